@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/schema.ts';
+import type { Guard, GuardVerdict } from '../guard/types.ts';
+import { classifyRisk } from '../policy/classify-risk.ts';
+import { isElevated, needsElevation } from '../policy/elevation.ts';
+import { removalRule, type ToolFacts } from '../policy/effective-tools.ts';
+import { RULES, type RuleId } from '../policy/rules.ts';
+import type { SecurityProfile } from '../policy/security-profiles.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+import { canonicalJson, sha256 } from '../util/canonical-json.ts';
+import { allow, deny, wouldAsk, type Decision, type DecisionBase } from './decision.ts';
+import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type SmartReviewer } from './ports.ts';
+import { approvalScopes } from './scopes.ts';
+import { askHuman } from './human-step.ts';
+import { askSmartReviewer } from './smart-step.ts';
+
+export interface ToolCall {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** Every decision goes here (I8); the store's audit writer implements it. */
+export interface DecisionSink {
+  record(decision: Decision, call: ToolCall, ctx: ToolExecutionContext): Promise<void>;
+}
+
+export interface GateDeps {
+  readonly guard: Guard;
+  readonly allowlist: AllowlistStore;
+  /** The tools that exist in this process: catalog rows or live Tool objects. */
+  readonly lookupTool: (name: string) => ToolFacts | undefined;
+  readonly smartReviewer?: SmartReviewer | null;
+  readonly humanApprover?: HumanApprover | null;
+  readonly clock?: Clock;
+  readonly sink?: DecisionSink | null;
+  readonly newId?: () => string;
+}
+
+export interface GateOptions {
+  /** The security profile in force; the daemon passes max(config, daemon) (I4). */
+  readonly securityProfile?: SecurityProfile;
+  /** `check call`: report that a step would ask instead of asking (never waits). */
+  readonly dryRun?: boolean;
+}
+
+export interface ApprovalGate {
+  check(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision>;
+}
+
+export function callHash(call: ToolCall, ctx: ToolExecutionContext): string {
+  return sha256(canonicalJson({ tool: call.tool, args: call.args, execution_id: ctx.execution_id, key: ctx.idempotency_key }));
+}
+
+export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOptions = {}): ApprovalGate {
+  const decide = (call: ToolCall, ctx: ToolExecutionContext) => decideCall(call, ctx, config, deps, opts);
+  return {
+    async check(call, ctx) {
+      const decision = await decide(call, ctx);
+      await deps.sink?.record(decision, call, ctx);
+      return decision;
+    },
+  };
+}
+
+/** SPEC §5, step by step; the first step that decides wins. */
+async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Promise<Decision> {
+  const approval = config.permissions.approval;
+  const hash = callHash(call, ctx);
+  const facts = deps.lookupTool(call.tool);
+  const pre: DecisionBase = { tool: call.tool, call_hash: hash, risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
+
+  // Step 0 (I10): a tool that is not offered is refused too.
+  if (!facts) return deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`);
+  const removed = removalRule(facts, {
+    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
+    security: opts.securityProfile ?? config.security.profile, network: config.execution.network_policy,
+    allowedTools: ctx.allowed_tools,
+  });
+  if (removed) return deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`);
+
+  // Step 1: static guard.
+  const verdict: GuardVerdict = await deps.guard.inspect(call, ctx);
+  const hard = verdict.findings.find((f) => f.severity === 'deny');
+  if (hard) return deny(pre, 1, hard.rule, `${hard.reason} (matched: ${hard.matched}).`);
+  const flagged = verdict.findings;
+  const isFlagged = flagged.length > 0;
+
+  // Step 2: elevation.
+  if (needsElevation(call.tool, config.tools.exec)
+    && !isElevated(ctx, { ...config.permissions.elevated, admin_users: config.permissions.admin_users })) {
+    return deny({ ...pre, flagged }, 2, 'elevation.required');
+  }
+
+  // Step 3: risk.
+  const risk = classifyRisk(facts, call.args);
+  const base: DecisionBase = { ...pre, risk, flagged };
+
+  // Step 4: unattended; every unattended call ends here (I12).
+  if (ctx.unattended) {
+    if (risk === 'read_only' && !isFlagged) return allow(base, 4, 'unattended.read_only', 'auto');
+    if (risk === 'dangerous') return deny(base, 4, 'unattended.dangerous');
+    if (isFlagged) return deny(base, 4, 'unattended.flagged', `A flagged call cannot run unattended because nobody can approve it: ${flagged.map((f) => f.rule).join(', ')}.`);
+    if (ctx.cron_authorized) return allow(base, 4, 'unattended.cron_authorized', 'auto');
+    if (approval.unattended_policy === 'deny') return deny(base, 4, 'unattended.policy_deny');
+    if (risk === 'exec') return deny(base, 4, 'unattended.allow_safe.exec');
+    return (await deps.guard.writesStayInWorkspace(call))
+      ? allow(base, 4, 'unattended.allow_safe.write', 'auto')
+      : deny(base, 4, 'unattended.allow_safe.path');
+  }
+
+  // Step 5: attended low risk.
+  if ((risk === 'read_only' || risk === 'write') && !isFlagged) return allow(base, 5, 'attended.low_risk', 'auto');
+
+  const dangerous = risk === 'dangerous';
+  const nested = ctx.parent_execution_id !== null;
+  const scopes = approvalScopes(call.tool, verdict);
+  // Standing policies never pass a flagged call: a soft block always gets a fresh look.
+  const policyMayPass = !dangerous && !isFlagged;
+
+  if (approval.mode !== 'strict') {
+    if (policyMayPass && approval.auto_approve.includes(call.tool)) return allow(base, 6, 'approval.auto_approve', 'auto');
+    if (policyMayPass && approval.cli_auto_approve && ctx.channel === 'cli' && !nested) return allow(base, 7, 'approval.cli_auto_approve', 'auto');
+    if (policyMayPass && risk === 'exec' && approval.trusted_channels.includes(ctx.channel)) return allow(base, 8, 'approval.trusted_channel', 'auto');
+    if (policyMayPass && scopes.length > 0) {
+      const records = await Promise.all(scopes.map((s) => deps.allowlist.find(call.tool, s)));
+      if (records.every((r) => r !== null)) return allow(base, 9, 'approval.allowlist', 'auto', { approval_id: records[0]!.id, approver: records[0]!.created_by });
+    }
+    if (approval.mode === 'off' && policyMayPass) return allow(base, 10, 'approval.mode_off', 'auto');
+    if (approval.mode === 'smart' && !dangerous && deps.smartReviewer) {
+      if (opts.dryRun) return wouldAsk(base, 10, 'approval.would_ask_smart');
+      const smart = await askSmartReviewer(deps.smartReviewer, call, base, approval.smart_timeout_seconds * 1000, deps.clock ?? systemClock);
+      if (smart === 'APPROVE') return allow(base, 10, 'approval.smart.approve', 'auto');
+      if (smart === 'DENY') return deny(base, 10, 'approval.smart.deny');
+    }
+  }
+
+  // Step 11: a human, or nobody.
+  if (nested) return deny(base, 11, 'approval.nested');
+  if (opts.dryRun) return wouldAsk(base, 11, 'approval.would_ask');
+  return askHuman({
+    call, ctx, base, scopes, allowAlways: !dangerous,
+    approver: deps.humanApprover ?? null, allowlist: deps.allowlist,
+    clock: deps.clock ?? systemClock, timeoutMs: approval.wait_timeout_seconds * 1000,
+    requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),
+  });
+}
+
+function ruleSentence(rule: RuleId): string {
+  return RULES[rule];
+}

@@ -1,0 +1,64 @@
+import type { ToolExecutionContext } from '../tools/context.ts';
+import { allow, deny, type Decision, type DecisionBase } from './decision.ts';
+import type { ToolCall } from './gate.ts';
+import type { AllowlistStore, ApprovalAnswer, Clock, HumanApprover } from './ports.ts';
+
+export interface HumanStepInput {
+  readonly call: ToolCall;
+  readonly ctx: ToolExecutionContext;
+  readonly base: DecisionBase;
+  readonly scopes: readonly string[];
+  readonly allowAlways: boolean;
+  readonly approver: HumanApprover | null;
+  readonly allowlist: AllowlistStore;
+  readonly clock: Clock;
+  readonly timeoutMs: number;
+  readonly requestId: string;
+}
+
+/**
+ * Step 11. The only place `approval_source: "human"` is produced (I3), and only
+ * for an answer bound to this request id and this call's hash.
+ */
+export async function askHuman(input: HumanStepInput): Promise<Decision> {
+  const { base, approver, requestId } = input;
+  if (!approver) return deny(base, 11, 'approval.human.unavailable', undefined, { approval_id: requestId });
+  const controller = new AbortController();
+  const expires = new Date(input.clock.now().getTime() + input.timeoutMs);
+  const timeout = input.clock.sleep(input.timeoutMs).then((): ApprovalAnswer => ({ answer: 'timeout' }));
+  let received: ApprovalAnswer;
+  try {
+    received = await Promise.race([
+      approver.ask({
+        request_id: requestId, call_hash: base.call_hash, tool: input.call.tool, args: input.call.args,
+        risk: base.risk, flags: base.flagged, scopes: input.scopes, allow_always: input.allowAlways,
+        ctx: input.ctx, expires_at: expires,
+      }, controller.signal),
+      timeout,
+    ]);
+  } catch {
+    received = { answer: 'unavailable' };
+  } finally {
+    controller.abort();
+  }
+  const answer = received;
+  const ids = { approval_id: requestId };
+  if (!('request_id' in answer)) {
+    return deny(base, 11, answer.answer === 'timeout' ? 'approval.human.timeout' : 'approval.human.unavailable', undefined, ids);
+  }
+  if (answer.request_id !== requestId || answer.call_hash !== base.call_hash) {
+    return deny(base, 11, 'approval.human.unavailable', 'The approval answer does not belong to this call.', ids);
+  }
+  const who = { ...ids, approver: answer.approver };
+  if (answer.answer === 'deny') return deny(base, 11, 'approval.human.deny', undefined, who);
+  if (answer.answer === 'always' && input.allowAlways && input.scopes.length > 0) {
+    for (const scope of input.scopes) {
+      await input.allowlist.add({
+        tool: input.call.tool, scope, created_by: answer.approver, approval_id: requestId,
+        reason: `"always" answered for ${input.call.tool} (${scope})`,
+      });
+    }
+    return allow(base, 11, 'approval.human.always', 'human', who);
+  }
+  return allow(base, 11, 'approval.human.once', 'human', who);
+}

@@ -1,0 +1,73 @@
+import type { GuardFinding } from '../guard/types.ts';
+import type { RiskLevel } from '../policy/risk.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+
+export interface Clock {
+  now(): Date;
+  /** Resolves after ms; rejects never. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref?.()),
+};
+
+export interface ReviewRequest {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly risk: RiskLevel;
+  readonly flags: readonly GuardFinding[];
+}
+
+export type SmartVerdict = 'APPROVE' | 'DENY' | 'ESCALATE';
+
+/** Step 10: an LLM pre-screen. Anything but APPROVE/DENY, an error or a timeout means escalate. */
+export interface SmartReviewer {
+  review(req: ReviewRequest, signal: AbortSignal): Promise<SmartVerdict>;
+}
+
+export interface ApprovalRequest {
+  readonly request_id: string;
+  readonly call_hash: string;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly risk: RiskLevel;
+  readonly flags: readonly GuardFinding[];
+  /** Scopes an "always" answer would record. */
+  readonly scopes: readonly string[];
+  readonly allow_always: boolean;
+  readonly ctx: ToolExecutionContext;
+  readonly expires_at: Date;
+}
+
+export type ApprovalAnswer =
+  | { readonly answer: 'once' | 'always' | 'deny'; readonly approver: string; readonly request_id: string; readonly call_hash: string }
+  | { readonly answer: 'timeout' | 'unavailable' };
+
+/** Step 11: asks a human. Must persist the request before waiting (it survives a restart). */
+export interface HumanApprover {
+  ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+export interface AllowlistRecord {
+  readonly id: string;
+  readonly tool: string;
+  readonly scope: string;
+  readonly created_by: string;
+  readonly created_at: Date;
+  readonly reason: string;
+}
+
+/** Step 9: persistent approvals made by a human choosing "always". */
+export interface AllowlistStore {
+  find(tool: string, scope: string): Promise<AllowlistRecord | null>;
+  add(record: { tool: string; scope: string; created_by: string; reason: string; approval_id: string }): Promise<AllowlistRecord>;
+}
+
+export const emptyAllowlist: AllowlistStore = {
+  find: async () => null,
+  add: async () => {
+    throw new Error('this allowlist store cannot record approvals');
+  },
+};

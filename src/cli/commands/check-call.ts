@@ -1,0 +1,78 @@
+import { Option, type Command } from 'commander';
+import { createApprovalGate } from '../../approval/gate.ts';
+import { emptyAllowlist } from '../../approval/ports.ts';
+import { createGuard } from '../../guard/index.ts';
+import { stricterProfile } from '../../policy/security-profiles.ts';
+import { buildContext } from '../../tools/context.ts';
+import { catalogLookup } from '../../tools/facts.ts';
+import { loadConfigOrExit } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { printJson } from '../output.ts';
+import { decisionExitCode, printDecision } from '../decision-output.ts';
+
+interface CheckCallOptions {
+  tool: string;
+  args: string;
+  unattended?: boolean;
+  cronAuthorized?: boolean;
+  channel: string;
+  user: string;
+  nested?: boolean;
+  approvalSource: 'human' | 'auto';
+  dns: boolean;
+  json?: boolean;
+}
+
+export function registerCheckCallCommand(check: Command): void {
+  check
+    .command('call')
+    .description('decide a tool call with the ApprovalGate without running it or asking anyone (exit 0 allow, 1 deny, 2 would ask, 78 bad config)')
+    .requiredOption('--tool <name>', 'tool name')
+    .option('--args <json>', 'arguments as a JSON object', '{}')
+    .option('--unattended', 'judge it as an unattended (daemon) call')
+    .option('--cron-authorized', 'the job holds a human-approved grant')
+    .option('--channel <channel>', 'source channel', 'cli')
+    .option('--user <id>', 'sender id', '')
+    .option('--nested', 'the call comes from a nested execution (sub-agent)')
+    .addOption(new Option('--approval-source <source>', 'approval source of the surrounding context').choices(['human', 'auto']).default('auto'))
+    .option('--no-dns', 'do not resolve host names in URL checks')
+    .option('--json', 'print the Decision as JSON')
+    .action(async (opts: CheckCallOptions, cmd: Command) => {
+      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const args = parseArgs(opts.args);
+      if (opts.cronAuthorized && !opts.unattended) throw new CliError('--cron-authorized only applies to --unattended calls');
+      const ctx = buildContext({
+        channel: opts.channel, user_id: opts.user, unattended: Boolean(opts.unattended),
+        cron_authorized: Boolean(opts.cronAuthorized), approval_source: opts.approvalSource,
+        parent_execution_id: opts.nested ? 'check-call-parent' : null, tool: opts.tool, params: args,
+      });
+      const smartConfigured = config.permissions.approval.smart_model !== '';
+      const gate = createApprovalGate(config, {
+        guard: createGuard(config, { dns: opts.dns }),
+        allowlist: emptyAllowlist,
+        lookupTool: catalogLookup(config),
+        // never called in a dry run; its presence says step 10 would consult it
+        smartReviewer: smartConfigured ? { review: async () => 'ESCALATE' } : null,
+        humanApprover: null,
+      }, {
+        dryRun: true,
+        // unattended calls only happen in the daemon, which never runs looser than `daemon` (I4)
+        securityProfile: opts.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile,
+      });
+      const decision = await gate.check({ tool: opts.tool, args }, ctx);
+      if (opts.json) printJson(decision);
+      else printDecision(decision);
+      process.exitCode = decisionExitCode(decision);
+    });
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`--args: not valid JSON (${(err as Error).message})`, EXIT.usage);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError('--args: expected a JSON object', EXIT.usage);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { ConfigError, EXIT_CONFIG, loadConfig } from '../../config/load.ts';
+import { printJson } from '../output.ts';
+
+export function registerConfigCommands(program: Command): void {
+  const config = program.command('config').description('inspect the configuration file');
+  config
+    .command('validate')
+    .description('check a config file: every problem by path (exit 78), and warnings such as tool names that match no tool')
+    .argument('[file]', 'config file (default: --config, $ECHO_AGENT_CONFIG, then config/echo-agent.yaml)')
+    .option('--json', 'print the result as JSON')
+    .action((file: string | undefined, opts: { json?: boolean }, cmd: Command) => {
+      const target = file ?? (cmd.optsWithGlobals().config as string | undefined);
+      try {
+        const loaded = loadConfig(target);
+        const where = loaded.file ?? '(no file: built-in defaults)';
+        if (opts.json) printJson({ ok: true, file: loaded.file, problems: [], warnings: loaded.warnings });
+        else {
+          process.stdout.write(`${where}: ok\n`);
+          for (const w of loaded.warnings) process.stdout.write(`warning: ${w.path}: ${w.message}\n`);
+        }
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        if (opts.json) printJson({ ok: false, file: err.file, problems: err.problems, warnings: [] });
+        else process.stderr.write(`${err.message}\n`);
+        process.exitCode = EXIT_CONFIG;
+      }
+    });
+}

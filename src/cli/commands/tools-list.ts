@@ -1,0 +1,47 @@
+import { Option, type Command } from 'commander';
+import { effectiveTools } from '../../policy/effective-tools.ts';
+import { NETWORK_POLICIES, type NetworkPolicy } from '../../policy/network-policy.ts';
+import { SECURITY_PROFILES, type SecurityProfile } from '../../policy/security-profiles.ts';
+import { TOOL_PROFILES, type ToolProfile } from '../../policy/tool-profiles.ts';
+import { CATALOG } from '../../tools/catalog.ts';
+import { catalogFacts } from '../../tools/facts.ts';
+import { loadConfigOrExit } from '../config-option.ts';
+import { printJson, printTable } from '../output.ts';
+
+interface ToolsListOptions {
+  profile?: ToolProfile;
+  security?: SecurityProfile;
+  network?: NetworkPolicy;
+  json?: boolean;
+}
+
+export function registerToolsCommands(program: Command): void {
+  const tools = program.command('tools').description('the tool catalog and what a context may use');
+  tools
+    .command('list')
+    .description('the effective tool set with risk, capabilities and readiness, and the rule that removed each absent tool')
+    .addOption(new Option('--profile <profile>', 'tool profile (default: tools.profile)').choices(TOOL_PROFILES))
+    .addOption(new Option('--security <profile>', 'security profile (default: security.profile)').choices(SECURITY_PROFILES))
+    .addOption(new Option('--network <policy>', 'network policy (default: execution.network_policy)').choices(NETWORK_POLICIES))
+    .option('--json', 'print JSON')
+    .action((opts: ToolsListOptions, cmd: Command) => {
+      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const selection = {
+        profile: opts.profile ?? config.tools.profile,
+        allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
+        security: opts.security ?? config.security.profile,
+        network: opts.network ?? config.execution.network_policy,
+      };
+      const facts = CATALOG.map((e) => catalogFacts(e, config));
+      const result = effectiveTools(facts, selection);
+      const ready = new Map(facts.map((f) => [f.name, f.readinessDetail ?? '']));
+      if (opts.json) {
+        printJson({ selection: { profile: selection.profile, security: selection.security, network: selection.network }, ...result });
+        return;
+      }
+      process.stdout.write(`profile=${selection.profile} security=${selection.security} network=${selection.network}\n\noffered (${result.offered.length}):\n`);
+      printTable(['TOOL', 'RISK', 'CAPABILITIES', 'READY'], result.offered.map((t) => [t.name, t.risk, t.capabilities.join(',') || '-', ready.get(t.name)]));
+      process.stdout.write(`\nremoved (${result.removed.length}):\n`);
+      printTable(['TOOL', 'RISK', 'RULE', 'REASON'], result.removed.map((t) => [t.name, t.risk, t.rule, t.reason]));
+    });
+}

@@ -1,0 +1,15 @@
+import { ConfigError, EXIT_CONFIG, loadConfig, type LoadedConfig } from '../config/load.ts';
+import { CliError } from './errors.ts';
+import { warn } from './output.ts';
+
+/** Loads the config the way every command does: problems stop with exit 78, warnings go to stderr. */
+export function loadConfigOrExit(file: string | undefined, opts: { quietWarnings?: boolean } = {}): LoadedConfig {
+  try {
+    const loaded = loadConfig(file);
+    if (!opts.quietWarnings) for (const w of loaded.warnings) warn(`${w.path}: ${w.message}`);
+    return loaded;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG);
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+/** Writes a value as pretty JSON on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A plain aligned table; cells are stringified, columns padded to the widest cell. */
+export function printTable(headers: readonly string[], rows: readonly (readonly unknown[])[]): void {
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === undefined || c === null ? '' : String(c))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  for (const row of cells) {
+    process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
+  }
+}
+
+export function warn(message: string): void {
+  process.stderr.write(`warning: ${message}\n`);
+}

@@ -1,0 +1,46 @@
+import { Command, CommanderError } from 'commander';
+import { registerCheckCallCommand } from './commands/check-call.ts';
+import { registerConfigCommands } from './commands/config-validate.ts';
+import { registerToolsCommands } from './commands/tools-list.ts';
+import { CliError, EXIT } from './errors.ts';
+import { redactText } from '../util/redact.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('echo-agent')
+    .description('Echo Agent tool & permission runtime, and the unattended job daemon')
+    .option('-c, --config <file>', 'config file (default: $ECHO_AGENT_CONFIG, then config/echo-agent.yaml)')
+    .showHelpAfterError()
+    .exitOverride();
+  registerConfigCommands(program);
+  registerToolsCommands(program);
+  const check = program.command('check').description('judge calls, commands and URLs without running anything');
+  registerCheckCallCommand(check);
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  }
+}
+
+/** One line on stderr and an exit code; a stack only with ECHO_AGENT_DEBUG=1. */
+function reportError(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // commander has already printed its message
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') return EXIT.ok;
+    return EXIT.usage;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`echo-agent: ${redactText(err.message)}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`echo-agent: internal error: ${redactText(message)}\n`);
+  if (process.env.ECHO_AGENT_DEBUG === '1' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return EXIT.software;
+}

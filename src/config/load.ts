@@ -1,0 +1,127 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type Config } from './schema.ts';
+import { configWarnings } from './warnings.ts';
+
+export const DEFAULT_CONFIG_PATH = 'config/echo-agent.yaml';
+/** EX_CONFIG from sysexits.h: what operators' tooling expects for a bad configuration. */
+export const EXIT_CONFIG = 78;
+
+export interface ConfigProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly file: string, readonly problems: readonly ConfigProblem[]) {
+    super(`${file}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  readonly file: string | null;
+  readonly warnings: readonly ConfigProblem[];
+}
+
+/** Which file to read: the flag, then ECHO_AGENT_CONFIG, then the default path if it exists. */
+export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (flag) return resolve(flag);
+  if (env.ECHO_AGENT_CONFIG) return resolve(env.ECHO_AGENT_CONFIG);
+  const fallback = resolve(DEFAULT_CONFIG_PATH);
+  return existsSync(fallback) ? fallback : null;
+}
+
+export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = resolveConfigPath(flag, env);
+  if (file === null) return { config: configSchema.parse({}), file: null, warnings: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '(file)', message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }]);
+  }
+  return { ...parseConfigText(text, file, env), file };
+}
+
+export function parseConfigText(text: string, file = '(inline)', env: NodeJS.ProcessEnv = process.env): Omit<LoadedConfig, 'file'> {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(file, doc.errors.map((e) => ({
+      path: e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
+      message: e.message.split('\n')[0] ?? e.message,
+    })));
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(file, [{ path: '(root)', message: `expected a mapping of sections, got ${describe(raw)}` }]);
+  }
+  const envProblems: ConfigProblem[] = [];
+  const substituted = substituteEnv(raw, [], env, envProblems);
+  const result = configSchema.safeParse(substituted);
+  const problems = [...envProblems, ...(result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)))];
+  if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
+  return { config: result.data, warnings: configWarnings(result.data) };
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replaces `${VAR}` / `${VAR:-fallback}` in string values; an unset VAR without fallback is a problem. */
+function substituteEnv(value: unknown, path: (string | number)[], env: NodeJS.ProcessEnv, problems: ConfigProblem[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      problems.push({ path: formatPath(path), message: `environment variable ${name} is not set (referenced as ${whole})` });
+      return '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, problems));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, problems)]));
+  }
+  return value;
+}
+
+function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
+  const path = formatPath(issue.path);
+  const got = describe(valueAt(input, issue.path));
+  switch (issue.code) {
+    case 'invalid_value':
+      return { path, message: `expected one of ${issue.values.map(String).join(', ')}, got ${got}` };
+    case 'invalid_type':
+      return { path, message: `expected ${issue.expected}, got ${got}` };
+    case 'unrecognized_keys':
+      return issue.keys.length === 1
+        ? { path: formatPath([...issue.path, issue.keys[0]!]), message: 'unknown key (check the spelling against config/echo-agent.example.yaml)' }
+        : { path, message: `unknown keys ${issue.keys.join(', ')}` };
+    default:
+      return { path, message: `${issue.message.replace(/^Invalid input: /, '')}, got ${got}` };
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value);
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}

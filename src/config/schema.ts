@@ -1,0 +1,113 @@
+import { z } from 'zod';
+
+// Every section uses .prefault({}) so its inner defaults apply when it is absent (zod 4).
+const names = z.array(z.string().min(1)).default([]);
+const seconds = (d: number) => z.number().positive().default(d);
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+
+const toolsSchema = z.strictObject({
+  profile: z.enum(['minimal', 'messaging', 'coding', 'full']).default('full'),
+  allow: names,
+  also_allow: names,
+  deny: names,
+  restrict_to_workspace: z.boolean().default(false),
+  safe_write_root: z.string().default(''),
+  workspace: z.string().min(1).default('.'),
+  exec: z.strictObject({
+    host: z.enum(['sandbox', 'local', 'remote']).default('sandbox'),
+    security: z.enum(['deny', 'allowlist', 'full']).default('allowlist'),
+  }).prefault({}),
+}).prefault({});
+
+const approvalSchema = z.strictObject({
+  auto_approve: names,
+  trusted_channels: names,
+  cli_auto_approve: z.boolean().default(false),
+  mode: z.enum(['off', 'smart', 'strict']).default('smart'),
+  unattended_policy: z.enum(['deny', 'allow_safe']).default('deny'),
+  wait_timeout_seconds: seconds(120),
+  smart_model: z.string().default(''),
+  smart_timeout_seconds: seconds(15),
+  max_denials_per_run: z.number().int().positive().default(3),
+}).prefault({});
+
+const permissionsSchema = z.strictObject({
+  approval: approvalSchema,
+  elevated: z.strictObject({
+    enabled: z.boolean().default(false),
+    allow_from: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
+  }).prefault({}),
+  admin_users: names,
+}).prefault({});
+
+const endpointSchema = z.strictObject({
+  base_url: optionalUrl,
+  api_key: z.string().optional(),
+  model: z.string().optional(),
+}).prefault({});
+
+export const configSchema = z.strictObject({
+  tools: toolsSchema,
+  security: z.strictObject({
+    profile: z.enum(['personal_cli', 'daemon', 'public_gateway']).default('personal_cli'),
+  }).prefault({}),
+  execution: z.strictObject({
+    network_policy: z.enum(['deny', 'allow', 'restricted']).default('allow'),
+    network_allowlist: names,
+  }).prefault({}),
+  permissions: permissionsSchema,
+  database: z.strictObject({
+    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
+    pool_max: z.number().int().positive().default(10),
+    embedded_port: z.number().int().min(1024).max(65535).default(54329),
+  }).prefault({}),
+  queue: z.strictObject({
+    redis_url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
+    prefix: z.string().min(1).regex(/^[^:]+$/, 'must not contain ":"').default('echo-agent'),
+  }).prefault({}),
+  daemon: z.strictObject({
+    data_dir: z.string().min(1).default('./data'),
+    concurrency: z.number().int().positive().max(1000).default(4),
+    stop_timeout_seconds: seconds(30),
+    tick_seconds: seconds(1),
+    reconcile_seconds: seconds(30),
+    lease_seconds: seconds(300),
+    catchup_window_seconds: seconds(3600),
+    http: z.strictObject({
+      host: z.string().default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(9464),
+    }).prefault({}),
+  }).prefault({}),
+  model: z.strictObject({
+    base_url: optionalUrl,
+    api_key: z.string().optional(),
+    name: z.string().default(''),
+    temperature: z.number().min(0).max(2).default(0),
+    max_tokens: z.number().int().positive().default(2048),
+    max_turns: z.number().int().positive().default(12),
+    timeout_seconds: seconds(120),
+  }).prefault({}),
+  services: z.strictObject({
+    web_search: z.strictObject({ url: optionalUrl, api_key: z.string().optional() }).prefault({}),
+    vision: endpointSchema,
+    image: endpointSchema,
+    speech: endpointSchema,
+  }).prefault({}),
+  notify: z.strictObject({
+    targets: z.record(z.string().min(1), z.strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      headers: z.record(z.string(), z.string()).default({}),
+    })).default({}),
+  }).prefault({}),
+  logging: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }).prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** The configuration with every default, for tests and for running with no file. */
+export function defaultConfig(overrides: ConfigInput = {}): Config {
+  return configSchema.parse(overrides);
+}

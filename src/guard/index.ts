@@ -1,0 +1,66 @@
+import type { Config } from '../config/schema.ts';
+import { CATALOG_BY_NAME, type GuardedArgs } from '../tools/catalog.ts';
+import { checkPaths, writesInside } from './paths/index.ts';
+import { checkCommand } from './shell/index.ts';
+import { checkUrl, systemLookup, type Lookup } from './ssrf/index.ts';
+import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand } from './types.ts';
+
+export interface GuardDeps {
+  /** false: judge URLs without resolving names (offline checks). */
+  readonly dns?: boolean;
+  readonly lookup?: Lookup;
+  readonly realpath?: (p: string) => Promise<string>;
+}
+
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+const strings = (args: Readonly<Record<string, unknown>>, names: readonly string[] = []): string[] =>
+  names.map((n) => args[n]).filter((v): v is string => typeof v === 'string' && v !== '');
+
+/**
+ * Step 1 of the gate: the shell, SSRF and workspace guards, applied to the
+ * arguments each catalog row declares in `guarded`.
+ */
+export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
+  const lookup: Lookup | null = deps.dns === false ? null : (deps.lookup ?? systemLookup);
+  const fs = deps.realpath ? { realpath: deps.realpath } : undefined;
+  const pathPolicy = {
+    workspace: config.tools.workspace,
+    restrictToWorkspace: config.tools.restrict_to_workspace,
+    safeWriteRoot: config.tools.safe_write_root,
+  };
+  const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
+
+  return {
+    async inspect(call: GuardedCall) {
+      const g = guardedOf(call.tool);
+      const findings: GuardFinding[] = [];
+      let commands: NormalisedCommand[] | undefined;
+      if (g.shell && shellApplies(g, call.args)) {
+        const command = call.args[g.shell];
+        const verdict = await checkCommand(typeof command === 'string' ? command : '');
+        findings.push(...verdict.findings);
+        commands = [...(verdict.commands ?? [])];
+      }
+      const urls = [...strings(call.args, g.urls), ...strings(call.args, g.urlsOrPaths).filter((v) => HAS_SCHEME.test(v))];
+      for (const url of urls) {
+        const verdict = await checkUrl(url, { lookup, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist });
+        findings.push(...verdict.findings);
+      }
+      if (g.readPaths || g.writePaths) {
+        findings.push(...await checkPaths({ read: strings(call.args, g.readPaths), write: strings(call.args, g.writePaths) }, pathPolicy, fs));
+      }
+      return verdictOf(findings, commands);
+    },
+    async writesStayInWorkspace(call: GuardedCall) {
+      const writes = strings(call.args, guardedOf(call.tool).writePaths);
+      return writes.length === 0 || writesInside(writes, config.tools.workspace, fs);
+    },
+  };
+}
+
+function shellApplies(g: GuardedArgs, args: Readonly<Record<string, unknown>>): boolean {
+  if (!g.shellWhen) return true;
+  const v = args[g.shellWhen.arg];
+  return typeof v === 'string' && g.shellWhen.values.includes(v);
+}

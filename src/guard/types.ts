@@ -1,0 +1,50 @@
+import type { ToolExecutionContext } from '../tools/context.ts';
+
+export type GuardDecision = 'allow' | 'ask' | 'deny';
+
+/** One rule match: `rule` is a stable id from the guard's rule tables, `matched` the text it matched. */
+export interface GuardFinding {
+  readonly rule: string;
+  readonly severity: 'deny' | 'ask';
+  readonly matched: string;
+  readonly reason: string;
+}
+
+/** A command of a shell line after normalisation, used for allowlist scopes. */
+export interface NormalisedCommand {
+  readonly program: string;
+  readonly subcommand?: string;
+}
+
+export interface GuardVerdict {
+  readonly decision: GuardDecision;
+  readonly findings: readonly GuardFinding[];
+  /** For shell input: every command found, so approvals can be scoped to program + sub-command. */
+  readonly commands?: readonly NormalisedCommand[];
+}
+
+export interface GuardedCall {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** Step 1 of the gate. Implementations hold their I/O (DNS, realpath) behind injected functions. */
+export interface Guard {
+  inspect(call: GuardedCall, ctx: ToolExecutionContext): Promise<GuardVerdict>;
+  /** Whether every path the call writes stays inside the workspace (used by unattended allow_safe). */
+  writesStayInWorkspace(call: GuardedCall): Promise<boolean>;
+}
+
+export const ALLOW_VERDICT: GuardVerdict = Object.freeze({ decision: 'allow', findings: Object.freeze([]) as readonly GuardFinding[] });
+
+/** The verdict of several findings: any deny wins, then any ask. */
+export function verdictOf(findings: readonly GuardFinding[], commands?: readonly NormalisedCommand[]): GuardVerdict {
+  const decision: GuardDecision = findings.some((f) => f.severity === 'deny') ? 'deny' : findings.length > 0 ? 'ask' : 'allow';
+  return commands ? { decision, findings, commands } : { decision, findings };
+}
+
+/** A guard that finds nothing; for contexts where no guard applies. */
+export const permissiveGuard: Guard = {
+  inspect: async () => ALLOW_VERDICT,
+  writesStayInWorkspace: async () => true,
+};

@@ -1,0 +1,40 @@
+import { STATIC_RISK_MAP } from './static-maps.ts';
+import { strictest, type RiskLevel } from './risk.ts';
+import type { Capability } from './capabilities.ts';
+
+/** Capabilities that make a tool EXEC or worse whatever it declares (I7: never lowered). */
+const CAPABILITY_FLOOR: ReadonlyArray<readonly [Capability, RiskLevel]> = [
+  ['process.exec', 'exec'],
+  ['process.manage', 'exec'],
+  ['code.exec', 'exec'],
+  ['scheduler.write', 'dangerous'],
+  ['skill.install', 'dangerous'],
+];
+
+/** Tools whose arguments name other tools they will run; the call is as risky as the worst of them. */
+const TOOL_LIST_ARGS: Readonly<Record<string, string>> = {
+  delegate_task: 'tools',
+  spawn_task: 'tools',
+};
+
+export interface RiskInput {
+  readonly name: string;
+  readonly riskLevel?: RiskLevel | undefined;
+  readonly capabilities?: readonly string[] | undefined;
+}
+
+/**
+ * Effective risk: the stricter of the static map, the tool's declaration, its
+ * capabilities and what its arguments ask for. Every source can only raise it.
+ */
+export function classifyRisk(tool: RiskInput, args: Readonly<Record<string, unknown>> = {}): RiskLevel {
+  const sources: RiskLevel[] = [STATIC_RISK_MAP.get(tool.name) ?? 'write'];
+  if (tool.riskLevel) sources.push(tool.riskLevel);
+  for (const [cap, floor] of CAPABILITY_FLOOR) if (tool.capabilities?.includes(cap)) sources.push(floor);
+  const listArg = TOOL_LIST_ARGS[tool.name];
+  const named = listArg ? args[listArg] : undefined;
+  if (Array.isArray(named)) {
+    for (const n of named) if (typeof n === 'string') sources.push(STATIC_RISK_MAP.get(n) ?? 'write');
+  }
+  return strictest(...sources);
+}

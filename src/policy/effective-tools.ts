@@ -1,0 +1,85 @@
+import type { Capability } from './capabilities.ts';
+import { classifyRisk } from './classify-risk.ts';
+import { NETWORK_POLICIES, type NetworkPolicy } from './network-policy.ts';
+import type { RiskLevel } from './risk.ts';
+import { severity } from './risk.ts';
+import { RULES, type RuleId } from './rules.ts';
+import { SECURITY_PROFILE_RULES, type SecurityProfile } from './security-profiles.ts';
+import { profileMembers, type ToolProfile } from './tool-profiles.ts';
+
+/** What the policy needs to know of a tool; both catalog rows and live Tool objects fit. */
+export interface ToolFacts {
+  readonly name: string;
+  readonly riskLevel: RiskLevel;
+  readonly capabilities: readonly (Capability | string)[];
+  readonly reserved?: boolean;
+  readonly ready: boolean;
+  readonly readinessDetail?: string;
+}
+
+export interface ToolSelection {
+  readonly profile: ToolProfile;
+  readonly allow: readonly string[];
+  readonly also_allow: readonly string[];
+  readonly deny: readonly string[];
+  readonly security: SecurityProfile;
+  readonly network: NetworkPolicy;
+  /** ctx.allowed_tools: intersects when non-empty. */
+  readonly allowedTools?: readonly string[];
+}
+
+export interface OfferedTool {
+  readonly name: string;
+  readonly risk: RiskLevel;
+  readonly capabilities: readonly string[];
+}
+
+export interface RemovedTool {
+  readonly name: string;
+  readonly risk: RiskLevel;
+  readonly rule: RuleId;
+  readonly reason: string;
+}
+
+export interface EffectiveTools {
+  readonly offered: readonly OfferedTool[];
+  readonly removed: readonly RemovedTool[];
+}
+
+/** Why a tool is not offered in this selection, or null when it is (SPEC §4, in order). */
+export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null {
+  const risk = classifyRisk({ name: tool.name, riskLevel: tool.riskLevel, capabilities: tool.capabilities });
+  if (sel.allow.length > 0) {
+    if (!sel.allow.includes(tool.name) && !sel.also_allow.includes(tool.name)) return 'tools.allow';
+  } else if (!profileMembers(sel.profile).has(tool.name) && !sel.also_allow.includes(tool.name)) {
+    return 'tools.profile';
+  }
+  if (sel.deny.includes(tool.name)) return 'tools.deny';
+  const sec = SECURITY_PROFILE_RULES[sel.security];
+  if (tool.capabilities.some((c) => (sec.denyCapabilities as readonly string[]).includes(c))) return sec.rule as RuleId;
+  if (severity(risk) > severity(sec.maxRisk)) return sec.rule as RuleId;
+  if (sel.network === 'deny' && tool.capabilities.includes('network.outbound')) return 'network.deny';
+  if (sel.allowedTools && sel.allowedTools.length > 0 && !sel.allowedTools.includes(tool.name)) return 'context.allowed_tools';
+  if (tool.reserved) return 'tools.reserved';
+  if (!tool.ready) return 'tools.not_ready';
+  return null;
+}
+
+export function effectiveTools(tools: readonly ToolFacts[], sel: ToolSelection): EffectiveTools {
+  const offered: OfferedTool[] = [];
+  const removed: RemovedTool[] = [];
+  for (const tool of tools) {
+    const risk = classifyRisk({ name: tool.name, riskLevel: tool.riskLevel, capabilities: tool.capabilities });
+    const rule = removalRule(tool, sel);
+    if (rule === null) offered.push({ name: tool.name, risk, capabilities: tool.capabilities });
+    else {
+      const reason = rule === 'tools.not_ready' && tool.readinessDetail ? `${RULES[rule]} ${tool.readinessDetail}` : RULES[rule];
+      removed.push({ name: tool.name, risk, rule, reason });
+    }
+  }
+  return { offered, removed };
+}
+
+export function isNetworkPolicy(v: string): v is NetworkPolicy {
+  return (NETWORK_POLICIES as readonly string[]).includes(v);
+}

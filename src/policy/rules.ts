@@ -1,0 +1,54 @@
+/**
+ * Every rule id a decision can carry, with the sentence shown to people.
+ * An audit line's `rule` is a key of this table; grep for it to find the code.
+ */
+export const RULES = {
+  // tool availability (SPEC §4)
+  'tools.profile': 'The tool is not part of the configured tool profile.',
+  'tools.allow': 'A non-empty tools.allow list replaces the profile and does not name this tool.',
+  'tools.deny': 'The tool is named in tools.deny.',
+  'tools.reserved': 'The tool name is reserved and not implemented.',
+  'tools.not_ready': 'The tool is missing a configured dependency.',
+  'tools.unknown': 'No tool by this name exists.',
+  'security.daemon.capability': 'The daemon security profile removes tools that run processes or code or install skills.',
+  'security.public_gateway.risk': 'The public_gateway security profile keeps only read-only tools.',
+  'network.deny': 'The network policy is deny, which removes every tool with outbound network access.',
+  'context.allowed_tools': 'The tool is not in this execution\'s allowed tool subset.',
+  // gate (SPEC §5)
+  'args.invalid': 'The arguments do not match the tool\'s parameter schema.',
+  'guard.hard_block': 'The static guard hard-blocks this action; nothing can override it.',
+  'guard.path_outside_workspace': 'A path is outside the workspace or the safe write root.',
+  'network.restricted': 'The network policy is restricted and the target host is not in execution.network_allowlist.',
+  'elevation.required': 'This tool needs elevation and the sender is not elevated.',
+  'unattended.read_only': 'Read-only calls are allowed unattended.',
+  'unattended.dangerous': 'Dangerous tools are never run unattended.',
+  'unattended.flagged': 'A flagged call cannot run unattended because nobody can approve it.',
+  'unattended.cron_authorized': 'The job was authorised by a human, which covers write and exec calls.',
+  'unattended.policy_deny': 'The unattended policy is deny and the job holds no human authorisation.',
+  'unattended.allow_safe.write': 'The unattended policy allow_safe permits writes inside the workspace policy.',
+  'unattended.allow_safe.path': 'The unattended policy allow_safe permits writes only inside the workspace policy.',
+  'unattended.allow_safe.exec': 'The unattended policy allow_safe never permits exec calls.',
+  'attended.low_risk': 'Read-only and write calls are allowed in an attended session.',
+  'approval.auto_approve': 'The tool is listed in permissions.approval.auto_approve.',
+  'approval.cli_auto_approve': 'cli_auto_approve allows this call on the attended command line.',
+  'approval.trusted_channel': 'The channel is trusted for exec calls.',
+  'approval.allowlist': 'A persistent approval record made by a human covers this call.',
+  'approval.smart.approve': 'The smart reviewer approved this single call.',
+  'approval.smart.deny': 'The smart reviewer refused this call.',
+  'approval.mode_off': 'Approval mode is off, which allows non-dangerous, unflagged calls.',
+  'approval.nested': 'A nested execution cannot ask a human, so a call that needs one is refused.',
+  'approval.human.once': 'A human approved this call once.',
+  'approval.human.always': 'A human approved this call and recorded a persistent approval.',
+  'approval.human.deny': 'A human refused this call.',
+  'approval.human.timeout': 'Nobody answered the approval request in time.',
+  'approval.human.unavailable': 'No human approver is reachable for this channel.',
+  'approval.would_ask': 'This call would be sent to a human for approval.',
+  'approval.would_ask_smart': 'This call would be sent to the smart reviewer, then possibly to a human.',
+  'run.max_denials': 'The run collected too many refusals and was stopped.',
+} as const;
+
+export type RuleId = keyof typeof RULES;
+
+export function ruleReason(rule: RuleId): string {
+  return RULES[rule];
+}

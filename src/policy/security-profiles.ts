@@ -1,0 +1,34 @@
+import type { Capability } from './capabilities.ts';
+import type { RiskLevel } from './risk.ts';
+
+export const SECURITY_PROFILES = ['personal_cli', 'daemon', 'public_gateway'] as const;
+export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
+
+export interface SecurityProfileRule {
+  /** Tools declaring any of these capabilities are removed. */
+  readonly denyCapabilities: readonly Capability[];
+  /** Tools whose effective risk is above this are removed. */
+  readonly maxRisk: RiskLevel;
+  readonly rule: string;
+}
+
+/** SPEC §4 step 2, as data. Listed least to most strict: the order defines max(a, b). */
+export const SECURITY_PROFILE_RULES: Readonly<Record<SecurityProfile, SecurityProfileRule>> = {
+  personal_cli: { denyCapabilities: [], maxRisk: 'dangerous', rule: 'security.personal_cli' },
+  daemon: {
+    denyCapabilities: ['process.exec', 'process.manage', 'code.exec', 'skill.install'],
+    maxRisk: 'dangerous',
+    rule: 'security.daemon.capability',
+  },
+  public_gateway: {
+    // read_only only; the daemon's capability denials are implied because no such tool is read_only
+    denyCapabilities: ['process.exec', 'process.manage', 'code.exec', 'skill.install'],
+    maxRisk: 'read_only',
+    rule: 'security.public_gateway.risk',
+  },
+};
+
+/** The stricter of two profiles: how the daemon combines config with `daemon` (I4). */
+export function stricterProfile(a: SecurityProfile, b: SecurityProfile): SecurityProfile {
+  return SECURITY_PROFILES.indexOf(a) >= SECURITY_PROFILES.indexOf(b) ? a : b;
+}

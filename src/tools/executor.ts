@@ -1,0 +1,73 @@
+import { redactText } from '../util/redact.ts';
+import { nextAttempt, type ToolExecutionContext } from './context.ts';
+import { fail, type ToolResult, type Tool } from './types.ts';
+import { validateParams } from './validate.ts';
+
+/** How long a tool gets after its AbortSignal fires before we stop waiting for it. */
+export const HARD_STOP_GRACE_MS = 1_000;
+
+const RETRYABLE = new Set(['internal', 'timeout']);
+
+export interface ExecuteToolOptions {
+  /** Cancels the whole call (run timeout, shutdown). */
+  readonly signal?: AbortSignal;
+  readonly graceMs?: number;
+}
+
+/**
+ * Validates, runs with the tool's timeout, and retries internal/timeout failures
+ * up to maxRetries with the same idempotency key and attempt_index + 1.
+ * Never throws: every failure is a ToolResult.
+ */
+export async function executeTool(
+  tool: Tool, params: Record<string, unknown>, ctx: ToolExecutionContext, opts: ExecuteToolOptions = {},
+): Promise<ToolResult> {
+  const invalid = validateParams(tool.parameters, params);
+  if (invalid) return fail('validation', `invalid arguments for ${tool.name}: ${invalid}`);
+  let attemptCtx = ctx;
+  let result = await runOnce(tool, params, attemptCtx, opts);
+  for (let retry = 0; retry < tool.maxRetries && !result.success && RETRYABLE.has(result.errorKind ?? '') && !opts.signal?.aborted; retry++) {
+    attemptCtx = nextAttempt(attemptCtx);
+    result = await runOnce(tool, params, attemptCtx, opts);
+  }
+  return result;
+}
+
+async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExecutionContext, opts: ExecuteToolOptions): Promise<ToolResult> {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const timeoutMs = tool.timeoutSeconds * 1000;
+  const grace = opts.graceMs ?? HARD_STOP_GRACE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let hardStop: NodeJS.Timeout | undefined;
+  // The signal asks the tool to stop; the hard stop stops waiting if it does not.
+  const stopped = new Promise<ToolResult>((resolve) => {
+    const hard = (why: string) => {
+      hardStop = setTimeout(() => resolve(fail('timeout', why)), grace);
+    };
+    timer = setTimeout(() => {
+      controller.abort(new Error('timeout'));
+      hard(`${tool.name} timed out after ${tool.timeoutSeconds}s`);
+    }, timeoutMs);
+    if (opts.signal?.aborted) hard(`${tool.name} was cancelled`);
+    else opts.signal?.addEventListener('abort', () => hard(`${tool.name} was cancelled`), { once: true });
+  });
+  try {
+    const run = tool.execute(params, ctx, { signal: controller.signal }).then(
+      (r) => (controller.signal.aborted && !r.success && r.errorKind !== 'timeout'
+        ? fail('timeout', `${tool.name} stopped after its deadline: ${r.error ?? ''}`.trim())
+        : r),
+      (err: unknown) => fail(controller.signal.aborted ? 'timeout' : 'internal', redactText(`${tool.name} failed: ${errorText(err)}`)),
+    );
+    return await Promise.race([run, stopped]);
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(hardStop);
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

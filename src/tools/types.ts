@@ -1,0 +1,48 @@
+import type { Capability } from '../policy/capabilities.ts';
+import type { RiskLevel } from '../policy/risk.ts';
+import type { JsonSchema } from './catalog.ts';
+import type { ToolExecutionContext } from './context.ts';
+
+export const ERROR_KINDS = ['business', 'validation', 'timeout', 'denied', 'unavailable', 'internal'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export interface ToolResult {
+  readonly success: boolean;
+  readonly output?: unknown;
+  readonly error?: string;
+  readonly errorKind?: ErrorKind;
+}
+
+/** What a tool's execute receives besides its params: the frozen context and a cancel signal. */
+export interface ExecuteOptions {
+  readonly signal: AbortSignal;
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  readonly timeoutSeconds: number;
+  readonly maxRetries: number;
+  readonly streamCapable: boolean;
+  readonly capabilities: readonly (Capability | string)[];
+  readonly riskLevel: RiskLevel;
+  isReady(): boolean;
+  readinessDetail(): readonly [boolean, string];
+  execute(params: Record<string, unknown>, ctx: ToolExecutionContext | undefined, opts: ExecuteOptions): Promise<ToolResult>;
+}
+
+export const TOOL_DEFAULTS = {
+  timeoutSeconds: 30,
+  maxRetries: 0,
+  streamCapable: false,
+  riskLevel: 'write' as RiskLevel,
+} as const;
+
+export function ok(output?: unknown): ToolResult {
+  return output === undefined ? { success: true } : { success: true, output };
+}
+
+export function fail(errorKind: ErrorKind, error: string): ToolResult {
+  return { success: false, error, errorKind };
+}
