@@ -1,5 +1,5 @@
 import type { GuardVerdict } from '../guard/types.ts';
-import { CATALOG_BY_NAME } from '../tools/catalog.ts';
+import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 
 /**
  * What a persistent approval covers (SPEC §5 step 9): for shell-type tools each

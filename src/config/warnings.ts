@@ -1,4 +1,4 @@
-import { CATALOG_BY_NAME } from '../tools/catalog.ts';
+import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import type { Config } from './schema.ts';
 
 export interface ConfigWarning {

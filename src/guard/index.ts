@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import { CATALOG_BY_NAME, type GuardedArgs } from '../tools/catalog.ts';
+import { CATALOG_BY_NAME, type GuardedArgs } from '../tools/catalog-table.ts';
 import { checkPaths, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { checkUrl, systemLookup, type Lookup } from './ssrf/index.ts';

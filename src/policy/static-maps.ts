@@ -1,4 +1,4 @@
-import { CATALOG } from '../tools/catalog.ts';
+import { CATALOG } from '../tools/catalog-table.ts';
 import type { Capability } from './capabilities.ts';
 import type { RiskLevel } from './risk.ts';
 

@@ -1,4 +1,4 @@
-import { CATALOG } from '../tools/catalog.ts';
+import { CATALOG } from '../tools/catalog-table.ts';
 
 export const TOOL_PROFILES = ['minimal', 'messaging', 'coding', 'full'] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { deepFreeze } from '../util/deep-freeze.ts';
 
+/** An allowed_tools entry that names no tool: the subset is empty, not unrestricted. */
+export const NO_TOOLS = '(no tools)';
+
 export type ApprovalSource = 'human' | 'auto';
 
 /** The seed's ToolExecutionContext, field for field; deeply frozen once built. */
@@ -105,8 +108,8 @@ export function nestedContext(
     attempt_index: 0,
     is_replay: false,
     approval_source: 'auto' as const,
-    // a narrowed set that came out empty must not widen to "everything"
-    allowed_tools: narrowed.length === 0 && (opts.allowed_tools?.length ?? 0) > 0 ? ['__none__'] : narrowed,
+    // an empty list means "no restriction", so a narrowing that left nothing must say so explicitly
+    allowed_tools: narrowed.length === 0 && (opts.allowed_tools?.length ?? 0) > 0 ? [NO_TOOLS] : narrowed,
     unattended: parent.unattended,
     cron_authorized: parent.cron_authorized,
   });

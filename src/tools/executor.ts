@@ -1,3 +1,4 @@
+import type { EffectLedger } from './effects.ts';
 import { redactText } from '../util/redact.ts';
 import { nextAttempt, type ToolExecutionContext } from './context.ts';
 import { fail, type ToolResult, type Tool } from './types.ts';
@@ -11,6 +12,8 @@ const RETRYABLE = new Set(['internal', 'timeout']);
 export interface ExecuteToolOptions {
   /** Cancels the whole call (run timeout, shutdown). */
   readonly signal?: AbortSignal;
+  /** Where side-effecting tools record results; a replay returns the recorded one. */
+  readonly ledger?: EffectLedger;
   readonly graceMs?: number;
 }
 
@@ -24,12 +27,18 @@ export async function executeTool(
 ): Promise<ToolResult> {
   const invalid = validateParams(tool.parameters, params);
   if (invalid) return fail('validation', `invalid arguments for ${tool.name}: ${invalid}`);
+  const sideEffects = tool.riskLevel !== 'read_only' && opts.ledger !== undefined;
+  if (sideEffects && ctx.is_replay) {
+    const recorded = await opts.ledger!.recall(ctx.idempotency_key);
+    if (recorded) return recorded;
+  }
   let attemptCtx = ctx;
   let result = await runOnce(tool, params, attemptCtx, opts);
   for (let retry = 0; retry < tool.maxRetries && !result.success && RETRYABLE.has(result.errorKind ?? '') && !opts.signal?.aborted; retry++) {
     attemptCtx = nextAttempt(attemptCtx);
     result = await runOnce(tool, params, attemptCtx, opts);
   }
+  if (sideEffects && result.success) await opts.ledger!.remember(ctx.idempotency_key, tool.name, result);
   return result;
 }
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { ToolFacts } from '../policy/effective-tools.ts';
-import { CATALOG, CATALOG_BY_NAME, type CatalogEntry } from './catalog.ts';
+import { CATALOG, CATALOG_BY_NAME, type CatalogEntry } from './catalog-table.ts';
 import { readiness } from './readiness.ts';
 import type { Tool } from './types.ts';
 

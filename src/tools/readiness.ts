@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import type { CatalogEntry } from './catalog.ts';
+import type { CatalogEntry } from './catalog-table.ts';
 
 /** Reads a dotted config key such as `services.vision.api_key`. */
 function configValue(config: Config, key: string): unknown {

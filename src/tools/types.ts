@@ -1,6 +1,6 @@
 import type { Capability } from '../policy/capabilities.ts';
 import type { RiskLevel } from '../policy/risk.ts';
-import type { JsonSchema } from './catalog.ts';
+import type { JsonSchema } from './catalog-table.ts';
 import type { ToolExecutionContext } from './context.ts';
 
 export const ERROR_KINDS = ['business', 'validation', 'timeout', 'denied', 'unavailable', 'internal'] as const;

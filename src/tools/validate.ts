@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { JsonSchema } from './catalog.ts';
+import type { JsonSchema } from './catalog-table.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();

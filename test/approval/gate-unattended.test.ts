@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildContext, nestedContext } from '../../src/tools/context.ts';
-import { CATALOG } from '../../src/tools/catalog.ts';
+import { CATALOG } from '../../src/tools/catalog-table.ts';
 import { ASK, harness, RecordingReviewer } from '../support/gate-harness.ts';
 
 const unattended = (over: Parameters<typeof buildContext>[0] = {}) => buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_x', ...over });

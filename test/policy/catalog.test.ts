@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../src/policy/capabilities.ts';
 import { STATIC_CAPABILITIES, STATIC_RISK_MAP } from '../../src/policy/static-maps.ts';
-import { CATALOG } from '../../src/tools/catalog.ts';
+import { CATALOG } from '../../src/tools/catalog-table.ts';
 
 // Transcribed from the seed's catalog (seed/tools-and-permissions.zh.txt, 完整工具目录).
 const SEED_CATALOG: ReadonlyArray<[string, string, string[]]> = [

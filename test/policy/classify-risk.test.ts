@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRisk } from '../../src/policy/classify-risk.ts';
 import { RISK_LEVELS, severity, strictest, type RiskLevel } from '../../src/policy/risk.ts';
-import { CATALOG } from '../../src/tools/catalog.ts';
+import { CATALOG } from '../../src/tools/catalog-table.ts';
 
 describe('risk classification (I7)', () => {
   it('orders risk levels read_only < write < exec < dangerous', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { effectiveTools, type ToolSelection } from '../../src/policy/effective-tools.ts';
 import { profileMembers } from '../../src/policy/tool-profiles.ts';
-import { CATALOG } from '../../src/tools/catalog.ts';
+import { CATALOG } from '../../src/tools/catalog-table.ts';
 import { catalogFacts } from '../../src/tools/facts.ts';
 
 const READ_ONLY = CATALOG.filter((t) => t.risk === 'read_only').map((t) => t.name);

@@ -3,7 +3,7 @@ import { effectiveTools } from '../../policy/effective-tools.ts';
 import { NETWORK_POLICIES, type NetworkPolicy } from '../../policy/network-policy.ts';
 import { SECURITY_PROFILES, type SecurityProfile } from '../../policy/security-profiles.ts';
 import { TOOL_PROFILES, type ToolProfile } from '../../policy/tool-profiles.ts';
-import { CATALOG } from '../../tools/catalog.ts';
+import { CATALOG } from '../../tools/catalog-table.ts';
 import { catalogFacts } from '../../tools/facts.ts';
 import { loadConfigOrExit } from '../config-option.ts';
 import { printJson, printTable } from '../output.ts';

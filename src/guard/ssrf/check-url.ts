@@ -1,0 +1,120 @@
+import { isIP } from 'node:net';
+import { hostAllowed, type NetworkPolicy } from '../../policy/network-policy.ts';
+import type { GuardDecision, GuardFinding } from '../types.ts';
+import { verdictOf } from '../types.ts';
+import { blockedAddress, canonicalAddress } from './address-rules.ts';
+import { blockedName } from './name-rules.ts';
+import { redactUrl } from './redact.ts';
+import { systemLookup, type Lookup } from './system-lookup.ts';
+
+export type { Lookup };
+
+export interface CheckUrlOptions {
+  /** `null` = offline (`--no-dns`): names are judged by the name denylist only. */
+  readonly lookup?: Lookup | null;
+  readonly networkPolicy?: NetworkPolicy;
+  readonly allowlist?: readonly string[];
+  /** Aborts waiting for the lookup. */
+  readonly signal?: AbortSignal;
+}
+
+export interface UrlVerdict {
+  readonly decision: GuardDecision;
+  readonly reason: string;
+  readonly rule: string;
+  /** Every address checked: the literal, or the whole DNS answer (canonical text). */
+  readonly addresses: string[];
+  /** Normalised host: WHATWG-parsed, brackets and trailing dots removed. */
+  readonly host: string;
+  readonly findings: GuardFinding[];
+}
+
+/** Rules of the URL itself (not of its target), with the sentence shown to people. */
+export const URL_RULES = {
+  'ssrf.url_invalid': 'The URL does not parse as an absolute URL.',
+  'ssrf.scheme': 'Only http: and https: URLs may be fetched.',
+  'ssrf.userinfo': 'URLs carrying a user name or password are refused; credentials must not travel in URLs.',
+  'network.deny': 'The network policy is deny, so no outbound request is allowed.',
+  'network.restricted': 'The network policy is restricted and the host is not in execution.network_allowlist.',
+  'ssrf.dns.failed': 'The name could not be resolved, so its addresses cannot be shown to be public.',
+  'ssrf.dns.empty': 'The name resolved to no address, so it cannot be shown to be public.',
+  'ssrf.allowed': 'Every address of the target is public.',
+  'ssrf.unresolved': 'Offline check (no DNS): the name passed the name denylist, but its addresses were not resolved or checked.',
+} as const;
+
+type UrlRule = keyof typeof URL_RULES;
+
+const finding = (rule: string, severity: 'deny' | 'ask', matched: string, reason: string): GuardFinding => ({ rule, severity, matched, reason });
+const urlFinding = (rule: UrlRule, matched: string): GuardFinding => finding(rule, 'deny', matched, URL_RULES[rule]);
+
+function verdict(host: string, addresses: string[], findings: GuardFinding[], allowRule: UrlRule = 'ssrf.allowed'): UrlVerdict {
+  const { decision } = verdictOf(findings);
+  const lead = findings.find((f) => f.severity === 'deny') ?? findings[0];
+  if (!lead) return { decision, rule: allowRule, reason: URL_RULES[allowRule], addresses, host, findings };
+  const more = findings.length > 1 ? ` (+${findings.length - 1} more finding${findings.length > 2 ? 's' : ''})` : '';
+  return { decision, rule: lead.rule, reason: `${lead.reason}${more}`, addresses, host, findings };
+}
+
+/** WHATWG host without IPv6 brackets or trailing dots. */
+export function normaliseHost(hostname: string): string {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return bare.replace(/\.+$/, '').toLowerCase();
+}
+
+function addressFindings(host: string, addresses: readonly string[]): GuardFinding[] {
+  return addresses.flatMap((a) =>
+    blockedAddress(a).map((b) => finding(b.rule, 'ask', a === host ? a : `${host} -> ${a}`, b.reason)),
+  );
+}
+
+async function resolveAll(lookup: Lookup, host: string, signal?: AbortSignal): Promise<string[] | Error> {
+  try {
+    signal?.throwIfAborted();
+    const pending = lookup(host);
+    const answers = signal
+      ? await Promise.race([pending, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))])
+      : await pending;
+    const seen = new Set<string>();
+    for (const a of answers) seen.add(canonicalAddress(a.address) ?? a.address);
+    return [...seen];
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/**
+ * Decides whether a URL may be fetched (SPEC §6). URL-shape and network-policy problems are `deny`;
+ * a non-public target is `ask` (flagged; refused when unattended and by guardedFetch).
+ */
+export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise<UrlVerdict> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return verdict('', [], [urlFinding('ssrf.url_invalid', redactUrl(url))]);
+  }
+  const host = normaliseHost(parsed.hostname);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return verdict(host, [], [urlFinding('ssrf.scheme', parsed.protocol)]);
+  if (parsed.username || parsed.password) return verdict(host, [], [urlFinding('ssrf.userinfo', `***@${parsed.host}`)]);
+  if (!host) return verdict(host, [], [urlFinding('ssrf.url_invalid', redactUrl(url))]);
+
+  const policy = opts.networkPolicy ?? 'allow';
+  if (policy === 'deny') return verdict(host, [], [urlFinding('network.deny', host)]);
+  if (policy === 'restricted' && !hostAllowed(host, opts.allowlist ?? [])) return verdict(host, [], [urlFinding('network.restricted', host)]);
+
+  if (isIP(host) !== 0) {
+    const address = canonicalAddress(host) ?? host;
+    return verdict(host, [address], addressFindings(address, [address]));
+  }
+  const named = blockedName(host);
+  if (named) return verdict(host, [], [finding(named.rule, 'ask', host, named.reason)]);
+  if (opts.lookup === null) return verdict(host, [], [], 'ssrf.unresolved');
+
+  const answer = await resolveAll(opts.lookup ?? systemLookup, host, opts.signal);
+  if (answer instanceof Error) {
+    const code = (answer as NodeJS.ErrnoException).code;
+    return verdict(host, [], [finding('ssrf.dns.failed', 'ask', host, `${URL_RULES['ssrf.dns.failed']}${code ? ` (${code})` : ''}`)]);
+  }
+  if (answer.length === 0) return verdict(host, [], [finding('ssrf.dns.empty', 'ask', host, URL_RULES['ssrf.dns.empty'])]);
+  return verdict(host, answer, addressFindings(host, answer));
+}

@@ -1,0 +1,88 @@
+import type { NetworkPolicy } from '../../policy/network-policy.ts';
+import { checkUrl } from './check-url.ts';
+import { FetchLimitError, SsrfBlockedError } from './errors.ts';
+import { redactUrl } from './redact.ts';
+import { normaliseHeaders, planRedirect, type HopRequest } from './redirect.ts';
+import { systemLookup, type Lookup } from './system-lookup.ts';
+import { undiciTransport, type Transport } from './transport.ts';
+
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_MAX_REDIRECTS = 5;
+
+export interface GuardedFetchInit {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+  /** Response body limit per hop, bytes (default 5 MiB). */
+  readonly maxBytes?: number;
+  /** Limit for the whole exchange, redirects and DNS included (default 15 s). */
+  readonly timeoutMs?: number;
+  readonly maxRedirects?: number;
+  readonly lookup?: Lookup;
+  readonly networkPolicy?: NetworkPolicy;
+  readonly allowlist?: readonly string[];
+  readonly signal?: AbortSignal;
+  /** I/O seam (default: pinned undici). Every hop's URL is checked before the transport sees it. */
+  readonly transport?: Transport;
+}
+
+export interface GuardedResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: Buffer;
+  /** The final URL, after redirects. */
+  readonly url: string;
+  /** Every redirect target followed, in order. */
+  readonly redirects: string[];
+}
+
+const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * fetch for every network tool (SPEC §6): each hop is checked with checkUrl (any non-allow verdict throws
+ * SsrfBlockedError before a byte is sent), connected only to the checked addresses, redirects followed by hand.
+ */
+export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Promise<GuardedResponse> {
+  const maxBytes = init.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const deadline = AbortSignal.timeout(init.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+  const transport = init.transport ?? undiciTransport();
+  const lookup = init.lookup ?? systemLookup;
+
+  const stopped = (current: string): Error | undefined => {
+    if (init.signal?.aborted) return init.signal.reason instanceof Error ? init.signal.reason : new Error('aborted');
+    if (deadline.aborted) return new FetchLimitError('fetch.timeout', redactUrl(current), `(${init.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms)`);
+    return undefined;
+  };
+
+  let req: HopRequest = {
+    url,
+    method: (init.method ?? 'GET').toUpperCase(),
+    headers: normaliseHeaders(init.headers),
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  };
+  const redirects: string[] = [];
+  for (;;) {
+    const verdict = await checkUrl(req.url, { lookup, networkPolicy: init.networkPolicy ?? 'allow', allowlist: init.allowlist ?? [], signal });
+    const halt = stopped(req.url);
+    if (halt) throw halt;
+    if (verdict.decision !== 'allow') throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
+
+    let res;
+    try {
+      res = await transport({ ...req, url: new URL(req.url).href, addresses: verdict.addresses, signal, maxBytes });
+    } catch (err) {
+      if (err instanceof SsrfBlockedError || err instanceof FetchLimitError) throw err;
+      throw stopped(req.url) ?? err;
+    }
+
+    const plan = planRedirect(req, res.status, firstHeader(res.headers['location']));
+    if (plan.kind === 'final') return { status: res.status, headers: res.headers, body: res.body, url: new URL(req.url).href, redirects };
+    if (plan.kind === 'invalid') throw new FetchLimitError('fetch.redirect_invalid', redactUrl(req.url));
+    if (redirects.length >= maxRedirects) throw new FetchLimitError('fetch.too_many_redirects', redactUrl(req.url), `(limit ${maxRedirects})`);
+    redirects.push(plan.next.url);
+    req = plan.next;
+  }
+}

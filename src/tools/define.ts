@@ -1,0 +1,30 @@
+import { CATALOG_BY_NAME } from './catalog-table.ts';
+import type { ToolExecutionContext } from './context.ts';
+import { TOOL_DEFAULTS, type ExecuteOptions, type Tool, type ToolResult } from './types.ts';
+
+export interface ToolImplementation {
+  readonly execute: (params: Record<string, unknown>, ctx: ToolExecutionContext | undefined, opts: ExecuteOptions) => Promise<ToolResult>;
+  readonly readiness?: () => readonly [boolean, string];
+  readonly timeoutSeconds?: number;
+  readonly maxRetries?: number;
+}
+
+/** A built-in tool: its metadata comes from the one catalog table, only behaviour is given here. */
+export function defineTool(name: string, impl: ToolImplementation): Tool {
+  const entry = CATALOG_BY_NAME.get(name);
+  if (!entry) throw new Error(`defineTool: ${name} is not in the catalog`);
+  const readiness = impl.readiness ?? (() => [true, 'ready'] as const);
+  return {
+    name,
+    description: entry.description,
+    parameters: entry.parameters,
+    timeoutSeconds: impl.timeoutSeconds ?? TOOL_DEFAULTS.timeoutSeconds,
+    maxRetries: impl.maxRetries ?? TOOL_DEFAULTS.maxRetries,
+    streamCapable: TOOL_DEFAULTS.streamCapable,
+    capabilities: entry.capabilities,
+    riskLevel: entry.risk,
+    isReady: () => readiness()[0],
+    readinessDetail: readiness,
+    execute: impl.execute,
+  };
+}
