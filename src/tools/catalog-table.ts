@@ -143,10 +143,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'notify', description: 'Send a notification', risk: 'write', capabilities: ['message.send'],
     parameters: obj({ target: str('Configured notification target', { minLength: 1 }), text: str('Notification text', { minLength: 1 }), title: str('Title') }, ['target', 'text']),
+    requires: ['notify.targets'],
   },
   {
     name: 'message', description: 'Send a message', risk: 'write', capabilities: ['message.send'],
     parameters: obj({ target: str('Configured message target', { minLength: 1 }), text: str('Message text', { minLength: 1 }) }, ['target', 'text']),
+    requires: ['notify.targets'],
   },
   {
     name: 'clarify', description: 'Ask the user a clarifying question', risk: 'write', capabilities: ['message.ask'],

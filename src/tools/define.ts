@@ -1,19 +1,24 @@
+import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME } from './catalog-table.ts';
+import { readiness as catalogReadiness } from './readiness.ts';
 import type { ToolExecutionContext } from './context.ts';
 import { TOOL_DEFAULTS, type ExecuteOptions, type Tool, type ToolResult } from './types.ts';
 
 export interface ToolImplementation {
   readonly execute: (params: Record<string, unknown>, ctx: ToolExecutionContext | undefined, opts: ExecuteOptions) => Promise<ToolResult>;
-  readonly readiness?: () => readonly [boolean, string];
   readonly timeoutSeconds?: number;
   readonly maxRetries?: number;
 }
 
-/** A built-in tool: its metadata comes from the one catalog table, only behaviour is given here. */
-export function defineTool(name: string, impl: ToolImplementation): Tool {
+/**
+ * A built-in tool: metadata and readiness come from the one catalog table and
+ * the config; only behaviour is given here.
+ */
+export function defineTool(name: string, config: Config, impl: ToolImplementation): Tool {
   const entry = CATALOG_BY_NAME.get(name);
   if (!entry) throw new Error(`defineTool: ${name} is not in the catalog`);
-  const readiness = impl.readiness ?? (() => [true, 'ready'] as const);
+  const ready = catalogReadiness(entry, config);
+  const readiness = () => ready;
   return {
     name,
     description: entry.description,

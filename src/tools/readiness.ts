@@ -16,7 +16,7 @@ export function readiness(entry: Pick<CatalogEntry, 'requires' | 'reserved'>, co
   if (entry.reserved) return [false, 'reserved, not implemented'];
   const missing = (entry.requires ?? []).filter((k) => {
     const v = configValue(config, k);
-    return v === undefined || v === null || v === '';
+    return v === undefined || v === null || v === '' || (typeof v === 'object' && Object.keys(v).length === 0);
   });
   return missing.length === 0 ? [true, 'ready'] : [false, `missing config: ${missing.join(', ')}`];
 }

@@ -1,13 +1,16 @@
 /** Keys whose values are credentials wherever they appear (I11). */
 const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|^auth$)/i;
+/** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
+const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
 
-/** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz` and `key=value` secrets too. */
+/** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
 export function redactText(text: string): string {
   return text
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(:[^\s/@]*)?@/gi, `$1${MASK}@`)
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
-    .replace(/\b((?:api[_-]?key|token|secret|password|passwd|access[_-]?key)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&,;]+)/gi, `$1${MASK}`)
+    .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n]+/gi, `$1${MASK}`)
+    .replace(/\b((?:api[_-]?key|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&,;]+)/gi, `$1${MASK}`)
     .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, MASK);
 }
 
@@ -16,12 +19,21 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   if (typeof value === 'string') return redactText(value) as T;
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[Circular]' as T;
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, seen)) as T;
   if (value instanceof Date) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEY.test(k) && v !== null && v !== undefined && v !== '' ? MASK : redact(v, seen);
+  // `seen` holds the ancestors only: a value shared by two fields is not a cycle
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => redact(v, seen)) as T;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = isSecret(k, v) ? MASK : redact(v, seen);
+    return out as T;
+  } finally {
+    seen.delete(value);
   }
-  return out as T;
+}
+
+function isSecret(key: string, value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return false;
+  if (typeof value === 'number' && TOKEN_COUNT.test(key)) return false;
+  return SECRET_KEY.test(key);
 }

@@ -19,6 +19,7 @@ const config = defaultConfig({
     image: { base_url: 'https://i.example.com', api_key: 'k' },
     speech: { base_url: 'https://s.example.com', api_key: 'k' },
   },
+  notify: { targets: { ops: { url: 'https://hooks.example.com/x' } } },
 });
 const facts = CATALOG.map((e) => catalogFacts(e, config));
 const sel = (over: Partial<ToolSelection> = {}): ToolSelection => ({

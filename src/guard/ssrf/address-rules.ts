@@ -47,9 +47,8 @@ export const IPV6_RULES: readonly RangeRule[] = [
 
 /** Public IPv6 unicast lives in 2000::/3; anything else that is not an IPv4 embedding is not public. */
 const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
-const IPV6_NOT_GLOBAL: RangeRule = {
+const IPV6_NOT_GLOBAL = {
   rule: 'ssrf.ip.reserved',
-  cidrs: ['::/0 minus 2000::/3'],
   reason: 'The address is outside IPv6 global unicast (2000::/3), so it is reserved or special-purpose.',
 };
 
@@ -88,9 +87,8 @@ export interface AddressBlock {
   readonly via?: string;
 }
 
-export const UNPARSEABLE_ADDRESS: RangeRule = {
+export const UNPARSEABLE_ADDRESS = {
   rule: 'ssrf.ip.unparseable',
-  cidrs: [],
   reason: 'The address could not be parsed, so it cannot be shown to be public.',
 };
 
@@ -119,25 +117,46 @@ export function canonicalAddress(text: string): string | undefined {
   return addr.kind() === 'ipv4' ? addr.toString() : (addr as ipaddr.IPv6).toRFC5952String();
 }
 
+/** Identity of an address for comparison: an IPv4-mapped IPv6 address equals its IPv4 address. */
+export function sameAddress(a: string, b: string): boolean {
+  const key = (t: string): string | undefined => {
+    const addr = parseAddress(t);
+    if (!addr) return undefined;
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) return (addr as ipaddr.IPv6).toIPv4Address().toString();
+    return addr.toNormalizedString();
+  };
+  const ka = key(a);
+  return ka !== undefined && ka === key(b);
+}
+
+/** The canonical text of an address and every block on it (empty when public); one parse. */
+export function judgeAddress(text: string): { address: string; blocks: AddressBlock[] } {
+  const addr = parseAddress(text);
+  if (!addr) return { address: text, blocks: [{ rule: UNPARSEABLE_ADDRESS.rule, reason: UNPARSEABLE_ADDRESS.reason, address: text }] };
+  const address = addr.kind() === 'ipv4' ? addr.toString() : (addr as ipaddr.IPv6).toRFC5952String();
+  return { address, blocks: blocksOf(addr, address) };
+}
+
 /** All blocks for one address (empty when public). Teredo can yield two (server and client). */
 export function blockedAddress(text: string): AddressBlock[] {
-  const addr = parseAddress(text);
-  if (!addr) return [{ rule: UNPARSEABLE_ADDRESS.rule, reason: UNPARSEABLE_ADDRESS.reason, address: text }];
+  return judgeAddress(text).blocks;
+}
+
+function blocksOf(addr: ipaddr.IPv4 | ipaddr.IPv6, shown: string): AddressBlock[] {
   if (addr.kind() === 'ipv4') {
     const hit = firstMatch(addr, V4);
-    return hit ? [{ rule: hit.rule, reason: hit.reason, address: addr.toString() }] : [];
+    return hit ? [{ rule: hit.rule, reason: hit.reason, address: shown }] : [];
   }
   const v6 = addr as ipaddr.IPv6;
-  const shown = v6.toRFC5952String();
   const direct = firstMatch(v6, V6);
   if (direct) return [{ rule: direct.rule, reason: direct.reason, address: shown }];
   for (const emb of EMBEDDINGS) {
     if (!v6.match(emb.cidr)) continue;
     return emb.extract(v6.parts).flatMap((octets) => {
-      const inner = new ipaddr.IPv4(octets).toString();
-      return blockedAddress(inner).map((b) => ({
+      const inner = new ipaddr.IPv4(octets);
+      return blocksOf(inner, inner.toString()).map((b) => ({
         rule: b.rule,
-        reason: `${b.reason} (IPv4 ${inner} embedded in ${emb.name} address ${shown})`,
+        reason: `${b.reason} (IPv4 ${b.address} embedded in ${emb.name} address ${shown})`,
         address: shown,
         via: emb.name,
       }));

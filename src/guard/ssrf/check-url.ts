@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { hostAllowed, type NetworkPolicy } from '../../policy/network-policy.ts';
 import type { GuardDecision, GuardFinding } from '../types.ts';
 import { verdictOf } from '../types.ts';
-import { blockedAddress, canonicalAddress } from './address-rules.ts';
+import { judgeAddress } from './address-rules.ts';
 import { blockedName } from './name-rules.ts';
 import { redactUrl } from './redact.ts';
 import { systemLookup, type Lookup } from './system-lookup.ts';
@@ -61,24 +61,33 @@ export function normaliseHost(hostname: string): string {
   return bare.replace(/\.+$/, '').toLowerCase();
 }
 
-function addressFindings(host: string, addresses: readonly string[]): GuardFinding[] {
-  return addresses.flatMap((a) =>
-    blockedAddress(a).map((b) => finding(b.rule, 'ask', a === host ? a : `${host} -> ${a}`, b.reason)),
-  );
+/** Canonical addresses (deduplicated) and a finding per block on any of them. */
+function judgeAll(host: string, texts: readonly string[], literal: boolean): { addresses: string[]; findings: GuardFinding[] } {
+  const addresses: string[] = [];
+  const findings: GuardFinding[] = [];
+  for (const text of texts) {
+    const { address, blocks } = judgeAddress(text);
+    if (addresses.includes(address)) continue;
+    addresses.push(address);
+    for (const b of blocks) findings.push(finding(b.rule, 'ask', literal ? address : `${host} -> ${address}`, b.reason));
+  }
+  return { addresses, findings };
 }
 
 async function resolveAll(lookup: Lookup, host: string, signal?: AbortSignal): Promise<string[] | Error> {
+  let onAbort: (() => void) | undefined;
   try {
     signal?.throwIfAborted();
-    const pending = lookup(host);
-    const answers = signal
-      ? await Promise.race([pending, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))])
-      : await pending;
-    const seen = new Set<string>();
-    for (const a of answers) seen.add(canonicalAddress(a.address) ?? a.address);
-    return [...seen];
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const answers = await (signal ? Promise.race([lookup(host), aborted]) : lookup(host));
+    return answers.map((a) => a.address);
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
+  } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -103,8 +112,8 @@ export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise
   if (policy === 'restricted' && !hostAllowed(host, opts.allowlist ?? [])) return verdict(host, [], [urlFinding('network.restricted', host)]);
 
   if (isIP(host) !== 0) {
-    const address = canonicalAddress(host) ?? host;
-    return verdict(host, [address], addressFindings(address, [address]));
+    const { addresses, findings } = judgeAll(host, [host], true);
+    return verdict(host, addresses, findings);
   }
   const named = blockedName(host);
   if (named) return verdict(host, [], [finding(named.rule, 'ask', host, named.reason)]);
@@ -116,5 +125,6 @@ export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise
     return verdict(host, [], [finding('ssrf.dns.failed', 'ask', host, `${URL_RULES['ssrf.dns.failed']}${code ? ` (${code})` : ''}`)]);
   }
   if (answer.length === 0) return verdict(host, [], [finding('ssrf.dns.empty', 'ask', host, URL_RULES['ssrf.dns.empty'])]);
-  return verdict(host, answer, addressFindings(host, answer));
+  const { addresses, findings } = judgeAll(host, answer, false);
+  return verdict(host, addresses, findings);
 }

@@ -6,7 +6,7 @@ export function redactUrl(raw: string): string {
   try {
     const u = new URL(raw);
     const auth = u.username || u.password ? '***@' : '';
-    const authority = u.host ? `//${auth}${u.host}` : '';
+    const authority = u.href.startsWith(`${u.protocol}//`) ? `//${auth}${u.host}` : '';
     const tail = u.search || u.hash ? '?…' : '';
     return `${u.protocol}${authority}${u.pathname}${tail}`;
   } catch {

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
-import { blockedAddress, canonicalAddress } from './address-rules.ts';
+import { blockedAddress, sameAddress } from './address-rules.ts';
 import { FetchLimitError, SsrfBlockedError } from './errors.ts';
 import { redactUrl } from './redact.ts';
 import type { HopRequest } from './redirect.ts';
@@ -41,12 +41,7 @@ export function checkRemoteAddress(remote: string | undefined, pinned: readonly 
   if (!remote) return { rule: 'ssrf.socket.no_remote', reason: SOCKET_RULES['ssrf.socket.no_remote'] };
   const block = blockedAddress(remote)[0];
   if (block) return { rule: block.rule, reason: `${block.reason} (connected socket peer)` };
-  const canon = (a: string) => {
-    const c = canonicalAddress(a) ?? a;
-    return c.startsWith('::ffff:') ? (canonicalAddress(c.slice(7)) ?? c) : c;
-  };
-  const peer = canon(remote);
-  if (!pinned.some((p) => canon(p) === peer)) return { rule: 'ssrf.socket.mismatch', reason: SOCKET_RULES['ssrf.socket.mismatch'] };
+  if (!pinned.some((p) => sameAddress(p, remote))) return { rule: 'ssrf.socket.mismatch', reason: SOCKET_RULES['ssrf.socket.mismatch'] };
   return undefined;
 }
 
@@ -61,8 +56,10 @@ export function pinnedConnector(addresses: readonly string[], base: buildConnect
       callback(new SsrfBlockedError('ssrf.socket.unpinned', 'ask', SOCKET_RULES['ssrf.socket.unpinned'], redactUrl(url)), null);
       return;
     }
+    const blocked = (refusal: { rule: string; reason: string }) => new SsrfBlockedError(refusal.rule, 'ask', refusal.reason, redactUrl(url));
     const attempt = (i: number): void => {
-      base({ ...opts, hostname: addresses[i]! }, (err, socket) => {
+      const pending = base({ ...opts, hostname: addresses[i]! }, (err, socket) => {
+        if (err instanceof SsrfBlockedError) return callback(err, null);
         if (err || !socket) {
           if (i + 1 < addresses.length) attempt(i + 1);
           else callback(err ?? new Error('connect failed'), null);
@@ -71,10 +68,14 @@ export function pinnedConnector(addresses: readonly string[], base: buildConnect
         const refusal = checkRemoteAddress((socket as Socket).remoteAddress, addresses);
         if (refusal) {
           socket.destroy();
-          callback(new SsrfBlockedError(refusal.rule, 'ask', refusal.reason, redactUrl(url)), null);
-          return;
+          return callback(blocked(refusal), null);
         }
         callback(null, socket);
+      }) as unknown as Socket | undefined;
+      // undici's connector returns the socket: check the peer at TCP connect, before a TLS handshake goes out
+      pending?.prependOnceListener?.('connect', () => {
+        const refusal = checkRemoteAddress(pending.remoteAddress, addresses);
+        if (refusal) pending.destroy(blocked(refusal));
       });
     };
     attempt(0);

@@ -12,7 +12,7 @@ function countOccurrences(haystack: string, needle: string): number {
 }
 
 export function editFileTool(config: Config) {
-  return defineTool('edit_file', {
+  return defineTool('edit_file', config, {
     async execute(params) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path], write: [path] });

@@ -8,7 +8,7 @@ import { confine, inWorkspace } from './workspace-files.ts';
 const MAX_ENTRIES = 5000;
 
 export function listDirTool(config: Config) {
-  return defineTool('list_dir', {
+  return defineTool('list_dir', config, {
     async execute(params) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path] });

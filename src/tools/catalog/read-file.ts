@@ -7,7 +7,7 @@ import { confine, inWorkspace } from './workspace-files.ts';
 export const READ_FILE_MAX_BYTES = 512 * 1024;
 
 export function readFileTool(config: Config) {
-  return defineTool('read_file', {
+  return defineTool('read_file', config, {
     async execute(params) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path] });

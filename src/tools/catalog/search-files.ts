@@ -25,7 +25,7 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 export function searchFilesTool(config: Config) {
-  return defineTool('search_files', {
+  return defineTool('search_files', config, {
     async execute(params, _ctx, { signal }) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path] });

@@ -14,7 +14,7 @@ export async function atomicWrite(file: string, content: string): Promise<void> 
 }
 
 export function writeFileTool(config: Config) {
-  return defineTool('write_file', {
+  return defineTool('write_file', config, {
     async execute(params) {
       const path = String(params.path);
       const refused = await confine(config, { write: [path] });

@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+// `npx drizzle-kit generate` writes SQL migrations to drizzle/; `echo-agent migrate` applies them.
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './src/store/schema.ts',
+  out: './drizzle',
+});

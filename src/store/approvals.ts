@@ -1,0 +1,140 @@
+import { and, desc, eq, lte, sql } from 'drizzle-orm';
+import { systemClock, type Clock } from '../approval/ports.ts';
+import { redact } from '../util/redact.ts';
+import { appendAudit, jsonSafe } from './audit.ts';
+import type { Executor } from './db.ts';
+import { newId } from './ids.ts';
+import { approvals, type ApprovalAnswerKind, type ApprovalRow, type ApprovalState } from './schema.ts';
+
+export interface NewApproval {
+  /** The gate's request id; generated (`apr_…`) when absent. */
+  readonly id?: string;
+  readonly call_hash: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly risk: string;
+  readonly flags?: readonly unknown[];
+  readonly scopes?: readonly string[];
+  readonly allow_always?: boolean;
+  readonly channel: string;
+  readonly user_id?: string;
+  readonly execution_id?: string | null;
+  readonly trace_id?: string | null;
+  readonly expires_at: Date;
+}
+
+/** Persists a pending request before anyone waits on it, so it survives a restart. */
+export async function createApproval(exec: Executor, a: NewApproval): Promise<ApprovalRow> {
+  return exec.transaction(async (tx) => {
+    const [row] = await tx.insert(approvals).values({
+      id: a.id ?? newId('apr'), call_hash: a.call_hash, tool: a.tool, args: jsonSafe(redact(a.args)), risk: a.risk,
+      flags: jsonSafe(redact([...(a.flags ?? [])])), scopes: [...(a.scopes ?? [])], allow_always: a.allow_always ?? false,
+      channel: a.channel, user_id: a.user_id ?? '', execution_id: a.execution_id ?? null, trace_id: a.trace_id ?? null,
+      expires_at: a.expires_at,
+    }).returning();
+    await appendAudit(tx, {
+      kind: 'approval.requested', actor: a.user_id ?? null, execution_id: a.execution_id, trace_id: a.trace_id, risk: a.risk,
+      data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: a.expires_at.toISOString() },
+    });
+    return row!;
+  });
+}
+
+/** Why an answer was not accepted. */
+export const ANSWER_REFUSALS = {
+  not_found: 'No approval request has this id.',
+  hash_mismatch: 'The answer is for a different call than the one waiting under this id.',
+  expired: 'The request expired before it was answered.',
+  already_answered: 'The request was already answered.',
+  always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
+} as const;
+
+export type AnswerRefusal = keyof typeof ANSWER_REFUSALS;
+export type AnswerResult =
+  | { readonly ok: true; readonly approval: ApprovalRow }
+  | { readonly ok: false; readonly refusal: AnswerRefusal; readonly reason: string; readonly approval: ApprovalRow | null };
+
+/** An answer counts only for this request id and this call hash, while the request is pending and unexpired. */
+export async function answerApproval(
+  exec: Executor,
+  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string },
+): Promise<AnswerResult> {
+  return exec.transaction(async (tx) => {
+    const [found] = await tx.select({ row: approvals, expired: sql<boolean>`${approvals.expires_at} <= now()` })
+      .from(approvals).where(eq(approvals.id, a.id)).for('update');
+    const refuse = async (refusal: AnswerRefusal, approval: ApprovalRow | null): Promise<AnswerResult> => {
+      await appendAudit(tx, {
+        kind: 'approval.answer_refused', actor: a.answered_by, outcome: refusal, reason: ANSWER_REFUSALS[refusal],
+        execution_id: approval?.execution_id, trace_id: approval?.trace_id,
+        data: { approval_id: a.id, call_hash: a.call_hash, answer: a.answer },
+      });
+      return { ok: false, refusal, reason: ANSWER_REFUSALS[refusal], approval };
+    };
+    if (!found) return refuse('not_found', null);
+    const { row, expired } = found;
+    if (row.call_hash !== a.call_hash) return refuse('hash_mismatch', row);
+    if (row.state !== 'pending') return refuse(row.state === 'expired' ? 'expired' : 'already_answered', row);
+    if (expired) {
+      const [gone] = await tx.update(approvals).set({ state: 'expired' }).where(eq(approvals.id, a.id)).returning();
+      return refuse('expired', gone!);
+    }
+    if (a.answer === 'always' && !row.allow_always) return refuse('always_not_allowed', row);
+    const [answered] = await tx.update(approvals).set({
+      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_at: sql`now()`,
+    }).where(eq(approvals.id, a.id)).returning();
+    await appendAudit(tx, {
+      kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk,
+      execution_id: row.execution_id, trace_id: row.trace_id,
+      data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel },
+    });
+    return { ok: true, approval: answered! };
+  });
+}
+
+export async function getApproval(exec: Executor, id: string): Promise<ApprovalRow | null> {
+  const [row] = await exec.select().from(approvals).where(eq(approvals.id, id));
+  return row ?? null;
+}
+
+/** Newest first. */
+export async function listApprovals(exec: Executor, f: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRow[]> {
+  return exec.select().from(approvals).where(f.state ? eq(approvals.state, f.state) : undefined)
+    .orderBy(desc(approvals.created_at), desc(approvals.id)).limit(f.limit ?? 100);
+}
+
+/** Every pending request past its expiry (database clock) becomes expired; returns how many. */
+export async function expireApprovals(exec: Executor): Promise<number> {
+  const rows = await exec.update(approvals).set({ state: 'expired' })
+    .where(and(eq(approvals.state, 'pending'), lte(approvals.expires_at, sql`now()`))).returning({ id: approvals.id });
+  return rows.length;
+}
+
+/** The waiter gave up: a still-pending request can no longer be answered. */
+export async function expireApproval(exec: Executor, id: string): Promise<ApprovalRow | null> {
+  await exec.update(approvals).set({ state: 'expired' }).where(and(eq(approvals.id, id), eq(approvals.state, 'pending')));
+  return getApproval(exec, id);
+}
+
+/**
+ * Polls until the request is answered or `deadline` passes (then it is expired, so a
+ * late answer is refused). Returns the final row; null if there is no such request.
+ */
+export async function waitForAnswer(
+  exec: Executor,
+  w: { id: string; deadline: Date; pollMs?: number; signal?: AbortSignal; clock?: Clock },
+): Promise<ApprovalRow | null> {
+  const clock = w.clock ?? systemClock;
+  const pollMs = w.pollMs ?? 500;
+  for (;;) {
+    const row = await getApproval(exec, w.id);
+    if (!row || row.state !== 'pending') return row;
+    const left = w.deadline.getTime() - clock.now().getTime();
+    if (left <= 0 || w.signal?.aborted) return expireApproval(exec, w.id);
+    await Promise.race([clock.sleep(Math.min(pollMs, left)), aborted(w.signal)]);
+  }
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise(() => {});
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,31 @@
+import type { ApprovalAnswer, ApprovalRequest, Clock, HumanApprover } from '../approval/ports.ts';
+import { createApproval, waitForAnswer } from './approvals.ts';
+import type { Executor } from './db.ts';
+import type { ApprovalRow } from './schema.ts';
+
+export interface StoreApproverOptions {
+  readonly pollMs?: number;
+  readonly clock?: Clock;
+  /** Tells someone where to answer, e.g. "echo-agent approvals approve apr_…". */
+  readonly onPending?: (row: ApprovalRow) => void;
+}
+
+/**
+ * Step 11 for channels without a terminal: the request is persisted, then answered
+ * through `echo-agent approvals approve|deny` (answerApproval) before it expires.
+ */
+export function storeApprover(exec: Executor, opts: StoreApproverOptions = {}): HumanApprover {
+  return {
+    async ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+      const row = await createApproval(exec, {
+        id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk,
+        flags: req.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
+        user_id: req.ctx.user_id, execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at,
+      });
+      opts.onPending?.(row);
+      const done = await waitForAnswer(exec, { id: row.id, deadline: req.expires_at, signal, pollMs: opts.pollMs, clock: opts.clock });
+      if (!done || done.state === 'pending' || done.state === 'expired' || !done.answer || !done.answered_by) return { answer: 'timeout' };
+      return { answer: done.answer, approver: done.answered_by, request_id: done.id, call_hash: done.call_hash };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { asc, eq, gt } from 'drizzle-orm';
+import type { Executor } from './db.ts';
+import { auditHash, GENESIS_HASH } from './audit.ts';
+import { auditEvents, type AuditRow } from './schema.ts';
+
+export type AuditProblem = 'edited' | 'removed' | 'reordered';
+
+export interface AuditVerdict {
+  readonly ok: boolean;
+  /** Records read before the verdict. */
+  readonly checked: number;
+  /** The last good record: an operator can compare it with a copy kept elsewhere (a truncated tail leaves no trace in the chain). */
+  readonly head: { seq: number; hash: string };
+  readonly firstBad?: { seq: number; problem: AuditProblem; detail: string };
+}
+
+interface Link { seq: number; hash: string }
+
+/**
+ * Walks the chain in seq order. Each record must hash to its stored hash (seq and
+ * time included), point at the previous record's hash, and follow it with seq + 1.
+ * At the first break it works out what happened from the links that survive.
+ */
+export async function verifyAudit(exec: Executor, opts: { batchSize?: number } = {}): Promise<AuditVerdict> {
+  const batchSize = opts.batchSize ?? 1000;
+  let prev: Link = { seq: 0, hash: GENESIS_HASH };
+  let checked = 0;
+  for (;;) {
+    const batch = await exec.select().from(auditEvents).where(gt(auditEvents.seq, prev.seq)).orderBy(asc(auditEvents.seq)).limit(batchSize);
+    for (const row of batch) {
+      checked++;
+      const selfOk = auditHash(row) === row.hash;
+      const linked = row.prev_hash === prev.hash;
+      const next = row.seq === prev.seq + 1;
+      if (selfOk && linked && next) {
+        prev = { seq: row.seq, hash: row.hash };
+        continue;
+      }
+      return { ok: false, checked, head: prev, firstBad: await diagnose(exec, prev, row, selfOk, next) };
+    }
+    if (batch.length < batchSize) return { ok: true, checked, head: prev };
+  }
+}
+
+async function diagnose(exec: Executor, prev: Link, row: AuditRow, selfOk: boolean, next: boolean): Promise<NonNullable<AuditVerdict['firstBad']>> {
+  const at = prev.seq + 1;
+  // the record that really followed `prev` is whichever points at prev's hash
+  const successors = await exec.select().from(auditEvents).where(eq(auditEvents.prev_hash, prev.hash));
+  const moved = successors.find((s) => s.seq !== row.seq && auditHash({ ...s, seq: at }) === s.hash);
+  if (moved) return { seq: at, problem: 'reordered', detail: `record ${moved.seq} belongs at ${at}` };
+  if (successors.some((s) => s.seq === row.seq)) {
+    return auditHash({ ...row, seq: at }) === row.hash && !next
+      ? { seq: at, problem: 'reordered', detail: `record ${row.seq} belongs at ${at}` }
+      : { seq: row.seq, problem: 'edited', detail: `record ${row.seq} does not match its hash` };
+  }
+  // nothing follows prev any more: it was removed, or prev itself was rewritten with a fresh hash
+  const [pointed] = await exec.select({ seq: auditEvents.seq }).from(auditEvents).where(eq(auditEvents.hash, row.prev_hash)).limit(1);
+  if (pointed) return { seq: at, problem: 'reordered', detail: `record ${row.seq} follows record ${pointed.seq}` };
+  if (!next) return { seq: at, problem: 'removed', detail: `records ${at}..${row.seq - 1} are missing` };
+  const shift = renumberedBy(row);
+  if (shift > 0) return { seq: at, problem: 'removed', detail: `records were removed and ${row.seq} renumbered from ${row.seq + shift}` };
+  if (selfOk) return { seq: prev.seq, problem: 'edited', detail: `record ${prev.seq} was rewritten; record ${row.seq} points at a hash no record has` };
+  return { seq: row.seq, problem: 'edited', detail: `record ${row.seq} does not match its hash` };
+}
+
+/** A record whose hash matches a later seq was moved down to close a gap. */
+function renumberedBy(row: AuditRow): number {
+  for (let n = 1; n <= 100; n++) if (auditHash({ ...row, seq: row.seq + n }) === row.hash) return n;
+  return 0;
+}

@@ -1,0 +1,139 @@
+import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { canonicalJson, sha256 } from '../util/canonical-json.ts';
+import { redact } from '../util/redact.ts';
+import type { Executor } from './db.ts';
+import { auditEvents, type AuditRow } from './schema.ts';
+
+/** prev_hash of the first record. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Advisory lock class for "append to this schema's audit chain"; the schema is the second key. */
+const AUDIT_LOCK_CLASS = 0x61756474; // 'audt'
+
+export interface AuditInput {
+  readonly kind: string;
+  readonly actor?: string | null;
+  readonly job_id?: string | null;
+  readonly run_id?: string | null;
+  readonly execution_id?: string | null;
+  readonly trace_id?: string | null;
+  readonly step?: number | null;
+  readonly rule?: string | null;
+  readonly outcome?: string | null;
+  readonly risk?: string | null;
+  readonly reason?: string | null;
+  readonly data?: Record<string, unknown>;
+}
+
+type Content = Omit<AuditRow, 'hash'>;
+
+/** The hashed form of a record: every column but `hash`, `at` as ISO text. */
+export function auditHash(row: Content): string {
+  const { seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash } = row;
+  const content = { seq, at: at.toISOString(), kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash };
+  return sha256(prev_hash + canonicalJson(content));
+}
+
+/** Appends one record to the chain; see appendAudits. */
+export async function appendAudit(exec: Executor, event: AuditInput): Promise<AuditRow> {
+  const [row] = await appendAudits(exec, [event]);
+  return row!;
+}
+
+/**
+ * Appends records in order, credentials redacted first (I11). The transaction-scoped
+ * advisory lock makes concurrent writers (any replica) take turns, so the chain stays
+ * one line; inside a caller's transaction the lock is held until it commits.
+ * Needs READ COMMITTED (the default): the tail is read after the lock is taken.
+ */
+export async function appendAudits(exec: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
+  if (events.length === 0) return [];
+  return exec.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
+    const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
+      select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
+             (select hash from ${auditEvents} order by seq desc limit 1) as hash,
+             date_trunc('milliseconds', clock_timestamp()) as now`);
+    const t = tail.rows[0]!;
+    let seq = t.seq === null ? 0 : Number(t.seq);
+    let prev = t.hash ?? GENESIS_HASH;
+    const at = new Date(t.now);
+    const rows: AuditRow[] = events.map((e) => {
+      const content: Content = { seq: ++seq, at, prev_hash: prev, ...clean(e) };
+      prev = auditHash(content);
+      return { ...content, hash: prev };
+    });
+    await tx.insert(auditEvents).values(rows);
+    return rows;
+  });
+}
+
+/** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */
+function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {
+  const text = (v: string | null | undefined) => (v === undefined || v === null ? null : stripNul(redact(v)));
+  return {
+    kind: text(e.kind) ?? '',
+    actor: text(e.actor),
+    job_id: text(e.job_id),
+    run_id: text(e.run_id),
+    execution_id: text(e.execution_id),
+    trace_id: text(e.trace_id),
+    step: e.step ?? null,
+    rule: text(e.rule),
+    outcome: text(e.outcome),
+    risk: text(e.risk),
+    reason: text(e.reason),
+    data: jsonSafe(redact(e.data ?? {})),
+  };
+}
+
+const stripNul = (s: string) => s.replaceAll('\u0000', '\uFFFD');
+
+export function jsonSafe<T>(value: T): T {
+  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? stripNul(v) : v));
+  return (text === undefined ? null : JSON.parse(text)) as T;
+}
+
+export interface AuditFilter {
+  readonly job_id?: string;
+  readonly run_id?: string;
+  readonly kind?: string;
+  readonly since?: Date;
+  readonly until?: Date;
+  readonly afterSeq?: number;
+}
+
+function where(f: AuditFilter): SQL | undefined {
+  return and(
+    f.job_id ? eq(auditEvents.job_id, f.job_id) : undefined,
+    f.run_id ? eq(auditEvents.run_id, f.run_id) : undefined,
+    f.kind ? eq(auditEvents.kind, f.kind) : undefined,
+    f.since ? gte(auditEvents.at, f.since) : undefined,
+    f.until ? lt(auditEvents.at, f.until) : undefined,
+    f.afterSeq !== undefined ? gt(auditEvents.seq, f.afterSeq) : undefined,
+  );
+}
+
+/** Newest first unless order is 'asc'. */
+export async function listAudit(exec: Executor, f: AuditFilter & { limit?: number; order?: 'asc' | 'desc' } = {}): Promise<AuditRow[]> {
+  return exec.select().from(auditEvents).where(where(f))
+    .orderBy(f.order === 'asc' ? asc(auditEvents.seq) : desc(auditEvents.seq))
+    .limit(f.limit ?? 100);
+}
+
+/** Every matching record in chain order, fetched in batches (for `audit export`). */
+export async function* exportAudit(exec: Executor, f: AuditFilter = {}, batchSize = 1000): AsyncGenerator<AuditRow> {
+  let after = f.afterSeq ?? 0;
+  for (;;) {
+    const batch = await listAudit(exec, { ...f, afterSeq: after, order: 'asc', limit: batchSize });
+    yield* batch;
+    if (batch.length < batchSize) return;
+    after = batch[batch.length - 1]!.seq;
+  }
+}
+
+/** The last record's seq and hash: an operator can note it elsewhere to detect a truncated tail. */
+export async function auditHead(exec: Executor): Promise<{ seq: number; hash: string }> {
+  const [row] = await exec.select({ seq: auditEvents.seq, hash: auditEvents.hash }).from(auditEvents).orderBy(desc(auditEvents.seq)).limit(1);
+  return row ?? { seq: 0, hash: GENESIS_HASH };
+}

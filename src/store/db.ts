@@ -1,0 +1,54 @@
+import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
+import type { PgDatabase } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import * as tables from './schema.ts';
+
+export type Tables = typeof tables;
+export type Db = NodePgDatabase<Tables>;
+/** A database handle or an open transaction: every repository function takes either. */
+export type Executor = PgDatabase<NodePgQueryResultHKT, Tables>;
+
+export interface Database {
+  readonly pool: pg.Pool;
+  readonly db: Db;
+  /** The PostgreSQL schema the tables live in (`public` unless a test schema was asked for). */
+  readonly schema: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  readonly url: string;
+  readonly poolMax?: number;
+  /** Per-test schema: set as search_path on every connection at startup. */
+  readonly schema?: string;
+  /** Errors of idle pooled connections (e.g. the server went away); they never throw. */
+  readonly onError?: (err: Error) => void;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertSchemaName(schema: string): string {
+  if (!IDENTIFIER.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
+  return schema;
+}
+
+export function openDatabase(opts: OpenDatabaseOptions): Database {
+  const schema = assertSchemaName(opts.schema ?? 'public');
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolMax ?? 10,
+    // a startup parameter, so no query can run on a connection before it is set
+    ...(opts.schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  pool.on('error', (err) => opts.onError?.(err));
+  const db = drizzle({ client: pool, schema: tables });
+  let closed: Promise<void> | undefined;
+  return { pool, db, schema, close: () => (closed ??= pool.end()) };
+}
+
+/** The database clock: every replica agrees on it, whatever the hosts' clocks say. */
+export async function databaseNow(exec: Executor): Promise<Date> {
+  const res = await exec.execute<{ now: Date }>(sql`select date_trunc('milliseconds', clock_timestamp()) as now`);
+  return new Date(res.rows[0]!.now);
+}

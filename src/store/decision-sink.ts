@@ -1,0 +1,41 @@
+import type { Decision } from '../approval/decision.ts';
+import type { DecisionSink, ToolCall } from '../approval/gate.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+import { appendAudit } from './audit.ts';
+import type { Executor } from './db.ts';
+
+/**
+ * I8: every gate decision becomes a `gate.decision` audit record with its step,
+ * rule, reason, risk and context ids. Arguments are redacted on the way in;
+ * ctx.credentials is never read.
+ */
+export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id?: string } = {}): DecisionSink {
+  return {
+    async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
+      await appendAudit(exec, {
+        kind: 'gate.decision',
+        actor: ctx.user_id || null,
+        job_id: ids.job_id ?? jobOfSession(ctx.session_key),
+        run_id: ids.run_id ?? null,
+        execution_id: ctx.execution_id,
+        trace_id: ctx.trace_id,
+        step: d.step,
+        rule: d.rule,
+        outcome: d.outcome,
+        risk: d.risk,
+        reason: d.reason,
+        data: {
+          tool: call.tool, args: call.args, call_hash: d.call_hash, flagged: d.flagged,
+          approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null,
+          channel: ctx.channel, unattended: ctx.unattended, cron_authorized: ctx.cron_authorized,
+          parent_execution_id: ctx.parent_execution_id, session_key: ctx.session_key, attempt_index: ctx.attempt_index,
+        },
+      });
+    },
+  };
+}
+
+/** Daemon runs use session_key `cron:<job id>`. */
+function jobOfSession(sessionKey: string): string | null {
+  return sessionKey.startsWith('cron:') ? sessionKey.slice(5) || null : null;
+}

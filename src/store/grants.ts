@@ -1,0 +1,136 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { appendAudit } from './audit.ts';
+import type { Executor } from './db.ts';
+import { newId } from './ids.ts';
+import { jobGrants, jobs, type GrantRow, type JobRow } from './schema.ts';
+
+export interface IssueGrantInput {
+  readonly job_id: string;
+  /** false records who approved what without authorising unattended writes (auto approvals). */
+  readonly cron_authorized?: boolean;
+  readonly approval_id: string | null;
+  readonly approver: string | null;
+  readonly channel: string | null;
+  readonly approved_at?: Date | null;
+  /** The definition the human saw; defaults to the job's current one. */
+  readonly definition_hash?: string;
+  readonly actor?: string;
+}
+
+/** Issues the job's grant, superseding a live one. Serialised per job by its row lock. */
+export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<GrantRow> {
+  const authorized = g.cron_authorized ?? true;
+  if (authorized && (!g.approval_id || !g.approver)) {
+    throw new Error('a cron_authorized grant needs the human approval (approval_id and approver) behind it');
+  }
+  return exec.transaction(async (tx) => {
+    const job = await lockJob(tx, g.job_id);
+    const id = newId('grt');
+    const actor = g.actor ?? g.approver ?? 'system';
+    await endLive(tx, g.job_id, actor, `superseded by ${id}`, 'grant.superseded');
+    const [grant] = await tx.insert(jobGrants).values({
+      id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
+      channel: g.channel, approved_at: g.approved_at ?? null, definition_hash: g.definition_hash ?? job.definition_hash,
+    }).returning();
+    await appendAudit(tx, {
+      kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
+      reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
+      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === job.definition_hash },
+    });
+    return grant!;
+  });
+}
+
+/** A definition changed without a human (I2), or the job went away: the live grant ends. */
+export async function clearGrant(exec: Executor, jobId: string, by: { by: string; why: string }): Promise<GrantRow | null> {
+  return exec.transaction(async (tx) => {
+    await lockJob(tx, jobId);
+    return endLive(tx, jobId, by.by, by.why, 'grant.cleared');
+  });
+}
+
+/** An admin takes a grant back (`grants revoke --why`). */
+export async function revokeGrant(exec: Executor, r: { job_id?: string; grant_id?: string; by: string; why: string }): Promise<GrantRow | null> {
+  if (!r.why.trim()) throw new Error('revoking a grant needs a reason');
+  return exec.transaction(async (tx) => {
+    let jobId = r.job_id;
+    if (r.grant_id) {
+      const [g] = await tx.select().from(jobGrants).where(eq(jobGrants.id, r.grant_id));
+      if (!g || g.revoked_at) return null;
+      jobId = g.job_id;
+    }
+    if (!jobId) throw new Error('revokeGrant needs job_id or grant_id');
+    await lockJob(tx, jobId);
+    return endLive(tx, jobId, r.by, r.why, 'grant.revoked', r.grant_id);
+  });
+}
+
+async function endLive(tx: Executor, jobId: string, by: string, why: string, kind: string, grantId?: string): Promise<GrantRow | null> {
+  const [ended] = await tx.update(jobGrants)
+    .set({ revoked_at: sql`now()`, revoked_by: by, revoked_why: why })
+    .where(and(eq(jobGrants.job_id, jobId), isNull(jobGrants.revoked_at), grantId ? eq(jobGrants.id, grantId) : undefined))
+    .returning();
+  if (!ended) return null;
+  await appendAudit(tx, {
+    kind, actor: by, job_id: jobId, reason: why,
+    data: { grant_id: ended.id, approval_id: ended.approval_id, approver: ended.approver, cron_authorized: ended.cron_authorized },
+  });
+  return ended;
+}
+
+async function lockJob(tx: Executor, jobId: string): Promise<JobRow> {
+  const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for('update');
+  if (!job) throw new Error(`no job ${jobId}`);
+  return job;
+}
+
+export async function liveGrant(exec: Executor, jobId: string): Promise<GrantRow | null> {
+  const [g] = await exec.select().from(jobGrants).where(and(eq(jobGrants.job_id, jobId), isNull(jobGrants.revoked_at)));
+  return g ?? null;
+}
+
+export async function getGrant(exec: Executor, id: string): Promise<GrantRow | null> {
+  const [g] = await exec.select().from(jobGrants).where(eq(jobGrants.id, id));
+  return g ?? null;
+}
+
+/** Newest first; live grants only unless includeRevoked. */
+export async function listGrants(exec: Executor, f: { job_id?: string; includeRevoked?: boolean; limit?: number } = {}): Promise<GrantRow[]> {
+  return exec.select().from(jobGrants)
+    .where(and(f.job_id ? eq(jobGrants.job_id, f.job_id) : undefined, f.includeRevoked ? undefined : isNull(jobGrants.revoked_at)))
+    .orderBy(desc(jobGrants.issued_at)).limit(f.limit ?? 1000);
+}
+
+/** Why a run does or does not get cron_authorized; each outcome has a stable rule id. */
+export const AUTHORIZATION_RULES = {
+  'grant.valid': 'A human approved this exact job definition and the grant is live.',
+  'grant.none': 'The job has no live grant (never approved by a human, cleared or revoked).',
+  'grant.not_authorized': 'The live grant records an approval that was not a human approval.',
+  'grant.definition_changed': 'The job definition changed after the human approval; the grant no longer covers it.',
+  'grant.job_removed': 'The job was removed.',
+} as const;
+
+export type AuthorizationRule = keyof typeof AUTHORIZATION_RULES;
+
+export interface Authorization {
+  readonly cron_authorized: boolean;
+  readonly grant_id: string | null;
+  readonly rule: AuthorizationRule;
+  readonly reason: string;
+}
+
+/** Pure: cron_authorized only from a live human grant for the job's current definition (I2). */
+export function authorization(job: Pick<JobRow, 'definition_hash' | 'removed_at'>, grant: GrantRow | null): Authorization {
+  const rule: AuthorizationRule = job.removed_at ? 'grant.job_removed'
+    : !grant || grant.revoked_at ? 'grant.none'
+      : !grant.cron_authorized ? 'grant.not_authorized'
+        : grant.definition_hash !== job.definition_hash ? 'grant.definition_changed'
+          : 'grant.valid';
+  return { cron_authorized: rule === 'grant.valid', grant_id: grant?.id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
+}
+
+export async function authorizationFor(exec: Executor, jobId: string): Promise<Authorization | null> {
+  const [job] = await exec.select().from(jobs).where(eq(jobs.id, jobId));
+  if (!job) return null;
+  return authorization(job, await liveGrant(exec, jobId));
+}

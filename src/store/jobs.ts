@@ -1,0 +1,149 @@
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
+import { appendAudit, jsonSafe } from './audit.ts';
+import type { Executor } from './db.ts';
+import { definitionHash } from './definition-hash.ts';
+import { clearGrant } from './grants.ts';
+import { newId } from './ids.ts';
+import { jobs, runs, type GrantRow, type JobRow } from './schema.ts';
+
+type Computed = 'id' | 'definition_hash' | 'fired_count' | 'created_at' | 'updated_at' | 'removed_at' | 'last_fire_at';
+export type NewJob = Omit<typeof jobs.$inferInsert, Computed>;
+export type JobPatch = Partial<Omit<NewJob, 'created_by'>>;
+
+const DEFINITION_KEYS = AUTHORISED_FIELDS;
+
+export async function createJob(exec: Executor, input: NewJob, opts: { id?: string } = {}): Promise<JobRow> {
+  return exec.transaction(async (tx) => {
+    const payload = jsonSafe(input.payload);
+    const row = {
+      ...input,
+      id: opts.id ?? newId('job'),
+      payload,
+      tools: [...(input.tools ?? [])],
+      definition_hash: definitionHash({ ...input, payload }),
+    };
+    const [job] = await tx.insert(jobs).values(row).returning();
+    await appendAudit(tx, {
+      kind: 'job.created', actor: input.created_by, job_id: job!.id,
+      data: { name: job!.name, owner: job!.owner, definition_hash: job!.definition_hash, definition: definitionOf(job!) },
+    });
+    return job!;
+  });
+}
+
+export interface JobUpdate {
+  readonly job: JobRow;
+  readonly before: JobRow;
+  readonly changed: readonly string[];
+  /** payload, tools, schedule, timezone or delivery changed: the old approval no longer covers it (I2). */
+  readonly definitionChanged: boolean;
+  readonly clearedGrant: GrantRow | null;
+}
+
+/**
+ * Applies a patch. A definition change clears the live grant in the same
+ * transaction; a human-approved change then issues a new one (issueGrant).
+ * A changed schedule needs a new next_fire_at in the same patch (the scheduler computes it).
+ */
+export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }): Promise<JobUpdate | null> {
+  return exec.transaction(async (tx) => {
+    const [before] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    if (!before) return null;
+    const next = { ...before, ...stripUndefined(patch) };
+    next.payload = jsonSafe(next.payload);
+    const hash = definitionHash(next);
+    const changed = Object.keys(stripUndefined(patch)).filter((k) => JSON.stringify((before as Record<string, unknown>)[k]) !== JSON.stringify((next as Record<string, unknown>)[k]));
+    const definitionChanged = hash !== before.definition_hash;
+    const [job] = await tx.update(jobs)
+      .set({ ...stripUndefined(patch), payload: next.payload, definition_hash: hash, updated_at: sql`now()` })
+      .where(eq(jobs.id, id)).returning();
+    await appendAudit(tx, {
+      kind: 'job.updated', actor: by.actor, job_id: id,
+      data: { changed, definition_changed: definitionChanged, definition_hash_before: before.definition_hash, definition_hash: hash, ...(definitionChanged ? { definition: definitionOf(job!) } : {}) },
+    });
+    const clearedGrant = definitionChanged
+      ? await clearGrant(tx, id, { by: by.actor, why: `definition changed (${changed.filter((k) => (DEFINITION_KEYS as readonly string[]).includes(k)).join(', ')})` })
+      : null;
+    return { job: job!, before, changed, definitionChanged, clearedGrant };
+  });
+}
+
+export async function getJob(exec: Executor, id: string, opts: { includeRemoved?: boolean } = {}): Promise<JobRow | null> {
+  const [job] = await exec.select().from(jobs).where(and(eq(jobs.id, id), opts.includeRemoved ? undefined : isNull(jobs.removed_at)));
+  return job ?? null;
+}
+
+export async function listJobs(exec: Executor, f: { owner?: string; includeRemoved?: boolean; limit?: number } = {}): Promise<JobRow[]> {
+  return exec.select().from(jobs)
+    .where(and(f.owner ? eq(jobs.owner, f.owner) : undefined, f.includeRemoved ? undefined : isNull(jobs.removed_at)))
+    .orderBy(asc(jobs.created_at), asc(jobs.id)).limit(f.limit ?? 10_000);
+}
+
+export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }): Promise<JobRow | null> {
+  return setPaused(exec, id, true, by.actor, by.note ?? null, undefined);
+}
+
+/** next_fire_at: where firing resumes (the scheduler decides; misfires are its business). */
+export async function resumeJob(exec: Executor, id: string, by: { actor: string; next_fire_at?: Date | null }): Promise<JobRow | null> {
+  return setPaused(exec, id, false, by.actor, null, by.next_fire_at);
+}
+
+async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, nextFire: Date | null | undefined): Promise<JobRow | null> {
+  return exec.transaction(async (tx) => {
+    const [job] = await tx.update(jobs)
+      .set({ paused, pause_note: note, updated_at: sql`now()`, ...(nextFire !== undefined ? { next_fire_at: nextFire } : {}) })
+      .where(and(eq(jobs.id, id), isNull(jobs.removed_at))).returning();
+    if (!job) return null;
+    await appendAudit(tx, { kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: note, data: {} });
+    return job;
+  });
+}
+
+/**
+ * Soft delete: the row, its runs, grants and audit trail stay for the record.
+ * The live grant ends and runs not yet started are cancelled.
+ */
+export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }): Promise<JobRow | null> {
+  return exec.transaction(async (tx) => {
+    const [job] = await tx.update(jobs)
+      .set({ removed_at: sql`now()`, next_fire_at: null, updated_at: sql`now()` })
+      .where(and(eq(jobs.id, id), isNull(jobs.removed_at))).returning();
+    if (!job) return null;
+    const cancelled = await tx.update(runs)
+      .set({ state: 'cancelled', finished_at: sql`now()`, error: 'job removed' })
+      .where(and(eq(runs.job_id, id), inArray(runs.state, ['queued', 'retrying']))).returning({ id: runs.id });
+    await appendAudit(tx, { kind: 'job.removed', actor: by.actor, job_id: id, reason: by.why ?? null, data: { cancelled_runs: cancelled.map((r) => r.id) } });
+    await clearGrant(tx, id, { by: by.actor, why: 'job removed' });
+    return job;
+  });
+}
+
+/**
+ * The firing loop's pick: live, unpaused jobs due by `now` (default: the database
+ * clock), locked so concurrent replicas take different jobs. Call inside a transaction.
+ */
+export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Date }): Promise<JobRow[]> {
+  return tx.select().from(jobs)
+    .where(and(isNull(jobs.removed_at), eq(jobs.paused, false), lte(jobs.next_fire_at, opts.now ?? sql`now()`)))
+    .orderBy(asc(jobs.next_fire_at)).limit(opts.limit)
+    .for('update', { skipLocked: true });
+}
+
+/** Moves a job's schedule on after firing. */
+export async function advanceJob(exec: Executor, id: string, a: { next_fire_at: Date | null; last_fire_at?: Date; fired?: number }): Promise<void> {
+  await exec.update(jobs).set({
+    next_fire_at: a.next_fire_at,
+    ...(a.last_fire_at ? { last_fire_at: a.last_fire_at } : {}),
+    ...(a.fired ? { fired_count: sql`${jobs.fired_count} + ${a.fired}` } : {}),
+  }).where(eq(jobs.id, id));
+}
+
+/** What a human approves: the definition fields (for audit records and `grants show`). */
+export function definitionOf(job: JobRow): Record<string, unknown> {
+  return Object.fromEntries(DEFINITION_KEYS.map((k) => [k, job[k]]));
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

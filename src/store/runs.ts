@@ -1,0 +1,168 @@
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { redact, redactText } from '../util/redact.ts';
+import { jsonSafe } from './audit.ts';
+import type { Executor } from './db.ts';
+import { newId } from './ids.ts';
+import { runs, type RunRow, type RunState } from './schema.ts';
+
+export interface NewRun {
+  readonly job_id: string;
+  readonly nominal_at: Date;
+  readonly trigger?: 'cron' | 'manual';
+  /** 'skipped' records an instant that was not run, with skip_reason (I13: every instant is accounted for). */
+  readonly state?: 'queued' | 'skipped';
+  readonly skip_reason?: string;
+  readonly not_before?: Date | null;
+}
+
+/** I13: the first insert for (job, nominal instant) wins; later ones get nothing back. */
+export async function insertRun(exec: Executor, r: NewRun): Promise<RunRow | null> {
+  const [row] = await insertRuns(exec, [r]);
+  return row ?? null;
+}
+
+/** Batch form of insertRun: returns only the rows this call created. */
+export async function insertRuns(exec: Executor, rs: readonly NewRun[]): Promise<RunRow[]> {
+  if (rs.length === 0) return [];
+  return exec.insert(runs).values(rs.map((r) => ({
+    id: newId('run'),
+    job_id: r.job_id,
+    nominal_at: r.nominal_at,
+    trigger: r.trigger ?? 'cron',
+    state: r.state ?? 'queued',
+    skip_reason: r.skip_reason ?? null,
+    not_before: r.not_before ?? null,
+    finished_at: r.state === 'skipped' ? sql`now()` : null,
+  }))).onConflictDoNothing({ target: [runs.job_id, runs.nominal_at] }).returning();
+}
+
+export async function recordSkip(exec: Executor, s: { job_id: string; nominal_at: Date; reason: string; trigger?: 'cron' | 'manual' }): Promise<RunRow | null> {
+  return insertRun(exec, { job_id: s.job_id, nominal_at: s.nominal_at, trigger: s.trigger, state: 'skipped', skip_reason: s.reason });
+}
+
+export interface Claim {
+  readonly run_id: string;
+  /** Who holds the lease, e.g. `<host>:<pid>:<worker>`. */
+  readonly owner: string;
+  readonly lease_seconds: number;
+  readonly execution_id?: string;
+  readonly trace_id?: string;
+}
+
+/**
+ * The worker's first act: only one caller can move a queued/retrying run to running,
+ * so a redelivered or stalled duplicate gets null and stops.
+ */
+export async function claimRun(exec: Executor, c: Claim): Promise<RunRow | null> {
+  const [row] = await exec.update(runs).set({
+    state: 'running',
+    attempt: sql`${runs.attempt} + 1`,
+    lease_owner: c.owner,
+    lease_expires_at: sql`now() + make_interval(secs => ${c.lease_seconds})`,
+    started_at: sql`now()`,
+    execution_id: c.execution_id ?? null,
+    trace_id: c.trace_id ?? null,
+  }).where(and(eq(runs.id, c.run_id), inArray(runs.state, ['queued', 'retrying']))).returning();
+  return row ?? null;
+}
+
+/** Extends the lease while the run is still ours; false means someone took it over. */
+export async function renewLease(exec: Executor, r: { run_id: string; owner: string; lease_seconds: number }): Promise<boolean> {
+  const rows = await exec.update(runs)
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${r.lease_seconds})` })
+    .where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), eq(runs.lease_owner, r.owner)))
+    .returning({ id: runs.id });
+  return rows.length === 1;
+}
+
+export type FinalState = Exclude<RunState, 'queued' | 'running' | 'retrying' | 'skipped'>;
+
+export interface Finish {
+  readonly run_id: string;
+  /** When given, only the lease holder may finish the run. */
+  readonly owner?: string;
+  readonly state: FinalState;
+  readonly output?: unknown;
+  readonly error?: string | null;
+  readonly denials?: number;
+  readonly cron_authorized?: boolean;
+  readonly grant_id?: string | null;
+}
+
+/** Records the outcome of a running run; output and error are redacted (I11). */
+export async function finishRun(exec: Executor, f: Finish): Promise<RunRow | null> {
+  const [row] = await exec.update(runs).set({
+    state: f.state,
+    finished_at: sql`now()`,
+    lease_expires_at: null,
+    ...(f.output !== undefined ? { output: jsonSafe(redact(f.output)) } : {}),
+    ...(f.error !== undefined ? { error: f.error === null ? null : redactText(f.error) } : {}),
+    ...(f.denials !== undefined ? { denials: f.denials } : {}),
+    ...(f.cron_authorized !== undefined ? { cron_authorized: f.cron_authorized } : {}),
+    ...(f.grant_id !== undefined ? { grant_id: f.grant_id } : {}),
+  }).where(and(eq(runs.id, f.run_id), eq(runs.state, 'running'), f.owner ? eq(runs.lease_owner, f.owner) : undefined)).returning();
+  return row ?? null;
+}
+
+/** A failed attempt that will be tried again after not_before. */
+export async function retryRun(exec: Executor, r: { run_id: string; owner?: string; error: string; not_before: Date }): Promise<RunRow | null> {
+  const [row] = await exec.update(runs).set({
+    state: 'retrying', error: redactText(r.error), not_before: r.not_before, lease_owner: null, lease_expires_at: null,
+  }).where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), r.owner ? eq(runs.lease_owner, r.owner) : undefined)).returning();
+  return row ?? null;
+}
+
+/** Shutdown or a dead lease holder: the run ends as interrupted, never silently lost. */
+export async function markInterrupted(exec: Executor, r: { run_id: string; owner?: string; reason: string }): Promise<RunRow | null> {
+  const [row] = await exec.update(runs).set({
+    state: 'interrupted', error: redactText(r.reason), finished_at: sql`now()`, lease_expires_at: null,
+  }).where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), r.owner ? eq(runs.lease_owner, r.owner) : undefined)).returning();
+  return row ?? null;
+}
+
+/** Counts one gate refusal; returns the new total. */
+export async function addDenial(exec: Executor, runId: string): Promise<number> {
+  const [row] = await exec.update(runs).set({ denials: sql`${runs.denials} + 1` }).where(eq(runs.id, runId)).returning({ denials: runs.denials });
+  return row?.denials ?? 0;
+}
+
+/** Running runs whose lease ran out (the holder died or hung), by the database clock. */
+export async function listExpiredLeases(exec: Executor, opts: { limit?: number } = {}): Promise<RunRow[]> {
+  return exec.select().from(runs)
+    .where(and(eq(runs.state, 'running'), lt(runs.lease_expires_at, sql`now()`)))
+    .orderBy(asc(runs.lease_expires_at)).limit(opts.limit ?? 500);
+}
+
+/** Runs waiting for a worker (queued, or retrying), oldest first: what the reconciler re-enqueues. */
+export async function listQueued(exec: Executor, opts: { limit?: number } = {}): Promise<RunRow[]> {
+  return exec.select().from(runs)
+    .where(inArray(runs.state, ['queued', 'retrying']))
+    .orderBy(asc(runs.queued_at), asc(runs.id)).limit(opts.limit ?? 1000);
+}
+
+export async function getRun(exec: Executor, id: string): Promise<RunRow | null> {
+  const [row] = await exec.select().from(runs).where(eq(runs.id, id));
+  return row ?? null;
+}
+
+/** Newest instant first. */
+export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; limit?: number } = {}): Promise<RunRow[]> {
+  return exec.select().from(runs)
+    .where(and(f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.states?.length ? inArray(runs.state, [...f.states]) : undefined))
+    .orderBy(desc(runs.nominal_at), desc(runs.id)).limit(f.limit ?? 100);
+}
+
+/** Runs of a job that are queued or running now (for overlap policies). */
+export async function activeRuns(exec: Executor, jobId: string): Promise<RunRow[]> {
+  return exec.select().from(runs)
+    .where(and(eq(runs.job_id, jobId), inArray(runs.state, ['queued', 'running', 'retrying'])))
+    .orderBy(asc(runs.nominal_at));
+}
+
+/** Cancels a run that has not finished (overlap `cancel_other`, admin action). */
+export async function cancelRun(exec: Executor, r: { run_id: string; reason: string }): Promise<RunRow | null> {
+  const [row] = await exec.update(runs).set({
+    state: 'cancelled', error: redactText(r.reason), finished_at: sql`now()`, lease_expires_at: null,
+  }).where(and(eq(runs.id, r.run_id), inArray(runs.state, ['queued', 'running', 'retrying']))).returning();
+  return row ?? null;
+}

@@ -1,0 +1,38 @@
+import type { Config } from '../../config/schema.ts';
+import { FetchLimitError, guardedFetch, SsrfBlockedError, type Lookup } from '../../guard/ssrf/index.ts';
+import { redactText } from '../../util/redact.ts';
+import { defineTool } from '../define.ts';
+import { fail, ok, type ToolResult } from '../types.ts';
+
+export interface WebhookDeps {
+  readonly lookup?: Lookup;
+}
+
+/** Posts a JSON body to a configured target through the guarded fetch; the target's URL and headers stay out of the result. */
+export async function postToTarget(config: Config, tool: string, target: string, body: unknown, signal: AbortSignal, deps: WebhookDeps): Promise<ToolResult> {
+  const t = config.notify.targets[target];
+  if (!t) {
+    const known = Object.keys(config.notify.targets);
+    return fail('validation', `target: "${target}" is not a configured notify target${known.length ? ` (known: ${known.join(', ')})` : ' (notify.targets is empty)'}`);
+  }
+  try {
+    const res = await guardedFetch(t.url, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: JSON.stringify(body), signal,
+      networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist, maxBytes: 64 * 1024,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+    });
+    if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
+    return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);
+  } catch (err) {
+    if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: target "${target}" is refused by the network guard (${err.rule})`);
+    if (err instanceof FetchLimitError) return fail(err.rule === 'fetch.timeout' ? 'timeout' : 'internal', `${tool}: ${redactText(err.message)}`);
+    return fail('internal', `${tool}: target "${target}" could not be reached: ${redactText((err as Error).message)}`);
+  }
+}
+
+export function notifyTool(config: Config, deps: WebhookDeps = {}) {
+  return defineTool('notify', config, {
+    maxRetries: 2,
+    execute: (params, _ctx, { signal }) => postToTarget(config, 'notify', String(params.target), { title: params.title ?? null, text: params.text }, signal, deps),
+  });
+}

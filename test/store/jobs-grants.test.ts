@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { listAudit } from '../../src/store/audit.ts';
+import { verifyAudit } from '../../src/store/audit-verify.ts';
+import { definitionHash } from '../../src/store/definition-hash.ts';
+import {
+  authorization, authorizationFor, clearGrant, issueGrant, listGrants, liveGrant, revokeGrant,
+} from '../../src/store/grants.ts';
+import { createJob, getJob, listJobs, lockDueJobs, pauseJob, removeJob, resumeJob, updateJob } from '../../src/store/jobs.ts';
+import { insertRun, getRun } from '../../src/store/runs.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { aJob } from './fixtures.ts';
+
+const database = useTestDatabase();
+const humanApproval = { approval_id: 'apr_1', approver: 'alice', channel: 'cli', approved_at: new Date('2026-12-01T10:00:00Z') };
+
+describe('jobs', () => {
+  it('stores a job with a job_ id that BullMQ can use and the definition hash of its approved fields', async () => {
+    const job = await createJob(database().db, aJob());
+    expect(job.id).toMatch(/^job_[a-z2-7]{26}$/);
+    expect(job.definition_hash).toBe(definitionHash(aJob()));
+    expect(job).toMatchObject({ overlap_policy: 'skip', misfire_policy: 'run_once', jitter_seconds: 0, max_retries: 0, fired_count: 0, paused: false });
+    const [created] = await listAudit(database().db, { job_id: job.id, kind: 'job.created' });
+    expect(created?.data).toMatchObject({ definition_hash: job.definition_hash });
+  });
+
+  it.each([
+    ['steps', { payload: { kind: 'steps' as const, steps: [{ tool: 'read_file', args: { path: 'OTHER.md' } }] } }, true],
+    ['prompt', { payload: { kind: 'agent' as const, prompt: 'Summarise the logs.' } }, true],
+    ['model', { payload: { kind: 'agent' as const, prompt: 'Summarise the logs.', model: 'big' } }, true],
+    ['tool set', { tools: ['read_file', 'write_file'] }, true],
+    ['schedule', { schedule: '0 4 * * *' }, true],
+    ['timezone', { timezone: 'America/New_York' }, true],
+    ['delivery', { delivery: { notify: 'ops' } }, true],
+    ['tool order only', { tools: ['notify', 'read_file'] }, false],
+    ['name', { name: 'renamed' }, false],
+    ['jitter', { jitter_seconds: 30 }, false],
+    ['max runs', { max_runs: 5 }, false],
+  ])('a change of %s changes the definition hash: %s', (_what, patch, changes) => {
+    const base = definitionHash(aJob({ payload: { kind: 'agent', prompt: 'Summarise the logs.' } }));
+    const patched = { ...aJob({ payload: { kind: 'agent', prompt: 'Summarise the logs.' } }), ...patch };
+    if (_what === 'steps') expect(definitionHash(patched)).not.toBe(definitionHash(aJob()));
+    else expect(definitionHash(patched) !== base).toBe(changes);
+  });
+
+  it('a definition change clears the live grant (I2); a cosmetic change keeps it', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    const grant = await issueGrant(db, { job_id: job.id, ...humanApproval });
+    const cosmetic = await updateJob(db, job.id, { name: 'renamed' }, { actor: 'bob' });
+    expect(cosmetic).toMatchObject({ definitionChanged: false, clearedGrant: null, changed: ['name'] });
+    expect((await liveGrant(db, job.id))?.id).toBe(grant.id);
+
+    const changed = await updateJob(db, job.id, { tools: ['read_file', 'write_file'] }, { actor: 'bob' });
+    expect(changed).toMatchObject({ definitionChanged: true, changed: ['tools'] });
+    expect(changed!.clearedGrant).toMatchObject({ id: grant.id, revoked_by: 'bob' });
+    expect(changed!.clearedGrant!.revoked_why).toMatch(/definition changed \(tools\)/);
+    expect(await liveGrant(db, job.id)).toBeNull();
+    expect((await listAudit(db, { job_id: job.id, kind: 'grant.cleared' })).length).toBe(1);
+  });
+
+  it('pauses with a note, resumes, and soft-removes keeping history, cancelling queued runs and ending the grant', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob({ next_fire_at: new Date('2026-12-03T02:00:00Z') }));
+    await issueGrant(db, { job_id: job.id, ...humanApproval });
+    expect(await pauseJob(db, job.id, { actor: 'ops', note: 'maintenance window' })).toMatchObject({ paused: true, pause_note: 'maintenance window' });
+    const resumeAt = new Date('2026-12-04T02:00:00Z');
+    expect(await resumeJob(db, job.id, { actor: 'ops', next_fire_at: resumeAt })).toMatchObject({ paused: false, pause_note: null, next_fire_at: resumeAt });
+    const run = await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-12-04T02:00:00Z') });
+
+    const removed = await removeJob(db, job.id, { actor: 'ops', why: 'obsolete' });
+    expect(removed?.removed_at).toBeInstanceOf(Date);
+    expect(await getJob(db, job.id)).toBeNull();
+    expect((await getJob(db, job.id, { includeRemoved: true }))?.id).toBe(job.id);
+    expect((await listJobs(db)).map((j) => j.id)).not.toContain(job.id);
+    expect((await getRun(db, run!.id))?.state).toBe('cancelled');
+    expect(await liveGrant(db, job.id)).toBeNull();
+    expect((await listGrants(db, { job_id: job.id, includeRevoked: true }))[0]?.revoked_why).toBe('job removed');
+    expect(await removeJob(db, job.id, { actor: 'ops' })).toBeNull();
+    expect(await updateJob(db, job.id, { name: 'x' }, { actor: 'ops' })).toBeNull();
+    const kinds = (await listAudit(db, { job_id: job.id, order: 'asc' })).map((r) => r.kind);
+    expect(kinds).toEqual(['job.created', 'grant.issued', 'job.paused', 'job.resumed', 'job.removed', 'grant.cleared']);
+  });
+
+  it('due jobs are locked for one replica at a time (SKIP LOCKED)', async () => {
+    const { db } = database();
+    const due = await createJob(db, aJob({ next_fire_at: new Date('2000-01-01T00:00:00Z') }));
+    await createJob(db, aJob({ next_fire_at: new Date('2000-01-01T00:00:00Z'), paused: true }));
+    await createJob(db, aJob({ next_fire_at: new Date('2999-01-01T00:00:00Z') }));
+    await db.transaction(async (a) => {
+      const first = await lockDueJobs(a, { limit: 10 });
+      expect(first.map((j) => j.id)).toContain(due.id);
+      const second = await db.transaction((b) => lockDueJobs(b, { limit: 10 }));
+      expect(second.map((j) => j.id)).not.toContain(due.id);
+    });
+  });
+});
+
+describe('grants', () => {
+  it('issues a cron_authorized grant only with the human approval behind it', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    await expect(issueGrant(db, { job_id: job.id, approval_id: null, approver: null, channel: 'cli' })).rejects.toThrow(/human approval/);
+    const auto = await issueGrant(db, { job_id: job.id, cron_authorized: false, approval_id: null, approver: null, channel: 'telegram' });
+    expect(authorization(job, auto)).toMatchObject({ cron_authorized: false, rule: 'grant.not_authorized' });
+  });
+
+  it('a new grant supersedes the live one: at most one live grant per job, even concurrently', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    const first = await issueGrant(db, { job_id: job.id, ...humanApproval });
+    await Promise.all([1, 2, 3].map((i) => issueGrant(db, { job_id: job.id, ...humanApproval, approval_id: `apr_${i + 1}` })));
+    const all = await listGrants(db, { job_id: job.id, includeRevoked: true });
+    expect(all).toHaveLength(4);
+    expect(all.filter((g) => g.revoked_at === null)).toHaveLength(1);
+    expect(all.find((g) => g.id === first.id)?.revoked_why).toMatch(/^superseded by grt_/);
+  });
+
+  it('revoke records who and why, stops authorising, and is audited', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    const grant = await issueGrant(db, { job_id: job.id, ...humanApproval });
+    expect(await authorizationFor(db, job.id)).toMatchObject({ cron_authorized: true, rule: 'grant.valid', grant_id: grant.id });
+    await expect(revokeGrant(db, { job_id: job.id, by: 'admin', why: '  ' })).rejects.toThrow(/reason/);
+    const revoked = await revokeGrant(db, { grant_id: grant.id, by: 'admin', why: 'job scope too broad' });
+    expect(revoked).toMatchObject({ id: grant.id, revoked_by: 'admin', revoked_why: 'job scope too broad' });
+    expect(revoked?.revoked_at).toBeInstanceOf(Date);
+    expect(await authorizationFor(db, job.id)).toMatchObject({ cron_authorized: false, rule: 'grant.none' });
+    expect(await revokeGrant(db, { grant_id: grant.id, by: 'admin', why: 'again' })).toBeNull();
+    const [audit] = await listAudit(db, { job_id: job.id, kind: 'grant.revoked' });
+    expect(audit).toMatchObject({ actor: 'admin', reason: 'job scope too broad', data: { grant_id: grant.id, approver: 'alice' } });
+    expect(await clearGrant(db, job.id, { by: 'system', why: 'nothing live' })).toBeNull();
+    expect((await verifyAudit(db)).ok).toBe(true);
+  });
+
+  it('a grant for another definition does not authorise the current one', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    const stale = await issueGrant(db, { job_id: job.id, ...humanApproval, definition_hash: definitionHash(aJob({ schedule: '* * * * *' })) });
+    expect(authorization(job, stale)).toMatchObject({ cron_authorized: false, rule: 'grant.definition_changed' });
+    const [issued] = await listAudit(db, { job_id: job.id, kind: 'grant.issued' });
+    expect(issued?.data).toMatchObject({ definition_matches: false });
+  });
+
+  it.each([
+    ['no grant', null, {}, 'grant.none'],
+    ['a revoked grant', { revoked_at: new Date() }, {}, 'grant.none'],
+    ['a removed job', {}, { removed_at: new Date() }, 'grant.job_removed'],
+    ['a matching live human grant', {}, {}, 'grant.valid'],
+  ] as const)('authorization with %s → %s', (_name, grantOver, jobOver, rule) => {
+    const job = { definition_hash: 'h1', removed_at: null, ...jobOver };
+    const grant = grantOver === null ? null : {
+      id: 'grt_x', job_id: 'job_x', cron_authorized: true, approval_id: 'apr_1', approver: 'alice', channel: 'cli', approved_at: null,
+      definition_hash: 'h1', issued_at: new Date(), revoked_at: null, revoked_by: null, revoked_why: null, ...grantOver,
+    };
+    expect(authorization(job, grant).rule).toBe(rule);
+    expect(authorization(job, grant).cron_authorized).toBe(rule === 'grant.valid');
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { redact, redactText } from '../../src/util/redact.ts';
+
+const SECRET = 'hunter2-s3cr3t-value';
+
+describe('redact', () => {
+  it.each([
+    ['password', { password: SECRET }],
+    ['passwd', { db: { passwd: SECRET } }],
+    ['token', { token: SECRET }],
+    ['refresh_token', { refresh_token: SECRET }],
+    ['secret', { client_secret: SECRET }],
+    ['api_key', { api_key: SECRET }],
+    ['apiKey', { apiKey: SECRET }],
+    ['Authorization header', { headers: { Authorization: `Bearer ${SECRET}` } }],
+    ['X-Api-Key header', { headers: { 'X-Api-Key': SECRET } }],
+    ['cookie', { Cookie: `sid=${SECRET}` }],
+    ['credentials object', { credentials: { github: SECRET } }],
+    ['private_key', { private_key: SECRET }],
+    ['inside arrays', { steps: [{ args: { token: SECRET } }] }],
+    ['userinfo in a URL', { url: `postgres://app:${SECRET}@db:5432/x` }],
+    ['bearer in text', { error: `401 with Authorization: Bearer ${SECRET}` }],
+    ['key=value in text', { note: `retry with api_key=${SECRET}&x=1` }],
+    ['cookie line in text', { raw: `Cookie: a=1; sid=${SECRET}` }],
+  ])('masks %s', (_name, value) => {
+    expect(JSON.stringify(redact(value))).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['a plain URL', 'https://example.com/path?q=1'],
+    ['prose mentioning tokens', 'the model used many tokens'],
+  ])('leaves %s alone', (_name, text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('keeps numeric token counters and non-secret fields', () => {
+    expect(redact({ max_tokens: 2048, usage: { prompt_tokens: 12, total_tokens: 30 }, name: 'nightly', token: 7 }))
+      .toEqual({ max_tokens: 2048, usage: { prompt_tokens: 12, total_tokens: 30 }, name: 'nightly', token: '[REDACTED]' });
+  });
+
+  it('copies values shared by two fields and marks only real cycles', () => {
+    const shared = { a: 1 };
+    const cyclic: Record<string, unknown> = { shared, again: shared };
+    cyclic.self = cyclic;
+    expect(redact(cyclic)).toEqual({ shared: { a: 1 }, again: { a: 1 }, self: '[Circular]' });
+  });
+});
