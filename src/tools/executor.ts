@@ -1,7 +1,7 @@
 import type { EffectLedger } from './effects.ts';
 import { redactText } from '../util/redact.ts';
 import { nextAttempt, type ToolExecutionContext } from './context.ts';
-import { fail, type ToolResult, type Tool } from './types.ts';
+import { fail, type CallApproval, type ToolResult, type Tool } from './types.ts';
 import { validateParams } from './validate.ts';
 
 /** How long a tool gets after its AbortSignal fires before we stop waiting for it. */
@@ -14,6 +14,8 @@ export interface ExecuteToolOptions {
   readonly signal?: AbortSignal;
   /** Where side-effecting tools record results; a replay returns the recorded one. */
   readonly ledger?: EffectLedger;
+  /** The gate's decision for this call, passed on to the tool. */
+  readonly approval?: CallApproval;
   readonly graceMs?: number;
 }
 
@@ -63,7 +65,7 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
     else opts.signal?.addEventListener('abort', () => hard(`${tool.name} was cancelled`), { once: true });
   });
   try {
-    const run = tool.execute(params, ctx, { signal: controller.signal }).then(
+    const run = tool.execute(params, ctx, { signal: controller.signal, ...(opts.approval ? { approval: opts.approval } : {}) }).then(
       (r) => (controller.signal.aborted && !r.success && r.errorKind !== 'timeout'
         ? fail('timeout', `${tool.name} stopped after its deadline: ${r.error ?? ''}`.trim())
         : r),

@@ -13,9 +13,17 @@ export interface ToolResult {
   readonly errorKind?: ErrorKind;
 }
 
-/** What a tool's execute receives besides its params: the frozen context and a cancel signal. */
+/** How the gate let this call through; tools that issue lasting grants read it (cronjob). */
+export interface CallApproval {
+  readonly approval_source: 'human' | 'auto';
+  readonly approval_id?: string;
+  readonly approver?: string;
+}
+
+/** What a tool's execute receives besides its params: a cancel signal and the call's approval. */
 export interface ExecuteOptions {
   readonly signal: AbortSignal;
+  readonly approval?: CallApproval;
 }
 
 export interface Tool {

@@ -105,6 +105,25 @@ describe('audit chain', () => {
     expect(v).toMatchObject({ ok: false, firstBad: { seq: 5, problem: 'edited' } });
   });
 
+  it('never lets a credential reach the audit table, in any field (I11)', async () => {
+    const d = await freshDatabase();
+    made.push(d);
+    const secrets = ['tok-9f8e7d6c5b4a', 'pw-0a1b2c3d4e', 'sk-abcdefghijklmnopqrstuv', 'ghp_abcdefghijklmnopqrstuvwxyz01'];
+    await appendAudit(d.db, {
+      kind: 'run.state', actor: 'cron', reason: `webhook https://bot:${secrets[1]}@hooks.example/x said: token=${secrets[0]}`,
+      data: {
+        headers: { Authorization: `Bearer ${secrets[0]}`, 'x-api-key': secrets[2] },
+        credentials: { github: secrets[3] },
+        nested: [{ password: secrets[1] }, `use ${secrets[2]} please`],
+        url: `postgres://app:${secrets[1]}@db/x`,
+      },
+    });
+    const raw = (await d.pool.query('select t::text as t from audit_events t')).rows.map((r) => r.t).join('\n');
+    for (const secret of secrets) expect(raw).not.toContain(secret);
+    expect(raw).toContain('[REDACTED]');
+    expect((await verifyAudit(d.db)).ok).toBe(true);
+  });
+
   it('lists newest first with filters and exports in chain order', async () => {
     const d = await freshDatabase();
     made.push(d);

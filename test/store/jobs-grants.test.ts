@@ -23,23 +23,28 @@ describe('jobs', () => {
     expect(created?.data).toMatchObject({ definition_hash: job.definition_hash });
   });
 
+  const agent = (prompt: string, model?: string) => ({ payload: { kind: 'agent' as const, prompt, ...(model ? { model } : {}) } });
   it.each([
-    ['steps', { payload: { kind: 'steps' as const, steps: [{ tool: 'read_file', args: { path: 'OTHER.md' } }] } }, true],
-    ['prompt', { payload: { kind: 'agent' as const, prompt: 'Summarise the logs.' } }, true],
-    ['model', { payload: { kind: 'agent' as const, prompt: 'Summarise the logs.', model: 'big' } }, true],
-    ['tool set', { tools: ['read_file', 'write_file'] }, true],
-    ['schedule', { schedule: '0 4 * * *' }, true],
-    ['timezone', { timezone: 'America/New_York' }, true],
-    ['delivery', { delivery: { notify: 'ops' } }, true],
-    ['tool order only', { tools: ['notify', 'read_file'] }, false],
-    ['name', { name: 'renamed' }, false],
-    ['jitter', { jitter_seconds: 30 }, false],
-    ['max runs', { max_runs: 5 }, false],
-  ])('a change of %s changes the definition hash: %s', (_what, patch, changes) => {
-    const base = definitionHash(aJob({ payload: { kind: 'agent', prompt: 'Summarise the logs.' } }));
-    const patched = { ...aJob({ payload: { kind: 'agent', prompt: 'Summarise the logs.' } }), ...patch };
-    if (_what === 'steps') expect(definitionHash(patched)).not.toBe(definitionHash(aJob()));
-    else expect(definitionHash(patched) !== base).toBe(changes);
+    ['the steps', {}, { payload: { kind: 'steps' as const, steps: [{ tool: 'read_file', args: { path: 'OTHER.md' } }] } }],
+    ['the prompt', agent('Summarise the logs.'), agent('Delete the logs.')],
+    ['the model', agent('Summarise the logs.', 'small'), agent('Summarise the logs.', 'big')],
+    ['the tool set', {}, { tools: ['read_file', 'write_file'] }],
+    ['the schedule', {}, { schedule: '0 4 * * *' }],
+    ['the timezone', {}, { timezone: 'America/New_York' }],
+    ['the delivery', {}, { delivery: { notify: 'ops' } }],
+  ])('changing %s changes the definition hash (a human must approve it again)', (_what, from, to) => {
+    const before = aJob(from);
+    expect(definitionHash({ ...before, ...to })).not.toBe(definitionHash(before));
+  });
+
+  it.each([
+    ['only the tool order or duplicates', { tools: ['notify', 'read_file', 'notify'] }],
+    ['the name', { name: 'renamed' }],
+    ['the jitter', { jitter_seconds: 30 }],
+    ['max runs', { max_runs: 5 }],
+    ['the overlap policy', { overlap_policy: 'allow' as const }],
+  ])('changing %s keeps the definition hash', (_what, to) => {
+    expect(definitionHash({ ...aJob(), ...to })).toBe(definitionHash(aJob()));
   });
 
   it('a definition change clears the live grant (I2); a cosmetic change keeps it', async () => {
@@ -142,11 +147,11 @@ describe('grants', () => {
   });
 
   it.each([
-    ['no grant', null, {}, 'grant.none'],
-    ['a revoked grant', { revoked_at: new Date() }, {}, 'grant.none'],
-    ['a removed job', {}, { removed_at: new Date() }, 'grant.job_removed'],
-    ['a matching live human grant', {}, {}, 'grant.valid'],
-  ] as const)('authorization with %s → %s', (_name, grantOver, jobOver, rule) => {
+    { name: 'no grant', grantOver: null, jobOver: {}, rule: 'grant.none' },
+    { name: 'a revoked grant', grantOver: { revoked_at: new Date() }, jobOver: {}, rule: 'grant.none' },
+    { name: 'a removed job', grantOver: {}, jobOver: { removed_at: new Date() }, rule: 'grant.job_removed' },
+    { name: 'a matching live human grant', grantOver: {}, jobOver: {}, rule: 'grant.valid' },
+  ])('authorization with $name gives $rule', ({ grantOver, jobOver, rule }) => {
     const job = { definition_hash: 'h1', removed_at: null, ...jobOver };
     const grant = grantOver === null ? null : {
       id: 'grt_x', job_id: 'job_x', cron_authorized: true, approval_id: 'apr_1', approver: 'alice', channel: 'cli', approved_at: null,

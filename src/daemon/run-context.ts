@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { JobRow } from '../store/schema.ts';
+import { buildContext, type ToolExecutionContext } from '../tools/context.ts';
+
+export interface RunIds {
+  readonly execution_id: string;
+  readonly trace_id: string;
+}
+
+export function newRunIds(): RunIds {
+  return { execution_id: randomUUID(), trace_id: randomUUID() };
+}
+
+/**
+ * The unattended context of one run (SPEC §7): fresh ids, session `cron:<job>`,
+ * cron_authorized only from the grant check, approval_source never "human".
+ */
+export function unattendedRunContext(
+  job: Pick<JobRow, 'id' | 'owner' | 'tools'>, cronAuthorized: boolean, attempt: number, ids: RunIds = newRunIds(),
+): ToolExecutionContext {
+  return buildContext({
+    ...ids,
+    session_key: `cron:${job.id}`,
+    memory_scope: job.owner,
+    user_id: job.owner,
+    agent_id: 'cron',
+    attempt_index: Math.max(0, attempt - 1),
+    // a later attempt replays: side effects recorded by earlier attempts are not repeated
+    is_replay: attempt > 1,
+    channel: 'cron',
+    unattended: true,
+    cron_authorized: cronAuthorized,
+    approval_source: 'auto',
+    allowed_tools: job.tools ?? [],
+  });
+}

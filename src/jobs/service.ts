@@ -1,0 +1,117 @@
+import type { Executor } from '../store/db.ts';
+import { appendAudit } from '../store/audit.ts';
+import { issueGrant } from '../store/grants.ts';
+import { createJob, getJob, updateJob, type JobPatch } from '../store/jobs.ts';
+import { insertRun } from '../store/runs.ts';
+import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
+import { nextInstant, parseSchedule } from '../scheduler/schedule.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+import type { CallApproval } from '../tools/types.ts';
+import { jobDefinitionSchema, type JobDefinition, type JobDefinitionInput } from './definition.ts';
+import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
+
+export interface JobServiceDeps {
+  readonly db: Executor;
+  /** Puts a queued run on the queue (the daemon's RunQueue.enqueue). Without it, the reconciler picks the run up. */
+  readonly enqueue?: (runId: string) => Promise<void>;
+  readonly now?: () => Date;
+}
+
+export class JobInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobInputError';
+  }
+}
+
+/** Parses a definition, naming each bad field; the schedule is checked by the scheduler's parser. */
+export function parseDefinition(input: unknown): JobDefinition {
+  const parsed = jobDefinitionSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new JobInputError(parsed.error.issues.map((i) => `${i.path.join('.') || '(definition)'}: ${i.message}`).join('; '));
+  }
+  firstFire(parsed.data.schedule, parsed.data.timezone, new Date());
+  return parsed.data;
+}
+
+function firstFire(schedule: string, timezone: string, now: Date): Date | null {
+  try {
+    return nextInstant(parseSchedule(schedule, timezone), now);
+  } catch (err) {
+    throw new JobInputError(`schedule: ${(err as Error).message}`);
+  }
+}
+
+export interface ChangeResult {
+  readonly job: JobRow;
+  readonly grant: GrantRow | null;
+  readonly verdict: GrantVerdict;
+}
+
+async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
+  const verdict = grantForChange(ctx, approval);
+  if (verdict.issue) {
+    const grant = await issueGrant(db, {
+      job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
+      approved_at: new Date(), definition_hash: job.definition_hash, actor: verdict.approver,
+    });
+    return { grant, verdict };
+  }
+  await appendAudit(db, {
+    kind: 'grant.not_issued', actor: ctx.user_id || null, job_id: job.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
+    rule: verdict.rule, reason: GRANT_POLICY_RULES[verdict.rule], data: { approval_source: approval?.approval_source ?? ctx.approval_source },
+  });
+  return { grant: null, verdict };
+}
+
+/** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
+export async function createJobFromCall(deps: JobServiceDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
+  const def = parseDefinition(input);
+  const now = deps.now?.() ?? new Date();
+  const job = await createJob(deps.db, {
+    ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
+    next_fire_at: firstFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
+  });
+  return { job, ...(await applyGrantPolicy(deps.db, job, ctx, approval)) };
+}
+
+/**
+ * `cronjob update`: any definition change clears the grant (in updateJob);
+ * a human-approved change issues a new one for the new definition.
+ */
+export async function updateJobFromCall(
+  deps: JobServiceDeps, id: string, patch: Partial<JobDefinitionInput>, ctx: ToolExecutionContext, approval: CallApproval | undefined,
+): Promise<ChangeResult | null> {
+  const before = await getJob(deps.db, id);
+  if (!before) return null;
+  const merged = parseDefinition({ ...definitionInputOf(before), ...patch });
+  const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
+  const now = deps.now?.() ?? new Date();
+  const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: firstFire(merged.schedule, merged.timezone, now) } : {}) };
+  const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' });
+  if (!updated) return null;
+  if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
+  return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval)) };
+}
+
+/** The definition fields of a stored job, in the shape parseDefinition takes. */
+export function definitionInputOf(job: JobRow): JobDefinitionInput {
+  return {
+    name: job.name, schedule: job.schedule, timezone: job.timezone, payload: job.payload as JobDefinitionInput['payload'],
+    tools: job.tools, delivery: (job.delivery as JobDefinitionInput['delivery']) ?? null,
+    overlap_policy: job.overlap_policy, misfire_policy: job.misfire_policy, catchup_window_seconds: job.catchup_window_seconds,
+    jitter_seconds: job.jitter_seconds, timeout_seconds: job.timeout_seconds, max_retries: job.max_retries,
+    retry_backoff_seconds: job.retry_backoff_seconds, max_runs: job.max_runs,
+  };
+}
+
+/** "Run now": the same path as firing, with trigger manual. */
+export async function manualRun(deps: JobServiceDeps, id: string, actor: string): Promise<RunRow | null> {
+  const job = await getJob(deps.db, id);
+  if (!job) return null;
+  const run = await insertRun(deps.db, { job_id: id, nominal_at: deps.now?.() ?? new Date(), trigger: 'manual' });
+  if (!run) return null;
+  await appendAudit(deps.db, { kind: 'run.queued', actor, job_id: id, run_id: run.id, data: { trigger: 'manual' } });
+  await deps.enqueue?.(run.id);
+  return run;
+}

