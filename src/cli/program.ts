@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { registerCheckCallCommand } from './commands/check-call.ts';
 import { registerConfigCommands } from './commands/config-validate.ts';
 import { registerToolsCommands } from './commands/tools-list.ts';
+import { registerDaemonCommands } from './commands/daemon.ts';
+import { registerJobsCommands } from './commands/jobs.ts';
+import { registerApprovalCommands, registerAuditCommands, registerGrantCommands } from './commands/admin.ts';
 import { CliError, EXIT } from './errors.ts';
 import { redactText } from '../util/redact.ts';
 
@@ -15,6 +18,11 @@ export function buildProgram(): Command {
   registerToolsCommands(program);
   const check = program.command('check').description('judge calls, commands and URLs without running anything');
   registerCheckCallCommand(check);
+  registerDaemonCommands(program);
+  registerJobsCommands(program);
+  registerGrantCommands(program);
+  registerApprovalCommands(program);
+  registerAuditCommands(program);
   return program;
 }
 

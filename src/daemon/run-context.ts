@@ -7,8 +7,12 @@ export interface RunIds {
   readonly trace_id: string;
 }
 
-export function newRunIds(): RunIds {
-  return { execution_id: randomUUID(), trace_id: randomUUID() };
+/**
+ * A fresh execution per attempt; the trace is the run, so every attempt of a
+ * run derives the same idempotency keys and a retry replays recorded effects.
+ */
+export function newRunIds(runId: string): RunIds {
+  return { execution_id: randomUUID(), trace_id: runId };
 }
 
 /**
@@ -16,7 +20,7 @@ export function newRunIds(): RunIds {
  * cron_authorized only from the grant check, approval_source never "human".
  */
 export function unattendedRunContext(
-  job: Pick<JobRow, 'id' | 'owner' | 'tools'>, cronAuthorized: boolean, attempt: number, ids: RunIds = newRunIds(),
+  job: Pick<JobRow, 'id' | 'owner' | 'tools'>, cronAuthorized: boolean, attempt: number, ids: RunIds,
 ): ToolExecutionContext {
   return buildContext({
     ...ids,

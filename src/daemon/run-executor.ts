@@ -42,7 +42,7 @@ export interface StepRecord {
 export type RunResult =
   | { readonly kind: 'duplicate' }
   | { readonly kind: 'finished'; readonly state: FinalState; readonly run: RunRow | null }
-  | { readonly kind: 'retrying'; readonly notBefore: Date };
+  | { readonly kind: 'retrying'; readonly notBefore: Date; readonly attempt: number };
 
 /**
  * Executes one run. The claim comes first: a redelivered or stalled duplicate
@@ -50,7 +50,7 @@ export type RunResult =
  */
 export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<RunResult> {
   const { db, config, logger } = deps;
-  const ids = newRunIds();
+  const ids = newRunIds(runId);
   const claimed = await claimRun(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds, ...ids });
   if (!claimed) {
     logger.debug({ run_id: runId }, 'run already claimed or finished; duplicate delivery ignored');
@@ -175,7 +175,7 @@ async function settle(
     await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore });
     await appendAudit(db, { kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
     logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
-    return { kind: 'retrying', notBefore };
+    return { kind: 'retrying', notBefore, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   const finished = await finishRun(db, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant });

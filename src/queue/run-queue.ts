@@ -1,4 +1,4 @@
-import { Queue, Worker, withBackend, createPostgresBackend, type Job, type Processor } from 'bullmq';
+import { DelayedError, Queue, Worker, withBackend, createPostgresBackend, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
 
 /** The message on the queue: only the run id; PostgreSQL holds everything else. */
@@ -12,17 +12,27 @@ export type QueueBackend =
 
 export interface RunQueue {
   readonly backend: QueueBackend['kind'];
-  /** Idempotent: the BullMQ job id is the run id, so a second enqueue of the same run is a no-op. */
-  enqueue(runId: string, opts?: { delayMs?: number }): Promise<void>;
-  /** Whether the queue still holds a job for this run (waiting, delayed or active). */
-  holds(runId: string): Promise<boolean>;
+  /**
+   * Idempotent per attempt: the BullMQ job id is `<run id>.<attempts so far>`, so
+   * a second enqueue of the same attempt is a no-op and a retry gets a new job.
+   */
+  enqueue(runId: string, opts?: { attempt?: number; delayMs?: number }): Promise<void>;
+  /** Whether the queue still holds this attempt's job (waiting, delayed or active). */
+  holds(runId: string, attempt?: number): Promise<boolean>;
   depth(): Promise<number>;
   /** Starts consuming; one call per process. */
   work(
-    handler: (runId: string, job: Job<RunMessage>) => Promise<void>,
+    handler: (runId: string, delivery: Delivery) => Promise<void>,
     opts: { concurrency: number; lockDurationMs?: number; onError?: (err: Error) => void },
   ): QueueWorker;
   close(): Promise<void>;
+}
+
+/** What a handler may do with the delivery besides finishing it. */
+export interface Delivery {
+  /** Puts this delivery back for later (overlap buffer_one); never returns. */
+  defer(ms: number): Promise<never>;
+  readonly attemptsMade: number;
 }
 
 export interface QueueWorker {
@@ -33,9 +43,9 @@ export interface QueueWorker {
 export const QUEUE_NAME = 'runs';
 
 /** BullMQ custom ids must not look like integers nor contain ':'. */
-export function jobIdFor(runId: string): string {
-  if (/^\d+$/.test(runId) || runId.includes(':')) throw new Error(`run id ${JSON.stringify(runId)} cannot be a BullMQ job id`);
-  return runId;
+export function jobIdFor(runId: string, attempt = 0): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(runId) || /^\d+$/.test(runId)) throw new Error(`run id ${JSON.stringify(runId)} cannot be a BullMQ job id`);
+  return `${runId}.${attempt}`;
 }
 
 export function openRunQueue(backend: QueueBackend, prefix: string): RunQueue {
@@ -77,10 +87,18 @@ function wrap(
   return {
     backend: kind,
     async enqueue(runId, opts = {}) {
-      await queue.add('run', { runId }, { ...JOB_OPTIONS, jobId: jobIdFor(runId), delay: opts.delayMs ?? 0 });
+      const jobId = jobIdFor(runId, opts.attempt ?? 0);
+      // a finished queue job keeps its id; a run sent back (retry, reconcile) needs a fresh one
+      const previous = await queue.getJob(jobId);
+      if (previous) {
+        const state = await previous.getState();
+        if (state !== 'completed' && state !== 'failed') return;
+        await previous.remove().catch(() => {});
+      }
+      await queue.add('run', { runId }, { ...JOB_OPTIONS, jobId, delay: Math.max(0, Math.round(opts.delayMs ?? 0)) });
     },
-    async holds(runId) {
-      const job = await queue.getJob(jobIdFor(runId));
+    async holds(runId, attempt = 0) {
+      const job = await queue.getJob(jobIdFor(runId, attempt));
       if (!job) return false;
       const state = await job.getState();
       return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'prioritized' || state === 'waiting-children';
@@ -90,7 +108,13 @@ function wrap(
       return Object.values(c).reduce((a, b) => a + b, 0);
     },
     work(handler, opts) {
-      const worker = makeWorker(async (job) => handler(job.data.runId, job), opts.concurrency, opts.lockDurationMs ?? 60_000);
+      const worker = makeWorker(async (job, token) => handler(job.data.runId, {
+        attemptsMade: job.attemptsMade,
+        async defer(ms) {
+          await job.moveToDelayed(Date.now() + ms, token);
+          throw new DelayedError();
+        },
+      }), opts.concurrency, opts.lockDurationMs ?? 60_000);
       // run failures are recorded by the handler; this is the queue connection itself
       worker.on('error', (err) => opts.onError?.(err));
       workers.push(worker);

@@ -2,7 +2,8 @@
  * Job schedules: what instants a schedule string names. Pure: the clock is always a parameter.
  *
  * - cron: 5 fields (minute precision) or 6 fields (leading seconds), croner 11, in an IANA zone.
- *   Nicknames (`@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) are croner's.
+ *   Nicknames (`@hourly`, `@daily`, `@midnight`, `@weekly`, `@monthly`, `@yearly`, `@annually`) are
+ *   croner's; `@reboot` is not a schedule.
  *   DST (croner's rules, with fixedTimeRule "no-wildcard", close to Vixie cron): a pattern whose
  *   second/minute/hour fields have no `*` and no step is fixed-time; in a spring-forward gap it
  *   runs when the clock has jumped (02:30 -> 03:00 that day), and a repeated fall-back time runs
@@ -54,6 +55,21 @@ function cronFor(schedule: Extract<Schedule, { kind: 'cron' }>): Cron {
  * stable instant such as the job's creation time; default: the Unix epoch).
  */
 export function parseSchedule(text: string, timezone = 'UTC', anchor: Date = EVERY_EPOCH_ANCHOR): Schedule {
+  // The firing loop parses the same few schedules every tick; results are immutable, so memoise.
+  const anchored = /^\s*every\b/i.test(text); // the anchor matters only to `every`
+  const key = `${timezone}\u0000${anchored && anchor instanceof Date ? anchor.getTime() : ''}\u0000${text}`;
+  const known = parsed.get(key);
+  if (known) return known;
+  const schedule = parseUncached(text, timezone, anchor);
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  parsed.set(key, schedule);
+  return schedule;
+}
+
+const PARSED_MAX = 20_000;
+const parsed = new Map<string, Schedule>();
+
+function parseUncached(text: string, timezone: string, anchor: Date): Schedule {
   if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
     throw new ScheduleError(`timezone ${JSON.stringify(timezone)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`, String(timezone));
   }
@@ -68,8 +84,13 @@ export function parseSchedule(text: string, timezone = 'UTC', anchor: Date = EVE
   return Object.freeze(schedule);
 }
 
+const NICKNAMES = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+
 function parseCron(pattern: string, timezone: string): Schedule {
   const fields = pattern.split(' ').length;
+  if (pattern.startsWith('@') && !NICKNAMES.includes(pattern.toLowerCase())) {
+    throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: unknown nickname (use one of ${NICKNAMES.join(', ')})`, pattern);
+  }
   if (!pattern.startsWith('@') && fields !== 5 && fields !== 6) {
     throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: expected 5 or 6 cron fields, got ${fields}`, pattern);
   }

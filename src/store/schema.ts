@@ -180,6 +180,14 @@ export const auditEvents = pgTable('audit_events', {
   index('audit_events_prev_hash_idx').on(t.prev_hash),
 ]);
 
+/** Results of side-effecting tool calls by idempotency key: a replay returns them instead of repeating the effect. */
+export const toolEffects = pgTable('tool_effects', {
+  idempotency_key: text('idempotency_key').primaryKey(),
+  tool: text('tool').notNull(),
+  result: jsonb('result').$type<Record<string, unknown>>().notNull(),
+  created_at: tz('created_at').notNull().defaultNow(),
+});
+
 export type JobRow = typeof jobs.$inferSelect;
 export type GrantRow = typeof jobGrants.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;

@@ -1,0 +1,38 @@
+import type { HumanApprover } from '../approval/ports.ts';
+import type { Config } from '../config/schema.ts';
+import type { Database } from '../store/db.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+
+/**
+ * The human approver for a CLI session: a terminal prompt when there is one;
+ * otherwise the request waits in the database for `echo-agent approvals approve`.
+ * Both persist the request first.
+ */
+export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string): Promise<HumanApprover> {
+  const [{ createApproval, answerApproval }, { storeApprover }, { ttyApprover }, { describeJobCall }] = await Promise.all([
+    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
+  ]);
+  if (!process.stdin.isTTY) {
+    return storeApprover(database.db, {
+      onPending: (row) => process.stderr.write(
+        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): run  echo-agent approvals approve ${row.id}  or  echo-agent approvals deny ${row.id}\n`,
+      ),
+    });
+  }
+  return ttyApprover({
+    input: process.stdin, output: process.stderr, approver: actor,
+    describe: (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }) : []),
+    persist: {
+      async create(req) {
+        await createApproval(database.db, {
+          id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk, flags: req.flags,
+          scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel, user_id: req.ctx.user_id,
+          execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at,
+        });
+      },
+      async answer(req, answer, by) {
+        return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by })).ok;
+      },
+    },
+  });
+}

@@ -1,0 +1,145 @@
+import type { Command } from 'commander';
+import type { Config } from '../../config/schema.ts';
+import { loadConfigOrExit } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { printJson, printTable } from '../output.ts';
+import { actorName, withStore } from '../store-session.ts';
+
+const configOf = (cmd: Command): Config => loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined).config;
+
+function parseInstant(flag: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new CliError(`${flag}: expected an ISO-8601 date or instant, got "${value}"`);
+  return d;
+}
+
+export function registerGrantCommands(program: Command): void {
+  const grants = program.command('grants').description('which jobs hold cron authorisation, and who approved it');
+  grants.command('list').description('live grants (all with --all)').option('--job <id>', 'one job').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
+    .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
+      const { listGrants } = await import('../../store/grants.ts');
+      const rows = await withStore(configOf(cmd), (db) => listGrants(db.db, { ...(opts.job ? { job_id: opts.job } : {}), includeRevoked: Boolean(opts.all) }));
+      if (opts.json) printJson(rows);
+      else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'ENDED'], rows.map((g) => [
+        g.id, g.job_id, g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
+        g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
+      ]));
+    });
+
+  grants.command('show').argument('<job>').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
+    .action(async (jobId: string, opts: { json?: boolean }, cmd: Command) => {
+      const config = configOf(cmd);
+      const [{ getJob }, { liveGrant, authorization }, { builtinTools }, { jobToolSet }] = await Promise.all([
+        import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+      ]);
+      const report = await withStore(config, async (db) => {
+        const job = await getJob(db.db, jobId, { includeRemoved: true });
+        if (!job) return null;
+        const grant = await liveGrant(db.db, jobId);
+        const auth = authorization(job, grant);
+        const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools);
+        return {
+          job: { id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, next_fire_at: job.next_fire_at, definition_hash: job.definition_hash },
+          authorization: auth,
+          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, definition_matches: grant.definition_hash === job.definition_hash } : null,
+          unattended_policy: config.permissions.approval.unattended_policy,
+          tools: set.offered, removed: set.removed,
+        };
+      });
+      if (!report) throw new CliError(`no job with id ${jobId}`, EXIT.failure);
+      if (opts.json) {
+        printJson(report);
+        return;
+      }
+      const g = report.grant;
+      process.stdout.write([
+        `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}${report.job.paused ? ', PAUSED' : ''}, next ${report.job.next_fire_at?.toISOString() ?? 'never'}`,
+        `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
+        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}` : 'grant: none',
+        report.authorization.cron_authorized
+          ? 'tonight: read_only calls allowed; write and exec calls allowed; dangerous calls refused'
+          : `tonight: read_only calls allowed; others follow unattended_policy=${report.unattended_policy}; dangerous calls refused`,
+        '',
+        'tools its runs may use (security profile >= daemon):',
+      ].join('\n') + '\n');
+      printTable(['TOOL', 'RISK'], report.tools.map((t) => [t.name, t.risk]));
+      process.stdout.write('\nnot available to its runs:\n');
+      printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
+    });
+
+  grants.command('revoke').argument('<job>').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
+    .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
+    .action(async (jobId: string, opts: { why: string; as?: string; json?: boolean }, cmd: Command) => {
+      if (!opts.why.trim()) throw new CliError('--why: a reason is required');
+      const { revokeGrant } = await import('../../store/grants.ts');
+      const by = await actorName(opts.as);
+      const revoked = await withStore(configOf(cmd), (db) => revokeGrant(db.db, { job_id: jobId, by, why: opts.why }));
+      if (!revoked) throw new CliError(`job ${jobId} has no live grant`, EXIT.failure);
+      if (opts.json) printJson(revoked);
+      else process.stdout.write(`revoked grant ${revoked.id} of ${jobId}\n`);
+    });
+}
+
+export function registerApprovalCommands(program: Command): void {
+  const approvals = program.command('approvals').description('human approval requests waiting for an answer');
+  approvals.command('list').description('pending requests (all with --all)').option('--all', 'every state').option('--json', 'print JSON')
+    .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+      const { listApprovals } = await import('../../store/approvals.ts');
+      const rows = await withStore(configOf(cmd), (db) => listApprovals(db.db, opts.all ? {} : { state: 'pending' }));
+      if (opts.json) printJson(rows);
+      else printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
+    });
+  for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
+    const c = approvals.command(name).argument('<id>').description(name === 'approve' ? 'approve a pending request (as a human, for that one call)' : 'refuse a pending request')
+      .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON');
+    if (name === 'approve') c.option('--always', 'also record a persistent approval (not for dangerous calls)');
+    c.action(async (id: string, opts: { as?: string; always?: boolean; json?: boolean }, cmd: Command) => {
+      const { answerApproval, getApproval } = await import('../../store/approvals.ts');
+      const by = await actorName(opts.as);
+      const result = await withStore(configOf(cmd), async (db) => {
+        const row = await getApproval(db.db, id);
+        if (!row) return null;
+        return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by });
+      });
+      if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
+      if (!result.ok) throw new CliError(`${id}: ${result.reason}`, EXIT.failure);
+      if (opts.json) printJson(result.approval);
+      else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n`);
+    });
+  }
+}
+
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('the append-only, hash-chained audit log');
+  audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
+    .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
+    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit: expected a positive integer, got "${opts.limit}"`);
+      const since = parseInstant('--since', opts.since);
+      const { listAudit } = await import('../../store/audit.ts');
+      const rows = await withStore(configOf(cmd), (db) => listAudit(db.db, {
+        ...(opts.job ? { job_id: opts.job } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
+      }));
+      if (opts.json) printJson(rows);
+      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
+    });
+  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)').option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { verifyAudit } = await import('../../store/audit-verify.ts');
+      const verdict = await withStore(configOf(cmd), (db) => verifyAudit(db.db));
+      if (opts.json) printJson(verdict);
+      else if (verdict.ok) process.stdout.write(`audit chain ok: ${verdict.checked} records, head ${verdict.head.seq} ${verdict.head.hash}\n`);
+      else process.stdout.write(`audit chain BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
+      if (!verdict.ok) process.exitCode = EXIT.failure;
+    });
+  audit.command('export').description('every record in chain order as JSON lines').option('--job <id>', 'one job').option('--since <instant>', 'ISO date or instant')
+    .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
+      const since = parseInstant('--since', opts.since);
+      const { exportAudit } = await import('../../store/audit.ts');
+      await withStore(configOf(cmd), async (db) => {
+        for await (const row of exportAudit(db.db, { ...(opts.job ? { job_id: opts.job } : {}), ...(since ? { since } : {}) })) process.stdout.write(`${JSON.stringify(row)}\n`);
+      });
+    });
+}

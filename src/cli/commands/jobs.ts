@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import type { Config } from '../../config/schema.ts';
+import type { Database } from '../../store/db.ts';
+import type { JobRow } from '../../store/schema.ts';
+import { loadConfigOrExit } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { printJson, printTable } from '../output.ts';
+import { actorName, withStore } from '../store-session.ts';
+
+interface DefinitionFlags {
+  file?: string;
+  name?: string;
+  schedule?: string;
+  timezone?: string;
+  steps?: string;
+  prompt?: string;
+  model?: string;
+  tools?: string;
+  json?: boolean;
+  as?: string;
+}
+
+const configOf = (cmd: Command): Config => loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined).config;
+
+function readStructured(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`${what} ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, EXIT.dataErr);
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw new CliError(`${what} ${file}: not valid YAML/JSON (${(err as Error).message.split('\n')[0]})`, EXIT.dataErr);
+  }
+}
+
+/** The cronjob tool's arguments from flags or a job file (jobs/*.yaml). */
+export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags, id?: string): Record<string, unknown> {
+  const fromFile = flags.file ? readStructured(flags.file, 'job file') as Record<string, unknown> | null : {};
+  if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new CliError(`job file ${flags.file}: expected a mapping of job fields`, EXIT.dataErr);
+  const { name, schedule, timezone, payload, ...options } = fromFile as Record<string, unknown>;
+  let steps: unknown;
+  if (flags.steps) {
+    const parsed = readStructured(flags.steps, 'steps file');
+    steps = Array.isArray(parsed) ? parsed : (parsed as { steps?: unknown } | null)?.steps;
+    if (!Array.isArray(steps)) throw new CliError(`steps file ${flags.steps}: expected a list of {tool, args}`, EXIT.dataErr);
+  }
+  if (flags.steps && flags.prompt) throw new CliError('give --steps or --prompt, not both');
+  const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...(flags.model ? { model: flags.model } : {}) } : undefined;
+  if (flags.tools !== undefined) options.tools = flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
+  const args: Record<string, unknown> = {
+    action, ...(id ? { id } : {}),
+    name: flags.name ?? name, schedule: flags.schedule ?? schedule, timezone: flags.timezone ?? timezone, payload: flagPayload ?? payload,
+    ...(Object.keys(options).length > 0 ? { options } : {}),
+  };
+  for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
+  if (action === 'create') {
+    for (const k of ['name', 'schedule', 'payload']) {
+      if (args[k] === undefined) throw new CliError(`jobs create: ${k} is missing (give --${k === 'payload' ? 'steps or --prompt' : k} or put it in --file)`);
+    }
+  }
+  return args;
+}
+
+/** Runs a cronjob call in an attended cli context through the gate; its human step asks. */
+async function attendedCronjob(config: Config, database: Database, args: Record<string, unknown>, as?: string) {
+  const [{ builtinTools }, { createGuard }, { attendedCall }, { buildContext }, { cliApprover }] = await Promise.all([
+    import('../../daemon/daemon-tools.ts'), import('../../guard/index.ts'), import('../../session/attended-call.ts'),
+    import('../../tools/context.ts'), import('../attended-deps.ts'),
+  ]);
+  const actor = await actorName(as);
+  const tools = builtinTools(config, { db: database.db });
+  const approver = await cliApprover(database, config, tools, actor);
+  const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
+  return attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx);
+}
+
+function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean): void {
+  if (json) printJson(outcome);
+  else if (outcome.result.success) process.stdout.write(`${JSON.stringify(outcome.result.output, null, 2)}\n`);
+  if (!outcome.result.success) {
+    if (!json) process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
+    process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
+  }
+}
+
+function jobLine(j: JobRow) {
+  return [j.id, j.name, j.schedule, j.timezone, j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active', j.next_fire_at?.toISOString() ?? '-'];
+}
+
+export function registerJobsCommands(program: Command): void {
+  const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
+  const definitionOptions = (c: Command) => c
+    .option('--file <file>', 'job definition (YAML), e.g. jobs/nightly-report.yaml')
+    .option('--name <name>', 'job name')
+    .option('--schedule <schedule>', 'cron (5/6 fields), "every 5m" or "at 2026-12-24T18:00:00Z"')
+    .option('--timezone <tz>', 'IANA time zone for cron schedules')
+    .option('--steps <file>', 'YAML/JSON list of {tool, args}')
+    .option('--prompt <text>', 'agent prompt (agent payload)')
+    .option('--model <model>', 'model for the agent payload')
+    .option('--tools <list>', 'comma-separated tool subset the runs may use')
+    .option('--as <user>', 'who you are (default: the OS account)')
+    .option('--json', 'print JSON');
+
+  definitionOptions(jobs.command('create').description('create a job; a human approval of this call makes it cron_authorized'))
+    .action(async (flags: DefinitionFlags, cmd: Command) => {
+      const config = configOf(cmd);
+      const args = cronjobArgs('create', flags);
+      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json);
+    });
+
+  definitionOptions(jobs.command('update').argument('<id>').description('change a job; without a human approval the change clears its grant'))
+    .action(async (id: string, flags: DefinitionFlags, cmd: Command) => {
+      const config = configOf(cmd);
+      const args = cronjobArgs('update', flags, id);
+      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json);
+    });
+
+  jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
+    .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+      const { listJobs } = await import('../../store/jobs.ts');
+      const rows = await withStore(configOf(cmd), (db) => listJobs(db.db, { includeRemoved: Boolean(opts.all) }));
+      if (opts.json) printJson(rows);
+      else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], rows.map(jobLine));
+    });
+
+  jobs.command('show').argument('<id>').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      const [{ getJob }, { authorizationFor }, { listRuns }] = await Promise.all([import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../store/runs.ts')]);
+      const found = await withStore(configOf(cmd), async (db) => {
+        const job = await getJob(db.db, id, { includeRemoved: true });
+        return job ? { job, authorization: await authorizationFor(db.db, id), runs: await listRuns(db.db, { job_id: id, limit: 10 }) } : null;
+      });
+      if (!found) throw new CliError(`no job with id ${id}`, EXIT.failure);
+      if (opts.json) printJson(found);
+      else {
+        printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(found.job)]);
+        process.stdout.write(`payload: ${JSON.stringify(found.job.payload)}\ntools: ${found.job.tools.join(', ') || '(default set)'}\n`);
+        process.stdout.write(`authorisation: ${found.authorization?.rule} — ${found.authorization?.reason}\n\nrecent runs:\n`);
+        printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.error ?? r.skip_reason ?? '']));
+      }
+    });
+
+  const simple = (name: string, description: string, run: (db: Database, id: string, actor: string, opts: { note?: string; why?: string }) => Promise<unknown>) =>
+    jobs.command(name).argument('<id>').description(description).option('--note <text>', 'note (pause)').option('--why <text>', 'reason (remove)')
+      .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
+      .action(async (id: string, opts: { note?: string; why?: string; as?: string; json?: boolean }, cmd: Command) => {
+        const actor = await actorName(opts.as);
+        const result = await withStore(configOf(cmd), (db) => run(db, id, actor, opts));
+        if (!result) throw new CliError(`no job with id ${id}`, EXIT.failure);
+        if (opts.json) printJson(result);
+        else process.stdout.write(`${name}: ${id} ok\n`);
+      });
+  simple('pause', 'stop firing a job (its grant stays)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
+  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
+  simple('remove', 'remove a job (history stays; its grant ends)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
+  simple('run', 'run a job now (trigger manual); the daemon picks it up', async (db, id, actor) => (await import('../../jobs/service.ts')).manualRun({ db: db.db }, id, actor));
+
+  jobs.command('runs').argument('<id>').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
+    .action(async (id: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit: expected a positive integer, got "${opts.limit}"`);
+      const { listRuns } = await import('../../store/runs.ts');
+      const rows = await withStore(configOf(cmd), (db) => listRuns(db.db, { job_id: id, limit }));
+      if (opts.json) printJson(rows);
+      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
+    });
+}

@@ -1,0 +1,133 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.ts';
+import { createGuard } from '../guard/index.ts';
+import type { Lookup } from '../guard/ssrf/index.ts';
+import { openRunQueue, type QueueBackend, type QueueWorker, type RunQueue } from '../queue/run-queue.ts';
+import { openDatabase, type Database } from '../store/db.ts';
+import { effectLedger } from '../store/effects.ts';
+import { resolveDatabaseUrl } from '../store/embedded.ts';
+import { migrate } from '../store/migrate.ts';
+import { builtinTools } from './daemon-tools.ts';
+import { fireDueJobs } from './firing.ts';
+import { startHttp } from './http.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { reconcile } from './reconciler.ts';
+import { startWorker } from './worker.ts';
+
+export interface DaemonOptions {
+  readonly logger: Logger;
+  /** Tests: a database URL and schema instead of config/embedded. */
+  readonly database?: { url: string; schema?: string };
+  /** Tests: the queue backend instead of the one config implies. */
+  readonly queue?: QueueBackend;
+  readonly workerId?: string;
+  readonly lookup?: Lookup;
+  /** false: no HTTP listener (tests that run several daemons). */
+  readonly http?: boolean;
+  /** false: this replica fires and reconciles but runs nothing (benchmarks, tests). */
+  readonly work?: boolean;
+}
+
+export interface Daemon {
+  readonly database: Database;
+  readonly queue: RunQueue;
+  readonly metrics: Metrics;
+  readonly httpPort: number | null;
+  /** Runs one firing pass now (tests; the loop does it every tick). */
+  fireOnce(): Promise<number>;
+  reconcileOnce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The queue schema inside PostgreSQL when BullMQ runs on its PostgreSQL backend. */
+export function queueSchemaFor(prefix: string, base?: string): string {
+  return `${base ? `${base}_` : ''}${prefix.replace(/[^A-Za-z0-9_]/g, '_')}_queue`.toLowerCase();
+}
+
+export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
+  const { logger } = opts;
+  const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
+  const schema = opts.database?.schema;
+  const database = openDatabase({ url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+  const applied = await migrate(database.pool, schema ? { schema } : {});
+  logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
+
+  const backend: QueueBackend = opts.queue ?? (config.queue.redis_url
+    ? { kind: 'redis', url: config.queue.redis_url }
+    : { kind: 'postgres', url: resolved.url, schema: queueSchemaFor(config.queue.prefix, schema) });
+  const queue = openRunQueue(backend, config.queue.prefix);
+  logger.info({ backend: backend.kind }, 'queue ready');
+
+  const metrics = createMetrics();
+  const shutdown = new AbortController();
+  const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
+  const enqueue = (runId: string) => queue.enqueue(runId);
+  const tools = builtinTools(config, { db: database.db, enqueue }, opts.lookup ? { lookup: opts.lookup } : {});
+  const deps = {
+    db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
+    ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics,
+  };
+  const worker: QueueWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
+
+  let stopping = false;
+  const fireOnce = async (): Promise<number> => {
+    let total = 0;
+    for (let more = true; more && !stopping;) {
+      const report = await fireDueJobs(database.db, { logger });
+      for (const run of report.queued) await queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() });
+      for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
+      total += report.queued.length;
+      more = report.more;
+    }
+    return total;
+  };
+  const reconcileOnce = async () => {
+    await reconcile(database.db, queue, logger);
+    metrics.queueDepth.set(await queue.depth());
+  };
+  const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {
+    let running: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      running = running.then(fn).catch((err: unknown) => logger.error({ err, loop: name }, `${name} pass failed`));
+    }, everyMs);
+    return { stop: async () => { clearInterval(timer); await running; } };
+  };
+  await reconcileOnce();
+  const loops = [loop('firing', config.daemon.tick_seconds * 1000, fireOnce), loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce)];
+  const http = opts.http === false ? null : await startHttp({
+    host: config.daemon.http.host, port: config.daemon.http.port, metrics, logger,
+    health: {
+      async check() {
+        await database.pool.query('select 1');
+        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} waiting` };
+      },
+    },
+  });
+  logger.info({ worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
+
+  return {
+    database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      logger.info('stopping: no new firing; running work may finish');
+      await Promise.all(loops.map((l) => l.stop()));
+      if (worker) {
+        const graceful = worker.close();
+        const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000))]);
+        if (timedOut) {
+          logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds }, 'stop timeout reached; cancelling running work');
+          shutdown.abort();
+          await Promise.race([graceful, new Promise((r) => setTimeout(r, 5_000))]);
+          await worker.close(true).catch(() => {});
+        }
+      }
+      await http?.close();
+      await queue.close();
+      await database.close();
+      await resolved.stop();
+      logger.info('daemon stopped');
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import type { Metrics } from './metrics.ts';
+
+export interface HealthProbe {
+  /** Resolves when the database and the queue answer; rejects with what is wrong. */
+  check(): Promise<Record<string, string>>;
+}
+
+/** `/healthz` (200 ok / 503 with the failing part) and `/metrics` on a loopback port. */
+export async function startHttp(opts: { host: string; port: number; metrics: Metrics; health: HealthProbe; logger: Logger }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') {
+      res.writeHead(405).end();
+      return;
+    }
+    if (path === '/healthz') {
+      opts.health.check().then(
+        (parts) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', ...parts })),
+        (err: Error) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', error: err.message })),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      opts.metrics.registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': opts.metrics.registry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  opts.logger.info({ host: opts.host, port }, 'health and metrics listening');
+  return { server, port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import { appendAudit } from '../store/audit.ts';
+import type { Executor } from '../store/db.ts';
+import { getJob } from '../store/jobs.ts';
+import { listExpiredLeases, listQueued, markInterrupted, retryRun } from '../store/runs.ts';
+import type { RunQueue } from '../queue/run-queue.ts';
+
+export interface ReconcileReport {
+  readonly requeued: number;
+  readonly leasesExpired: number;
+}
+
+/**
+ * PostgreSQL is the source of truth and Redis may be lost: queued runs missing
+ * from the queue are sent again, and runs whose worker died are retried or
+ * recorded as interrupted. Never loses a run, never starts one twice (the claim decides).
+ */
+export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): Promise<ReconcileReport> {
+  let leasesExpired = 0;
+  for (const run of await listExpiredLeases(db)) {
+    const job = await getJob(db, run.job_id, { includeRemoved: true });
+    const reason = `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died or hung`;
+    if (job && !job.removed_at && run.attempt <= job.max_retries) {
+      if (await retryRun(db, { run_id: run.id, error: reason, not_before: new Date() })) {
+        await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt } });
+      }
+    } else if (await markInterrupted(db, { run_id: run.id, reason })) {
+      await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
+    }
+    leasesExpired++;
+    logger.warn({ run_id: run.id, job_id: run.job_id, lease_owner: run.lease_owner }, 'run lease expired');
+  }
+  let requeued = 0;
+  for (const run of await listQueued(db)) {
+    if (await queue.holds(run.id, run.attempt)) continue;
+    const delayMs = run.not_before ? run.not_before.getTime() - Date.now() : 0;
+    await queue.enqueue(run.id, { attempt: run.attempt, delayMs });
+    requeued++;
+  }
+  if (requeued > 0) logger.info({ requeued }, 'reconciler re-enqueued runs missing from the queue');
+  return { requeued, leasesExpired };
+}

@@ -1,0 +1,30 @@
+import type { Config } from '../config/schema.ts';
+import { effectiveTools, type EffectiveTools } from '../policy/effective-tools.ts';
+import { stricterProfile } from '../policy/security-profiles.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+
+/** What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset. */
+export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[]): EffectiveTools {
+  return effectiveTools(tools.allFacts(), {
+    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
+    security: stricterProfile(config.security.profile, 'daemon'), network: config.execution.network_policy, allowedTools: jobTools,
+  });
+}
+
+/** Lines for the approval prompt of a cronjob create/update: what the human is authorising. */
+export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>): string[] {
+  const payload = (args.payload ?? {}) as { kind?: string; steps?: { tool: string }[]; prompt?: string };
+  const jobTools = Array.isArray((args.options as { tools?: unknown } | undefined)?.tools) ? ((args.options as { tools: string[] }).tools) : [];
+  const set = jobToolSet(config, tools, jobTools);
+  const lines = [
+    `  job: ${String(args.name ?? args.id ?? '')}  schedule: ${String(args.schedule ?? '(unchanged)')} ${String(args.timezone ?? '')}`.trimEnd(),
+  ];
+  if (payload.kind === 'steps') lines.push(`  steps: ${(payload.steps ?? []).map((s) => s.tool).join(' -> ')}`);
+  if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}`);
+  lines.push(
+    `  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:`,
+    `    ${set.offered.map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)'}`,
+    '  dangerous tools are refused in every run, whatever is approved here.',
+  );
+  return lines;
+}
