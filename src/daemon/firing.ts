@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { planFiring, type FiringPlan } from '../scheduler/misfire.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import { jitteredStart } from '../scheduler/jitter.ts';
-import { parseSchedule } from '../scheduler/schedule.ts';
+import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import { appendAudit } from '../store/audit.ts';
 import { databaseNow, type Db, type Executor } from '../store/db.ts';
 import { advanceJob, lockDueJobs } from '../store/jobs.ts';
@@ -45,9 +45,11 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
 
 async function fireJob(tx: Executor, job: JobRow, now: Date, logger?: Logger): Promise<{ queued: RunRow[]; skipped: number; more: boolean }> {
   let plan: FiringPlan;
+  let schedule: Schedule;
   try {
+    schedule = parseSchedule(job.schedule, job.timezone);
     plan = planFiring({
-      schedule: parseSchedule(job.schedule, job.timezone), nextFireAt: job.next_fire_at, now, policy: job.misfire_policy,
+      schedule, nextFireAt: job.next_fire_at, now, policy: job.misfire_policy,
       catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count,
     });
   } catch (err) {
@@ -69,7 +71,11 @@ async function fireJob(tx: Executor, job: JobRow, now: Date, logger?: Logger): P
         continue;
       }
       if (decision.action === 'cancel_running_then_start') {
-        for (const other of active) await cancelRun(tx, { run_id: other.id, reason: `${decision.rule}: replaced by the run of ${instant.toISOString()}` });
+        for (const other of active.splice(0)) await cancelRun(tx, { run_id: other.id, reason: `${decision.rule}: replaced by the run of ${instant.toISOString()}` });
+        // a catch-up pass: the newer instant replaces the one queued just before it
+        for (const row of rows) {
+          if (row.state === 'queued') Object.assign(row, { state: 'skipped', skip_reason: `${decision.rule}: replaced by the run of ${instant.toISOString()}`, not_before: null });
+        }
         running = 0;
         waiting = 0;
       }
@@ -80,6 +86,9 @@ async function fireJob(tx: Executor, job: JobRow, now: Date, logger?: Logger): P
   const created = await insertRuns(tx, rows);
   const queued = created.filter((r) => r.state === 'queued');
   const last = plan.fire[plan.fire.length - 1];
-  await advanceJob(tx, job.id, { next_fire_at: plan.nextFireAt, ...(last ? { last_fire_at: last } : {}), fired: queued.length });
+  // planFiring ends the schedule when its fires would reach max_runs; overlap skips may have kept some from running
+  const endedEarly = plan.nextFireAt === null && job.max_runs !== null && job.fired_count + queued.length < job.max_runs;
+  const next = endedEarly ? nextInstant(schedule, now) : plan.nextFireAt;
+  await advanceJob(tx, job.id, { next_fire_at: next, ...(last ? { last_fire_at: last } : {}), fired: queued.length });
   return { queued, skipped: created.length - queued.length, more: plan.more };
 }
