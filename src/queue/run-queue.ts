@@ -49,7 +49,7 @@ export function jobIdFor(runId: string, attempt = 0): string {
 }
 
 export function openRunQueue(backend: QueueBackend, prefix: string): RunQueue {
-  return backend.kind === 'redis' ? openRedisQueue(backend.url, prefix) : openPostgresQueue(backend.url, backend.schema);
+  return backend.kind === 'redis' ? openRedisQueue(backend.url, prefix) : openPostgresQueue(backend.url, backend.schema, prefix);
 }
 
 const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 }, attempts: 1 } as const;
@@ -68,12 +68,14 @@ function openRedisQueue(url: string, prefix: string): RunQueue {
   });
 }
 
-function openPostgresQueue(url: string, schema: string): RunQueue {
+function openPostgresQueue(url: string, schema: string, prefix: string): RunQueue {
   const bound = withBackend(createPostgresBackend);
   const connection = { connectionString: url, schema, migrate: true, max: 10 };
-  const queue = new bound.Queue<RunMessage>(QUEUE_NAME, { connection });
+  // the PostgreSQL backend has no key prefix; the queue name carries it instead
+  const name = `${prefix}-${QUEUE_NAME}`;
+  const queue = new bound.Queue<RunMessage>(name, { connection });
   return wrap('postgres', queue as unknown as Queue<RunMessage>, (processor, concurrency, lockDuration) =>
-    new bound.Worker<RunMessage>(QUEUE_NAME, processor, { connection, concurrency, lockDuration, autorun: true }) as unknown as Worker<RunMessage>,
+    new bound.Worker<RunMessage>(name, processor, { connection, concurrency, lockDuration, autorun: true }) as unknown as Worker<RunMessage>,
   async () => {});
 }
 

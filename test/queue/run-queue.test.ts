@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jobIdFor, openRunQueue, type QueueBackend, type RunQueue } from '../../src/queue/run-queue.ts';
+import { TEST_DATABASE_URL } from '../support/db.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const tag = randomBytes(4).toString('hex');
+const backends: Array<[string, QueueBackend, string]> = [
+  ['redis', { kind: 'redis', url: REDIS_URL }, `test-${tag}`],
+  ['postgres', { kind: 'postgres', url: TEST_DATABASE_URL, schema: `q_${tag}` }, `test-${tag}`],
+];
+const opened: RunQueue[] = [];
+
+afterAll(async () => {
+  await Promise.all(opened.map((q) => q.close()));
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`test-${tag}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`drop schema if exists "q_${tag}" cascade`);
+  await client.end();
+});
+
+function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const start = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = () => (check() ? resolve() : Date.now() - start > ms ? reject(new Error('timed out')) : setTimeout(tick, 25));
+    tick();
+  });
+}
+
+describe('BullMQ run ids', () => {
+  it('derives a job id that is neither integer-like nor contains ":"', () => {
+    expect(jobIdFor('run_abc', 2)).toBe('run_abc.2');
+    expect(() => jobIdFor('123')).toThrow();
+    expect(() => jobIdFor('run:1')).toThrow();
+  });
+});
+
+describe.each(backends)('the run queue on %s', (_name, backend, prefix) => {
+  it('delivers each enqueued attempt once, even when it is enqueued twice while waiting', async () => {
+    const queue = openRunQueue(backend, prefix);
+    opened.push(queue);
+    const seen: string[] = [];
+    await queue.enqueue('run_a');
+    await queue.enqueue('run_a');
+    await queue.enqueue('run_b');
+    expect(await queue.holds('run_a')).toBe(true);
+    queue.work(async (runId) => { seen.push(runId); }, { concurrency: 4 });
+    await until(() => seen.length >= 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.sort()).toEqual(['run_a', 'run_b']);
+    // a retry is a new attempt and gets a new delivery
+    await queue.enqueue('run_a', { attempt: 1 });
+    await until(() => seen.length === 3);
+    expect(await queue.holds('run_a', 1)).toBe(false);
+  });
+
+  it('holds a delayed run and counts it in the depth', async () => {
+    const queue = openRunQueue(backend, `${prefix}-h`);
+    opened.push(queue);
+    await queue.enqueue('run_c', { delayMs: 60_000 });
+    expect(await queue.holds('run_c')).toBe(true);
+    expect(await queue.holds('run_c', 1)).toBe(false);
+    expect(await queue.depth()).toBe(1);
+  });
+
+  it('defers a delivery on request and delivers it again later', async () => {
+    const queue = openRunQueue(backend, `${prefix}-d`);
+    opened.push(queue);
+    let deliveries = 0;
+    queue.work(async (_id, delivery) => {
+      deliveries++;
+      if (deliveries === 1) await delivery.defer(200);
+    }, { concurrency: 1 });
+    await queue.enqueue('run_d');
+    await until(() => deliveries >= 2);
+    expect(deliveries).toBe(2);
+  });
+});
