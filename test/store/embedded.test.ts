@@ -1,3 +1,4 @@
+import { MIGRATION_COUNT } from '../support/migrations.ts';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer } from 'node:net';
@@ -78,7 +79,7 @@ describe('embedded PostgreSQL', () => {
 
       const database = openDatabase({ url: first.url, poolMax: 2 });
       try {
-        expect((await migrate(database.pool)).applied).toBe(2);
+        expect((await migrate(database.pool)).applied).toBe(MIGRATION_COUNT);
         jobId = (await createJob(database.db, aJob())).id;
       } finally {
         await database.close();

@@ -51,7 +51,7 @@ describe('runs', () => {
   it('run ids are usable as BullMQ job ids', async () => {
     const run = await insertRun(database().db, { job_id: (await newJob()).id, nominal_at: at('04:00:00') });
     expect(run!.id).toMatch(/^run_[a-z2-7]{26}$/);
-    expect(jobIdFor(run!.id)).toBe(run!.id);
+    expect(jobIdFor(run!.id)).toBe(`${run!.id}.0`);
   });
 
   it('a claim is exclusive: of many concurrent claims exactly one wins', async () => {
