@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerCheckCallCommand } from './commands/check-call.ts';
 import { registerConfigCommands } from './commands/config-validate.ts';
 import { registerToolsCommands } from './commands/tools-list.ts';
+import { registerCheckGuardCommands } from './commands/check-guard.ts';
 import { registerDaemonCommands } from './commands/daemon.ts';
 import { registerJobsCommands } from './commands/jobs.ts';
 import { registerApprovalCommands, registerAuditCommands, registerGrantCommands } from './commands/admin.ts';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerToolsCommands(program);
   const check = program.command('check').description('judge calls, commands and URLs without running anything');
   registerCheckCallCommand(check);
+  registerCheckGuardCommands(check);
   registerDaemonCommands(program);
   registerJobsCommands(program);
   registerGrantCommands(program);

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { GuardDecision } from '../../guard/types.ts';
+import { loadConfigOrExit } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { printJson } from '../output.ts';
+
+const EXIT_FOR: Record<GuardDecision, number> = { allow: EXIT.ok, deny: EXIT.failure, ask: EXIT.wouldAsk };
+
+function linesOf(file: string): string[] {
+  let text: string;
+  try {
+    text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`--file ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, EXIT.dataErr);
+  }
+  return text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+}
+
+/** TSV cells must not contain tabs or newlines. */
+const cell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
+
+export function registerCheckGuardCommands(check: Command): void {
+  check
+    .command('command')
+    .description('judge a shell command with the static guard (exit 0 allow, 1 deny, 2 ask); --file: one command a line, TSV out')
+    .argument('[command...]', 'the command (put it after --)')
+    .option('--file <file>', 'one command per line ("-" for stdin); prints decision<TAB>rules<TAB>command')
+    .option('--json', 'print JSON')
+    .action(async (words: string[], opts: { file?: string; json?: boolean }) => {
+      const { checkCommand } = await import('../../guard/shell/index.ts');
+      if (opts.file) {
+        for (const line of linesOf(opts.file)) {
+          const v = await checkCommand(line);
+          process.stdout.write(`${v.decision}\t${cell(v.findings.map((f) => f.rule).join(',') || '-')}\t${cell(line)}\n`);
+        }
+        return;
+      }
+      if (words.length === 0) throw new CliError('check command: give the command after --, or --file');
+      const verdict = await checkCommand(words.join(' '));
+      const out = { decision: verdict.decision, findings: verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) };
+      if (opts.json) printJson(out);
+      else {
+        process.stdout.write(`${verdict.decision}\n`);
+        for (const f of out.findings) process.stdout.write(`  ${f.severity}  ${f.rule}  ${f.matched}  — ${f.reason}\n`);
+      }
+      process.exitCode = EXIT_FOR[verdict.decision];
+    });
+
+  check
+    .command('url')
+    .description('judge a URL with the SSRF guard and the network policy (exit 0 allow, 1 deny, 2 ask); --file: one URL a line, TSV out')
+    .argument('[url]', 'the URL')
+    .option('--no-dns', 'do not resolve names (offline): judge literals and the name denylist only')
+    .option('--file <file>', 'one URL per line ("-" for stdin); prints decision<TAB>rule<TAB>addresses<TAB>url')
+    .option('--json', 'print JSON')
+    .action(async (url: string | undefined, opts: { dns: boolean; file?: string; json?: boolean }, cmd: Command) => {
+      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const { checkUrl, redactUrl } = await import('../../guard/ssrf/index.ts');
+      const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
+      if (opts.file) {
+        for (const line of linesOf(opts.file)) {
+          const v = await checkUrl(line.trim(), options);
+          process.stdout.write(`${v.decision}\t${v.rule}\t${v.addresses.join(',') || '-'}\t${cell(redactUrl(line.trim()))}\n`);
+        }
+        return;
+      }
+      if (!url) throw new CliError('check url: give a URL, or --file');
+      const v = await checkUrl(url, options);
+      if (opts.json) printJson({ decision: v.decision, rule: v.rule, reason: v.reason, host: v.host, addresses: v.addresses, findings: v.findings });
+      else process.stdout.write(`${v.decision}  ${v.rule}\n  ${v.reason}\n  addresses: ${v.addresses.join(', ') || '-'}\n`);
+      process.exitCode = EXIT_FOR[v.decision];
+    });
+}

@@ -1,0 +1,67 @@
+/** The shell syntax tree the guard walks: only what decides what runs and on what. */
+
+export type WordPart =
+  /** Unquoted text: globs, braces and a leading `~` are live. */
+  | { readonly kind: 'lit'; readonly value: string }
+  /** Text that quoting or a backslash made literal. */
+  | { readonly kind: 'sq'; readonly value: string }
+  /** `$'…'`, already decoded. */
+  | { readonly kind: 'ansi'; readonly value: string }
+  | { readonly kind: 'dq'; readonly parts: readonly WordPart[] }
+  | { readonly kind: 'param'; readonly name: string; readonly op: string; readonly arg: Word | null; readonly index: Word | null }
+  | { readonly kind: 'cmd'; readonly stmts: readonly Stmt[] }
+  | { readonly kind: 'proc'; readonly op: '<' | '>'; readonly stmts: readonly Stmt[] }
+  | { readonly kind: 'arith'; readonly expr: Word };
+
+export interface Word {
+  readonly parts: readonly WordPart[];
+  readonly raw: string;
+}
+
+export interface Heredoc {
+  body: Word;
+  readonly quoted: boolean;
+}
+
+export interface Redirect {
+  readonly fd: string;
+  readonly op: string;
+  readonly target: Word;
+  heredoc: Heredoc | null;
+}
+
+export interface Assign {
+  readonly name: string;
+  readonly value: Word | null;
+  readonly array: readonly Word[] | null;
+}
+
+export interface CaseItem {
+  readonly patterns: readonly Word[];
+  readonly body: readonly Stmt[];
+}
+
+export type Command =
+  | { readonly kind: 'simple'; readonly assigns: readonly Assign[]; readonly words: readonly Word[] }
+  | { readonly kind: 'andor'; readonly op: '&&' | '||'; readonly left: Stmt; readonly right: Stmt }
+  | { readonly kind: 'pipe'; readonly stages: readonly Stmt[] }
+  | { readonly kind: 'subshell'; readonly body: readonly Stmt[] }
+  | { readonly kind: 'block'; readonly body: readonly Stmt[] }
+  | { readonly kind: 'if'; readonly clauses: readonly { cond: readonly Stmt[]; body: readonly Stmt[] }[]; readonly otherwise: readonly Stmt[] }
+  | { readonly kind: 'loop'; readonly cond: readonly Stmt[]; readonly body: readonly Stmt[] }
+  | { readonly kind: 'for'; readonly name: string; readonly items: readonly Word[] | null; readonly body: readonly Stmt[] }
+  | { readonly kind: 'cfor'; readonly exprs: readonly Word[]; readonly body: readonly Stmt[] }
+  | { readonly kind: 'case'; readonly word: Word; readonly items: readonly CaseItem[] }
+  | { readonly kind: 'func'; readonly name: string; readonly body: Stmt }
+  | { readonly kind: 'arith'; readonly expr: Word }
+  | { readonly kind: 'test'; readonly words: readonly Word[] }
+  | { readonly kind: 'coproc'; readonly body: Stmt };
+
+export interface Stmt {
+  readonly cmd: Command;
+  readonly redirs: Redirect[];
+  background: boolean;
+  negated: boolean;
+}
+
+export class ShellSyntaxError extends Error {}
