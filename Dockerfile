@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim AS runtime
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system echo-agent \
+ && useradd --system --gid echo-agent --home-dir /var/lib/echo-agent --create-home echo-agent
+WORKDIR /app
+ENV NODE_ENV=production \
+    ECHO_AGENT_CONFIG=/app/config/echo-agent.yaml
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY src ./src
+COPY drizzle ./drizzle
+COPY jobs ./jobs
+COPY config ./config
+COPY tsconfig.json ./
+RUN cp config/echo-agent.example.yaml config/echo-agent.yaml \
+ && sed -i 's#^  data_dir: ./data#  data_dir: /var/lib/echo-agent#; s#^    host: 127.0.0.1#    host: 0.0.0.0#' config/echo-agent.yaml
+USER echo-agent
+VOLUME ["/var/lib/echo-agent"]
+EXPOSE 9464
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "bin/echo-agent.js", "daemon"]

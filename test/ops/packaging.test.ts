@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { parseDefinition } from '../../src/jobs/service.ts';
+import { cronjobArgs } from '../../src/cli/commands/jobs.ts';
+import { ROOT } from '../support/cli.ts';
+
+const run = promisify(execFile);
+
+describe('packaging', () => {
+  it('the Dockerfile passes dockerfile-utils lint', async () => {
+    const { stdout, stderr } = await run('npx', ['dockerfile-utils', 'lint', 'Dockerfile'], { cwd: ROOT });
+    expect(`${stdout}${stderr}`.trim()).toBe('');
+  });
+
+  it('the Dockerfile is multi-stage, non-root, with an init, a healthcheck and an exec-form CMD', () => {
+    const text = readFileSync(`${ROOT}/Dockerfile`, 'utf8');
+    expect(text.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(text).toMatch(/^RUN npm ci/m);
+    expect(text).toMatch(/^USER (?!root)\S+/m);
+    expect(text).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini"/m);
+    expect(text).toMatch(/^HEALTHCHECK /m);
+    expect(text).toMatch(/^CMD \[/m);
+  });
+
+  it('the systemd unit verifies clean and scores at most 1.5 in systemd-analyze security', async () => {
+    const unit = `${ROOT}/systemd/echo-agent.service`;
+    const verify = await run('systemd-analyze', ['verify', unit]).catch((e: { stdout: string; stderr: string }) => e);
+    expect(`${verify.stdout}${verify.stderr}`.trim()).toBe('');
+    const { stdout } = await run('systemd-analyze', ['security', '--offline=true', unit]);
+    const score = Number(/Overall exposure level for \S+: ([\d.]+)/.exec(stdout)?.[1]);
+    expect(score).toBeLessThanOrEqual(1.5);
+    const text = readFileSync(unit, 'utf8');
+    expect(text).not.toMatch(/^MemoryDenyWriteExecute=yes/m);
+    expect(text).toMatch(/^EnvironmentFile=/m);
+    expect(text).not.toMatch(/^IPAddressDeny=/m);
+  });
+
+  it.each(readdirSync(`${ROOT}/jobs`).filter((f) => f.endsWith('.yaml')))('jobs/%s is a valid job definition for jobs create --file', (file) => {
+    const args = cronjobArgs('create', { file: `${ROOT}/jobs/${file}` });
+    const def = parseDefinition({ name: args.name, schedule: args.schedule, timezone: args.timezone, payload: args.payload, ...(args.options as object) });
+    expect(def.name).toBe((parse(readFileSync(`${ROOT}/jobs/${file}`, 'utf8')) as { name: string }).name);
+  });
+});
