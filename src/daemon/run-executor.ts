@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createApprovalGate } from '../approval/gate.ts';
+import { createApprovalGate, type DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import { stricterProfile } from '../policy/security-profiles.ts';
@@ -17,6 +17,7 @@ import { executeTool } from '../tools/executor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { fail, type ToolResult } from '../tools/types.ts';
 import { validateParams } from '../tools/validate.ts';
+import type { Metrics } from './metrics.ts';
 import { newRunIds, unattendedRunContext } from './run-context.ts';
 
 export interface RunExecutorDeps {
@@ -30,6 +31,7 @@ export interface RunExecutorDeps {
   readonly ledger?: EffectLedger;
   /** Aborts running work at shutdown. */
   readonly shutdown?: AbortSignal;
+  readonly metrics?: Metrics;
 }
 
 export interface StepRecord {
@@ -89,6 +91,17 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   }
 }
 
+/** Every decision is audited (I8) and counted by step and outcome. */
+function countedSink(sink: DecisionSink, metrics: Metrics | undefined): DecisionSink {
+  if (!metrics) return sink;
+  return {
+    async record(decision, call, ctx) {
+      metrics.gateDecisions.inc({ step: String(decision.step), outcome: decision.outcome });
+      await sink.record(decision, call, ctx);
+    },
+  };
+}
+
 interface PayloadOutcome {
   readonly steps: StepRecord[];
   readonly denials: number;
@@ -108,7 +121,7 @@ async function runPayload(deps: RunExecutorDeps, job: JobRow, runId: string, ctx
     guard: deps.guard,
     allowlist: allowlistStore(db),
     lookupTool: (name) => deps.tools.facts(name),
-    sink: auditDecisionSink(db, { job_id: job.id, run_id: runId }),
+    sink: countedSink(auditDecisionSink(db, { job_id: job.id, run_id: runId }), deps.metrics),
     // unattended: nobody to ask (I12)
     humanApprover: null,
     smartReviewer: null,

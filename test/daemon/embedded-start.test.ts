@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, runCli } from '../support/cli.ts';
+
+// A fresh data dir and config: no database.url, no queue.redis_url — the embedded default.
+const dir = mkdtempSync(join(tmpdir(), 'echo-embedded-'));
+chmodSync(dir, 0o755);
+const port = 56000 + Math.floor(Math.random() * 2000);
+const configFile = join(dir, 'echo-agent.yaml');
+writeFileSync(configFile, [
+  'daemon:', `  data_dir: ${join(dir, 'data')}`, '  tick_seconds: 0.5', '  reconcile_seconds: 1', '  http:', '    port: 0',
+  'database:', `  embedded_port: ${port}`, 'logging:', '  level: info', '',
+].join('\n'));
+const env = { ECHO_AGENT_CONFIG: configFile };
+let daemon: ChildProcess | undefined;
+let daemonLog = '';
+
+afterAll(async () => {
+  if (daemon && daemon.exitCode === null) {
+    daemon.kill('SIGTERM');
+    await new Promise((r) => daemon!.once('exit', r));
+  }
+});
+
+function waitFor(pred: () => boolean, ms: number, what: string): Promise<void> {
+  const start = Date.now();
+  return new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      if (pred()) { clearInterval(t); resolve(); } else if (Date.now() - start > ms) { clearInterval(t); reject(new Error(`timed out waiting for ${what}\n${daemonLog.slice(-3000)}`)); }
+    }, 100);
+  });
+}
+
+describe('npm start on the embedded default', () => {
+  it('boots an embedded PostgreSQL, migrates, and runs a job from jobs/ approved by a human', async () => {
+    daemon = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon.stdout!.on('data', (d) => (daemonLog += d));
+    daemon.stderr!.on('data', (d) => (daemonLog += d));
+    await waitFor(() => daemonLog.includes('daemon started'), 90_000, 'daemon start');
+    expect(daemonLog).toContain('database ready');
+    for (const line of daemonLog.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+
+    // jobs create without a terminal: the request waits for `approvals approve`
+    const creating = runCli(['jobs', 'create', '--file', 'jobs/heartbeat.yaml', '--as', 'alice', '--json'], { env, timeoutMs: 90_000 });
+    let approvalId: string | undefined;
+    await waitFor(() => {
+      void runCli(['approvals', 'list', '--json'], { env }).then((r) => {
+        if (r.code === 0) approvalId ??= (JSON.parse(r.stdout) as { id: string }[])[0]?.id;
+      });
+      return approvalId !== undefined;
+    }, 60_000, 'pending approval');
+    const approved = await runCli(['approvals', 'approve', approvalId!, '--as', 'alice'], { env });
+    expect(approved.code, approved.stderr).toBe(0);
+    const created = await creating;
+    expect(created.code, created.stderr).toBe(0);
+    const out = JSON.parse(created.stdout) as { decision: { step: number; approval_source: string }; result: { output: { job: { id: string }; cron_authorized: boolean } } };
+    expect(out.decision).toMatchObject({ step: 11, approval_source: 'human' });
+    expect(out.result.output.cron_authorized).toBe(true);
+    const jobId = out.result.output.job.id;
+
+    expect((await runCli(['jobs', 'run', jobId], { env })).code).toBe(0);
+    let state = '';
+    await waitFor(() => {
+      void runCli(['jobs', 'runs', jobId, '--json'], { env }).then((r) => {
+        if (r.code === 0) state = (JSON.parse(r.stdout) as { state: string; trigger: string }[]).find((x) => x.trigger === 'manual')?.state ?? '';
+      });
+      return state === 'succeeded' || state === 'failed';
+    }, 60_000, 'the run to finish');
+    expect(state).toBe('succeeded');
+
+    const show = await runCli(['grants', 'show', jobId, '--json'], { env });
+    expect(JSON.parse(show.stdout)).toMatchObject({ authorization: { cron_authorized: true }, grant: { approver: 'alice', definition_matches: true } });
+    const verify = await runCli(['audit', 'verify'], { env });
+    expect(verify.code, verify.stdout).toBe(0);
+
+    daemon.kill('SIGTERM');
+    const code = await new Promise((r) => daemon!.once('exit', r));
+    expect(code).toBe(0);
+    expect(daemonLog).toContain('daemon stopped');
+  }, 240_000);
+});

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { reconcile } from '../../src/daemon/reconciler.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { openRunQueue } from '../../src/queue/run-queue.ts';
+import { createJob, listJobs } from '../../src/store/jobs.ts';
+import { claimRun, getRun } from '../../src/store/runs.ts';
+import { sql } from 'drizzle-orm';
+import { useTestDatabase } from '../support/db.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-rec-${randomBytes(4).toString('hex')}`;
+const database = useTestDatabase();
+const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix);
+const redis = new Redis(REDIS_URL);
+
+afterAll(async () => {
+  await queue.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const newJob = (name: string, max_retries = 0) => createJob(database().db, {
+  name, owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC',
+  payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, max_retries,
+});
+
+describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () => {
+  it('re-enqueues queued runs after Redis lost its keys, and loses no job definition', async () => {
+    const db = database().db;
+    const job = await newJob('flushed');
+    const runs = await Promise.all([0, 1, 2].map(async (i) => manualRun({ db, enqueue: (id) => queue.enqueue(id), now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, i)) }, job.id, 'test')));
+    for (const r of runs) expect(await queue.holds(r!.id)).toBe(true);
+    const keys = await redis.keys(`${prefix}:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await redis.del(...keys);
+    for (const r of runs) expect(await queue.holds(r!.id)).toBe(false);
+    const report = await reconcile(db, queue, silentLogger);
+    expect(report.requeued).toBe(3);
+    for (const r of runs) expect(await queue.holds(r!.id)).toBe(true);
+    expect((await listJobs(db)).map((j) => j.id)).toContain(job.id);
+    // a second pass finds nothing missing
+    expect((await reconcile(db, queue, silentLogger)).requeued).toBe(0);
+  });
+
+  it('turns a run whose worker died into a retry when retries are left, else into interrupted', async () => {
+    const db = database().db;
+    for (const [retries, expected] of [[1, 'retrying'], [0, 'interrupted']] as const) {
+      const job = await newJob(`dead-worker-${retries}`, retries);
+      const run = await manualRun({ db }, job.id, 'test');
+      await claimRun(db, { run_id: run!.id, owner: 'dead-host:1', lease_seconds: 60 });
+      await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run!.id}`);
+      const report = await reconcile(db, queue, silentLogger);
+      expect(report.leasesExpired).toBe(1);
+      expect((await getRun(db, run!.id))!.state).toBe(expected);
+      if (expected === 'retrying') expect(await queue.holds(run!.id, 1)).toBe(true);
+    }
+  });
+});
