@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { fireDueJobs } from '../../src/daemon/firing.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { jitterMs } from '../../src/scheduler/jitter.ts';
+import { createJob, getJob, pauseJob, resumeJob } from '../../src/store/jobs.ts';
+import { listRuns } from '../../src/store/runs.ts';
+import type { NewJob } from '../../src/store/jobs.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+const minute = 60_000;
+const floorMinute = (t: number) => Math.floor(t / minute) * minute;
+
+async function job(over: Partial<NewJob>) {
+  return createJob(database().db, {
+    name: 'j', owner: 'test', created_by: 'test', schedule: '* * * * *', timezone: 'UTC',
+    payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, ...over,
+  });
+}
+
+describe('firing policies against the database', () => {
+  it('misfire run_once after a 3 hour outage: one run, every other instant recorded as skipped with its reason', async () => {
+    const now = Date.now();
+    const j = await job({ schedule: '*/15 * * * *', misfire_policy: 'run_once', next_fire_at: new Date(Math.floor((now - 3 * 3600_000) / (15 * minute)) * 15 * minute) });
+    await fireDueJobs(database().db);
+    const runs = await listRuns(database().db, { job_id: j.id, limit: 100 });
+    const queued = runs.filter((r) => r.state === 'queued');
+    const skipped = runs.filter((r) => r.state === 'skipped');
+    expect(queued).toHaveLength(1);
+    expect(skipped.length).toBeGreaterThanOrEqual(11);
+    for (const s of skipped) expect(s.skip_reason).toMatch(/^misfire\.run_once\.covered/);
+    const after = await getJob(database().db, j.id);
+    expect(after!.next_fire_at!.getTime()).toBeGreaterThan(now);
+    // firing again does nothing: each instant is accounted for once
+    await fireDueJobs(database().db);
+    expect(await listRuns(database().db, { job_id: j.id, limit: 100 })).toHaveLength(runs.length);
+  });
+
+  it('overlap skip: an instant due while a run is still running is recorded as skipped', async () => {
+    const db = database().db;
+    const first = new Date(floorMinute(Date.now()) - 2 * minute);
+    const j = await job({ overlap_policy: 'skip', misfire_policy: 'run_all', next_fire_at: first });
+    const report = await fireDueJobs(db);
+    const mine = report.queued.filter((r) => r.job_id === j.id);
+    expect(mine).toHaveLength(1);
+    const runs = await listRuns(db, { job_id: j.id });
+    expect(runs.filter((r) => r.state === 'skipped').map((r) => r.skip_reason?.split(':')[0])).toEqual(expect.arrayContaining(['overlap.skip.busy']));
+  });
+
+  it('overlap allow fires every instant of a catch-up', async () => {
+    const j = await job({ overlap_policy: 'allow', misfire_policy: 'run_all', next_fire_at: new Date(floorMinute(Date.now()) - 4 * minute) });
+    const report = await fireDueJobs(database().db);
+    expect(report.queued.filter((r) => r.job_id === j.id).length).toBe(5);
+  });
+
+  it('a paused job does not fire; resumed, its missed instants follow the misfire policy', async () => {
+    const db = database().db;
+    const j = await job({ misfire_policy: 'skip', overlap_policy: 'allow', next_fire_at: new Date(floorMinute(Date.now()) - 10 * minute) });
+    await pauseJob(db, j.id, { actor: 'admin', note: 'maintenance' });
+    await fireDueJobs(db);
+    expect(await listRuns(db, { job_id: j.id })).toHaveLength(0);
+    expect((await getJob(db, j.id))!.pause_note).toBe('maintenance');
+    await resumeJob(db, j.id, { actor: 'admin' });
+    await fireDueJobs(db);
+    const runs = await listRuns(db, { job_id: j.id, limit: 100 });
+    expect(runs.filter((r) => r.state === 'skipped').length).toBeGreaterThanOrEqual(9);
+    for (const r of runs.filter((x) => x.state === 'skipped')) expect(r.skip_reason).toMatch(/^misfire\.skip\.late/);
+  });
+
+  it('queued runs start at the nominal instant plus a jitter that is stable per job and instant', async () => {
+    const j = await job({ jitter_seconds: 30, overlap_policy: 'allow', next_fire_at: new Date(floorMinute(Date.now())) });
+    const report = await fireDueJobs(database().db);
+    const run = report.queued.find((r) => r.job_id === j.id)!;
+    expect(run.not_before!.getTime() - run.nominal_at.getTime()).toBe(jitterMs(j.id, run.nominal_at, 30));
+    expect(jitterMs(j.id, run.nominal_at, 30)).toBe(jitterMs(j.id, new Date(run.nominal_at), 30));
+  });
+
+  it('max_runs ends the schedule', async () => {
+    const j = await job({ overlap_policy: 'allow', misfire_policy: 'run_all', max_runs: 2, next_fire_at: new Date(floorMinute(Date.now()) - 5 * minute) });
+    await fireDueJobs(database().db);
+    const after = await getJob(database().db, j.id);
+    expect(after!.fired_count).toBe(2);
+    expect(after!.next_fire_at).toBeNull();
+  });
+
+  it('a manual run uses the same runs table with trigger manual', async () => {
+    const j = await job({ next_fire_at: null });
+    const run = await manualRun({ db: database().db }, j.id, 'admin');
+    expect(run).toMatchObject({ trigger: 'manual', state: 'queued', job_id: j.id });
+  });
+});
