@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
+import type { Tool } from '../tools/types.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { fireDueJobs } from './firing.ts';
 import { startHttp } from './http.ts';
@@ -27,6 +28,8 @@ export interface DaemonOptions {
   readonly http?: boolean;
   /** false: this replica fires and reconciles but runs nothing (benchmarks, tests). */
   readonly work?: boolean;
+  /** External tools added to the built-in ones. */
+  readonly extraTools?: readonly Tool[];
 }
 
 export interface Daemon {
@@ -63,7 +66,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const shutdown = new AbortController();
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
   const enqueue = (runId: string) => queue.enqueue(runId);
-  const tools = builtinTools(config, { db: database.db, enqueue }, opts.lookup ? { lookup: opts.lookup } : {});
+  const tools = builtinTools(config, { db: database.db, enqueue }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
   const deps = {
     db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
     ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics,

@@ -1,0 +1,45 @@
+/** Path tables of the shell guard: which places and files the rules protect. */
+
+/** Top-level directories whose recursive deletion breaks the system (`/lib*` by pattern). */
+export const SYSTEM_TOP_DIRS: ReadonlySet<string> = new Set([
+  'bin', 'boot', 'dev', 'etc', 'home', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'usr', 'var',
+  'snap', 'nix', 'lost+found', 'System', 'Library', 'Applications', 'Users', 'Volumes', 'private', 'cores',
+]);
+export const SYSTEM_TOP_PATTERN = /^lib/;
+
+/** Deeper directories that count as system directories themselves. */
+export const SYSTEM_SUBDIRS: ReadonlySet<string> = new Set([
+  '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib32', '/usr/lib64', '/usr/libexec', '/usr/local', '/usr/local/bin', '/usr/local/sbin',
+  '/usr/local/lib', '/usr/share', '/usr/include', '/usr/src', '/var/lib', '/var/log', '/var/spool', '/var/mail', '/var/backups',
+  '/var/www', '/var/db', '/etc/ssh', '/etc/ssl', '/etc/pam.d', '/etc/systemd', '/etc/sudoers.d', '/nix/store',
+  '/private/etc', '/private/var', '/System/Library', '/Library/Application Support',
+]);
+
+/** Directories whose children are users' home directories. */
+export const HOME_PARENTS: ReadonlySet<string> = new Set(['home', 'Users']);
+
+/** Block devices and raw memory: writing them destroys disks or the running kernel. */
+export const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|loop\d|dm-\d|md\d|sr\d|nbd\d|zd\d|rbd\d|ram\d|mtd|ubi|bcache|fd\d|r?disk\d|mapper\/|disk\/|(k)?mem$|port$)/;
+
+/** Files whose contents are password hashes or root's keys. */
+export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];
+export const SECRET_DIRS: readonly string[] = ['/root/.ssh'];
+
+/** Credential and start-up files whose basename alone identifies them. */
+export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
+  '.env', '.netrc', '_netrc', '.pgpass', '.npmrc', '.pypirc', '.git-credentials', '.dockercfg', '.my.cnf', 'authorized_keys', 'authorized_keys2',
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.kshrc', '.cshrc', '.tcshrc',
+]);
+/** Basename prefixes: `.env.local`, `id_rsa.pub`, … */
+export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
+/** Path suffixes (home-relative or absolute). */
+export const CREDENTIAL_SUFFIXES: readonly string[] = [
+  '.aws/credentials', '.aws/config', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/fish/config.fish', '.gnupg/',
+];
+/** Any file inside these directory names. */
+export const CREDENTIAL_DIRS: ReadonlySet<string> = new Set(['.ssh', '.gnupg']);
+/** System files that grant logins, privileges or run at every shell start. */
+export const SYSTEM_AUTH_FILES: ReadonlySet<string> = new Set([
+  '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/sudoers', '/etc/profile', '/etc/bash.bashrc', '/etc/zshrc', '/etc/zsh/zshrc', '/etc/environment',
+]);
+export const SYSTEM_AUTH_DIRS: readonly string[] = ['/etc/sudoers.d', '/etc/profile.d'];

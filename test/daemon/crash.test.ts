@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { openRunQueue } from '../../src/queue/run-queue.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { ROOT } from '../support/cli.ts';
+import { crashTestConfig } from '../support/crash-config.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { slowTool } from '../support/slow-tool.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const database = useTestDatabase();
+const prefix = `test-crash-${randomBytes(4).toString('hex')}`;
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const until = async (pred: () => Promise<boolean> | boolean, ms: number, what: string) => {
+  const start = Date.now();
+  while (!(await pred())) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe('a worker killed with SIGKILL mid-run', () => {
+  it('leaves the run retried by another replica, executed once per attempt and never lost', async () => {
+    const { db, url, schema } = database();
+    const marker = join(mkdtempSync(join(tmpdir(), 'echo-crash-')), 'executions');
+    const job = await createJob(db, {
+      name: 'crashy', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] }, max_retries: 1, retry_backoff_seconds: 0,
+    });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-worker.ts'], {
+      cwd: ROOT, env: { ...process.env, DB_URL: url, DB_SCHEMA: schema, QUEUE_PREFIX: prefix, MARKER: marker, REDIS_URL },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let childOut = '';
+    child.stdout!.on('data', (d) => (childOut += d));
+    await until(() => childOut.includes('ready'), 60_000, 'the child worker');
+
+    const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix);
+    const run = await manualRun({ db, enqueue: (id) => queue.enqueue(id) }, job.id, 'test');
+    await queue.close();
+    const lines = () => { try { return readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean); } catch { return []; } };
+    await until(() => lines().length === 1, 30_000, 'the first execution');
+    expect((await getRun(db, run!.id))!.state).toBe('running');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    const survivor = await startDaemon(defaultConfig(crashTestConfig(prefix)), {
+      logger: silentLogger, database: { url, schema }, queue: { kind: 'redis', url: REDIS_URL }, http: false,
+      workerId: 'survivor:1', extraTools: [slowTool(marker)],
+    });
+    try {
+      await until(async () => (await getRun(db, run!.id))!.state === 'succeeded', 30_000, 'the retry to succeed');
+    } finally {
+      await survivor.stop();
+    }
+    const final = (await getRun(db, run!.id))!;
+    expect(final.attempt).toBe(2);
+    const pids = lines();
+    expect(pids).toHaveLength(2);
+    expect(pids[0]).toBe(String(child.pid));
+    expect(pids[1]).toBe(String(process.pid));
+  }, 120_000);
+});
