@@ -34,7 +34,7 @@ export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
 export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
 /** Path suffixes (home-relative or absolute). */
 export const CREDENTIAL_SUFFIXES: readonly string[] = [
-  '.aws/credentials', '.aws/config', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/fish/config.fish', '.gnupg/',
+  '.aws/credentials', '.aws/config', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/fish/config.fish',
 ];
 /** Any file inside these directory names. */
 export const CREDENTIAL_DIRS: ReadonlySet<string> = new Set(['.ssh', '.gnupg']);

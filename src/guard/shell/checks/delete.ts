@@ -1,0 +1,53 @@
+import { has, parseOptions, type OptionSpec } from '../flags.ts';
+import type { Emit, Invocation } from '../model.ts';
+import { canonical, deleteClass, inSystemDir, showCanon, type DeleteClass } from '../paths.ts';
+import { programName } from '../unwrap.ts';
+import { literal } from '../values.ts';
+
+const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
+const RULE: Record<DeleteClass, string> = {
+  root: 'shell.rm.recursive_root',
+  system: 'shell.rm.recursive_system_path',
+  home: 'shell.rm.recursive_home',
+};
+const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'srm', 'trash', 'trash-put', 'gio']);
+/** find predicates that narrow what is deleted (so not "everything below"). */
+const FIND_FILTERS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-newer', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-size', '-user', '-group', '-perm', '-empty', '-links', '-inum', '-samefile', '-lname', '-ilname', '-uid', '-gid', '-nouser', '-nogroup', '-used']);
+
+export function checkRm(inv: Invocation, emit: Emit): void {
+  if (inv.program !== 'rm') return;
+  const p = parseOptions(inv.args, RM);
+  const recursive = has(p, 'r') || p.unknown;
+  let blocked = false;
+  for (const op of p.operands) {
+    const c = canonical(op.v, inv.cwd);
+    if (!c) continue;
+    const cls = deleteClass(c);
+    if (recursive && cls) {
+      emit(RULE[cls], `${inv.text} → ${showCanon(c)}`);
+      blocked = true;
+    } else if (!recursive && inSystemDir(c)) {
+      emit('shell.rm.system_file', `${inv.text} → ${showCanon(c)}`);
+    }
+  }
+  if (recursive && !blocked) emit('shell.rm.recursive', inv.text);
+}
+
+export function checkFind(inv: Invocation, emit: Emit): void {
+  if (inv.program !== 'find') return;
+  const words = inv.args.map((a) => literal(a.v));
+  let k = 0;
+  while (k < words.length && /^-[HLPO]/.test(words[k] ?? '') && words[k] !== '-') k++;
+  const starts: number[] = [];
+  while (k < words.length && !/^[-(!)]/.test(words[k] ?? 'x')) starts.push(k++);
+  const deletes = words.includes('-delete') || words.some((w, i) => ['-exec', '-execdir', '-ok', '-okdir'].includes(w ?? '') && DELETERS.has(programName(inv.args[i + 1]?.v ?? '') ?? ''));
+  if (!deletes) return;
+  const filtered = words.some((w) => FIND_FILTERS.has(w ?? ''));
+  const roots = starts.length > 0 ? starts.map((i) => inv.args[i]!.v) : ['.'];
+  for (const r of roots) {
+    const c = canonical(r, inv.cwd);
+    const cls = c && !filtered ? deleteClass(c) : null;
+    if (c && cls) { emit(RULE[cls], `${inv.text} → ${showCanon(c)}`); return; }
+  }
+  emit('shell.find.delete', inv.text);
+}

@@ -1,0 +1,32 @@
+import type { Emit, Invocation, RedirFact } from '../model.ts';
+import { DOWNLOADERS, INTERPRETERS, READERS, SQL_CLIENTS, WRAPPERS } from '../program-tables.ts';
+import type { Checks } from '../walk.ts';
+import { checkFind, checkRm } from './delete.ts';
+import { checkDevices } from './devices.ts';
+import { checkGit, checkPermissions, checkSql } from './data.ts';
+import { checkExec } from './exec.ts';
+import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts';
+import { checkSystem } from './system.ts';
+
+const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
+  checkRm, checkFind, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions,
+];
+
+/** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
+const RULE_PROGRAMS: readonly string[] = [...new Set([
+  'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source',
+  ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
+])];
+
+export const shellChecks: Checks = {
+  invocation(inv, emit) {
+    for (const check of INVOCATION_CHECKS) check(inv, emit);
+  },
+  redirect(r: RedirFact, emit) {
+    checkRedirect(r, emit);
+  },
+  programsMatching(glob) {
+    return RULE_PROGRAMS.filter((p) => glob.test(p));
+  },
+};

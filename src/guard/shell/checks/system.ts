@@ -1,0 +1,45 @@
+import { parseOptions } from '../flags.ts';
+import type { Emit, Invocation } from '../model.ts';
+import { literal } from '../values.ts';
+
+const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
+const POWER_VERBS = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'soft-reboot', 'rescue', 'emergency']);
+const POWER_TARGET = /^(poweroff|reboot|halt|kexec|rescue|emergency|runlevel[06])(\.target)?$/;
+const DISRUPT_VERBS = new Set(['stop', 'restart', 'disable', 'mask', 'kill', 'try-restart', 'reload-or-restart', 'try-reload-or-restart', 'condrestart', 'force-reload', 'isolate']);
+const SYSTEMCTL = { short: 'tspHMnoPT', long: ['type', 'state', 'signal', 'property', 'host', 'machine', 'lines', 'output', 'root', 'kill-whom', 'kill-value', 'job-mode', 'what', 'timestamp', 'message', 'boot-loader-entry', 'reboot-argument', 'drop-in', 'when'] } as const;
+const SERVICE_VERBS = new Set(['stop', 'restart', 'force-reload', 'condrestart', 'try-restart', 'zap']);
+const LAUNCHCTL_VERBS = new Set(['stop', 'unload', 'bootout', 'remove', 'kill', 'disable']);
+
+export function checkSystem(inv: Invocation, emit: Emit): void {
+  const prog = inv.program;
+  const words = inv.args.map((a) => literal(a.v) ?? '');
+  if (POWER.has(prog)) { emit('shell.system.power', inv.text); return; }
+  if ((prog === 'init' || prog === 'telinit') && words.some((w) => w === '0' || w === '6')) { emit('shell.system.power', inv.text); return; }
+  if (prog === 'kexec' && words.some((w) => w === '-e' || w === '--exec')) { emit('shell.system.power', inv.text); return; }
+  if (prog === 'systemctl' || prog === 'loginctl') {
+    const ops = parseOptions(inv.args, SYSTEMCTL).operands.map((a) => literal(a.v) ?? '');
+    const verb = ops[0] ?? '';
+    if (POWER_VERBS.has(verb) || (verb === 'isolate' && ops.slice(1).some((t) => POWER_TARGET.test(t))) || (verb === 'start' && ops.slice(1).some((t) => POWER_TARGET.test(t)))) {
+      emit('shell.system.power', inv.text);
+    } else if (prog === 'systemctl' && DISRUPT_VERBS.has(verb)) {
+      emit('shell.service.disruptive', inv.text);
+    }
+    return;
+  }
+  if ((prog === 'service' || prog === 'rc-service') && words.some((w) => SERVICE_VERBS.has(w))) { emit('shell.service.disruptive', inv.text); return; }
+  if (prog === 'launchctl' && LAUNCHCTL_VERBS.has(words[0] ?? '')) { emit('shell.service.disruptive', inv.text); return; }
+  if (prog === 'killall5') { emit('shell.process.kill_all', inv.text); return; }
+  if (prog === 'kill') checkKill(inv, words, emit);
+}
+
+/** `kill -1`, `kill -9 -1`, `kill -s KILL -1`, `kill -- -1`: signal every process. */
+function checkKill(inv: Invocation, words: readonly string[], emit: Emit): void {
+  let i = 0;
+  let signal: string | null = null;
+  if (words[0] === '-l' || words[0] === '-L') return;
+  if (words[0] === '-s' || words[0] === '-n') { signal = words[1] ?? ''; i = 2; }
+  else if (words[0]?.startsWith('-') && words[0] !== '--') { signal = words[0]; i = 1; }
+  if (words[i] === '--') i++;
+  const pids = words.slice(i);
+  if (pids.includes('-1') || (pids.length === 0 && signal === '-1')) emit('shell.process.kill_all', inv.text);
+}

@@ -1,0 +1,72 @@
+import { parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
+import type { Arg, Invocation } from '../model.ts';
+import { canonical, type Canon } from '../paths.ts';
+import { INTERPRETERS } from '../program-tables.ts';
+import { literal } from '../values.ts';
+
+export interface Target {
+  readonly arg: Arg;
+  readonly path: Canon | null;
+}
+
+const at = (inv: Invocation, a: Arg, v = a.v): Target => ({ arg: a, path: canonical(v, inv.cwd) });
+
+const COPY_SPEC: Readonly<Record<string, OptionSpec>> = {
+  cp: { short: 'tS', long: ['target-directory', 'suffix', 'backup', 'preserve', 'reflink', 'sparse'] },
+  mv: { short: 'tS', long: ['target-directory', 'suffix', 'backup'] },
+  install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
+  ln: { short: 'tS', long: ['target-directory', 'suffix'] },
+  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] },
+  scp: { short: 'cFiJloPS', long: [] },
+};
+
+const basename = (v: string): string => v.replace(/\/+$/, '').slice(v.replace(/\/+$/, '').lastIndexOf('/') + 1);
+
+/** Files a command writes through its arguments (not redirections). */
+export function writeTargets(inv: Invocation): Target[] {
+  const out: Target[] = [];
+  const prog = inv.program;
+  if (prog === 'dd' || prog === 'dcfldd' || prog === 'dc3dd') {
+    for (const a of inv.args) if (a.v.startsWith('of=')) out.push(at(inv, a, a.v.slice(3)));
+  } else if (prog === 'tee' || prog === 'truncate' || prog === 'sponge') {
+    const p = parseOptions(inv.args, prog === 'truncate' ? { short: 'sro', long: ['size', 'reference', 'io-blocks'] } : {});
+    for (const a of p.operands) out.push(at(inv, a));
+  } else if (COPY_SPEC[prog]) {
+    const p = parseOptions(inv.args, COPY_SPEC[prog]);
+    const dir = valueOf(p, 't', 'target-directory');
+    const sources = dir ? p.operands : p.operands.slice(0, -1);
+    const dest = dir ?? (p.operands.length >= 2 ? p.operands[p.operands.length - 1]! : null);
+    if (dest) {
+      out.push(at(inv, dest));
+      for (const s of sources) out.push(at(inv, dest, dest.v.replace(/\/*$/, '/') + basename(s.v)));
+    }
+  } else if (prog === 'sed') {
+    const p = parseOptions(inv.args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
+    if (p.opts.some((o) => o.name === 'i' || o.name === 'in-place' || o.name.startsWith('in-place'))) {
+      const script = valuesOf(p, 'e', 'expression', 'f', 'file').length > 0;
+      for (const a of script ? p.operands : p.operands.slice(1)) out.push(at(inv, a));
+    }
+  } else if (prog === 'perl' && inv.args.some((a) => /^-[a-zA-Z]*i/.test(a.v))) {
+    const p = parseOptions(inv.args, INTERPRETERS.perl);
+    for (const a of p.operands) out.push(at(inv, a));
+  } else if (prog === 'curl' || prog === 'wget') {
+    const p = parseOptions(inv.args, prog === 'curl' ? { short: 'oXdHuFTAeEKrwmxyYzbc', long: ['output', 'request', 'data', 'header', 'user', 'form', 'upload-file', 'user-agent', 'config', 'cookie', 'cookie-jar', 'url'] } : { short: 'OoaPedUt', long: ['output-document', 'output-file', 'append-output', 'directory-prefix', 'execute', 'user-agent', 'tries', 'header', 'post-data', 'post-file'] });
+    for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
+  }
+  return out;
+}
+
+/** Candidate paths inside an argument: itself, `--opt=PATH`, `if=PATH`, curl's `@PATH`, `host:PATH`, `file://PATH`. */
+export function pathsIn(inv: Invocation, a: Arg): Target[] {
+  const v = a.v;
+  const out: Target[] = [at(inv, a)];
+  const eq = /^(--?[A-Za-z0-9-]+|[A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(v);
+  if (eq) out.push(at(inv, a, eq[2]!));
+  const atSign = /^(?:[^=@]*=)?@(.+)$/s.exec(v);
+  if (atSign) out.push(at(inv, a, atSign[1]!));
+  const remote = /^(?:[A-Za-z0-9_.-]+@)?[A-Za-z0-9_.-]+:(\/.*|~.*)$/s.exec(v);
+  if (remote && !v.includes('://')) out.push(at(inv, a, remote[1]!));
+  const url = /^file:\/\/(?:localhost)?(\/.*)$/is.exec(v);
+  if (url) out.push(at(inv, a, decodeURIComponent(url[1]!)));
+  return out;
+}

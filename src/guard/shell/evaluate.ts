@@ -1,0 +1,138 @@
+import type { Arg, ArgInfo, Invocation } from './model.ts';
+import { canonValue, type Canon } from './paths.ts';
+import type { Stmt, Word, WordPart } from './syntax/ast.ts';
+import { HOME, UNKNOWN, expandBraces, isKnown, live } from './values.ts';
+
+/** What expansion needs from the walk: variables, the directory, and substitutions. */
+export interface EvalContext {
+  readonly vars: ReadonlyMap<string, string>;
+  readonly cwd: Canon | null;
+  /** Walks a substitution's commands (their findings count) and returns the invocations inside. */
+  walkSubst(stmts: readonly Stmt[]): readonly Invocation[];
+  /** The output of a substitution when it is static (`$(echo rm)`), else null. */
+  substOutput(stmts: readonly Stmt[]): string | null;
+}
+
+interface Acc {
+  text: string;
+  computed: boolean;
+  ansi: boolean;
+  quoted: boolean;
+  inner: Invocation[];
+}
+
+const USER = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+function tilde(prefix: string, cwd: Canon | null): string | null {
+  if (prefix === '') return HOME;
+  if (prefix === '+') return cwd ? canonValue(cwd) : UNKNOWN;
+  if (prefix === '-') return UNKNOWN;
+  if (prefix === 'root') return '/root';
+  return USER.test(prefix) ? `/home/${prefix}` : null;
+}
+
+function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted: boolean, acc: Acc): string {
+  acc.computed = true;
+  const argValue = (): string => (p.arg ? expandWord(p.arg, ctx, acc, true) : '');
+  if (p.index) expandWord(p.index, ctx, acc, true);
+  let known: string | undefined;
+  if (p.name === 'HOME') known = HOME;
+  else if (p.name === 'PWD' && ctx.cwd) known = canonValue(ctx.cwd);
+  else known = ctx.vars.get(p.name);
+  if (known !== undefined && !quoted) known = live(known);
+  const op = p.op;
+  let out: string;
+  if (op === '') out = known ?? UNKNOWN;
+  else if (op === ':-' || op === '-' || op === ':=' || op === '=') { const a = argValue(); out = known ?? a; }
+  else if (op === ':?' || op === '?') { argValue(); out = known ?? UNKNOWN; }
+  else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : known === '' ? '' : a; }
+  else if ((op === '%' || op === '%%') && known === HOME) { argValue(); out = HOME; }
+  else { argValue(); out = UNKNOWN; }
+  return out;
+}
+
+function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: boolean, first: boolean): string {
+  let text = '';
+  list.forEach((p, i) => {
+    switch (p.kind) {
+      case 'lit': {
+        let v = p.value;
+        if (!quoted && first && i === 0 && v.startsWith('~')) {
+          const slash = v.indexOf('/');
+          const prefix = v.slice(1, slash < 0 ? undefined : slash);
+          const home = slash < 0 && list.length > 1 && list[1]!.kind !== 'lit' ? null : tilde(prefix, ctx.cwd);
+          if (home !== null) { text += home; v = slash < 0 ? '' : v.slice(slash); }
+        }
+        text += quoted ? v : live(v);
+        break;
+      }
+      case 'sq':
+        acc.quoted = true;
+        text += p.value;
+        break;
+      case 'ansi':
+        acc.quoted = true;
+        acc.ansi = true;
+        acc.computed = true;
+        text += p.value;
+        break;
+      case 'dq':
+        acc.quoted = true;
+        text += parts(p.parts, ctx, acc, true, false);
+        break;
+      case 'param':
+        text += param(p, ctx, quoted, acc);
+        break;
+      case 'cmd': {
+        acc.computed = true;
+        acc.inner.push(...ctx.walkSubst(p.stmts));
+        const out = ctx.substOutput(p.stmts);
+        text += out === null ? UNKNOWN : quoted ? out : live(out);
+        break;
+      }
+      case 'proc':
+        acc.computed = true;
+        acc.inner.push(...ctx.walkSubst(p.stmts));
+        text += '/dev/fd/63';
+        break;
+      case 'arith':
+        acc.computed = true;
+        expandWord(p.expr, ctx, acc, true);
+        text += UNKNOWN;
+        break;
+    }
+  });
+  return text;
+}
+
+function expandWord(w: Word, ctx: EvalContext, acc: Acc, quoted: boolean): string {
+  return parts(w.parts, ctx, acc, quoted, !quoted);
+}
+
+export interface Expanded {
+  readonly values: readonly string[];
+  readonly info: ArgInfo;
+}
+
+/** Expands one word the way the shell would, as far as it can be known. */
+export function expand(w: Word, ctx: EvalContext): Expanded {
+  const acc: Acc = { text: '', computed: false, ansi: false, quoted: false, inner: [] };
+  const text = parts(w.parts, ctx, acc, false, true);
+  const info: ArgInfo = { computed: acc.computed, ansi: acc.ansi, quoted: acc.quoted, inner: acc.inner, raw: w.raw };
+  const only = w.parts.length === 1 ? w.parts[0]! : null;
+  // an unquoted lone expansion is split into words when its value is known
+  if (only && (only.kind === 'param' || only.kind === 'cmd') && isKnown(text) && /\s/.test(text)) {
+    return { values: text.split(/\s+/).filter(Boolean), info };
+  }
+  return { values: expandBraces(text), info };
+}
+
+/** Expands words into arguments. */
+export function expandArgs(words: readonly Word[], ctx: EvalContext): Arg[] {
+  const out: Arg[] = [];
+  for (const w of words) {
+    const e = expand(w, ctx);
+    for (const v of e.values) out.push({ v, info: e.info });
+  }
+  return out;
+}

@@ -1,0 +1,163 @@
+import {
+  BLOCK_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
+} from './path-tables.ts';
+import { GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, display, hasGlob, isKnown } from './values.ts';
+
+/**
+ * A canonical path: `..`, `.`, `//` and trailing `/` resolved. The home
+ * directory is symbolic (the guard does not know it); `up` counts levels
+ * above home (or above an unknown working directory).
+ */
+export type Canon =
+  | { readonly base: 'root'; readonly segs: readonly string[] }
+  | { readonly base: 'home' | 'rel'; readonly segs: readonly string[]; readonly up: number };
+
+export const HOME_DIR: Canon = { base: 'home', segs: [], up: 0 };
+
+/** Canonical form of an expanded value against a tracked working directory; null when its start is unknown. */
+export function canonical(v: string, cwd: Canon | null): Canon | null {
+  if (v === '' || v.startsWith('\u0000')) return null;
+  let base: Canon['base'];
+  let segs: string[];
+  let up = 0;
+  let rest: string;
+  if (v.startsWith(HOME)) {
+    base = 'home'; segs = []; rest = v.slice(1);
+  } else if (v.startsWith('/')) {
+    base = 'root'; segs = []; rest = v;
+  } else if (cwd) {
+    base = cwd.base; segs = [...cwd.segs]; up = cwd.base === 'root' ? 0 : cwd.up; rest = v;
+  } else {
+    base = 'rel'; segs = []; rest = v;
+  }
+  for (const s of rest.split('/')) {
+    if (s === '' || s === '.') continue;
+    if (s === '..') {
+      if (segs.length > 0) segs.pop();
+      else if (base !== 'root') up++;
+      continue;
+    }
+    segs.push(s);
+  }
+  return base === 'root' ? { base, segs } : { base, segs, up };
+}
+
+export function showCanon(c: Canon): string {
+  const tail = c.segs.map(display).join('/');
+  if (c.base === 'root') return '/' + tail;
+  const ups = '../'.repeat(c.up);
+  if (c.base === 'home') return '~/' + ups + tail;
+  return (ups + tail) || '.';
+}
+
+/** A canonical path as an expanded value (home as the sentinel). */
+export function canonValue(c: Canon): string {
+  const tail = c.segs.join('/');
+  if (c.base === 'root') return '/' + tail;
+  const ups = '../'.repeat(c.up);
+  if (c.base === 'home') return HOME + '/' + ups + tail;
+  return (ups + tail) || '.';
+}
+
+const abs = (c: Canon): string => '/' + c.segs.join('/');
+
+function segRegex(seg: string): RegExp {
+  let re = /^[\uE000-\uE002]/.test(seg) ? '(?!\\.)' : '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === GLOB_STAR) re += '[^/]*';
+    else if (c === GLOB_ONE) re += '[^/]';
+    else if (c === GLOB_CLASS) {
+      const end = seg.indexOf(']', i + 2);
+      if (end < 0) { re += '\\['; continue; }
+      let body = seg.slice(i + 1, end);
+      if (body.startsWith('!')) body = '^' + body.slice(1);
+      re += '[' + body.replace(/\\/g, '\\\\') + ']';
+      i = end;
+    } else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp('^' + re + '$');
+}
+
+function segMatches(pattern: string, name: string): boolean {
+  if (!hasGlob(pattern)) return pattern === name;
+  try {
+    return segRegex(pattern).test(name);
+  } catch {
+    return true;
+  }
+}
+
+/** Whether an absolute canonical path (with globs) can name `target`, or something inside it when `inside`. */
+function reaches(c: Canon, target: string, inside: boolean): boolean {
+  if (c.base !== 'root') return false;
+  const t = target.split('/').filter(Boolean);
+  if (inside ? c.segs.length < t.length : c.segs.length !== t.length) return false;
+  return t.every((name, i) => segMatches(c.segs[i]!, name));
+}
+
+function isSystemDir(segs: readonly string[]): boolean {
+  if (segs.length === 1) return SYSTEM_TOP_DIRS.has(segs[0]!) || SYSTEM_TOP_PATTERN.test(segs[0]!);
+  return SYSTEM_SUBDIRS.has('/' + segs.join('/'));
+}
+
+const isHomeDir = (segs: readonly string[]): boolean => segs.length === 2 && HOME_PARENTS.has(segs[0]!);
+
+export type DeleteClass = 'root' | 'system' | 'home';
+
+/** What a recursive delete of this path destroys, when it is a protected place. */
+export function deleteClass(c: Canon): DeleteClass | null {
+  const g = c.segs.findIndex(hasGlob);
+  if (c.base === 'home') {
+    if (c.up > 0 || c.segs.length === 0 || g === 0) return 'home';
+    return null;
+  }
+  if (c.base === 'rel') return null;
+  if (c.segs.length === 0 || g === 0) return 'root';
+  const fixed = g < 0 ? c.segs : c.segs.slice(0, g);
+  if (g < 0) {
+    if (isHomeDir(fixed)) return 'home';
+    return isSystemDir(fixed) ? 'system' : null;
+  }
+  // a glob below a fixed prefix: children of a protected directory, or a pattern naming one
+  if (fixed.length === 1 && HOME_PARENTS.has(fixed[0]!)) return 'home';
+  if (isHomeDir(fixed) && g === 2) return 'home';
+  const startsWild = /^[\uE000-\uE002]/.test(c.segs[g]!);
+  if (isSystemDir(fixed) && startsWild) return 'system';
+  const candidates = [...SYSTEM_SUBDIRS].filter((d) => d.split('/').length - 1 === g + 1);
+  if (candidates.some((d) => reaches({ base: 'root', segs: c.segs.slice(0, g + 1) }, d, false))) return 'system';
+  return null;
+}
+
+/** Inside a system directory (for non-recursive deletes). */
+export function inSystemDir(c: Canon): boolean {
+  return c.base === 'root' && (c.segs.length === 0 || isSystemDir(c.segs.slice(0, 1))) && c.segs[0] !== 'tmp';
+}
+
+const DEVICE_SAMPLES = ['/dev/sda', '/dev/sdb1', '/dev/nvme0n1', '/dev/vda', '/dev/xvda', '/dev/hda', '/dev/mmcblk0', '/dev/loop0', '/dev/dm-0', '/dev/md0', '/dev/disk0', '/dev/mapper/root', '/dev/mem'];
+
+export function isBlockDevice(c: Canon | null): boolean {
+  if (!c || c.base !== 'root') return false;
+  if (!c.segs.some(hasGlob)) return isKnown(abs(c)) && BLOCK_DEVICE.test(abs(c));
+  return DEVICE_SAMPLES.some((d) => reaches(c, d, false));
+}
+
+/** /etc/shadow and friends, root's SSH keys (globs included). */
+export function isSecret(c: Canon | null): boolean {
+  if (!c || c.base !== 'root') return false;
+  return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true));
+}
+
+/** Credential and shell start-up files. */
+export function isCredentialFile(c: Canon | null): boolean {
+  if (!c || c.segs.length === 0) return false;
+  const name = c.segs[c.segs.length - 1]!;
+  if (CREDENTIAL_BASENAMES.has(name) || CREDENTIAL_PREFIXES.some((p) => name.startsWith(p))) return true;
+  if (c.segs.some((s) => CREDENTIAL_DIRS.has(s))) return true;
+  const joined = c.segs.join('/');
+  if (CREDENTIAL_SUFFIXES.some((s) => ('/' + joined).endsWith('/' + s))) return true;
+  if (c.base !== 'root') return false;
+  const p = abs(c);
+  return SYSTEM_AUTH_FILES.has(p) || SYSTEM_AUTH_DIRS.some((d) => p.startsWith(d + '/'));
+}

@@ -1,0 +1,157 @@
+import type { OptionSpec } from './flags.ts';
+
+/** A program that runs another command given in its arguments. */
+export interface WrapperSpec extends OptionSpec {
+  /** Operands before the wrapped command (`timeout DURATION`, `chroot DIR`). */
+  readonly positional?: number;
+  /** Options after which nothing is run (`command -v`, `taskset -p`). */
+  readonly noCommand?: readonly string[];
+  /** Options whose value is shell code (`su -c`, `flock -c`). */
+  readonly code?: readonly string[];
+  /** Everything after the options is shell code joined by spaces (`watch`, `ssh host …`). */
+  readonly restIsCode?: boolean;
+  /** Options whose value is the working directory of the command. */
+  readonly chdir?: readonly string[];
+  /** `env -S STRING`: the string is split into a command line. */
+  readonly split?: readonly string[];
+  /** `NAME=VALUE` operands before the command (env). */
+  readonly assignments?: boolean;
+  /** The code runs on another machine, in its home directory (ssh). */
+  readonly remote?: boolean;
+  /** The command gets operands the guard cannot see (xargs). */
+  readonly appendsArgs?: boolean;
+  /** Runs only code from its options, never its operands (su: operands name the user). */
+  readonly codeOnly?: boolean;
+}
+
+const P = { posix: true } as const;
+
+export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  sudo: { ...P, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
+  doas: { ...P, short: 'uC', noCommand: ['L'] },
+  run0: { ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine'], chdir: ['D', 'chdir'] },
+  pkexec: { ...P, long: ['user'] },
+  su: { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'], codeOnly: true },
+  runuser: { ...P, short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'] },
+  sg: { ...P, short: 'c', code: ['c'], positional: 1 },
+  env: { ...P, short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true },
+  nice: { ...P, short: 'n', long: ['adjustment'], digits: true },
+  nohup: P,
+  timeout: { ...P, short: 'sk', long: ['signal', 'kill-after'], positional: 1 },
+  command: { ...P, noCommand: ['v', 'V'] },
+  builtin: P,
+  exec: { ...P, short: 'a' },
+  xargs: { ...P, short: 'adEILnPs', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
+  busybox: P,
+  toybox: P,
+  time: { ...P, short: 'fo', long: ['format', 'output'] },
+  stdbuf: { ...P, short: 'ioe', long: ['input', 'output', 'error'] },
+  ionice: { ...P, short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], noCommand: ['p', 'pid', 'P', 'pgid', 'u', 'uid'] },
+  setsid: P,
+  chrt: { ...P, short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positional: 1, noCommand: ['p', 'pid', 'm', 'max'] },
+  taskset: { ...P, positional: 1, noCommand: ['p', 'pid'] },
+  unbuffer: P,
+  caffeinate: { ...P, short: 'tw' },
+  flock: { ...P, short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], code: ['c', 'command'], positional: 1 },
+  chroot: { ...P, long: ['userspec', 'groups'], positional: 1 },
+  nsenter: { ...P, short: 'tSGw', long: ['target', 'setuid', 'setgid', 'wd'] },
+  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group'] },
+  fakeroot: { ...P, short: 'lsi', long: ['lib', 'faked'] },
+  eatmydata: P,
+  nocache: P,
+  strace: { ...P, short: 'abeEIoOpPsSuX', noCommand: ['p'] },
+  ltrace: { ...P, short: 'aelnopsuADF', noCommand: ['p'] },
+  valgrind: P,
+  torsocks: { ...P, short: 'upaP' },
+  proxychains: { ...P, short: 'f' },
+  proxychains4: { ...P, short: 'f' },
+  faketime: { ...P, short: 'f', positional: 1 },
+  numactl: { ...P, short: 'CNmipP', long: ['physcpubind', 'cpunodebind', 'membind', 'interleave', 'preferred'] },
+  'systemd-run': { ...P, short: 'upEMHt', long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'on-calendar', 'on-active', 'machine', 'host'], chdir: ['working-directory'] },
+  cgexec: { ...P, short: 'g' },
+  catchsegv: P,
+  'dbus-run-session': P,
+  'xvfb-run': { ...P, short: 'nsefpl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol'] },
+  firejail: P,
+  watch: { ...P, short: 'nqd', long: ['interval', 'differences'], restIsCode: true },
+  script: { ...P, short: 'cEIOTBm', long: ['command', 'echo', 'log-in', 'log-out', 'log-timing', 'log-io', 'logging-format'], code: ['c', 'command'], codeOnly: true },
+  ssh: { ...P, short: 'BbcDEeFIiJLlmOopQRSWw', positional: 1, restIsCode: true, remote: true },
+  npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },
+};
+
+/** Interpreters that run code from an argument or from stdin. */
+export interface InterpreterSpec extends OptionSpec {
+  readonly family: 'shell' | 'code';
+  /** Shell family: flags making the first operand code. Code family: options whose value is code. */
+  readonly inline: readonly string[];
+  /** Options after which a module or file runs, not stdin (`python -m`). */
+  readonly module?: readonly string[];
+}
+
+const SHELL: InterpreterSpec = { family: 'shell', posix: true, short: 'oO', long: ['rcfile', 'init-file'], inline: ['c'] };
+const PYTHON: InterpreterSpec = { family: 'code', posix: true, short: 'cmWXQ', inline: ['c'], module: ['m'], last: ['c', 'm'] };
+const E_FLAG: InterpreterSpec = { family: 'code', posix: true, short: 'e', inline: ['e'], last: ['e'] };
+
+export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
+  sh: SHELL, bash: SHELL, zsh: SHELL, dash: SHELL, ksh: SHELL, mksh: SHELL, ash: SHELL, yash: SHELL, posh: SHELL, rbash: SHELL, lksh: SHELL,
+  fish: { family: 'shell', posix: true, short: 'cC', long: ['command', 'init-command'], inline: ['c', 'command'] },
+  csh: SHELL, tcsh: SHELL,
+  python: PYTHON, python2: PYTHON, python3: PYTHON, pypy: PYTHON, pypy3: PYTHON, py: PYTHON, ipython: PYTHON, jython: PYTHON,
+  node: { family: 'code', posix: true, short: 'eprC', long: ['eval', 'print', 'require', 'import', 'loader', 'experimental-loader', 'conditions', 'input-type', 'env-file', 'title'], inline: ['e', 'eval', 'p', 'print'], last: ['e', 'eval', 'p', 'print'] },
+  bun: { family: 'code', posix: true, short: 'epr', long: ['eval', 'print', 'preload', 'cwd'], inline: ['e', 'eval', 'p', 'print'], last: ['e', 'eval', 'p', 'print'] },
+  perl: { family: 'code', posix: true, short: 'eE', attached: 'IMmilx0dDC', inline: ['e', 'E'], module: [], last: [] },
+  ruby: { family: 'code', posix: true, short: 'eIrCEF', attached: 'x0lWT', inline: ['e'] },
+  php: { family: 'code', posix: true, short: 'rBREFcdzft', inline: ['r', 'B', 'R', 'E'] },
+  lua: { family: 'code', posix: true, short: 'el', inline: ['e'] }, luajit: { family: 'code', posix: true, short: 'elj', inline: ['e'] },
+  rscript: E_FLAG, r: { family: 'code', posix: true, short: 'e', long: ['file'], inline: ['e'] },
+  julia: { family: 'code', posix: true, short: 'eE', long: ['eval', 'print'], inline: ['e', 'E', 'eval', 'print'] },
+  osascript: { family: 'code', posix: true, short: 'el', inline: ['e'] },
+  expect: { family: 'code', posix: true, short: 'cf', inline: ['c'] },
+  groovy: E_FLAG, scala: E_FLAG, elixir: { family: 'code', posix: true, short: 'er', long: ['eval'], inline: ['e', 'eval'] },
+  racket: { family: 'code', posix: true, short: 'e', long: ['eval'], inline: ['e', 'eval'] },
+  guile: { family: 'code', posix: true, short: 'clLe', inline: ['c'] },
+  sbcl: { family: 'code', long: ['eval'], inline: ['eval'] },
+  tclsh: { family: 'code', posix: true, inline: [] }, wish: { family: 'code', posix: true, inline: [] },
+  jrunscript: E_FLAG,
+};
+
+/** PowerShell spells options with one dash, case-insensitively, and accepts prefixes. */
+export const POWERSHELL = new Set(['pwsh', 'powershell', 'pwsh-preview']);
+export const POWERSHELL_INLINE = /^[-/](c|co|com|comm|comma|comman|command|cwa|commandwithargs|e|ec|en|enc|enco|encod|encode|encoded|encodedc\w*)$/i;
+
+/** awk programs are inline code; only those that run commands matter. */
+export const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
+export const AWK_EXEC = /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"/;
+
+/** Programs that fetch remote content. */
+export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'httpie', 'lwp-request', 'get', 'lynx', 'links', 'w3m', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'invoke-webrequest', 'iwr', 'irm', 'invoke-restmethod']);
+
+/** Decoders that turn opaque text into code: [program, options meaning decode]. */
+export const DECODERS: Readonly<Record<string, readonly string[] | 'always'>> = {
+  base64: ['d', 'decode', 'D'], base32: ['d', 'decode'], basenc: ['d', 'decode'], xxd: ['r', 'revert'], uudecode: 'always',
+  openssl: ['d'], gpg: ['d', 'decrypt'], gunzip: 'always', zcat: 'always', rev: 'always',
+};
+
+/** Commands that read and run a script file in the current shell. */
+export const SOURCERS = new Set(['source', '.']);
+
+/** Database clients: their arguments and stdin are SQL (or the store's commands). */
+export const SQL_CLIENTS = new Set([
+  'psql', 'mysql', 'mariadb', 'sqlite3', 'sqlite', 'sqlcmd', 'clickhouse-client', 'clickhouse', 'cockroach', 'duckdb', 'mssql-cli', 'pgcli', 'mycli',
+  'litecli', 'usql', 'bq', 'snowsql', 'trino', 'presto', 'cqlsh', 'redis-cli', 'valkey-cli', 'keydb-cli', 'mongo', 'mongosh', 'isql', 'db2', 'sqlplus',
+]);
+
+/** Programs that only look at metadata or print their arguments: a secret path there is not read. */
+export const NON_READERS = new Set(['ls', 'stat', 'test', '[', '[[', 'du', 'realpath', 'readlink', 'dirname', 'basename', 'namei', 'lsattr', 'getfacl', 'echo', 'printf', 'which', 'type', 'command', 'git']);
+
+/** Programs whose first operand is a pattern, not a file. */
+export const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'zgrep']);
+
+/** Programs that read files named by operands (a secret operand is read even when quoted). */
+export const READERS = new Set([
+  'cat', 'tac', 'less', 'more', 'most', 'head', 'tail', 'nl', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32', 'cp', 'scp', 'rsync', 'dd',
+  'tar', 'zip', '7z', 'gzip', 'bzip2', 'xz', 'zstd', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'sed', 'awk', 'gawk', 'cut', 'sort', 'uniq', 'wc', 'diff',
+  'cmp', 'comm', 'paste', 'join', 'fold', 'fmt', 'pr', 'column', 'vi', 'vim', 'nvim', 'view', 'nano', 'emacs', 'ed', 'code', 'openssl', 'curl', 'wget',
+  'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'iconv', 'jq', 'yq', 'install', 'mv', 'ln', 'unshadow', 'john', 'bat', 'batcat', 'mcedit',
+  'zcat', 'zless', 'xargs', 'docker', 'kubectl', 'sftp', 'nc', 'ncat', 'socat', 'python', 'python3', 'perl', 'ruby', 'node', 'source', '.',
+]);

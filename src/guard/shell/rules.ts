@@ -1,0 +1,56 @@
+import type { GuardFinding } from '../types.ts';
+
+/** One shell rule: a stable id, its verdict, and why, for a person. */
+export interface ShellRule {
+  readonly id: string;
+  readonly severity: 'deny' | 'ask';
+  readonly reason: string;
+}
+
+/** Every rule of the shell guard (SPEC §6): hard blocks deny, soft blocks ask. */
+export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
+  // hard block
+  { id: 'shell.rm.recursive_root', severity: 'deny', reason: 'Recursively deleting the root directory (or everything in it) destroys the whole system.' },
+  { id: 'shell.rm.recursive_system_path', severity: 'deny', reason: 'Recursively deleting a system directory breaks the operating system.' },
+  { id: 'shell.rm.recursive_home', severity: 'deny', reason: 'Recursively deleting the home directory destroys all of the user\'s files.' },
+  { id: 'shell.device.write', severity: 'deny', reason: 'Writing straight to a block device overwrites a disk and its file systems.' },
+  { id: 'shell.device.wipe', severity: 'deny', reason: 'Wiping or discarding a device erases everything on it.' },
+  { id: 'shell.device.mkfs', severity: 'deny', reason: 'Creating a file system or swap area on a device erases what it holds.' },
+  { id: 'shell.system.power', severity: 'deny', reason: 'Shutting down or rebooting the machine stops everything running on it.' },
+  { id: 'shell.secret.read', severity: 'deny', reason: 'Reading password hashes or root\'s SSH keys exposes credentials for the whole machine.' },
+  { id: 'shell.process.fork_bomb', severity: 'deny', reason: 'A function that keeps spawning copies of itself exhausts the machine (fork bomb).' },
+  { id: 'shell.process.kill_all', severity: 'deny', reason: 'Signalling process -1 kills every process the user may signal.' },
+  // soft block
+  { id: 'shell.rm.recursive', severity: 'ask', reason: 'Recursive deletion removes whole directory trees and cannot be undone.' },
+  { id: 'shell.rm.system_file', severity: 'ask', reason: 'Deleting a file inside a system directory can break the operating system.' },
+  { id: 'shell.chmod.permissive', severity: 'ask', reason: 'Making files writable by everyone (or setuid) lets any user tamper with them or gain privileges.' },
+  { id: 'shell.chmod.recursive', severity: 'ask', reason: 'Changing permissions recursively affects every file below the path.' },
+  { id: 'shell.chown.recursive', severity: 'ask', reason: 'Changing ownership recursively affects every file below the path.' },
+  { id: 'shell.service.disruptive', severity: 'ask', reason: 'Stopping, restarting, disabling or masking a service interrupts what depends on it.' },
+  { id: 'shell.download.exec', severity: 'ask', reason: 'Running downloaded or decoded content executes code nobody has reviewed.' },
+  { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },
+  { id: 'shell.credential.write', severity: 'ask', reason: 'Writing credential or shell start-up files can leak secrets or plant commands that run later.' },
+  { id: 'shell.sql.destructive', severity: 'ask', reason: 'The statement drops, truncates or deletes data without a WHERE clause.' },
+  { id: 'shell.find.delete', severity: 'ask', reason: 'find deleting what it matches can remove many files at once.' },
+  { id: 'shell.git.force_push', severity: 'ask', reason: 'A force push rewrites history on the remote and can discard others\' work.' },
+  { id: 'shell.git.reset_hard', severity: 'ask', reason: 'git reset --hard throws away uncommitted changes.' },
+  { id: 'shell.git.clean', severity: 'ask', reason: 'git clean -f deletes untracked (and with -x ignored) files for good.' },
+  { id: 'shell.device.partition', severity: 'ask', reason: 'Editing a partition table can make a disk\'s data unreachable.' },
+  { id: 'shell.program.computed', severity: 'ask', reason: 'The program name is computed at run time, so what runs cannot be known in advance.' },
+  { id: 'shell.eval', severity: 'ask', reason: 'eval runs text as a new command line, hiding what it executes.' },
+  { id: 'shell.input.unparseable', severity: 'ask', reason: 'The command does not parse as shell, so it cannot be checked (fail closed).' },
+  { id: 'shell.input.oversized', severity: 'ask', reason: 'The command is too large to check (fail closed).' },
+  { id: 'shell.input.too_complex', severity: 'ask', reason: 'The command nests or expands beyond what the guard checks (fail closed).' },
+  { id: 'shell.input.hidden_chars', severity: 'ask', reason: 'The command contains control or bidirectional characters that can hide what it does.' },
+]) as readonly ShellRule[];
+
+export const SHELL_RULE_BY_ID: ReadonlyMap<string, ShellRule> = new Map(SHELL_RULES.map((r) => [r.id, r]));
+
+const MAX_MATCHED = 240;
+
+export function shellFinding(id: string, matched: string): GuardFinding {
+  const rule = SHELL_RULE_BY_ID.get(id);
+  if (!rule) throw new Error(`unknown shell rule ${id}`);
+  const m = matched.length > MAX_MATCHED ? matched.slice(0, MAX_MATCHED - 1) + '…' : matched;
+  return { rule: rule.id, severity: rule.severity, matched: m, reason: rule.reason };
+}

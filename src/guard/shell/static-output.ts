@@ -1,0 +1,69 @@
+import { parseOptions } from './flags.ts';
+import { interpreterView } from './interpreters.ts';
+import type { Invocation } from './model.ts';
+import { decodeAnsiC } from './syntax/words.ts';
+import { literal, plain } from './values.ts';
+
+const texts = (inv: Invocation, from = 0): string[] | null => {
+  const out: string[] = [];
+  for (const a of inv.args.slice(from)) {
+    const t = literal(a.v);
+    if (t === null) out.push(plain(a.v));
+    else out.push(t);
+  }
+  return out;
+};
+
+function printf(format: string, args: readonly string[]): string {
+  let i = 0;
+  const body = format.replace(/%(%|[-+ #0-9.]*[sbdiqcxXouefgEG])/g, (m, spec: string) => {
+    if (spec === '%') return '%';
+    const a = args[i++] ?? '';
+    return spec.endsWith('b') ? decodeAnsiC(a) : a;
+  });
+  return decodeAnsiC(body);
+}
+
+/** What echo, printf or cat write to stdout when it is static (fed on to `| bash`, `| psql`). */
+export function staticOutput(inv: Invocation): string | null {
+  if (inv.program === 'echo') {
+    const words = texts(inv);
+    if (!words) return null;
+    let k = 0;
+    let escapes = false;
+    let newline = true;
+    while (k < words.length && /^-[neE]+$/.test(words[k]!)) {
+      if (words[k]!.includes('e')) escapes = true;
+      if (words[k]!.includes('n')) newline = false;
+      k++;
+    }
+    const out = words.slice(k).join(' ');
+    return (escapes ? decodeAnsiC(out) : out) + (newline ? '\n' : '');
+  }
+  if (inv.program === 'printf') {
+    const words = texts(inv);
+    if (!words || words.length === 0) return null;
+    const fmt = words[0] === '--' ? words.slice(1) : words;
+    return printf(fmt[0] ?? '', fmt.slice(1));
+  }
+  if (inv.program === 'cat' || inv.program === 'tee') {
+    const ops = parseOptions(inv.args).operands;
+    if (ops.length === 0 || (inv.program === 'cat' && ops.every((a) => literal(a.v) === '-'))) return inv.stdinText;
+  }
+  return null;
+}
+
+const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const;
+
+/** The first operand, for approvals scoped to program + sub-command (`git status`). */
+export function subcommandOf(inv: Invocation): string | undefined {
+  if (inv.program === 'git') {
+    const first = parseOptions(inv.args, GIT_GLOBAL).operands[0];
+    return first ? literal(first.v) ?? undefined : undefined;
+  }
+  const view = interpreterView(inv);
+  if (view?.inline) return undefined;
+  const first = inv.args.find((a) => !a.v.startsWith('-'));
+  const t = first ? literal(first.v) : null;
+  return t === null || t === '' ? undefined : t;
+}

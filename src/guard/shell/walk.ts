@@ -1,0 +1,347 @@
+import type { GuardFinding, NormalisedCommand } from '../types.ts';
+import { expand, expandArgs, type EvalContext } from './evaluate.ts';
+import { carriesDownload, interpreterView } from './interpreters.ts';
+import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
+import { HOME_DIR, canonical, type Canon } from './paths.ts';
+import { shellFinding } from './rules.ts';
+import { staticOutput, subcommandOf } from './static-output.ts';
+import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
+import { programName, unwrapOnce } from './unwrap.ts';
+import { UNKNOWN, display, hasGlob, isKnown, literal, plain } from './values.ts';
+
+/** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
+export type Reparse = (code: string) => readonly Stmt[] | null;
+
+export interface Checks {
+  invocation(inv: Invocation, emit: Emit): void;
+  redirect(r: RedirFact, emit: Emit): void;
+  /** Program names a glob in program position could stand for. */
+  programsMatching(glob: RegExp): readonly string[];
+}
+
+interface State {
+  cwd: Canon | null;
+  vars: Map<string, string>;
+  readonly depth: number;
+  readonly funcs: readonly string[];
+  readonly upstream: readonly Invocation[];
+  readonly piped: boolean;
+  readonly background: boolean;
+  readonly stdinFrom: Invocation | null;
+}
+
+/** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
+export const MAX_CODE_DEPTH = 8;
+/** Bound on commands examined for one input (loops are walked per item). */
+const MAX_WORK = 20_000;
+const MAX_LOOP_ITEMS = 16;
+const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
+
+const showArg = (v: string): string => {
+  const d = display(v);
+  return d === '' || /[\s"'`$;&|<>()\\]/.test(d) ? JSON.stringify(d) : d;
+};
+
+const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, vars: new Map(st.vars), ...over });
+
+/** Walks every command of a script and runs the rule checks on each. */
+export class Walker {
+  readonly findings: GuardFinding[] = [];
+  readonly commands: NormalisedCommand[] = [];
+  private readonly seen = new Set<string>();
+  private readonly seenCommands = new Set<string>();
+  private work = 0;
+  private exhausted = false;
+
+  constructor(private readonly reparse: Reparse, private readonly checks: Checks) {}
+
+  readonly emit: Emit = (rule, matched) => {
+    const key = rule + '\u0001' + matched;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.findings.push(shellFinding(rule, matched));
+  };
+
+  run(stmts: readonly Stmt[], cwd: Canon | null = null): void {
+    this.stmts(stmts, { cwd, vars: new Map(), depth: 0, funcs: [], upstream: [], piped: false, background: false, stdinFrom: null });
+  }
+
+  private budget(): boolean {
+    if (++this.work <= MAX_WORK) return true;
+    if (!this.exhausted) this.emit('shell.input.too_complex', 'command expands beyond the checking budget');
+    this.exhausted = true;
+    return false;
+  }
+
+  private stmts(list: readonly Stmt[], st: State): void {
+    for (const s of list) this.stmt(s, st);
+  }
+
+  private stmt(s: Stmt, st: State): void {
+    if (!this.budget()) return;
+    const inner = s.background ? copy(st, { background: true }) : st;
+    if (s.cmd.kind !== 'simple') {
+      for (const r of s.redirs) this.checks.redirect(this.redirFact(r, inner), this.emit);
+    }
+    this.command(s.cmd, s, inner);
+  }
+
+  private command(c: Command, s: Stmt, st: State): void {
+    switch (c.kind) {
+      case 'simple': return this.simple(c, s, st);
+      case 'andor': this.stmt(c.left, st); return this.stmt(c.right, st);
+      case 'pipe': return this.pipe(c.stages, st);
+      case 'subshell': return this.stmts(c.body, copy(st));
+      case 'block': return this.stmts(c.body, st);
+      case 'if':
+        for (const cl of c.clauses) { this.stmts(cl.cond, st); this.stmts(cl.body, st); }
+        return this.stmts(c.otherwise, st);
+      case 'loop': this.stmts(c.cond, st); return this.stmts(c.body, st);
+      case 'for': return this.forLoop(c.name, c.items, c.body, st);
+      case 'cfor': for (const e of c.exprs) expand(e, this.ctx(st)); return this.stmts(c.body, st);
+      case 'case':
+        expand(c.word, this.ctx(st));
+        for (const item of c.items) { expandArgs(item.patterns, this.ctx(st)); this.stmts(item.body, st); }
+        return;
+      case 'func': return this.stmt(c.body, copy(st, { funcs: [...st.funcs, c.name.toLowerCase()] }));
+      case 'arith': expand(c.expr, this.ctx(st)); return;
+      case 'test': expandArgs(c.words, this.ctx(st)); return;
+      case 'coproc': return this.stmt(c.body, copy(st, { background: true }));
+    }
+  }
+
+  private forLoop(name: string, items: readonly Word[] | null, body: readonly Stmt[], st: State): void {
+    const values = items ? expandArgs(items, this.ctx(st)).map((a) => a.v) : [];
+    if (items && values.length > 0 && values.length <= MAX_LOOP_ITEMS && values.every(isKnown)) {
+      for (const v of values) { st.vars.set(name, v); this.stmts(body, st); }
+      return;
+    }
+    st.vars.delete(name);
+    this.stmts(body, st);
+  }
+
+  private pipe(stages: readonly Stmt[], st: State): void {
+    const fed: Invocation[] = [];
+    let last: Invocation | null = null;
+    for (const stage of stages) {
+      const before = this.invocations.length;
+      this.stmt(stage, copy(st, { piped: true, upstream: [...st.upstream, ...fed], stdinFrom: last }));
+      const produced = this.invocations.slice(before);
+      fed.push(...produced);
+      last = produced[produced.length - 1] ?? null;
+    }
+  }
+
+  /** Every invocation seen, in order (pipelines read the ones their stages produced). */
+  private readonly invocations: Invocation[] = [];
+
+  private ctx(st: State): EvalContext {
+    return {
+      vars: st.vars,
+      cwd: st.cwd,
+      walkSubst: (stmts) => {
+        const before = this.invocations.length;
+        this.stmts(stmts, copy(st, { piped: false, background: false, stdinFrom: null }));
+        return this.invocations.slice(before);
+      },
+      substOutput: (stmts) => this.substOutput(stmts, st, 0),
+    };
+  }
+
+  /** The output of `$(echo rm)`, `$(printf …)`, `$(which rm)`, when static. */
+  private substOutput(stmts: readonly Stmt[], st: State, depth: number): string | null {
+    const only = stmts.length === 1 ? stmts[0]! : null;
+    if (!only || only.cmd.kind !== 'simple' || depth > 4) return null;
+    const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => this.substOutput(s, st, depth + 1) };
+    const args = expandArgs(only.cmd.words, quiet);
+    const program = args[0] ? programName(args[0].v) : null;
+    if (!program) return null;
+    const inv = this.makeInvocation(program, args.slice(1), st, [], false);
+    const out = staticOutput(inv);
+    if (out !== null) return out.replace(/\n+$/, '');
+    const rest = args.slice(1).map((a) => literal(a.v));
+    const named = program === 'which' ? rest[0] : program === 'command' && rest[0] === '-v' ? rest[1] : program === 'type' && (rest[0] === '-P' || rest[0] === '-p') ? rest[1] : undefined;
+    return named ?? null;
+  }
+
+  private redirFact(r: Redirect, st: State): RedirFact {
+    const ctx = this.ctx(st);
+    const inner: Invocation[] = [];
+    let target: Arg | null = null;
+    let text: string | null = null;
+    if (r.heredoc) {
+      const body = expand(r.heredoc.body, ctx);
+      inner.push(...body.info.inner);
+      text = plain(body.values[0] ?? '');
+    } else {
+      const e = expand(r.target, ctx);
+      inner.push(...e.info.inner);
+      target = { v: e.values[0] ?? UNKNOWN, info: e.info };
+      if (r.op === '<<<') text = plain(target.v) + '\n';
+    }
+    const op = r.op === '>&' && target && !/^(\d+|-)$/.test(target.v) ? '&>' : r.op;
+    return { op, fd: r.fd, target, text, inner, cwd: st.cwd };
+  }
+
+  private simple(c: Extract<Command, { kind: 'simple' }>, s: Stmt, st: State): void {
+    const ctx = this.ctx(st);
+    const assigned: [string, string][] = [];
+    for (const a of c.assigns) {
+      if (a.array) { expandArgs(a.array, ctx); assigned.push([a.name, UNKNOWN]); continue; }
+      const e = a.value ? expand(a.value, ctx) : null;
+      assigned.push([a.name, e ? e.values.join(' ') : '']);
+    }
+    const redirs = s.redirs.map((r) => this.redirFact(r, st));
+    const args = expandArgs(c.words, ctx);
+    if (args.length === 0) {
+      for (const [name, v] of assigned) this.setVar(st, name, v);
+      for (const r of redirs) this.checks.redirect(r, this.emit);
+      return;
+    }
+    this.argv(args, st, redirs, false);
+  }
+
+  private setVar(st: State, name: string, v: string): void {
+    if (name === 'HOME') return;
+    if (isKnown(v)) st.vars.set(name, v);
+    else st.vars.delete(name);
+  }
+
+  /** Unwraps and checks one command line (also used for find -exec payloads). */
+  argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): void {
+    let cur = args;
+    let cwd = st.cwd;
+    let appends = appendsArgs;
+    for (let hop = 0; hop < 32 && cur.length > 0; hop++) {
+      const head = cur[0]!;
+      const name = this.programOf(head);
+      if (name === null) {
+        this.record(this.makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
+        return;
+      }
+      const u = unwrapOnce(name, cur.slice(1));
+      if (!u) break;
+      if (u.chdir) cwd = this.resolveDir(u.chdir, cwd);
+      if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: new Map() }));
+      appends ||= u.appendsArgs;
+      if (u.rest.length === 0 || u.remote) {
+        this.record(this.makeInvocation(name, cur.slice(1), { ...st, cwd }, redirs, appends));
+        return;
+      }
+      cur = u.rest;
+    }
+    if (cur.length === 0) return;
+    const head = cur[0]!;
+    const names = this.candidates(head);
+    const local = copy(st, { cwd });
+    for (const program of names) {
+      const inv = this.makeInvocation(program, cur.slice(1), local, redirs, appends);
+      this.special(inv, local);
+      this.record(inv);
+    }
+    if (cwd === st.cwd) this.trackState(names[0] ?? '', cur.slice(1), st);
+  }
+
+  /** Resolves the program word; flags computed names. Null when it cannot be known at all. */
+  private programOf(head: Arg): string | null {
+    const name = programName(head.v);
+    if (head.info.computed || hasGlob(head.v) || name === null) {
+      this.emit('shell.program.computed', head.info.raw);
+      if (head.info.inner.some(carriesDownload)) this.emit('shell.download.exec', head.info.raw);
+    }
+    return name;
+  }
+
+  private candidates(head: Arg): string[] {
+    const name = programName(head.v);
+    if (name === null) return [];
+    if (!hasGlob(head.v)) return [name];
+    const re = new RegExp('^' + [...name].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('') + '$');
+    const found = this.checks.programsMatching(re);
+    return found.length > 0 ? [...found] : [name];
+  }
+
+  private resolveDir(dir: Arg, cwd: Canon | null): Canon | null {
+    return canonical(dir.v, cwd);
+  }
+
+  private makeInvocation(program: string, args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): Invocation {
+    let stdinText: string | null = null;
+    for (const r of redirs) if (r.text !== null && (r.op === '<<' || r.op === '<<-' || r.op === '<<<')) stdinText = r.text;
+    if (stdinText === null && st.stdinFrom) stdinText = staticOutput(st.stdinFrom);
+    const text = [program || '…', ...args.map((a) => showArg(a.v))].join(' ');
+    return { program, args, cwd: st.cwd, redirs, stdinText, upstream: st.upstream, appendsArgs, depth: st.depth, text };
+  }
+
+  private record(inv: Invocation): void {
+    this.invocations.push(inv);
+    if (inv.program === '') return;
+    const sub = subcommandOf(inv);
+    const key = inv.program + '\u0001' + (sub ?? '');
+    if (!this.seenCommands.has(key)) {
+      this.seenCommands.add(key);
+      this.commands.push(sub === undefined ? { program: inv.program } : { program: inv.program, subcommand: sub });
+    }
+    this.checks.invocation(inv, this.emit);
+    for (const r of inv.redirs) this.checks.redirect(r, this.emit);
+  }
+
+  /** Commands whose arguments are themselves code: shells, eval, trap, alias, find -exec. */
+  private special(inv: Invocation, st: State): void {
+    if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
+    const view = interpreterView(inv);
+    if (view?.family === 'shell' && view.inline && view.code) {
+      const vars = new Map<string, string>();
+      view.positional.forEach((a, i) => vars.set(String(i), a.v));
+      vars.set('@', view.positional.slice(1).map((a) => a.v).join(' '));
+      this.nestedCode(plain(view.code.v), copy(st, { vars, upstream: [], stdinFrom: null }));
+    } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
+      this.nestedCode(inv.stdinText, copy(st, { upstream: [], stdinFrom: null }));
+    } else if (view?.family === 'eval' && view.code) {
+      this.nestedCode(plain(view.code.v), st);
+    }
+    const rest = inv.args.map((a) => literal(a.v));
+    if (inv.program === 'alias') {
+      for (const a of inv.args) { const eq = a.v.indexOf('='); if (eq > 0) this.nestedCode(plain(a.v.slice(eq + 1)), copy(st)); }
+    } else if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) {
+      this.nestedCode(plain(inv.args[0].v), copy(st));
+    } else if (inv.program === 'find') {
+      for (let i = 0; i < inv.args.length; i++) {
+        if (!['-exec', '-execdir', '-ok', '-okdir'].includes(rest[i] ?? '')) continue;
+        let j = i + 1;
+        while (j < inv.args.length && rest[j] !== ';' && rest[j] !== '+') j++;
+        const sub = inv.args.slice(i + 1, j).map((a): Arg => (literal(a.v) === '{}' ? { v: UNKNOWN, info: a.info } : a));
+        if (sub.length > 0) this.argv(sub, copy(st, { piped: false }), [], true);
+        i = j;
+      }
+    }
+  }
+
+  /** cd/pushd and export-style assignments change the state later commands run in. */
+  private trackState(program: string, args: readonly Arg[], st: State): void {
+    if (program === 'cd' || program === 'pushd') {
+      const ops = args.filter((a) => !/^-[LPe@]+$/.test(a.v));
+      const target = ops[0];
+      if (!target) st.cwd = HOME_DIR;
+      else if (target.v === '-') st.cwd = null;
+      else st.cwd = canonical(target.v, st.cwd);
+    } else if (program === 'popd') {
+      st.cwd = null;
+    } else if (['export', 'declare', 'typeset', 'local', 'readonly'].includes(program)) {
+      for (const a of args) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
+        if (m) this.setVar(st, m[1]!, a.v.slice(m[0].length));
+      }
+    } else if (program === 'read' || program === 'unset') {
+      for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(a.v);
+    }
+  }
+
+  private nestedCode(code: string, st: State): void {
+    if (st.depth + 1 > MAX_CODE_DEPTH) { this.emit('shell.input.too_complex', code); return; }
+    if (!this.budget()) return;
+    const stmts = this.reparse(code);
+    if (!stmts) { this.emit('shell.input.unparseable', code); return; }
+    this.stmts(stmts, copy(st, { depth: st.depth + 1 }));
+  }
+}
