@@ -48,11 +48,11 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env):
 }
 
 export function parseConfigText(text: string, file = '(inline)', env: NodeJS.ProcessEnv = process.env): Omit<LoadedConfig, 'file'> {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(file, doc.errors.map((e) => ({
       path: e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
-      message: e.message.split('\n')[0] ?? e.message,
+      message: (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, ''),
     })));
   }
   const raw: unknown = doc.toJS() ?? {};

@@ -125,12 +125,14 @@ export async function waitForAnswer(
 ): Promise<ApprovalRow | null> {
   const clock = w.clock ?? systemClock;
   const pollMs = w.pollMs ?? 500;
+  // one listener for the whole wait, not one per poll
+  const abort = aborted(w.signal);
   for (;;) {
     const row = await getApproval(exec, w.id);
     if (!row || row.state !== 'pending') return row;
     const left = w.deadline.getTime() - clock.now().getTime();
     if (left <= 0 || w.signal?.aborted) return expireApproval(exec, w.id);
-    await Promise.race([clock.sleep(Math.min(pollMs, left)), aborted(w.signal)]);
+    await Promise.race([clock.sleep(Math.min(pollMs, left)), abort]);
   }
 }
 

@@ -25,13 +25,13 @@ afterAll(async () => {
   }
 });
 
-function waitFor(pred: () => boolean, ms: number, what: string): Promise<void> {
+/** Polls one check at a time (each may spawn a CLI process). */
+async function waitFor(pred: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const start = Date.now();
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (pred()) { clearInterval(t); resolve(); } else if (Date.now() - start > ms) { clearInterval(t); reject(new Error(`timed out waiting for ${what}\n${daemonLog.slice(-3000)}`)); }
-    }, 100);
-  });
+  while (!(await pred())) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}\n${daemonLog.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 describe('npm start on the embedded default', () => {
@@ -46,10 +46,9 @@ describe('npm start on the embedded default', () => {
     // jobs create without a terminal: the request waits for `approvals approve`
     const creating = runCli(['jobs', 'create', '--file', 'jobs/heartbeat.yaml', '--as', 'alice', '--json'], { env, timeoutMs: 90_000 });
     let approvalId: string | undefined;
-    await waitFor(() => {
-      void runCli(['approvals', 'list', '--json'], { env }).then((r) => {
-        if (r.code === 0) approvalId ??= (JSON.parse(r.stdout) as { id: string }[])[0]?.id;
-      });
+    await waitFor(async () => {
+      const r = await runCli(['approvals', 'list', '--json'], { env });
+      if (r.code === 0) approvalId = (JSON.parse(r.stdout) as { id: string }[])[0]?.id;
       return approvalId !== undefined;
     }, 60_000, 'pending approval');
     const approved = await runCli(['approvals', 'approve', approvalId!, '--as', 'alice'], { env });
@@ -63,10 +62,9 @@ describe('npm start on the embedded default', () => {
 
     expect((await runCli(['jobs', 'run', jobId], { env })).code).toBe(0);
     let state = '';
-    await waitFor(() => {
-      void runCli(['jobs', 'runs', jobId, '--json'], { env }).then((r) => {
-        if (r.code === 0) state = (JSON.parse(r.stdout) as { state: string; trigger: string }[]).find((x) => x.trigger === 'manual')?.state ?? '';
-      });
+    await waitFor(async () => {
+      const r = await runCli(['jobs', 'runs', jobId, '--json'], { env });
+      if (r.code === 0) state = (JSON.parse(r.stdout) as { state: string; trigger: string }[]).find((x) => x.trigger === 'manual')?.state ?? '';
       return state === 'succeeded' || state === 'failed';
     }, 60_000, 'the run to finish');
     expect(state).toBe('succeeded');

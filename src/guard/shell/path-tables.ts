@@ -10,8 +10,7 @@ export const SYSTEM_TOP_PATTERN = /^lib/;
 /** Deeper directories that count as system directories themselves. */
 export const SYSTEM_SUBDIRS: ReadonlySet<string> = new Set([
   '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib32', '/usr/lib64', '/usr/libexec', '/usr/local', '/usr/local/bin', '/usr/local/sbin',
-  '/usr/local/lib', '/usr/share', '/usr/include', '/usr/src', '/var/lib', '/var/log', '/var/spool', '/var/mail', '/var/backups',
-  '/var/www', '/var/db', '/etc/ssh', '/etc/ssl', '/etc/pam.d', '/etc/systemd', '/etc/sudoers.d', '/nix/store',
+  '/usr/local/lib', '/usr/share', '/usr/include', '/usr/src', '/var/lib', '/etc/ssh', '/etc/ssl', '/etc/pam.d', '/etc/systemd', '/etc/sudoers.d', '/nix/store',
   '/private/etc', '/private/var', '/System/Library', '/Library/Application Support',
 ]);
 
@@ -24,6 +23,8 @@ export const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mm
 /** Files whose contents are password hashes or root's keys. */
 export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];
 export const SECRET_DIRS: readonly string[] = ['/root/.ssh'];
+/** Private key names inside any `.ssh` directory (the home may be /root; `.pub` files are public). */
+export const PRIVATE_KEY_NAMES: readonly string[] = ['id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'id_ed25519_sk', 'id_ecdsa_sk'];
 
 /** Credential and start-up files whose basename alone identifies them. */
 export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([

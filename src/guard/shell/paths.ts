@@ -1,5 +1,5 @@
 import {
-  BLOCK_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  BLOCK_DEVICE, CREDENTIAL_BASENAMES, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, display, hasGlob, isKnown } from './values.ts';
@@ -108,6 +108,15 @@ export type DeleteClass = 'root' | 'system' | 'home';
 
 /** What a recursive delete of this path destroys, when it is a protected place. */
 export function deleteClass(c: Canon): DeleteClass | null {
+  const direct = classify(c);
+  if (direct) return direct;
+  // `rm -rf /$x`: an unknown last component may be empty
+  const segs = [...c.segs];
+  while (segs.length > 0 && /^\u0000+$/.test(segs[segs.length - 1]!)) segs.pop();
+  return segs.length < c.segs.length ? classify({ ...c, segs }) : null;
+}
+
+function classify(c: Canon): DeleteClass | null {
   const g = c.segs.findIndex(hasGlob);
   if (c.base === 'home') {
     if (c.up > 0 || c.segs.length === 0 || g === 0) return 'home';
@@ -147,6 +156,14 @@ export function isBlockDevice(c: Canon | null): boolean {
 export function isSecret(c: Canon | null): boolean {
   if (!c || c.base !== 'root') return false;
   return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true));
+}
+
+/** A private SSH key in any `.ssh` directory (globs included). */
+export function isPrivateKey(c: Canon | null): boolean {
+  if (!c || c.segs.length < 2 || !segMatches(c.segs[c.segs.length - 2]!, '.ssh')) return false;
+  const name = c.segs[c.segs.length - 1]!;
+  if (!hasGlob(name)) return /^id_/.test(name) && !name.endsWith('.pub');
+  return PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
 }
 
 /** Credential and shell start-up files. */

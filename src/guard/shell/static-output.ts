@@ -46,6 +46,16 @@ export function staticOutput(inv: Invocation): string | null {
     const fmt = words[0] === '--' ? words.slice(1) : words;
     return printf(fmt[0] ?? '', fmt.slice(1));
   }
+  if (inv.program === 'base64' && inv.stdinText !== null) {
+    const p = parseOptions(inv.args);
+    if (p.operands.length === 0 && p.opts.some((o) => ['d', 'D', 'decode'].includes(o.name))) {
+      return Buffer.from(inv.stdinText.replace(/\s+/g, ''), 'base64').toString('utf8');
+    }
+    return null;
+  }
+  if (inv.program === 'rev' && inv.stdinText !== null && inv.args.length === 0) {
+    return inv.stdinText.split('\n').map((l) => [...l].reverse().join('')).join('\n');
+  }
   if (inv.program === 'cat' || inv.program === 'tee') {
     const ops = parseOptions(inv.args).operands;
     if (ops.length === 0 || (inv.program === 'cat' && ops.every((a) => literal(a.v) === '-'))) return inv.stdinText;

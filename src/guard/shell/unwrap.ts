@@ -32,7 +32,22 @@ export function programName(v: string): string | null {
 }
 
 /** Takes one wrapper (`sudo -u x`, `env -i A=b`, `timeout 5`, …) off `args`; null when `name` is not one. */
+const CONTAINER_EXEC = { posix: true, short: 'euw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] } as const;
+
+/** `docker exec CTR CMD…`, `kubectl exec POD -- CMD…`: the command runs in a container, still a command. */
+function containerExec(name: string, args: readonly Arg[]): readonly Arg[] | null {
+  if (literal(args[0]?.v ?? '') !== 'exec') return null;
+  if (name === 'docker' || name === 'podman' || name === 'nerdctl') return parseOptions(args.slice(1), CONTAINER_EXEC).operands.slice(1);
+  if (name === 'kubectl' || name === 'oc') {
+    const dash = args.findIndex((a) => a.v === '--');
+    return dash < 0 ? [] : args.slice(dash + 1);
+  }
+  return null;
+}
+
 export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null {
+  const inContainer = containerExec(name, args);
+  if (inContainer) return { rest: inContainer, code: null, chdir: null, appendsArgs: false, remote: false };
   const spec = WRAPPERS[name];
   if (!spec) return null;
   const base = { code: null, chdir: null, appendsArgs: spec.appendsArgs ?? false, remote: spec.remote ?? false };
@@ -41,6 +56,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   }
   const p = parseOptions(args, spec);
   let ops = [...p.operands];
+  if (name === 'env' && ops[0]?.v === '-') ops.shift();
   if (spec.assignments) while (ops[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(ops[0].v)) ops.shift();
   const chdir = spec.chdir ? valueOf(p, ...spec.chdir) : null;
   const codes: string[] = [];
@@ -68,4 +84,24 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     ops = [];
   }
   return { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
+}
+
+const MAX_XARGS_ITEMS = 64;
+
+/** The command lines xargs runs when its input is static text (`echo / | xargs rm -rf`); null when unknown. */
+export function xargsCommandLines(xargsArgs: readonly Arg[], command: readonly Arg[], input: string): Arg[][] | null {
+  const spec = WRAPPERS.xargs!;
+  const p = parseOptions(xargsArgs, spec);
+  if (has(p, 'a', 'arg-file')) return null;
+  const repl = valueOf(p, 'I', 'replace')?.v ?? (has(p, 'i') ? valueOf(p, 'i')?.v ?? '{}' : null);
+  const delim = has(p, '0', 'null') ? '\u0000' : valueOf(p, 'd', 'delimiter')?.v ?? null;
+  const items = (delim !== null ? input.split(delim) : repl !== null ? input.split('\n') : input.split(/\s+/)).map((s) => (repl !== null ? s.trim() : s)).filter((s) => s !== '');
+  if (items.length > MAX_XARGS_ITEMS) return null;
+  const asArg = (v: string): Arg => ({ v, info: { computed: true, ansi: false, quoted: true, inner: [], raw: v } });
+  if (repl !== null) return items.map((item) => command.map((a) => (a.v.includes(repl) ? { v: a.v.split(repl).join(item), info: a.info } : a)));
+  const n = Number(literal(valueOf(p, 'n', 'max-args')?.v ?? '') ?? '');
+  const size = Number.isInteger(n) && n > 0 ? n : Math.max(1, items.length);
+  const lines: Arg[][] = [];
+  for (let i = 0; i < Math.max(1, items.length); i += size) lines.push([...command, ...items.slice(i, i + size).map(asArg)]);
+  return lines;
 }

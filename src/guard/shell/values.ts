@@ -19,7 +19,10 @@ const GLOBS = /[\uE000-\uE002]/;
 /** Unquoted text: glob and brace characters stay live. */
 export function live(text: string): string {
   let out = '';
-  for (const c of text) out += LIVE[c] ?? c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    out += c === '[' && text.indexOf(']', i + 2) < 0 ? c : LIVE[c] ?? c;
+  }
   return out;
 }
 

@@ -2,11 +2,12 @@ import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import { HOME_DIR, canonical, type Canon } from './paths.ts';
+import { HOME_DIR, canonValue, canonical, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { staticOutput, subcommandOf } from './static-output.ts';
+import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { programName, unwrapOnce } from './unwrap.ts';
+import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { UNKNOWN, display, hasGlob, isKnown, literal, plain } from './values.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
@@ -35,7 +36,6 @@ export const MAX_CODE_DEPTH = 8;
 /** Bound on commands examined for one input (loops are walked per item). */
 const MAX_WORK = 20_000;
 const MAX_LOOP_ITEMS = 16;
-const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 
 const showArg = (v: string): string => {
   const d = display(v);
@@ -52,6 +52,8 @@ export class Walker {
   private readonly seenCommands = new Set<string>();
   private work = 0;
   private exhausted = false;
+  /** Files this command line writes before running them. */
+  private readonly files = new WrittenFiles();
 
   constructor(private readonly reparse: Reparse, private readonly checks: Checks) {}
 
@@ -150,6 +152,7 @@ export class Walker {
 
   /** The output of `$(echo rm)`, `$(printf …)`, `$(which rm)`, when static. */
   private substOutput(stmts: readonly Stmt[], st: State, depth: number): string | null {
+    if (stmts.length === 0) return '';
     const only = stmts.length === 1 ? stmts[0]! : null;
     if (!only || only.cmd.kind !== 'simple' || depth > 4) return null;
     const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => this.substOutput(s, st, depth + 1) };
@@ -160,6 +163,7 @@ export class Walker {
     const out = staticOutput(inv);
     if (out !== null) return out.replace(/\n+$/, '');
     const rest = args.slice(1).map((a) => literal(a.v));
+    if (program === 'pwd') return st.cwd ? canonValue(st.cwd) : null;
     const named = program === 'which' ? rest[0] : program === 'command' && rest[0] === '-v' ? rest[1] : program === 'type' && (rest[0] === '-P' || rest[0] === '-p') ? rest[1] : undefined;
     return named ?? null;
   }
@@ -221,11 +225,19 @@ export class Walker {
       }
       const u = unwrapOnce(name, cur.slice(1));
       if (!u) break;
+      if (name === 'xargs' && u.rest.length > 0) {
+        const input = this.stdinText(redirs, st);
+        const lines = input === null ? null : xargsCommandLines(cur.slice(1, cur.length - u.rest.length), u.rest, input);
+        if (lines) {
+          for (const line of lines.slice(0, MAX_LOOP_ITEMS)) this.argv(line, copy(st, { cwd, stdinFrom: null }), [], appends);
+          return;
+        }
+      }
       if (u.chdir) cwd = this.resolveDir(u.chdir, cwd);
       if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: new Map() }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
-        this.record(this.makeInvocation(name, cur.slice(1), { ...st, cwd }, redirs, appends));
+        this.record(this.makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
       cur = u.rest;
@@ -236,7 +248,7 @@ export class Walker {
     const local = copy(st, { cwd });
     for (const program of names) {
       const inv = this.makeInvocation(program, cur.slice(1), local, redirs, appends);
-      this.special(inv, local);
+      this.special(inv, local, head);
       this.record(inv);
     }
     if (cwd === st.cwd) this.trackState(names[0] ?? '', cur.slice(1), st);
@@ -265,10 +277,15 @@ export class Walker {
     return canonical(dir.v, cwd);
   }
 
+  /** Static text on a command's stdin: its heredoc or here-string, else what the previous pipeline stage prints. */
+  private stdinText(redirs: readonly RedirFact[], st: State): string | null {
+    let text: string | null = null;
+    for (const r of redirs) if (r.text !== null && (r.op === '<<' || r.op === '<<-' || r.op === '<<<')) text = r.text;
+    return text ?? (st.stdinFrom ? staticOutput(st.stdinFrom) : null);
+  }
+
   private makeInvocation(program: string, args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): Invocation {
-    let stdinText: string | null = null;
-    for (const r of redirs) if (r.text !== null && (r.op === '<<' || r.op === '<<-' || r.op === '<<<')) stdinText = r.text;
-    if (stdinText === null && st.stdinFrom) stdinText = staticOutput(st.stdinFrom);
+    const stdinText = this.stdinText(redirs, st);
     const text = [program || '…', ...args.map((a) => showArg(a.v))].join(' ');
     return { program, args, cwd: st.cwd, redirs, stdinText, upstream: st.upstream, appendsArgs, depth: st.depth, text };
   }
@@ -284,10 +301,20 @@ export class Walker {
     }
     this.checks.invocation(inv, this.emit);
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
+    this.files.remember(inv);
+  }
+
+  /** Running a file written or downloaded earlier in the same command line. */
+  private runsFile(file: Arg, st: State, via: string): void {
+    const c = canonical(file.v, st.cwd);
+    const content = this.files.lookup(c);
+    if (content === DOWNLOADED) this.emit('shell.download.exec', `${via} runs downloaded ${showCanon(c!)}`);
+    else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
   }
 
   /** Commands whose arguments are themselves code: shells, eval, trap, alias, find -exec. */
-  private special(inv: Invocation, st: State): void {
+  private special(inv: Invocation, st: State, head: Arg): void {
+    if (head.v.includes('/')) this.runsFile(head, st, inv.program);
     if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
     const view = interpreterView(inv);
     if (view?.family === 'shell' && view.inline && view.code) {
@@ -300,11 +327,19 @@ export class Walker {
     } else if (view?.family === 'eval' && view.code) {
       this.nestedCode(plain(view.code.v), st);
     }
+    if (view?.script) this.runsFile(view.script, st, inv.program);
     const rest = inv.args.map((a) => literal(a.v));
     if (inv.program === 'alias') {
       for (const a of inv.args) { const eq = a.v.indexOf('='); if (eq > 0) this.nestedCode(plain(a.v.slice(eq + 1)), copy(st)); }
     } else if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) {
       this.nestedCode(plain(inv.args[0].v), copy(st));
+    } else if (inv.program === 'git') {
+      // -c core.pager=… / alias.x=!… run as shell code
+      inv.args.forEach((a, i) => {
+        const kv = rest[i - 1] === '-c' ? literal(a.v) : null;
+        const m = kv ? GIT_CODE_KEYS.exec(kv) : null;
+        if (m) this.nestedCode(m[2]!.replace(/^!/, ''), copy(st));
+      });
     } else if (inv.program === 'find') {
       for (let i = 0; i < inv.args.length; i++) {
         if (!['-exec', '-execdir', '-ok', '-okdir'].includes(rest[i] ?? '')) continue;

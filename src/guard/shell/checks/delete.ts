@@ -33,6 +33,29 @@ export function checkRm(inv: Invocation, emit: Emit): void {
   if (recursive && !blocked) emit('shell.rm.recursive', inv.text);
 }
 
+const MOVE = { short: 'tS', long: ['target-directory', 'suffix', 'backup'] } as const;
+const RSYNC = { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] } as const;
+
+/** Moving a protected directory away, or rsync --delete into one, destroys it like a recursive delete. */
+export function checkMove(inv: Invocation, emit: Emit): void {
+  if (inv.program === 'mv') {
+    const p = parseOptions(inv.args, MOVE);
+    const dir = p.opts.some((o) => o.name === 't' || o.name === 'target-directory');
+    for (const src of dir ? p.operands : p.operands.slice(0, -1)) {
+      const c = canonical(src.v, inv.cwd);
+      const cls = c && deleteClass(c);
+      if (c && cls) { emit(RULE[cls], `${inv.text} → ${showCanon(c)}`); return; }
+    }
+  } else if (inv.program === 'rsync') {
+    const p = parseOptions(inv.args, RSYNC);
+    const dest = p.operands[p.operands.length - 1];
+    if (!dest || p.operands.length < 2 || !p.opts.some((o) => o.name.startsWith('delete'))) return;
+    const c = canonical(dest.v, inv.cwd);
+    const cls = c && deleteClass(c);
+    if (c && cls) emit(RULE[cls], `${inv.text} → ${showCanon(c)}`);
+  }
+}
+
 export function checkFind(inv: Invocation, emit: Emit): void {
   if (inv.program !== 'find') return;
   const words = inv.args.map((a) => literal(a.v));

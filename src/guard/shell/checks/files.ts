@@ -1,38 +1,64 @@
-import { parseOptions } from '../flags.ts';
-import type { Emit, Invocation, RedirFact } from '../model.ts';
-import { canonical, isBlockDevice, isCredentialFile, isSecret, showCanon } from '../paths.ts';
+import { parseOptions, type OptionSpec } from '../flags.ts';
+import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
+import { canonical, isBlockDevice, isCredentialFile, isPrivateKey, isSecret, showCanon } from '../paths.ts';
 import { NON_READERS, PATTERN_FIRST, READERS } from '../program-tables.ts';
 import { pathsIn, writeTargets } from './targets.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
+/** Programs that use keys or change file metadata without printing contents. */
+const KEY_USERS = new Set(['ssh', 'ssh-keygen', 'ssh-add', 'ssh-copy-id', 'chmod', 'chown', 'chgrp', 'mkdir', 'touch', 'setfacl', 'chattr', 'restorecon', 'rm', 'shred', 'sftp']);
+/** Options of copy tools whose value is a key or config, not a file to copy. */
+const TRANSFER: Readonly<Record<string, OptionSpec>> = {
+  scp: { short: 'iFoPScJl' },
+  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'password-file'] },
+  cp: { short: 'tS', long: ['target-directory', 'suffix'] },
+  mv: { short: 'tS', long: ['target-directory', 'suffix'] },
+  install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
+  ln: { short: 'tS', long: ['target-directory', 'suffix'] },
+};
 
-/** Reading /etc/shadow or root's keys: readers even with quoted paths, anything else with a bare path. */
+/** What a copy reads: its operands but the destination. */
+function sources(inv: Invocation, spec: OptionSpec): readonly Arg[] {
+  const p = parseOptions(inv.args, spec);
+  const toDir = p.opts.some((o) => o.name === 't' || o.name === 'target-directory');
+  return toDir || p.operands.length < 2 ? p.operands : p.operands.slice(0, -1);
+}
+const SYSRQ = '/proc/sysrq-trigger';
+
+/** Reading /etc/shadow, root's SSH directory or a private key. */
 export function checkSecretRead(inv: Invocation, emit: Emit): void {
-  if (NON_READERS.has(inv.program) || inv.program === '') return;
-  const reader = READERS.has(inv.program);
+  const prog = inv.program;
+  if (prog === '' || NON_READERS.has(prog) || KEY_USERS.has(prog)) return;
+  const reader = READERS.has(prog);
   let args = inv.args;
-  if (PATTERN_FIRST.has(inv.program)) {
+  if (TRANSFER[prog]) args = sources(inv, TRANSFER[prog]);
+  else if (PATTERN_FIRST.has(prog)) {
     const p = parseOptions(inv.args, { short: 'efABCmd', long: ['regexp', 'file', 'expression', 'max-count', 'context'] });
     const patternGiven = p.opts.some((o) => ['e', 'f', 'regexp', 'file', 'expression'].includes(o.name));
     const pattern = patternGiven ? null : p.operands[0];
     args = inv.args.filter((a) => a !== pattern);
   }
   for (const a of args) {
-    if (!reader && a.info.quoted && !a.v.includes('=') && !a.v.includes('@')) continue;
+    // outside known readers, quoted text is data unless it is an option value or curl's @file
+    const bare = !a.info.quoted || a.v.includes('=') || a.v.includes('@');
     for (const t of pathsIn(inv, a)) {
-      if (isSecret(t.path)) { emit('shell.secret.read', `${inv.text} → ${showCanon(t.path!)}`); return; }
+      if ((isSecret(t.path) && (reader || bare)) || (reader && isPrivateKey(t.path))) {
+        emit('shell.secret.read', `${inv.text} → ${showCanon(t.path!)}`);
+        return;
+      }
     }
   }
 }
 
 export function checkCredentialWrite(inv: Invocation, emit: Emit): void {
   for (const t of writeTargets(inv)) {
-    if (isCredentialFile(t.path)) { emit('shell.credential.write', `${inv.text} → ${showCanon(t.path!)}`); return; }
+    if (t.path && showCanon(t.path) === SYSRQ) emit('shell.system.power', `${inv.text} → ${SYSRQ}`);
+    else if (isCredentialFile(t.path)) { emit('shell.credential.write', `${inv.text} → ${showCanon(t.path!)}`); return; }
   }
 }
 
-/** Redirections: into a device, into a credential file, or from a secret. */
+/** Redirections: into a device, the sysrq trigger or a credential file; from a secret. */
 export function checkRedirect(r: RedirFact, emit: Emit): void {
   if (!r.target) return;
   const c = canonical(r.target.v, r.cwd);
@@ -40,7 +66,8 @@ export function checkRedirect(r: RedirFact, emit: Emit): void {
   const shown = `${r.fd}${r.op} ${showCanon(c)}`;
   if (WRITES.has(r.op)) {
     if (isBlockDevice(c)) emit('shell.device.write', shown);
+    else if (showCanon(c) === SYSRQ) emit('shell.system.power', shown);
     else if (isCredentialFile(c)) emit('shell.credential.write', shown);
   }
-  if (READS.has(r.op) && isSecret(c)) emit('shell.secret.read', shown);
+  if (READS.has(r.op) && (isSecret(c) || isPrivateKey(c))) emit('shell.secret.read', shown);
 }

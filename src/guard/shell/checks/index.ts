@@ -1,7 +1,7 @@
 import type { Emit, Invocation, RedirFact } from '../model.ts';
 import { DOWNLOADERS, INTERPRETERS, READERS, SQL_CLIENTS, WRAPPERS } from '../program-tables.ts';
 import type { Checks } from '../walk.ts';
-import { checkFind, checkRm } from './delete.ts';
+import { checkFind, checkMove, checkRm } from './delete.ts';
 import { checkDevices } from './devices.ts';
 import { checkGit, checkPermissions, checkSql } from './data.ts';
 import { checkExec } from './exec.ts';
@@ -9,7 +9,7 @@ import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts
 import { checkSystem } from './system.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions,
+  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */

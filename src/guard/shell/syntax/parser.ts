@@ -1,4 +1,4 @@
-import type { Assign, CaseItem, Command, Redirect, Stmt, Word } from './ast.ts';
+import type { Assign, CaseItem, Command, Redirect, Stmt, Word, WordPart } from './ast.ts';
 import { WordReader, type WordMode } from './words.ts';
 
 const RESERVED = /^(if|then|elif|else|fi|do|done|case|esac|while|until|for|select|in|function|time|coproc|\{|\}|!|\[\[)(?=$|[ \t\n;&|()<>])/;
@@ -17,6 +17,15 @@ interface PendingHeredoc {
 }
 
 type Terms = ReadonlySet<string>;
+/** Builtins whose `name=(…)` arguments are assignments. */
+const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
+
+/** `declare a=(x y)`: the assignment as one argument word (its expansions still walked). */
+function assignmentWord(a: Assign, raw: string): Word {
+  const parts: WordPart[] = [{ kind: 'lit', value: a.name + '=' }];
+  for (const w of a.array ?? []) parts.push(...w.parts, { kind: 'sq', value: ' ' });
+  return { parts, raw };
+}
 const NO_TERMS: Terms = new Set();
 
 /** A recursive-descent parser for the Bash grammar, producing the guard's syntax tree. */
@@ -429,9 +438,12 @@ export class Parser extends WordReader {
         }
         this.fail('unexpected (');
       }
-      if (words.length === 0) {
+      if (words.length === 0 || DECLARATIONS.has(words[0]!.raw)) {
+        const start = this.pos;
         const a = this.tryAssign();
-        if (a) { assigns.push(a); continue; }
+        if (a && words.length === 0) { assigns.push(a); continue; }
+        if (a?.array) { words.push(assignmentWord(a, this.src.slice(start, this.pos))); continue; }
+        this.pos = start;
       }
       const w = this.readWord();
       if (!w) this.fail(`unexpected ${JSON.stringify(c)}`);

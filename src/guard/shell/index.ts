@@ -1,0 +1,56 @@
+import { verdictOf, type GuardVerdict } from '../types.ts';
+import { shellChecks } from './checks/index.ts';
+import { shellFinding } from './rules.ts';
+import { loadValidator, type SyntaxValidator } from './syntax/mvdan.ts';
+import { parseScript } from './syntax/parser.ts';
+import { Walker, type Reparse } from './walk.ts';
+
+export { SHELL_RULES, SHELL_RULE_BY_ID, type ShellRule } from './rules.ts';
+
+/** Inputs above this many UTF-8 bytes are not parsed (fail closed). */
+export const DEFAULT_MAX_BYTES = 64 * 1024;
+
+export interface CheckCommandOptions {
+  readonly maxBytes?: number;
+}
+
+const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+
+function reparser(validator: SyntaxValidator): { reparse: Reparse; lastError: () => string } {
+  let last = '';
+  return {
+    reparse(code) {
+      const err = validator.check(code);
+      if (err !== null) { last = err; return null; }
+      try {
+        return parseScript(code);
+      } catch (e) {
+        last = (e as Error).message;
+        return null;
+      }
+    },
+    lastError: () => last,
+  };
+}
+
+/** Judges one shell command line: deny (hard block), ask (soft block) or allow, with every command found. */
+export async function checkCommand(command: string, opts: CheckCommandOptions = {}): Promise<GuardVerdict> {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (Buffer.byteLength(command, 'utf8') > maxBytes) {
+    return verdictOf([shellFinding('shell.input.oversized', `${Buffer.byteLength(command, 'utf8')} bytes > ${maxBytes}`)], []);
+  }
+  const validator = await loadValidator();
+  const text = command.normalize('NFKC').replace(/\r\n?/g, '\n');
+  const pre = [];
+  const hidden = HIDDEN.exec(text);
+  if (hidden) {
+    pre.push(shellFinding('shell.input.hidden_chars', `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
+    if (text.includes('\u0000')) return verdictOf(pre, []);
+  }
+  const { reparse, lastError } = reparser(validator);
+  const stmts = reparse(text);
+  if (!stmts) return verdictOf([...pre, shellFinding('shell.input.unparseable', lastError())], []);
+  const walker = new Walker(reparse, shellChecks);
+  walker.run(stmts);
+  return verdictOf([...pre, ...walker.findings], walker.commands);
+}
