@@ -1,10 +1,6 @@
 import { Option, type Command } from 'commander';
-import { createApprovalGate } from '../../approval/gate.ts';
-import { emptyAllowlist } from '../../approval/ports.ts';
-import { createGuard } from '../../guard/index.ts';
 import { stricterProfile } from '../../policy/security-profiles.ts';
 import { buildContext } from '../../tools/context.ts';
-import { catalogLookup } from '../../tools/facts.ts';
 import { loadConfigOrExit } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
@@ -46,6 +42,10 @@ export function registerCheckCallCommand(check: Command): void {
         cron_authorized: Boolean(opts.cronAuthorized), approval_source: opts.approvalSource,
         parent_execution_id: opts.nested ? 'check-call-parent' : null, tool: opts.tool, params: args,
       });
+      // the gate and guard load a WASM shell parser and undici: only for this command
+      const [{ createApprovalGate }, { emptyAllowlist }, { createGuard }, { catalogLookup }] = await Promise.all([
+        import('../../approval/gate.ts'), import('../../approval/ports.ts'), import('../../guard/index.ts'), import('../../tools/facts.ts'),
+      ]);
       const smartConfigured = config.permissions.approval.smart_model !== '';
       const gate = createApprovalGate(config, {
         guard: createGuard(config, { dns: opts.dns }),
