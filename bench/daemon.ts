@@ -115,14 +115,16 @@ export async function benchDaemon(): Promise<void> {
   ];
   try {
     await migrate(database.pool, { schema });
+    const part = process.env.BENCH_PART ?? 'all';
     console.log(`daemon benchmark: ${N} runs per measurement`);
-    for (const [name, backend] of backends) {
+    for (const [name, backend] of part === 'lateness' ? [] : backends) {
       for (const concurrency of [1, 50]) {
         const raw = await rawBullmq(backend, `raw-${tag}-${concurrency}`, concurrency);
         const e2e = await endToEnd(database, backend, `e2e-${tag}-${concurrency}`, concurrency);
         console.log(`  ${name.padEnd(8)} concurrency ${String(concurrency).padStart(2)}: raw BullMQ ${raw.toFixed(0)} jobs/s, end-to-end ${e2e.toFixed(0)} runs/s, ratio ${(e2e / raw).toFixed(2)}`);
       }
     }
+    if (part === 'throughput') return;
     const lat = await fireLateness(database);
     console.log(`  fire lateness, 10,000 schedules due in the same minute: p50 ${lat.p50} ms, p99 ${lat.p99} ms (${lat.runs} runs)`);
   } finally {

@@ -5,45 +5,68 @@ import { jitteredStart } from '../scheduler/jitter.ts';
 import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import { appendAudit } from '../store/audit.ts';
 import { databaseNow, type Db, type Executor } from '../store/db.ts';
-import { advanceJob, lockDueJobs } from '../store/jobs.ts';
-import { activeRuns, cancelRun, insertRuns, type NewRun } from '../store/runs.ts';
+import { advanceJobs, lockDueJobs } from '../store/jobs.ts';
+import { activeRunsOf, cancelRun, insertRuns, type NewRun } from '../store/runs.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 
 export interface FiringReport {
   /** Runs created and to be enqueued after commit. */
   readonly queued: readonly RunRow[];
   readonly skipped: number;
-  /** Queue lateness of each created run: enqueue time minus nominal instant, ms. */
+  /** Queue lateness of each created run: firing time minus nominal instant, ms. */
   readonly lateness: readonly number[];
-  /** Some job still has due instants (a long outage): tick again at once. */
+  /** Some job still has due instants (a long outage, or more due jobs than one batch): fire again at once. */
   readonly more: boolean;
+}
+
+interface JobPlan {
+  readonly job: JobRow;
+  readonly schedule: Schedule;
+  readonly plan: FiringPlan;
+  readonly rows: NewRun[];
+  readonly cancel: { run_id: string; reason: string }[];
 }
 
 /**
  * One firing pass. Every replica runs it; FOR UPDATE SKIP LOCKED hands each due
  * job to one of them, and UNIQUE(job, nominal instant) makes a second insert of
- * an instant a no-op (I13). Runs, skips and next_fire_at commit together.
+ * an instant a no-op (I13). Runs, skips and next_fire_at commit together; the
+ * whole batch costs a handful of statements, not a few per job.
  */
 export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logger } = {}): Promise<FiringReport> {
+  const batch = opts.batch ?? 1000;
   return db.transaction(async (tx) => {
     const now = await databaseNow(tx);
-    const due = await lockDueJobs(tx, { limit: opts.batch ?? 200, now });
-    const queued: RunRow[] = [];
-    const lateness: number[] = [];
-    let skipped = 0;
-    let more = false;
+    const due = await lockDueJobs(tx, { limit: batch, now });
+    const active = await activeRunsOf(tx, due.map((j) => j.id));
+    const plans: JobPlan[] = [];
     for (const job of due) {
-      const r = await fireJob(tx, job, now, opts.logger);
-      queued.push(...r.queued);
-      skipped += r.skipped;
-      more ||= r.more;
-      for (const run of r.queued) lateness.push(now.getTime() - run.nominal_at.getTime());
+      const planned = await planJob(tx, job, now, active.get(job.id) ?? [], opts.logger);
+      if (planned) plans.push(planned);
     }
-    return { queued, skipped, lateness, more };
+    for (const c of plans.flatMap((p) => p.cancel)) await cancelRun(tx, c);
+    const created = await insertRuns(tx, plans.flatMap((p) => p.rows));
+    const queuedBy = new Map<string, RunRow[]>();
+    for (const r of created) if (r.state === 'queued') queuedBy.set(r.job_id, [...(queuedBy.get(r.job_id) ?? []), r]);
+    await advanceJobs(tx, plans.map(({ job, schedule, plan }) => {
+      const fired = queuedBy.get(job.id)?.length ?? 0;
+      const last = plan.fire[plan.fire.length - 1];
+      // planFiring ends the schedule when its fires would reach max_runs; overlap skips may have kept some from running
+      const endedEarly = plan.nextFireAt === null && job.max_runs !== null && job.fired_count + fired < job.max_runs;
+      return { id: job.id, next_fire_at: endedEarly ? nextInstant(schedule, now) : plan.nextFireAt, ...(last ? { last_fire_at: last } : {}), fired };
+    }));
+    const queued = [...queuedBy.values()].flat();
+    return {
+      queued,
+      skipped: created.length - queued.length,
+      lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
+      more: due.length === batch || plans.some((p) => p.plan.more),
+    };
   });
 }
 
-async function fireJob(tx: Executor, job: JobRow, now: Date, logger?: Logger): Promise<{ queued: RunRow[]; skipped: number; more: boolean }> {
+/** The runs and skips of one due job (pure but for the rare invalid-schedule audit). */
+async function planJob(tx: Executor, job: JobRow, now: Date, active: RunRow[], logger?: Logger): Promise<JobPlan | null> {
   let plan: FiringPlan;
   let schedule: Schedule;
   try {
@@ -54,41 +77,31 @@ async function fireJob(tx: Executor, job: JobRow, now: Date, logger?: Logger): P
     });
   } catch (err) {
     // a stored schedule that no longer parses (e.g. tz data changed): stop firing it, loudly
-    await advanceJob(tx, job.id, { next_fire_at: null });
+    await advanceJobs(tx, [{ id: job.id, next_fire_at: null }]);
     await appendAudit(tx, { kind: 'job.schedule_invalid', actor: 'scheduler', job_id: job.id, reason: (err as Error).message, data: { schedule: job.schedule, timezone: job.timezone } });
     logger?.error({ job_id: job.id, err }, 'job schedule is invalid; firing stopped');
-    return { queued: [], skipped: 0, more: false };
+    return null;
   }
   const rows: NewRun[] = plan.skipped.map((s) => ({ job_id: job.id, nominal_at: s.instant, state: 'skipped', skip_reason: `${s.rule}: ${s.reason}` }));
-  if (plan.fire.length > 0) {
-    const active = await activeRuns(tx, job.id);
-    let running = active.filter((r) => r.state === 'running').length;
-    let waiting = active.length - running;
-    for (const instant of plan.fire) {
-      const decision = decideOverlap(job.overlap_policy, { running, queued: waiting });
-      if (decision.action === 'skip') {
-        rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `${decision.rule}: ${decision.reason}` });
-        continue;
-      }
-      if (decision.action === 'cancel_running_then_start') {
-        for (const other of active.splice(0)) await cancelRun(tx, { run_id: other.id, reason: `${decision.rule}: replaced by the run of ${instant.toISOString()}` });
-        // a catch-up pass: the newer instant replaces the one queued just before it
-        for (const row of rows) {
-          if (row.state === 'queued') Object.assign(row, { state: 'skipped', skip_reason: `${decision.rule}: replaced by the run of ${instant.toISOString()}`, not_before: null });
-        }
-        running = 0;
-        waiting = 0;
-      }
-      rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, job.jitter_seconds) });
-      waiting++;
+  const cancel: { run_id: string; reason: string }[] = [];
+  let running = active.filter((r) => r.state === 'running').length;
+  let waiting = active.length - running;
+  for (const instant of plan.fire) {
+    const decision = decideOverlap(job.overlap_policy, { running, queued: waiting });
+    if (decision.action === 'skip') {
+      rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `${decision.rule}: ${decision.reason}` });
+      continue;
     }
+    if (decision.action === 'cancel_running_then_start') {
+      const reason = `${decision.rule}: replaced by the run of ${instant.toISOString()}`;
+      for (const other of active.splice(0)) cancel.push({ run_id: other.id, reason });
+      // a catch-up pass: the newer instant replaces the one queued just before it
+      for (const row of rows) if (row.state === 'queued') Object.assign(row, { state: 'skipped', skip_reason: reason, not_before: null });
+      running = 0;
+      waiting = 0;
+    }
+    rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, job.jitter_seconds) });
+    waiting++;
   }
-  const created = await insertRuns(tx, rows);
-  const queued = created.filter((r) => r.state === 'queued');
-  const last = plan.fire[plan.fire.length - 1];
-  // planFiring ends the schedule when its fires would reach max_runs; overlap skips may have kept some from running
-  const endedEarly = plan.nextFireAt === null && job.max_runs !== null && job.fired_count + queued.length < job.max_runs;
-  const next = endedEarly ? nextInstant(schedule, now) : plan.nextFireAt;
-  await advanceJob(tx, job.id, { next_fire_at: next, ...(last ? { last_fire_at: last } : {}), fired: queued.length });
-  return { queued, skipped: created.length - queued.length, more: plan.more };
+  return { job, schedule, plan, rows, cancel };
 }

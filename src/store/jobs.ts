@@ -139,6 +139,17 @@ export async function advanceJob(exec: Executor, id: string, a: { next_fire_at: 
   }).where(eq(jobs.id, id));
 }
 
+/** advanceJob for many jobs in one statement (the firing loop after a pass). */
+export async function advanceJobs(exec: Executor, list: readonly { id: string; next_fire_at: Date | null; last_fire_at?: Date; fired?: number }[]): Promise<void> {
+  for (let i = 0; i < list.length; i += 1000) {
+    const chunk = list.slice(i, i + 1000);
+    const values = sql.join(chunk.map((a) => sql`(${a.id}, ${a.next_fire_at?.toISOString() ?? null}::timestamptz, ${a.last_fire_at?.toISOString() ?? null}::timestamptz, ${a.fired ?? 0}::int)`), sql`, `);
+    await exec.execute(sql`
+      update ${jobs} set next_fire_at = v.next_fire_at, last_fire_at = coalesce(v.last_fire_at, ${jobs.last_fire_at}), fired_count = ${jobs.fired_count} + v.fired
+      from (values ${values}) as v(id, next_fire_at, last_fire_at, fired) where ${jobs.id} = v.id`);
+  }
+}
+
 /** What a human approves: the definition fields (for audit records and `grants show`). */
 export function definitionOf(job: JobRow): Record<string, unknown> {
   return Object.fromEntries(DEFINITION_KEYS.map((k) => [k, job[k]]));

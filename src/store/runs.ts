@@ -24,6 +24,12 @@ export async function insertRun(exec: Executor, r: NewRun): Promise<RunRow | nul
 /** Batch form of insertRun: returns only the rows this call created. */
 export async function insertRuns(exec: Executor, rs: readonly NewRun[]): Promise<RunRow[]> {
   if (rs.length === 0) return [];
+  // PostgreSQL takes at most 65535 bind parameters a statement
+  if (rs.length > 2000) {
+    const out: RunRow[] = [];
+    for (let i = 0; i < rs.length; i += 2000) out.push(...await insertRuns(exec, rs.slice(i, i + 2000)));
+    return out;
+  }
   return exec.insert(runs).values(rs.map((r) => ({
     id: newId('run'),
     job_id: r.job_id,
@@ -157,6 +163,17 @@ export async function activeRuns(exec: Executor, jobId: string): Promise<RunRow[
   return exec.select().from(runs)
     .where(and(eq(runs.job_id, jobId), inArray(runs.state, ['queued', 'running', 'retrying'])))
     .orderBy(asc(runs.nominal_at));
+}
+
+/** Active runs of many jobs in one query (the firing loop's overlap check). */
+export async function activeRunsOf(exec: Executor, jobIds: readonly string[]): Promise<Map<string, RunRow[]>> {
+  const byJob = new Map<string, RunRow[]>();
+  if (jobIds.length === 0) return byJob;
+  const rows = await exec.select().from(runs)
+    .where(and(inArray(runs.job_id, [...jobIds]), inArray(runs.state, ['queued', 'running', 'retrying'])))
+    .orderBy(asc(runs.nominal_at));
+  for (const r of rows) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+  return byJob;
 }
 
 /** Cancels a run that has not finished (overlap `cancel_other`, admin action). */

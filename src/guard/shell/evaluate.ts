@@ -1,7 +1,7 @@
 import type { Arg, ArgInfo, Invocation } from './model.ts';
 import { canonValue, type Canon } from './paths.ts';
 import type { Stmt, Word, WordPart } from './syntax/ast.ts';
-import { HOME, UNKNOWN, expandBraces, isKnown, live } from './values.ts';
+import { FIELD_SPLIT, HOME, UNKNOWN, expandBraces, isKnown, live } from './values.ts';
 
 /** What expansion needs from the walk: variables, the directory, and substitutions. */
 export interface EvalContext {
@@ -31,6 +31,15 @@ function tilde(prefix: string, cwd: Canon | null): string | null {
   return USER.test(prefix) ? `/home/${prefix}` : null;
 }
 
+/** Unquoted expansion results are split on IFS (default space, tab, newline). */
+function fields(value: string, ctx: EvalContext): string {
+  const ifs = ctx.vars.get('IFS') ?? ' \t\n';
+  if (ifs === '' || !isKnown(value)) return value;
+  let out = '';
+  for (const c of value) out += ifs.includes(c) ? FIELD_SPLIT : c;
+  return out;
+}
+
 function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted: boolean, acc: Acc): string {
   acc.computed = true;
   const argValue = (): string => (p.arg ? expandWord(p.arg, ctx, acc, true) : '');
@@ -39,7 +48,6 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   if (p.name === 'HOME') known = HOME;
   else if (p.name === 'PWD' && ctx.cwd) known = canonValue(ctx.cwd);
   else known = ctx.vars.get(p.name);
-  if (known !== undefined && !quoted) known = live(known);
   const op = p.op;
   let out: string;
   if (op === '') out = known ?? UNKNOWN;
@@ -48,7 +56,8 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : known === '' ? '' : a; }
   else if ((op === '%' || op === '%%') && known === HOME) { argValue(); out = HOME; }
   else { argValue(); out = UNKNOWN; }
-  return out;
+  if (p.name === 'IFS' && op === '' && known === undefined) out = ' ';
+  return quoted ? out : live(fields(out, ctx));
 }
 
 function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: boolean, first: boolean): string {
@@ -87,7 +96,7 @@ function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: bo
         acc.computed = true;
         acc.inner.push(...ctx.walkSubst(p.stmts));
         const out = ctx.substOutput(p.stmts);
-        text += out === null ? UNKNOWN : quoted ? out : live(out);
+        text += out === null ? UNKNOWN : quoted ? out : live(fields(out, ctx));
         break;
       }
       case 'proc':
@@ -119,10 +128,9 @@ export function expand(w: Word, ctx: EvalContext): Expanded {
   const acc: Acc = { text: '', computed: false, ansi: false, quoted: false, inner: [] };
   const text = parts(w.parts, ctx, acc, false, true);
   const info: ArgInfo = { computed: acc.computed, ansi: acc.ansi, quoted: acc.quoted, inner: acc.inner, raw: w.raw };
-  const only = w.parts.length === 1 ? w.parts[0]! : null;
-  // an unquoted lone expansion is split into words when its value is known
-  if (only && (only.kind === 'param' || only.kind === 'cmd') && isKnown(text) && /\s/.test(text)) {
-    return { values: text.split(/\s+/).filter(Boolean), info };
+  if (text.includes(FIELD_SPLIT)) {
+    const words = text.split(FIELD_SPLIT).filter((f) => f !== '');
+    return { values: words.flatMap(expandBraces), info };
   }
   return { values: expandBraces(text), info };
 }

@@ -105,6 +105,7 @@ function isSystemDir(segs: readonly string[]): boolean {
 const isHomeDir = (segs: readonly string[]): boolean => segs.length === 2 && HOME_PARENTS.has(segs[0]!);
 
 export type DeleteClass = 'root' | 'system' | 'home';
+const DEEP_ENOUGH = 8;
 
 /** What a recursive delete of this path destroys, when it is a protected place. */
 export function deleteClass(c: Canon): DeleteClass | null {
@@ -122,7 +123,8 @@ function classify(c: Canon): DeleteClass | null {
     if (c.up > 0 || c.segs.length === 0 || g === 0) return 'home';
     return null;
   }
-  if (c.base === 'rel') return null;
+  // from an unknown directory, enough `..` reaches / from anywhere plausible
+  if (c.base === 'rel') return c.up >= DEEP_ENOUGH && (c.segs.length === 0 || g === 0) ? 'root' : null;
   if (c.segs.length === 0 || g === 0) return 'root';
   const fixed = g < 0 ? c.segs : c.segs.slice(0, g);
   if (g < 0) {

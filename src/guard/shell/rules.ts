@@ -37,7 +37,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.git.clean', severity: 'ask', reason: 'git clean -f deletes untracked (and with -x ignored) files for good.' },
   { id: 'shell.device.partition', severity: 'ask', reason: 'Editing a partition table can make a disk\'s data unreachable.' },
   { id: 'shell.program.computed', severity: 'ask', reason: 'The program name is computed at run time, so what runs cannot be known in advance.' },
-  { id: 'shell.eval', severity: 'ask', reason: 'eval runs text as a new command line, hiding what it executes.' },
+  { id: 'shell.program.eval', severity: 'ask', reason: 'eval runs text as a new command line, hiding what it executes.' },
   { id: 'shell.input.unparseable', severity: 'ask', reason: 'The command does not parse as shell, so it cannot be checked (fail closed).' },
   { id: 'shell.input.oversized', severity: 'ask', reason: 'The command is too large to check (fail closed).' },
   { id: 'shell.input.too_complex', severity: 'ask', reason: 'The command nests or expands beyond what the guard checks (fail closed).' },

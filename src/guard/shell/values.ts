@@ -10,10 +10,12 @@ export const GLOB_CLASS = '\uE002';
 export const BRACE_OPEN = '\uE003';
 export const BRACE_CLOSE = '\uE004';
 export const BRACE_COMMA = '\uE005';
+/** Where an unquoted expansion's value is split into words (IFS). */
+export const FIELD_SPLIT = '\uE020';
 
 const LIVE: Record<string, string> = { '*': GLOB_STAR, '?': GLOB_ONE, '[': GLOB_CLASS, '{': BRACE_OPEN, '}': BRACE_CLOSE, ',': BRACE_COMMA };
-const PLAIN: Record<string, string> = { [GLOB_STAR]: '*', [GLOB_ONE]: '?', [GLOB_CLASS]: '[', [BRACE_OPEN]: '{', [BRACE_CLOSE]: '}', [BRACE_COMMA]: ',', [HOME]: '$HOME', [UNKNOWN]: '$__unknown' };
-const SENTINELS = /[\u0000\uE000-\uE005\uE010]/g;
+const PLAIN: Record<string, string> = { [FIELD_SPLIT]: ' ', [GLOB_STAR]: '*', [GLOB_ONE]: '?', [GLOB_CLASS]: '[', [BRACE_OPEN]: '{', [BRACE_CLOSE]: '}', [BRACE_COMMA]: ',', [HOME]: '$HOME', [UNKNOWN]: '$__unknown' };
+const SENTINELS = /[\u0000\uE000-\uE005\uE010\uE020]/g;
 const GLOBS = /[\uE000-\uE002]/;
 
 /** Unquoted text: glob and brace characters stay live. */

@@ -154,18 +154,30 @@ export class Walker {
   private substOutput(stmts: readonly Stmt[], st: State, depth: number): string | null {
     if (stmts.length === 0) return '';
     const only = stmts.length === 1 ? stmts[0]! : null;
-    if (!only || only.cmd.kind !== 'simple' || depth > 4) return null;
+    if (!only || depth > 4) return null;
+    const stages = only.cmd.kind === 'pipe' ? only.cmd.stages : [only];
     const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => this.substOutput(s, st, depth + 1) };
-    const args = expandArgs(only.cmd.words, quiet);
-    const program = args[0] ? programName(args[0].v) : null;
-    if (!program) return null;
-    const inv = this.makeInvocation(program, args.slice(1), st, [], false);
-    const out = staticOutput(inv);
-    if (out !== null) return out.replace(/\n+$/, '');
-    const rest = args.slice(1).map((a) => literal(a.v));
-    if (program === 'pwd') return st.cwd ? canonValue(st.cwd) : null;
-    const named = program === 'which' ? rest[0] : program === 'command' && rest[0] === '-v' ? rest[1] : program === 'type' && (rest[0] === '-P' || rest[0] === '-p') ? rest[1] : undefined;
-    return named ?? null;
+    let prev: Invocation | null = null;
+    let out: string | null = null;
+    for (const stage of stages) {
+      if (stage.cmd.kind !== 'simple') return null;
+      const args = expandArgs(stage.cmd.words, quiet);
+      const program = args[0] ? programName(args[0].v) : null;
+      if (!program) return null;
+      const redirs = stage.redirs.flatMap((r): RedirFact[] => {
+        if (r.heredoc) return [{ op: r.op, fd: r.fd, target: null, text: plain(expand(r.heredoc.body, quiet).values[0] ?? ''), inner: [], cwd: st.cwd }];
+        if (r.op === '<<<') return [{ op: r.op, fd: r.fd, target: null, text: plain(expand(r.target, quiet).values[0] ?? '') + '\n', inner: [], cwd: st.cwd }];
+        return [];
+      });
+      const inv = this.makeInvocation(program, args.slice(1), { ...st, stdinFrom: prev }, redirs, false);
+      const rest = args.slice(1).map((a) => literal(a.v));
+      out = staticOutput(inv)
+        ?? (program === 'pwd' && st.cwd ? canonValue(st.cwd) : null)
+        ?? (program === 'which' ? rest[0] : program === 'command' && rest[0] === '-v' ? rest[1] : program === 'type' && (rest[0] === '-P' || rest[0] === '-p') ? rest[1] : null) ?? null;
+      if (out === null) return null;
+      prev = { ...inv, program: 'cat', args: [], stdinText: out }; // what the next stage reads
+    }
+    return out === null ? null : out.replace(/\n+$/, '');
   }
 
   private redirFact(r: Redirect, st: State): RedirFact {
@@ -366,6 +378,14 @@ export class Walker {
       for (const a of args) {
         const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
         if (m) this.setVar(st, m[1]!, a.v.slice(m[0].length));
+      }
+    } else if (program === 'set' && args.length > 0) {
+      const dash = args.findIndex((a) => a.v === '--');
+      const positional = dash >= 0 ? args.slice(dash + 1) : /^[-+]/.test(args[0]!.v) ? null : args;
+      if (positional) {
+        for (const k of [...st.vars.keys()]) if (/^\d+$/.test(k) && k !== '0') st.vars.delete(k);
+        positional.forEach((a, i) => this.setVar(st, String(i + 1), a.v));
+        this.setVar(st, '@', positional.map((a) => a.v).join(' '));
       }
     } else if (program === 'read' || program === 'unset') {
       for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(a.v);

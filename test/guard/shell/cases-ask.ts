@@ -101,8 +101,8 @@ export const ASK_EXEC: readonly ShellCase[] = [
   ['$1 start', 'ask', 'shell.program.computed'],
   ["$'\\x6c\\x73' -la", 'ask', 'shell.program.computed'],
   ['/usr/bin/l? -la', 'ask', 'shell.program.computed'],
-  ['eval "ls -la"', 'ask', 'shell.eval'],
-  ['eval $cmd', 'ask', 'shell.eval'],
+  ['eval "ls -la"', 'ask', 'shell.program.eval'],
+  ['eval $cmd', 'ask', 'shell.program.eval'],
 ];
 
 export const ASK_SYSTEM: readonly ShellCase[] = [

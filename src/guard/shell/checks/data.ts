@@ -11,7 +11,9 @@ const MONGO = /\.dropDatabase\s*\(|\.drop\s*\(\s*\)|\.(deleteMany|remove)\s*\(\s
 
 /** The first destructive statement in SQL text, if any. */
 export function destructiveSql(text: string): string | null {
-  for (const raw of text.split(';')) {
+  // comments could hide a WHERE (`DELETE FROM t -- WHERE id=1`)
+  const code = text.replace(/--[^\n]*/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
+  for (const raw of code.split(';')) {
     const s = raw.trim();
     if (DROP.test(s) || TRUNCATE.test(s) || (DELETE.test(s) && !/\bWHERE\b/i.test(s))) return s.replace(/\s+/g, ' ');
   }

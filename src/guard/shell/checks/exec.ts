@@ -7,7 +7,7 @@ const STDIN_OPS = new Set(['<', '<<', '<<-', '<<<']);
 export function checkExec(inv: Invocation, emit: Emit): void {
   const view = interpreterView(inv);
   if (!view) return;
-  if (view.family === 'eval') emit('shell.eval', inv.text);
+  if (view.family === 'eval') emit('shell.program.eval', inv.text);
   else if (view.inline) emit('shell.interpreter.inline', inv.text);
   else if (view.readsStdin && view.family !== 'source' && (inv.stdinText !== null || inv.upstream.length > 0)) emit('shell.interpreter.inline', `${inv.text} (code on stdin)`);
   const stdinTainted = view.readsStdin && (inv.upstream.some(isDownloadOrDecode) || inv.redirs.some((r) => STDIN_OPS.has(r.op) && r.inner.some(carriesDownload)));

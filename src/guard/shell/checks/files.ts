@@ -29,6 +29,7 @@ const SYSRQ = '/proc/sysrq-trigger';
 /** Reading /etc/shadow, root's SSH directory or a private key. */
 export function checkSecretRead(inv: Invocation, emit: Emit): void {
   const prog = inv.program;
+  if (prog === 'getent' && inv.args.some((a) => /^g?shadow$/.test(a.v))) { emit('shell.secret.read', inv.text); return; }
   if (prog === '' || NON_READERS.has(prog) || KEY_USERS.has(prog)) return;
   const reader = READERS.has(prog);
   let args = inv.args;

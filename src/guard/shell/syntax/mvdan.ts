@@ -38,6 +38,8 @@ interface GoRuntime {
 }
 
 const LANG_BASH = 1;
+const OK_TAIL = /"parseError":null,"message":""\}$/;
+const OK_TAIL_BYTES = 64;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -64,7 +66,10 @@ function run(ex: ShExports, text: string): string | null {
   }
   const mem = new Uint8Array(ex.memory.buffer);
   const end = mem.indexOf(0, result);
-  const json = JSON.parse(decoder.decode(mem.subarray(result, end < 0 ? undefined : end))) as { parseError?: { Text?: string } | null; message?: string };
+  const stop = end < 0 ? mem.length : end;
+  // the result ends with its error fields; only a failure needs the whole document
+  if (OK_TAIL.test(decoder.decode(mem.subarray(Math.max(result, stop - OK_TAIL_BYTES), stop)))) return null;
+  const json = JSON.parse(decoder.decode(mem.subarray(result, stop))) as { parseError?: { Text?: string } | null; message?: string };
   if (json.parseError) return json.message || json.parseError.Text || 'parse error';
   return json.message ? json.message : null;
 }

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BYTES, SHELL_RULES, checkCommand } from '../../../src/guard/shell/index.ts';
+
+describe('shell guard: what it reports', () => {
+  it('lists every command with its program after unwrapping and its first operand', async () => {
+    const v = await checkCommand('cd repo && sudo -u me git -C . status && bash -c "npm run build" | tee log');
+    expect(v.commands).toEqual(expect.arrayContaining([
+      { program: 'cd', subcommand: 'repo' },
+      { program: 'git', subcommand: 'status' },
+      { program: 'npm', subcommand: 'run' },
+      { program: 'bash' },
+      { program: 'tee', subcommand: 'log' },
+    ]));
+    expect(v.commands?.some((c) => c.program === 'sudo')).toBe(false);
+  });
+
+  it('names the normalised command and the canonical path in a finding', async () => {
+    const v = await checkCommand("/usr/bin/r''m -r -f /tmp/../etc");
+    expect(v.findings).toEqual([expect.objectContaining({ rule: 'shell.rm.recursive_system_path', severity: 'deny', matched: 'rm -r -f /tmp/../etc → /etc' })]);
+  });
+
+  it('keeps a hard block inside bash -c a deny while flagging the inline shell', async () => {
+    const v = await checkCommand('bash -c "rm -rf /"');
+    expect(v.decision).toBe('deny');
+    expect(v.findings.map((f) => f.rule).sort()).toEqual(['shell.interpreter.inline', 'shell.rm.recursive_root']);
+  });
+
+  it('decodes a computed program to check it, and still asks about the computation', async () => {
+    const v = await checkCommand("$'\\x73\\x68\\x75\\x74\\x64\\x6f\\x77\\x6e' now");
+    expect(v.findings.map((f) => f.rule).sort()).toEqual(['shell.program.computed', 'shell.system.power']);
+  });
+
+  it('fails closed above the size limit, with its own rule', async () => {
+    const v = await checkCommand('echo ' + 'a'.repeat(DEFAULT_MAX_BYTES));
+    expect(v).toEqual({ decision: 'ask', findings: [expect.objectContaining({ rule: 'shell.input.oversized' })], commands: [] });
+    expect((await checkCommand('echo hello', { maxBytes: 5 })).findings[0]?.rule).toBe('shell.input.oversized');
+    expect((await checkCommand('echo hello', { maxBytes: 100 })).decision).toBe('allow');
+  });
+
+  it('stops re-parsing nested shells at the depth limit (fail closed)', async () => {
+    let cmd = 'ls';
+    for (let i = 0; i < 12; i++) cmd = `bash -c ${JSON.stringify(cmd)}`;
+    const v = await checkCommand(cmd);
+    expect(v.findings.map((f) => f.rule)).toContain('shell.input.too_complex');
+  });
+
+  it('normalises Unicode (NFKC) before parsing', async () => {
+    expect((await checkCommand('ｒｍ -ｒｆ ／')).decision).toBe('deny');
+  });
+
+  it('treats quoted text as data, except SQL given to a database client', async () => {
+    expect((await checkCommand('echo "DROP TABLE users; rm -rf /"')).decision).toBe('allow');
+    expect((await checkCommand('psql -c "DROP TABLE users"')).decision).toBe('ask');
+  });
+
+  it('has one rule per id, each with a reason and a verdict', () => {
+    const ids = SHELL_RULES.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of SHELL_RULES) {
+      expect(r.id).toMatch(/^shell\.[a-z_]+\.[a-z_]+$/);
+      expect(['deny', 'ask']).toContain(r.severity);
+      expect(r.reason).toMatch(/\.$/);
+    }
+  });
+
+  it('reuses one loaded parser across thousands of checks in a process', async () => {
+    const commands = ['ls -la', 'rm -rf /', 'git status', 'bash -c "echo $(date)"', 'cat <<EOF\nx\nEOF', 'echo "unterminated'];
+    const expected = await Promise.all(commands.map(async (c) => (await checkCommand(c)).decision));
+    expect(expected).toEqual(['allow', 'deny', 'allow', 'ask', 'allow', 'ask']);
+    for (let i = 0; i < 2000; i++) {
+      const k = i % commands.length;
+      expect((await checkCommand(`: ${i}; ${commands[k]}`)).decision).toBe(expected[k]);
+    }
+  });
+});

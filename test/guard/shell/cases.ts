@@ -1,0 +1,31 @@
+import { ALLOW } from './cases-allow.ts';
+import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts';
+import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
+import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
+
+export type { ShellCase };
+
+/** Every table-driven shell case, by theme. */
+export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> = {
+  'recursive delete of /': DENY_RM_ROOT,
+  'recursive delete of a system directory': DENY_RM_SYSTEM,
+  'recursive delete of the home directory': DENY_RM_HOME,
+  'block devices': DENY_DEVICES,
+  'power': DENY_POWER,
+  'secrets': DENY_SECRETS,
+  'fork bombs and kill -1': DENY_PROCESSES,
+  'files, permissions and credentials': ASK_FILES,
+  'interpreters, downloads and computed programs': ASK_EXEC,
+  'services, SQL, git and partitions': ASK_SYSTEM,
+  'fail closed': ASK_FAIL_CLOSED,
+  'benign commands and look-alikes': ALLOW,
+};
+
+export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();
+
+/** Cases per expected verdict, for the closing note. */
+export function countByDecision(cases: readonly ShellCase[] = ALL_SHELL_CASES): Record<'deny' | 'ask' | 'allow', number> {
+  const out = { deny: 0, ask: 0, allow: 0 };
+  for (const [, d] of cases) out[d]++;
+  return out;
+}
