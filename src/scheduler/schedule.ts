@@ -195,14 +195,24 @@ export function nextInstant(schedule: Schedule, after: Date): Date | null {
       return new Date(anchorMs + k * schedule.intervalMs);
     }
     case 'cron': {
+      // many jobs share a schedule and are due at the same instant: croner costs ~55 µs a call
+      const key = `${schedule.timezone}\u0000${schedule.pattern}\u0000${afterMs}`;
+      const cached = NEXT_CRON.get(key);
+      if (cached !== undefined) return cached === null ? null : new Date(cached);
       const cron = cronFor(schedule);
       let next = cron.nextRun(after);
       // croner strips milliseconds; never hand back an instant that is not strictly later
       while (next !== null && next.getTime() <= afterMs) next = cron.nextRun(next);
+      if (NEXT_CRON.size >= NEXT_CRON_MAX) NEXT_CRON.clear();
+      NEXT_CRON.set(key, next === null ? null : next.getTime());
       return next;
     }
   }
 }
+
+/** Pure memo of cron next instants, by zone, pattern and instant. */
+const NEXT_CRON = new Map<string, number | null>();
+const NEXT_CRON_MAX = 50_000;
 
 /**
  * The schedule's instants in (fromExclusive, toInclusive], earliest first, at most `cap` of them

@@ -47,7 +47,8 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   let known: string | undefined;
   if (p.name === 'HOME') known = HOME;
   else if (p.name === 'PWD' && ctx.cwd) known = canonValue(ctx.cwd);
-  else known = ctx.vars.get(p.name);
+  else if (p.name === '*') known = ctx.vars.get('@')?.replaceAll(FIELD_SPLIT, quoted ? ' ' : FIELD_SPLIT);
+  else known = ctx.vars.get(p.name); // "$@" keeps its words apart (FIELD_SPLIT survives quoting)
   const op = p.op;
   let out: string;
   if (op === '') out = known ?? UNKNOWN;

@@ -51,6 +51,11 @@ export async function checkCommand(command: string, opts: CheckCommandOptions = 
   const stmts = reparse(text);
   if (!stmts) return verdictOf([...pre, shellFinding('shell.input.unparseable', lastError())], []);
   const walker = new Walker(reparse, shellChecks);
-  walker.run(stmts);
+  try {
+    walker.run(stmts);
+  } catch (e) {
+    // an input the walk cannot finish (e.g. nesting beyond the stack) is not allowed through
+    return verdictOf([...pre, ...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], walker.commands);
+  }
   return verdictOf([...pre, ...walker.findings], walker.commands);
 }

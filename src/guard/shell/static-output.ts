@@ -16,7 +16,7 @@ const texts = (inv: Invocation, from = 0): string[] | null => {
 
 function printf(format: string, args: readonly string[]): string {
   let i = 0;
-  const body = format.replace(/%(%|[-+ #0-9.]*[sbdiqcxXouefgEG])/g, (m, spec: string) => {
+  const body = format.replace(/%(%|[-+ #0-9.]*[sbdiqcxXouefgEG])/g, (_m, spec: string) => {
     if (spec === '%') return '%';
     const a = args[i++] ?? '';
     return spec.endsWith('b') ? decodeAnsiC(a) : a;

@@ -4,11 +4,12 @@ import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import { HOME_DIR, canonValue, canonical, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
-import { staticOutput, subcommandOf } from './static-output.ts';
+import { subcommandOf } from './static-output.ts';
+import { copy, makeInvocation, setVar, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
-import { UNKNOWN, display, hasGlob, isKnown, literal, plain } from './values.ts';
+import { FIELD_SPLIT, UNKNOWN, display, hasGlob, isKnown, literal, plain } from './values.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;
@@ -20,29 +21,27 @@ export interface Checks {
   programsMatching(glob: RegExp): readonly string[];
 }
 
-interface State {
-  cwd: Canon | null;
-  vars: Map<string, string>;
-  readonly depth: number;
-  readonly funcs: readonly string[];
-  readonly upstream: readonly Invocation[];
-  readonly piped: boolean;
-  readonly background: boolean;
-  readonly stdinFrom: Invocation | null;
-}
 
 /** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
 export const MAX_CODE_DEPTH = 8;
 /** Bound on commands examined for one input (loops are walked per item). */
 const MAX_WORK = 20_000;
 const MAX_LOOP_ITEMS = 16;
+const MAX_PIPE_STAGES = 512;
 
-const showArg = (v: string): string => {
-  const d = display(v);
-  return d === '' || /[\s"'`$;&|<>()\\]/.test(d) ? JSON.stringify(d) : d;
-};
+/** `a && b || c` as its statements in order (the tree leans left; walking it recursively could overflow). */
+function andOrChain(s: Stmt): Stmt[] {
+  const out: Stmt[] = [];
+  let cur: Stmt = s;
+  while (cur.cmd.kind === 'andor' && cur.redirs.length === 0 && !cur.background) {
+    out.push(cur.cmd.right);
+    cur = cur.cmd.left;
+  }
+  out.push(cur);
+  return out.reverse();
+}
 
-const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, vars: new Map(st.vars), ...over });
+
 
 /** Walks every command of a script and runs the rule checks on each. */
 export class Walker {
@@ -52,6 +51,8 @@ export class Walker {
   private readonly seenCommands = new Set<string>();
   private work = 0;
   private exhausted = false;
+  /** Functions defined so far: a call walks the body again with its arguments bound. */
+  private readonly functions = new Map<string, Stmt>();
   /** Files this command line writes before running them. */
   private readonly files = new WrittenFiles();
 
@@ -65,7 +66,7 @@ export class Walker {
   };
 
   run(stmts: readonly Stmt[], cwd: Canon | null = null): void {
-    this.stmts(stmts, { cwd, vars: new Map(), depth: 0, funcs: [], upstream: [], piped: false, background: false, stdinFrom: null });
+    this.stmts(stmts, { cwd, vars: new Map(), depth: 0, funcs: [], upstream: [], piped: false, background: false, stdinFrom: null, loopFactor: 1 });
   }
 
   private budget(): boolean {
@@ -91,7 +92,7 @@ export class Walker {
   private command(c: Command, s: Stmt, st: State): void {
     switch (c.kind) {
       case 'simple': return this.simple(c, s, st);
-      case 'andor': this.stmt(c.left, st); return this.stmt(c.right, st);
+      case 'andor': for (const part of andOrChain(s)) this.stmt(part, st); return;
       case 'pipe': return this.pipe(c.stages, st);
       case 'subshell': return this.stmts(c.body, copy(st));
       case 'block': return this.stmts(c.body, st);
@@ -105,7 +106,9 @@ export class Walker {
         expand(c.word, this.ctx(st));
         for (const item of c.items) { expandArgs(item.patterns, this.ctx(st)); this.stmts(item.body, st); }
         return;
-      case 'func': return this.stmt(c.body, copy(st, { funcs: [...st.funcs, c.name.toLowerCase()] }));
+      case 'func':
+        this.functions.set(c.name.toLowerCase(), c.body);
+        return this.stmt(c.body, copy(st, { funcs: [...st.funcs, c.name.toLowerCase()] }));
       case 'arith': expand(c.expr, this.ctx(st)); return;
       case 'test': expandArgs(c.words, this.ctx(st)); return;
       case 'coproc': return this.stmt(c.body, copy(st, { background: true }));
@@ -114,8 +117,13 @@ export class Walker {
 
   private forLoop(name: string, items: readonly Word[] | null, body: readonly Stmt[], st: State): void {
     const values = items ? expandArgs(items, this.ctx(st)).map((a) => a.v) : [];
-    if (items && values.length > 0 && values.length <= MAX_LOOP_ITEMS && values.every(isKnown)) {
-      for (const v of values) { st.vars.set(name, v); this.stmts(body, st); }
+    if (items && values.length > 0 && values.length * st.loopFactor <= MAX_LOOP_ITEMS && values.every(isKnown)) {
+      const inner = { ...st, loopFactor: st.loopFactor * values.length };
+      for (const v of values) {
+        st.vars.set(name, v);
+        this.stmts(body, inner);
+        if (inner.cwd !== st.cwd) st.cwd = inner.cwd;
+      }
       return;
     }
     st.vars.delete(name);
@@ -123,6 +131,7 @@ export class Walker {
   }
 
   private pipe(stages: readonly Stmt[], st: State): void {
+    if (stages.length > MAX_PIPE_STAGES) { this.emit('shell.input.too_complex', `pipeline of ${stages.length} commands`); return; }
     const fed: Invocation[] = [];
     let last: Invocation | null = null;
     for (const stage of stages) {
@@ -146,39 +155,10 @@ export class Walker {
         this.stmts(stmts, copy(st, { piped: false, background: false, stdinFrom: null }));
         return this.invocations.slice(before);
       },
-      substOutput: (stmts) => this.substOutput(stmts, st, 0),
+      substOutput: (stmts) => substOutput(stmts, st, 0),
     };
   }
 
-  /** The output of `$(echo rm)`, `$(printf …)`, `$(which rm)`, when static. */
-  private substOutput(stmts: readonly Stmt[], st: State, depth: number): string | null {
-    if (stmts.length === 0) return '';
-    const only = stmts.length === 1 ? stmts[0]! : null;
-    if (!only || depth > 4) return null;
-    const stages = only.cmd.kind === 'pipe' ? only.cmd.stages : [only];
-    const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => this.substOutput(s, st, depth + 1) };
-    let prev: Invocation | null = null;
-    let out: string | null = null;
-    for (const stage of stages) {
-      if (stage.cmd.kind !== 'simple') return null;
-      const args = expandArgs(stage.cmd.words, quiet);
-      const program = args[0] ? programName(args[0].v) : null;
-      if (!program) return null;
-      const redirs = stage.redirs.flatMap((r): RedirFact[] => {
-        if (r.heredoc) return [{ op: r.op, fd: r.fd, target: null, text: plain(expand(r.heredoc.body, quiet).values[0] ?? ''), inner: [], cwd: st.cwd }];
-        if (r.op === '<<<') return [{ op: r.op, fd: r.fd, target: null, text: plain(expand(r.target, quiet).values[0] ?? '') + '\n', inner: [], cwd: st.cwd }];
-        return [];
-      });
-      const inv = this.makeInvocation(program, args.slice(1), { ...st, stdinFrom: prev }, redirs, false);
-      const rest = args.slice(1).map((a) => literal(a.v));
-      out = staticOutput(inv)
-        ?? (program === 'pwd' && st.cwd ? canonValue(st.cwd) : null)
-        ?? (program === 'which' ? rest[0] : program === 'command' && rest[0] === '-v' ? rest[1] : program === 'type' && (rest[0] === '-P' || rest[0] === '-p') ? rest[1] : null) ?? null;
-      if (out === null) return null;
-      prev = { ...inv, program: 'cat', args: [], stdinText: out }; // what the next stage reads
-    }
-    return out === null ? null : out.replace(/\n+$/, '');
-  }
 
   private redirFact(r: Redirect, st: State): RedirFact {
     const ctx = this.ctx(st);
@@ -210,18 +190,16 @@ export class Walker {
     const redirs = s.redirs.map((r) => this.redirFact(r, st));
     const args = expandArgs(c.words, ctx);
     if (args.length === 0) {
-      for (const [name, v] of assigned) this.setVar(st, name, v);
+      for (const [name, v] of assigned) {
+        setVar(st, name, v);
+        if (name === 'PROMPT_COMMAND' && isKnown(v)) this.nestedCode(plain(v), copy(st)); // runs before every prompt
+      }
       for (const r of redirs) this.checks.redirect(r, this.emit);
       return;
     }
     this.argv(args, st, redirs, false);
   }
 
-  private setVar(st: State, name: string, v: string): void {
-    if (name === 'HOME') return;
-    if (isKnown(v)) st.vars.set(name, v);
-    else st.vars.delete(name);
-  }
 
   /** Unwraps and checks one command line (also used for find -exec payloads). */
   argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): void {
@@ -232,13 +210,13 @@ export class Walker {
       const head = cur[0]!;
       const name = this.programOf(head);
       if (name === null) {
-        this.record(this.makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
+        this.record(makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
       const u = unwrapOnce(name, cur.slice(1));
       if (!u) break;
       if (name === 'xargs' && u.rest.length > 0) {
-        const input = this.stdinText(redirs, st);
+        const input = stdinText(redirs, st);
         const lines = input === null ? null : xargsCommandLines(cur.slice(1, cur.length - u.rest.length), u.rest, input);
         if (lines) {
           for (const line of lines.slice(0, MAX_LOOP_ITEMS)) this.argv(line, copy(st, { cwd, stdinFrom: null }), [], appends);
@@ -249,7 +227,7 @@ export class Walker {
       if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: new Map() }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
-        this.record(this.makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
+        this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
       cur = u.rest;
@@ -259,11 +237,12 @@ export class Walker {
     const names = this.candidates(head);
     const local = copy(st, { cwd });
     for (const program of names) {
-      const inv = this.makeInvocation(program, cur.slice(1), local, redirs, appends);
+      const inv = makeInvocation(program, cur.slice(1), local, redirs, appends);
       this.special(inv, local, head);
       this.record(inv);
+      this.callFunction(inv, local);
     }
-    if (cwd === st.cwd) this.trackState(names[0] ?? '', cur.slice(1), st);
+    if (cwd === st.cwd) trackState(names[0] ?? '', cur.slice(1), st);
   }
 
   /** Resolves the program word; flags computed names. Null when it cannot be known at all. */
@@ -289,18 +268,7 @@ export class Walker {
     return canonical(dir.v, cwd);
   }
 
-  /** Static text on a command's stdin: its heredoc or here-string, else what the previous pipeline stage prints. */
-  private stdinText(redirs: readonly RedirFact[], st: State): string | null {
-    let text: string | null = null;
-    for (const r of redirs) if (r.text !== null && (r.op === '<<' || r.op === '<<-' || r.op === '<<<')) text = r.text;
-    return text ?? (st.stdinFrom ? staticOutput(st.stdinFrom) : null);
-  }
 
-  private makeInvocation(program: string, args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): Invocation {
-    const stdinText = this.stdinText(redirs, st);
-    const text = [program || '…', ...args.map((a) => showArg(a.v))].join(' ');
-    return { program, args, cwd: st.cwd, redirs, stdinText, upstream: st.upstream, appendsArgs, depth: st.depth, text };
-  }
 
   private record(inv: Invocation): void {
     this.invocations.push(inv);
@@ -332,7 +300,7 @@ export class Walker {
     if (view?.family === 'shell' && view.inline && view.code) {
       const vars = new Map<string, string>();
       view.positional.forEach((a, i) => vars.set(String(i), a.v));
-      vars.set('@', view.positional.slice(1).map((a) => a.v).join(' '));
+      vars.set('@', view.positional.slice(1).map((a) => a.v).join(FIELD_SPLIT));
       this.nestedCode(plain(view.code.v), copy(st, { vars, upstream: [], stdinFrom: null }));
     } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
       this.nestedCode(inv.stdinText, copy(st, { upstream: [], stdinFrom: null }));
@@ -364,33 +332,15 @@ export class Walker {
     }
   }
 
-  /** cd/pushd and export-style assignments change the state later commands run in. */
-  private trackState(program: string, args: readonly Arg[], st: State): void {
-    if (program === 'cd' || program === 'pushd') {
-      const ops = args.filter((a) => !/^-[LPe@]+$/.test(a.v));
-      const target = ops[0];
-      if (!target) st.cwd = HOME_DIR;
-      else if (target.v === '-') st.cwd = null;
-      else st.cwd = canonical(target.v, st.cwd);
-    } else if (program === 'popd') {
-      st.cwd = null;
-    } else if (['export', 'declare', 'typeset', 'local', 'readonly'].includes(program)) {
-      for (const a of args) {
-        const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
-        if (m) this.setVar(st, m[1]!, a.v.slice(m[0].length));
-      }
-    } else if (program === 'set' && args.length > 0) {
-      const dash = args.findIndex((a) => a.v === '--');
-      const positional = dash >= 0 ? args.slice(dash + 1) : /^[-+]/.test(args[0]!.v) ? null : args;
-      if (positional) {
-        for (const k of [...st.vars.keys()]) if (/^\d+$/.test(k) && k !== '0') st.vars.delete(k);
-        positional.forEach((a, i) => this.setVar(st, String(i + 1), a.v));
-        this.setVar(st, '@', positional.map((a) => a.v).join(' '));
-      }
-    } else if (program === 'read' || program === 'unset') {
-      for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(a.v);
-    }
+  private callFunction(inv: Invocation, st: State): void {
+    const body = this.functions.get(inv.program);
+    if (!body || st.funcs.includes(inv.program) || inv.args.length === 0) return;
+    const vars = new Map(st.vars);
+    inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));
+    vars.set('@', inv.args.map((a) => a.v).join(FIELD_SPLIT));
+    this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program] }));
   }
+
 
   private nestedCode(code: string, st: State): void {
     if (st.depth + 1 > MAX_CODE_DEPTH) { this.emit('shell.input.too_complex', code); return; }

@@ -44,6 +44,27 @@ describe('shell guard: what it reports', () => {
     expect(v.findings.map((f) => f.rule)).toContain('shell.input.too_complex');
   });
 
+  it('walks a very long && chain without overflowing and still finds the block at its end', async () => {
+    const v = await checkCommand(Array(5_000).fill('true').join(' && ') + ' && rm -rf /');
+    expect(v.decision).toBe('deny');
+  });
+
+  it('fails closed on pipelines and nesting beyond its limits', async () => {
+    expect((await checkCommand(Array(600).fill('cat').join(' | '))).findings.map((f) => f.rule)).toContain('shell.input.too_complex');
+    expect((await checkCommand('( '.repeat(100) + 'ls' + ' )'.repeat(100))).decision).toBe('ask');
+  });
+
+  it('walks loops per item, without multiplying nested loops beyond a bound', async () => {
+    expect((await checkCommand('for d in /tmp /usr; do rm -rf "$d"; done')).decision).toBe('deny');
+    const nested = 'for a in 1 2 3 4 5 6 7 8; do for b in 1 2 3 4 5 6 7 8; do for c in 1 2 3 4 5 6 7 8; do rm -rf "/tmp/$a$b$c"; done; done; done';
+    expect((await checkCommand(nested)).decision).toBe('ask');
+  });
+
+  it('ends options at -- (what follows is an operand)', async () => {
+    expect((await checkCommand('rm -f -- notes.txt -r')).decision).toBe('allow');
+    expect((await checkCommand('rm -rf -- /')).decision).toBe('deny');
+  });
+
   it('normalises Unicode (NFKC) before parsing', async () => {
     expect((await checkCommand('ｒｍ -ｒｆ ／')).decision).toBe('deny');
   });

@@ -33,5 +33,5 @@ export const ALLOW: readonly ShellCase[] = ([
   'echo x | sudo tee /etc/hosts', 'crontab -l', 'ls -R /', 'x=rm; echo $x', 'echo "a; rm -rf /"', 'command -v rm', 'type rm', 'which rm',
   'f() { echo hi; }; f', 'cat ~/.ssh/id_rsa.pub', 'ssh -i ~/.ssh/id_rsa host uptime', 'chmod 600 ~/.ssh/id_ed25519', 'ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519',
   'scp -i ~/.ssh/id_rsa file.txt host:/tmp/', 'mkdir -p ~/.ssh', 'ls -la ~/.ssh', "echo 'ls' > x.sh && bash x.sh", 'git -c user.name=x commit -m y',
-  'docker exec web ls /app', 'mv build dist', 'rsync -a --delete src/ backup/', 'curl -o out.json https://x.example/a.json && cat out.json', 'history | tail', '# rm -rf /', 'echo hi # && rm -rf /',
+  'docker exec web ls /app', 'echo a.log b.log | xargs rm', 'x="a b"; echo $x', 'mv build dist', 'rsync -a --delete src/ backup/', 'curl -o out.json https://x.example/a.json && cat out.json', 'history | tail', '# rm -rf /', 'echo hi # && rm -rf /',
 ] as const).map((c): ShellCase => [c, 'allow']);

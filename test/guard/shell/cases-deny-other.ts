@@ -95,6 +95,9 @@ export const DENY_SECRETS: readonly ShellCase[] = [
   ['cat ~/.ssh/id_rsa', 'deny', SEC],
   ['cp ~/.ssh/id_ed25519 /tmp/k', 'deny', SEC],
   ['base64 < ~/.ssh/id_rsa', 'deny', SEC],
+  ['getent shadow', 'deny', SEC],
+  ['x=$(</etc/shadow)', 'deny', SEC],
+  ['exec 3</etc/shadow', 'deny', SEC],
 ];
 
 export const DENY_PROCESSES: readonly ShellCase[] = [

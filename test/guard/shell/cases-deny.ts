@@ -124,6 +124,20 @@ export const DENY_RM_ROOT: readonly ShellCase[] = [
   ['cd / && rm -rf $(pwd)', 'deny', RR],
   ['mv / /tmp/old', 'deny', RR],
   ['rsync -a --delete /tmp/empty/ /', 'deny', RR],
+  ['rm${IFS}-rf${IFS}/', 'deny', RR],
+  ['x="rm -rf"; $x /', 'deny', RR],
+  ['IFS=,; c="rm,-rf,/"; $c', 'deny', RR],
+  ['{rm,-rf,/}', 'deny', RR],
+  ['set -- /; rm -rf "$1"', 'deny', RR],
+  ['eval "$(echo cm0gLXJmIC8= | base64 -d)"', 'deny', RR],
+  ['rm -rf ../../../../../../../../../../', 'deny', RR],
+  ['echo / | xargs rm -rf', 'deny', RR],
+  ['xargs -I{} rm -rf {} <<< "/"', 'deny', RR],
+  ['x=/*; rm -rf $x', 'deny', RR],
+  ['f() { rm -rf "$1"; }; f /', 'deny', RR],
+  ['f() { "$@"; }; f rm -rf /', 'deny', RR],
+  ["sh -c '\"$@\"' _ rm -rf /", 'deny', RR],
+  ['echo "$(cat <<EOF\nrm -rf /\nEOF\n)" | sh', 'deny', RR],
 ];
 
 export const DENY_RM_SYSTEM: readonly ShellCase[] = [
@@ -151,6 +165,8 @@ export const DENY_RM_SYSTEM: readonly ShellCase[] = [
   ['cd /etc && rm -rf .', 'deny', RS],
   ['cd /usr; rm -rf *', 'deny', RS],
   ['for d in /etc /usr; do rm -rf $d; done', 'deny', RS],
+  ['printf "/etc\\n/usr\\n" | xargs -n1 rm -rf', 'deny', RS],
+  ['rm -rf "$(echo L3Vzcgo= | base64 -d)"', 'deny', RS],
 ];
 
 export const DENY_RM_HOME: readonly ShellCase[] = [
@@ -178,4 +194,5 @@ export const DENY_RM_HOME: readonly ShellCase[] = [
   ['rm -rf ~/$dir', 'deny', RH],
   ['mv ~ /tmp/x', 'deny', RH],
   ['find ~ -delete', 'deny', RH],
+  ["PROMPT_COMMAND='rm -rf ~'", 'deny', RH],
 ];
