@@ -17,6 +17,11 @@ function linesOf(file: string): string[] {
   return text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
 }
 
+/** Quotes a word back so the guard sees what the calling shell passed (`bash -c "rm -rf /"`). */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** TSV cells must not contain tabs or newlines. */
 const cell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
 
@@ -37,7 +42,8 @@ export function registerCheckGuardCommands(check: Command): void {
         return;
       }
       if (words.length === 0) throw new CliError('check command: give the command after --, or --file');
-      const verdict = await checkCommand(words.join(' '));
+      // one argument is the command line as written; several are words the calling shell already split
+      const verdict = await checkCommand(words.length === 1 ? words[0]! : words.map(shellQuote).join(' '));
       const out = { decision: verdict.decision, findings: verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) };
       if (opts.json) printJson(out);
       else {

@@ -70,10 +70,11 @@ export function stdinText(redirs: readonly RedirFact[], st: State): string | nul
   return text ?? (st.stdinFrom ? staticOutput(st.stdinFrom) : null);
 }
 
+/** An invocation of `program` in this state, with its stdin and display text. */
 export function makeInvocation(program: string, args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): Invocation {
-  const stdinText = stdinText(redirs, st);
+  const input = stdinText(redirs, st);
   const text = [program || '…', ...args.map((a) => showArg(a.v))].join(' ');
-  return { program, args, cwd: st.cwd, redirs, stdinText, upstream: st.upstream, appendsArgs, depth: st.depth, text };
+  return { program, args, cwd: st.cwd, redirs, stdinText: input, upstream: st.upstream, appendsArgs, depth: st.depth, text };
 }
 
 /** cd/pushd and export-style assignments change the state later commands run in. */

@@ -2,14 +2,14 @@ import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import { HOME_DIR, canonValue, canonical, showCanon, type Canon } from './paths.ts';
+import { HOME_DIR, canonical, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
-import { FIELD_SPLIT, UNKNOWN, display, hasGlob, isKnown, literal, plain } from './values.ts';
+import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;
@@ -20,7 +20,6 @@ export interface Checks {
   /** Program names a glob in program position could stand for. */
   programsMatching(glob: RegExp): readonly string[];
 }
-
 
 /** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
 export const MAX_CODE_DEPTH = 8;
@@ -41,8 +40,6 @@ function andOrChain(s: Stmt): Stmt[] {
   return out.reverse();
 }
 
-
-
 /** Walks every command of a script and runs the rule checks on each. */
 export class Walker {
   readonly findings: GuardFinding[] = [];
@@ -55,6 +52,8 @@ export class Walker {
   private readonly functions = new Map<string, Stmt>();
   /** Files this command line writes before running them. */
   private readonly files = new WrittenFiles();
+  /** Every invocation seen, in order (pipelines read the ones their stages produced). */
+  private readonly invocations: Invocation[] = [];
 
   constructor(private readonly reparse: Reparse, private readonly checks: Checks) {}
 
@@ -143,9 +142,6 @@ export class Walker {
     }
   }
 
-  /** Every invocation seen, in order (pipelines read the ones their stages produced). */
-  private readonly invocations: Invocation[] = [];
-
   private ctx(st: State): EvalContext {
     return {
       vars: st.vars,
@@ -158,7 +154,6 @@ export class Walker {
       substOutput: (stmts) => substOutput(stmts, st, 0),
     };
   }
-
 
   private redirFact(r: Redirect, st: State): RedirFact {
     const ctx = this.ctx(st);
@@ -200,9 +195,8 @@ export class Walker {
     this.argv(args, st, redirs, false);
   }
 
-
-  /** Unwraps and checks one command line (also used for find -exec payloads). */
-  argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): void {
+  /** Unwraps and checks one command line (also used for find -exec and xargs payloads). */
+  private argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): void {
     let cur = args;
     let cwd = st.cwd;
     let appends = appendsArgs;
@@ -223,7 +217,7 @@ export class Walker {
           return;
         }
       }
-      if (u.chdir) cwd = this.resolveDir(u.chdir, cwd);
+      if (u.chdir) cwd = canonical(u.chdir.v, cwd);
       if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: new Map() }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
@@ -263,12 +257,6 @@ export class Walker {
     const found = this.checks.programsMatching(re);
     return found.length > 0 ? [...found] : [name];
   }
-
-  private resolveDir(dir: Arg, cwd: Canon | null): Canon | null {
-    return canonical(dir.v, cwd);
-  }
-
-
 
   private record(inv: Invocation): void {
     this.invocations.push(inv);
@@ -341,7 +329,7 @@ export class Walker {
     this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program] }));
   }
 
-
+  /** Checks code found inside a command, one re-parse level deeper. */
   private nestedCode(code: string, st: State): void {
     if (st.depth + 1 > MAX_CODE_DEPTH) { this.emit('shell.input.too_complex', code); return; }
     if (!this.budget()) return;
