@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+let daemon: Daemon | undefined;
+afterAll(async () => {
+  await daemon?.stop();
+});
+
+describe('/healthz and /metrics', () => {
+  it('report health and Prometheus metrics on a loopback port', async () => {
+    const { url, schema } = database();
+    const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 0.5 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
+    daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` } });
+    const base = `http://127.0.0.1:${daemon.httpPort}`;
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const name of ['echo_agent_runs_total', 'echo_agent_fire_lateness_seconds', 'echo_agent_gate_decisions_total', 'echo_agent_queue_depth']) {
+      expect(metrics).toContain(name);
+    }
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+    await daemon.database.close();
+    const down = await fetch(`${base}/healthz`);
+    expect(down.status).toBe(503);
+  });
+});
