@@ -1,3 +1,4 @@
+import { percentile } from './measure.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +26,6 @@ async function admin(statement: string): Promise<void> {
   await c.connect();
   await c.query(statement);
   await c.end();
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 /** Raw BullMQ: N no-op jobs through our queue wrapper, jobs/s. */
@@ -103,7 +100,7 @@ async function fireLateness(database: Database): Promise<{ p50: number; p99: num
     if (report.queued.length === 0) await new Promise((r) => setTimeout(r, 1000));
   }
   lateness.sort((a, b) => a - b);
-  return { p50: pct(lateness, 50), p99: pct(lateness, 99), runs: lateness.length };
+  return { p50: percentile(lateness, 50), p99: percentile(lateness, 99), runs: lateness.length };
 }
 
 export async function benchDaemon(): Promise<void> {

@@ -1,3 +1,4 @@
+import { describeTiming, timeCorpus } from './measure.ts';
 import { pathToFileURL } from 'node:url';
 import { checkCommand } from '../src/guard/shell/index.ts';
 
@@ -42,7 +43,6 @@ export function benchCommands(): string[] {
   return out;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Prints per-command p50/p99 µs of checkCommand over the generated corpus. */
 export async function benchShell(): Promise<void> {
@@ -53,26 +53,10 @@ export async function benchShell(): Promise<void> {
   for (const c of commands) counts[(await checkCommand(c)).decision]!++;
   const firstPass = Number(process.hrtime.bigint() - t0) / 1e6;
   for (let w = 0; w < 2; w++) for (const c of commands) await checkCommand(c);
-  const perCommand: number[] = [];
-  const allCalls: number[] = [];
-  for (const c of commands) {
-    const runs: number[] = [];
-    for (let r = 0; r < reps; r++) {
-      const s = process.hrtime.bigint();
-      await checkCommand(c);
-      runs.push(Number(process.hrtime.bigint() - s) / 1000);
-    }
-    allCalls.push(...runs);
-    runs.sort((a, b) => a - b);
-    perCommand.push(percentile(runs, 50)); // the command's own cost, without GC pauses landing on it by chance
-  }
-  perCommand.sort((a, b) => a - b);
-  allCalls.sort((a, b) => a - b);
-  const mean = allCalls.reduce((s, x) => s + x, 0) / allCalls.length;
+  const timing = await timeCorpus(commands, reps, checkCommand);
   console.log(
     `guard shell: ${commands.length} commands (allow ${counts.allow}, ask ${counts.ask}, deny ${counts.deny}), first pass incl. parser load ${firstPass.toFixed(0)} ms; ` +
-      `per command (median of ${reps} runs): p50 ${percentile(perCommand, 50).toFixed(1)} µs, p99 ${percentile(perCommand, 99).toFixed(1)} µs; ` +
-      `all ${allCalls.length} calls: p50 ${percentile(allCalls, 50).toFixed(1)} µs, p99 ${percentile(allCalls, 99).toFixed(1)} µs, mean ${mean.toFixed(1)} µs`,
+      describeTiming(timing, 'command', reps),
   );
 }
 

@@ -1,3 +1,4 @@
+import { describeTiming, timeCorpus } from './measure.ts';
 import { pathToFileURL } from 'node:url';
 import { checkUrl } from '../src/guard/ssrf/index.ts';
 
@@ -47,7 +48,6 @@ export function benchUrls(): string[] {
   return urls;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Prints per-URL p50/p99 µs of checkUrl without DNS. */
 export async function benchUrl(): Promise<void> {
@@ -56,26 +56,10 @@ export async function benchUrl(): Promise<void> {
   const counts: Record<string, number> = { allow: 0, ask: 0, deny: 0 };
   for (const u of urls) counts[(await checkUrl(u, { lookup: null })).decision]!++;
   for (let w = 0; w < 3; w++) for (const u of urls) await checkUrl(u, { lookup: null });
-  const perUrl: number[] = [];
-  const allCalls: number[] = [];
-  for (const u of urls) {
-    const runs: number[] = [];
-    for (let r = 0; r < reps; r++) {
-      const t0 = process.hrtime.bigint();
-      await checkUrl(u, { lookup: null });
-      runs.push(Number(process.hrtime.bigint() - t0) / 1000);
-    }
-    allCalls.push(...runs);
-    runs.sort((a, b) => a - b);
-    perUrl.push(percentile(runs, 50)); // the URL's own cost, without GC pauses landing on it by chance
-  }
-  perUrl.sort((a, b) => a - b);
-  allCalls.sort((a, b) => a - b);
-  const mean = allCalls.reduce((s, x) => s + x, 0) / allCalls.length;
+  const timing = await timeCorpus(urls, reps, (x: string) => checkUrl(x, { lookup: null }));
   console.log(
     `guard url: ${urls.length} URLs (allow ${counts.allow}, ask ${counts.ask}, deny ${counts.deny}), checkUrl without DNS, ` +
-      `per URL (median of ${reps} runs): p50 ${percentile(perUrl, 50).toFixed(1)} µs, p99 ${percentile(perUrl, 99).toFixed(1)} µs; ` +
-      `all ${allCalls.length} calls: p50 ${percentile(allCalls, 50).toFixed(1)} µs, p99 ${percentile(allCalls, 99).toFixed(1)} µs, mean ${mean.toFixed(1)} µs`,
+      describeTiming(timing, 'URL', reps),
   );
 }
 
