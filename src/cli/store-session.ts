@@ -7,7 +7,7 @@ import { CliError, EXIT } from './errors.ts';
  * Opens the configured database for one command (the embedded server is
  * started when no daemon runs it, and stopped again), migrated, then closed.
  */
-export async function withStore<T>(config: Config, fn: (database: Database) => Promise<T>): Promise<T> {
+export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>): Promise<T> {
   const [{ resolveDatabaseUrl }, { openDatabase }, { migrate }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'),
   ]);
@@ -26,7 +26,7 @@ export async function withStore<T>(config: Config, fn: (database: Database) => P
     } catch (err) {
       throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
     }
-    return await fn(database);
+    return await fn(database, resolved.url);
   } finally {
     await database.close();
     await resolved.stop();

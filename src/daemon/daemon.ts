@@ -48,6 +48,13 @@ export function queueSchemaFor(prefix: string, base?: string): string {
   return `${base ? `${base}_` : ''}${prefix.replace(/[^A-Za-z0-9_]/g, '_')}_queue`.toLowerCase();
 }
 
+/** Redis when `queue.redis_url` is set, else BullMQ's PostgreSQL backend in the given database. */
+export function configuredQueueBackend(config: Config, databaseUrl: string, schema?: string): QueueBackend {
+  return config.queue.redis_url
+    ? { kind: 'redis', url: config.queue.redis_url }
+    : { kind: 'postgres', url: databaseUrl, schema: queueSchemaFor(config.queue.prefix, schema) };
+}
+
 export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
@@ -56,9 +63,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const applied = await migrate(database.pool, schema ? { schema } : {});
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
 
-  const backend: QueueBackend = opts.queue ?? (config.queue.redis_url
-    ? { kind: 'redis', url: config.queue.redis_url }
-    : { kind: 'postgres', url: resolved.url, schema: queueSchemaFor(config.queue.prefix, schema) });
+  const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
   const queue = openRunQueue(backend, config.queue.prefix);
   logger.info({ backend: backend.kind }, 'queue ready');
 

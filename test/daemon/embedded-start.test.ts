@@ -11,7 +11,7 @@ chmodSync(dir, 0o755);
 const port = 56000 + Math.floor(Math.random() * 2000);
 const configFile = join(dir, 'echo-agent.yaml');
 writeFileSync(configFile, [
-  'daemon:', `  data_dir: ${join(dir, 'data')}`, '  tick_seconds: 0.5', '  reconcile_seconds: 1', '  http:', '    port: 0',
+  'daemon:', `  data_dir: ${join(dir, 'data')}`, '  tick_seconds: 0.5', '  reconcile_seconds: 600', '  http:', '    port: 0',
   'database:', `  embedded_port: ${port}`, 'logging:', '  level: info', '',
 ].join('\n'));
 const env = { ECHO_AGENT_CONFIG: configFile };

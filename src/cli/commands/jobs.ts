@@ -158,7 +158,26 @@ export function registerJobsCommands(program: Command): void {
   simple('pause', 'stop firing a job (its grant stays)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
   simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
   simple('remove', 'remove a job (history stays; its grant ends)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
-  simple('run', 'run a job now (trigger manual); the daemon picks it up', async (db, id, actor) => (await import('../../jobs/service.ts')).manualRun({ db: db.db }, id, actor));
+  jobs.command('run').argument('<id>').description('run a job now (trigger manual), through the same queue the daemon works')
+    .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
+    .action(async (id: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
+      const config = configOf(cmd);
+      const actor = await actorName(opts.as);
+      const [{ manualRun }, { configuredQueueBackend }, { openRunQueue }] = await Promise.all([
+        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'),
+      ]);
+      const run = await withStore(config, async (db, url) => {
+        const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix);
+        try {
+          return await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+        } finally {
+          await queue.close();
+        }
+      });
+      if (!run) throw new CliError(`no job with id ${id}`, EXIT.failure);
+      if (opts.json) printJson(run);
+      else process.stdout.write(`run ${run.id} of ${id} queued\n`);
+    });
 
   jobs.command('runs').argument('<id>').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
     .action(async (id: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
