@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig, type LoadedConfig } from '../config/load.ts';
 import { CliError } from './errors.ts';
 import { warn } from './output.ts';
@@ -12,4 +13,14 @@ export function loadConfigOrExit(file: string | undefined, opts: { quietWarnings
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG);
     throw err;
   }
+}
+
+/** The --config flag of any command, wherever on the line it was given. */
+export function configFlag(cmd: Command): string | undefined {
+  return cmd.optsWithGlobals().config as string | undefined;
+}
+
+/** The loaded config for a command (exit 78 on problems). */
+export function configFor(cmd: Command, opts: { quietWarnings?: boolean } = {}): LoadedConfig {
+  return loadConfigOrExit(configFlag(cmd), opts);
 }

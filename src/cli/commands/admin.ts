@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 
-const configOf = (cmd: Command): Config => loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined).config;
+const configOf = (cmd: Command): Config => configFor(cmd).config;
 
 function parseInstant(flag: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;

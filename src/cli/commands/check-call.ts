@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { stricterProfile } from '../../policy/security-profiles.ts';
 import { buildContext } from '../../tools/context.ts';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { decisionExitCode, printDecision } from '../decision-output.ts';
@@ -34,7 +34,7 @@ export function registerCheckCallCommand(check: Command): void {
     .option('--no-dns', 'do not resolve host names in URL checks')
     .option('--json', 'print the Decision as JSON')
     .action(async (opts: CheckCallOptions, cmd: Command) => {
-      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const { config } = configFor(cmd);
       const args = parseArgs(opts.args);
       if (opts.cronAuthorized && !opts.unattended) throw new CliError('--cron-authorized only applies to --unattended calls');
       const ctx = buildContext({

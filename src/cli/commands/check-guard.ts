@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { GuardDecision } from '../../guard/types.ts';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 
@@ -61,7 +61,7 @@ export function registerCheckGuardCommands(check: Command): void {
     .option('--file <file>', 'one URL per line ("-" for stdin); prints decision<TAB>rule<TAB>addresses<TAB>url')
     .option('--json', 'print JSON')
     .action(async (url: string | undefined, opts: { dns: boolean; file?: string; json?: boolean }, cmd: Command) => {
-      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const { config } = configFor(cmd);
       const { checkUrl, redactUrl } = await import('../../guard/ssrf/index.ts');
       const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
       if (opts.file) {

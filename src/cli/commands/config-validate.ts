@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig } from '../../config/load.ts';
+import { configFlag } from '../config-option.ts';
 import { printJson } from '../output.ts';
 
 export function registerConfigCommands(program: Command): void {
@@ -10,7 +11,7 @@ export function registerConfigCommands(program: Command): void {
     .argument('[file]', 'config file (default: --config, $ECHO_AGENT_CONFIG, then config/echo-agent.yaml)')
     .option('--json', 'print the result as JSON')
     .action((file: string | undefined, opts: { json?: boolean }, cmd: Command) => {
-      const target = file ?? (cmd.optsWithGlobals().config as string | undefined);
+      const target = file ?? configFlag(cmd);
       try {
         const loaded = loadConfig(target);
         const where = loaded.file ?? '(no file: built-in defaults)';

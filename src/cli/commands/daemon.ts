@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { printJson } from '../output.ts';
 import { withStore } from '../store-session.ts';
 
@@ -8,7 +8,7 @@ export function registerDaemonCommands(program: Command): void {
     .command('daemon')
     .description('run the scheduler and workers: fires due jobs, runs them unattended, serves /healthz and /metrics')
     .action(async (_opts: unknown, cmd: Command) => {
-      const { config, file, warnings } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined, { quietWarnings: true });
+      const { config, file, warnings } = configFor(cmd, { quietWarnings: true });
       const [{ createLogger }, { startDaemon }] = await Promise.all([import('../../log/logger.ts'), import('../../daemon/daemon.ts')]);
       const logger = createLogger(config.logging.level);
       logger.info({ config: file ?? '(built-in defaults)' }, 'configuration loaded');
@@ -33,7 +33,7 @@ export function registerDaemonCommands(program: Command): void {
     .description('apply the database migrations in drizzle/ (the daemon also does this at start)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const { config } = configFor(cmd);
       const { migrate } = await import('../../store/migrate.ts');
       const result = await withStore(config, (db) => migrate(db.pool));
       if (opts.json) printJson(result);

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
 import type { JobRow } from '../../store/schema.ts';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
@@ -22,7 +22,7 @@ interface DefinitionFlags {
   as?: string;
 }
 
-const configOf = (cmd: Command): Config => loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined).config;
+const configOf = (cmd: Command): Config => configFor(cmd).config;
 
 function readStructured(file: string, what: string): unknown {
   let text: string;

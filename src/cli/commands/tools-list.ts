@@ -5,7 +5,7 @@ import { SECURITY_PROFILES, type SecurityProfile } from '../../policy/security-p
 import { TOOL_PROFILES, type ToolProfile } from '../../policy/tool-profiles.ts';
 import { CATALOG } from '../../tools/catalog-table.ts';
 import { catalogFacts } from '../../tools/facts.ts';
-import { loadConfigOrExit } from '../config-option.ts';
+import { configFor } from '../config-option.ts';
 import { printJson, printTable } from '../output.ts';
 
 interface ToolsListOptions {
@@ -25,7 +25,7 @@ export function registerToolsCommands(program: Command): void {
     .addOption(new Option('--network <policy>', 'network policy (default: execution.network_policy)').choices(NETWORK_POLICIES))
     .option('--json', 'print JSON')
     .action((opts: ToolsListOptions, cmd: Command) => {
-      const { config } = loadConfigOrExit(cmd.optsWithGlobals().config as string | undefined);
+      const { config } = configFor(cmd);
       const selection = {
         profile: opts.profile ?? config.tools.profile,
         allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
