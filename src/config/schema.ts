@@ -16,7 +16,22 @@ const toolsSchema = z.strictObject({
   exec: z.strictObject({
     host: z.enum(['sandbox', 'local', 'remote']).default('sandbox'),
     security: z.enum(['deny', 'allowlist', 'full']).default('allowlist'),
+    timeout_seconds: seconds(60),
+    max_output_bytes: z.number().int().positive().default(1024 * 1024),
   }).prefault({}),
+  /** Tool output larger than this goes to the spill store; the model gets a preview and a spill id. */
+  spill_threshold_bytes: z.number().int().positive().default(64 * 1024),
+  read_max_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+  web_fetch: z.strictObject({
+    max_bytes: z.number().int().positive().default(2 * 1024 * 1024),
+    timeout_seconds: seconds(20),
+  }).prefault({}),
+}).prefault({});
+
+const skillsSchema = z.strictObject({
+  /** Where installed skills live; empty means `<daemon.data_dir>/skills`. */
+  dir: z.string().default(''),
+  max_archive_bytes: z.number().int().positive().default(20 * 1024 * 1024),
 }).prefault({});
 
 const approvalSchema = z.strictObject({
@@ -93,6 +108,7 @@ export const configSchema = z.strictObject({
     image: endpointSchema,
     speech: endpointSchema,
   }).prefault({}),
+  skills: skillsSchema,
   notify: z.strictObject({
     targets: z.record(z.string().min(1), z.strictObject({
       url: z.url({ protocol: /^https?$/ }),

@@ -3,6 +3,7 @@ export * from './db.ts';
 export * from './migrate.ts';
 export * from './ids.ts';
 export * from './schema.ts';
+export * from './catalog-schema.ts';
 export * from './definition-hash.ts';
 export * from './jobs.ts';
 export * from './grants.ts';

@@ -9,6 +9,9 @@ import {
 export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow', 'cancel_other'] as const;
 export const MISFIRE_POLICIES = ['skip', 'run_once', 'run_all'] as const;
 export const RUN_TRIGGERS = ['cron', 'manual'] as const;
+/** Which tool created a job: child jobs (task, workflow, spawn_task) inherit their parent job's grant, never one of their own. */
+export const JOB_ORIGINS = ['cronjob', 'task', 'workflow', 'spawn_task'] as const;
+export type JobOrigin = (typeof JOB_ORIGINS)[number];
 export const RUN_STATES = [
   'queued', 'running', 'retrying', 'succeeded', 'failed', 'denied', 'timed_out', 'interrupted', 'cancelled', 'skipped',
 ] as const;
@@ -57,7 +60,11 @@ export const jobs = pgTable('jobs', {
   created_at: tz('created_at').notNull().defaultNow(),
   updated_at: tz('updated_at').notNull().defaultNow(),
   removed_at: tz('removed_at'),
+  origin: text('origin', { enum: JOB_ORIGINS }).notNull().default('cronjob'),
+  parent_job_id: text('parent_job_id'),
+  parent_execution_id: text('parent_execution_id'),
 }, (t) => [
+  check('jobs_origin_check', sql`${t.origin} in (${oneOf(JOB_ORIGINS)})`),
   check('jobs_id_format', sql`${t.id} ~ '^job_[a-z0-9]+$'`),
   check('jobs_overlap_policy_check', sql`${t.overlap_policy} in (${oneOf(OVERLAP_POLICIES)})`),
   check('jobs_misfire_policy_check', sql`${t.misfire_policy} in (${oneOf(MISFIRE_POLICIES)})`),

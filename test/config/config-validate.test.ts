@@ -64,7 +64,8 @@ describe('config validation', () => {
   it('applies inner defaults when a section is absent or partial', () => {
     const { config } = parseConfigText('permissions:\n  approval:\n    mode: strict\n', 'x.yaml', {});
     expect(config.permissions.approval).toMatchObject({ mode: 'strict', unattended_policy: 'deny', wait_timeout_seconds: 120, max_denials_per_run: 3 });
-    expect(config.tools.exec).toEqual({ host: 'sandbox', security: 'allowlist' });
+    expect(config.tools.exec).toEqual({ host: 'sandbox', security: 'allowlist', timeout_seconds: 60, max_output_bytes: 1024 * 1024 });
+    expect(config.skills).toEqual({ dir: '', max_archive_bytes: 20 * 1024 * 1024 });
   });
 
   it('warns about allow/also_allow/deny names that match no tool', () => {
