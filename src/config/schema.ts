@@ -100,6 +100,8 @@ export const configSchema = z.strictObject({
     temperature: z.number().min(0).max(2).default(0),
     max_tokens: z.number().int().positive().default(2048),
     max_turns: z.number().int().positive().default(12),
+    /** Tokens one agent turn may use in all, over every model response. */
+    token_budget: z.number().int().positive().default(200_000),
     timeout_seconds: seconds(120),
   }).prefault({}),
   services: z.strictObject({

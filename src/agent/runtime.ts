@@ -1,0 +1,127 @@
+import type { Logger } from 'pino';
+import { createApprovalGate, type ApprovalGate, type DecisionSink } from '../approval/gate.ts';
+import type { HumanApprover, SmartReviewer } from '../approval/ports.ts';
+import type { Config } from '../config/schema.ts';
+import type { Guard } from '../guard/types.ts';
+import { effectiveTools } from '../policy/effective-tools.ts';
+import { stricterProfile, type SecurityProfile } from '../policy/security-profiles.ts';
+import { allowlistStore } from '../store/allowlist.ts';
+import type { Executor } from '../store/db.ts';
+import { auditDecisionSink } from '../store/decision-sink.ts';
+import { gatedCall } from '../session/gated-call.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+import type { EffectLedger } from '../tools/effects.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { runAgentLoop, type AgentOutcome } from './loop.ts';
+import type { ChatClient, OfferedFunction } from './model-client.ts';
+import { systemPrompt } from './system-prompt.ts';
+
+export interface AgentRuntimeDeps {
+  readonly config: Config;
+  readonly tools: ToolRegistry;
+  readonly guard: Guard;
+  readonly db: Executor;
+  /** null: no model configured; agent turns fail with a clear error. */
+  readonly chat: ChatClient | null;
+  /** Attended contexts only; unattended ones never ask anyone (I12). */
+  readonly humanApprover?: HumanApprover | null;
+  readonly smartReviewer?: SmartReviewer | null;
+  readonly ledger?: EffectLedger;
+  readonly logger?: Logger;
+  /** Wraps the audit sink, e.g. to count decisions in metrics. */
+  readonly wrapSink?: (sink: DecisionSink) => DecisionSink;
+}
+
+export interface AuditScope {
+  readonly job_id?: string;
+  readonly run_id?: string;
+}
+
+export interface AgentRunOptions {
+  readonly signal: AbortSignal;
+  readonly scope?: AuditScope;
+  /** Counts a refusal against the run and returns the run's total. */
+  readonly onDenial?: () => Promise<number>;
+  readonly model?: string;
+}
+
+/** How deep delegate_task may nest sub-agents. */
+export const MAX_NESTING = 3;
+
+export interface AgentRuntime {
+  securityProfile(ctx: ToolExecutionContext): SecurityProfile;
+  gateFor(ctx: ToolExecutionContext, scope?: AuditScope): ApprovalGate;
+  /** The tools offered to the model in this context: its effective set, nothing else (I10). */
+  offered(ctx: ToolExecutionContext): OfferedFunction[];
+  run(prompt: string, ctx: ToolExecutionContext, opts: AgentRunOptions): Promise<AgentOutcome>;
+}
+
+interface RunHooks {
+  readonly opts: AgentRunOptions;
+  readonly depth: number;
+  denials: number;
+}
+
+export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
+  const { config } = deps;
+  // nested runs find their parent's audit scope and refusal count by execution id
+  const live = new Map<string, RunHooks>();
+
+  const securityProfile = (ctx: ToolExecutionContext): SecurityProfile =>
+    (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
+
+  const gateFor = (ctx: ToolExecutionContext, scope: AuditScope = {}): ApprovalGate => {
+    const sink = auditDecisionSink(deps.db, scope);
+    return createApprovalGate(config, {
+      guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
+      sink: deps.wrapSink ? deps.wrapSink(sink) : sink,
+      humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
+      smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
+    }, { securityProfile: securityProfile(ctx) });
+  };
+
+  const offered = (ctx: ToolExecutionContext): OfferedFunction[] => {
+    const set = effectiveTools(deps.tools.allFacts(), {
+      profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
+      security: securityProfile(ctx), network: config.execution.network_policy, allowedTools: ctx.allowed_tools,
+    });
+    return set.offered.flatMap((t) => {
+      const tool = deps.tools.get(t.name);
+      return tool ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : [];
+    });
+  };
+
+  return {
+    securityProfile, gateFor, offered,
+    async run(prompt, ctx, runOpts) {
+      const parent = ctx.parent_execution_id ? live.get(ctx.parent_execution_id) : undefined;
+      const depth = parent ? parent.depth + 1 : 0;
+      const hooks: RunHooks = { opts: parent?.opts ?? runOpts, depth, denials: 0 };
+      const opts = hooks.opts;
+      if (depth > MAX_NESTING) return failed(`sub-agents nest at most ${MAX_NESTING} deep`);
+      if (!deps.chat) return failed('agent turns need a model: set model.base_url and model.name in the config');
+      const model = runOpts.model || config.model.name;
+      if (!model) return failed('agent turns need a model name: set model.name in the config or model in the payload');
+      const gate = gateFor(ctx, opts.scope);
+      live.set(ctx.execution_id, hooks);
+      try {
+        return await runAgentLoop({
+          prompt, model, chat: deps.chat, tools: offered(ctx), system: systemPrompt(ctx),
+          signal: runOpts.signal,
+          limits: {
+            maxTurns: config.model.max_turns, maxTokens: config.model.max_tokens, tokenBudget: config.model.token_budget,
+            maxDenials: config.permissions.approval.max_denials_per_run, temperature: config.model.temperature,
+          },
+          onDenial: opts.onDenial ?? (async () => ++hooks.denials),
+          call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) }),
+        });
+      } finally {
+        live.delete(ctx.execution_id);
+      }
+    },
+  };
+}
+
+function failed(error: string): AgentOutcome {
+  return { status: 'model_error', final: null, messages: [], calls: [], denials: 0, turns: 0, tokens: 0, error };
+}

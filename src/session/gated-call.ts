@@ -1,0 +1,44 @@
+import type { ApprovalGate, ToolCall } from '../approval/gate.ts';
+import type { Decision } from '../approval/decision.ts';
+import { contextForCall, type ToolExecutionContext } from '../tools/context.ts';
+import type { EffectLedger } from '../tools/effects.ts';
+import { executeTool } from '../tools/executor.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { fail, type ToolResult } from '../tools/types.ts';
+import { validateParams } from '../tools/validate.ts';
+
+export interface GatedOutcome {
+  /** null when the arguments were invalid: nothing reached the gate. */
+  readonly decision: Decision | null;
+  readonly result: ToolResult;
+}
+
+export interface GatedCallOptions {
+  readonly signal?: AbortSignal;
+  readonly ledger?: EffectLedger;
+}
+
+/**
+ * One tool call, whoever makes it (a step list, the agent loop, a terminal
+ * session): validate, the gate, then the executor with the gate's approval.
+ */
+export async function gatedCall(
+  gate: ApprovalGate, tools: ToolRegistry, call: ToolCall & { args: Record<string, unknown> }, ctx: ToolExecutionContext, callIndex: number,
+  opts: GatedCallOptions = {},
+): Promise<GatedOutcome> {
+  const tool = tools.get(call.tool);
+  const invalid = tool ? validateParams(tool.parameters, call.args) : null;
+  if (invalid) return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
+  const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
+  const decision = await gate.check(call, callCtx);
+  if (decision.outcome !== 'allow' || !tool) return { decision, result: fail('denied', decision.reason) };
+  const approval = {
+    approval_source: decision.approval_source ?? 'auto',
+    ...(decision.approval_id ? { approval_id: decision.approval_id } : {}),
+    ...(decision.approver ? { approver: decision.approver } : {}),
+  } as const;
+  const result = await executeTool(tool, call.args, contextForCall(ctx, { tool: call.tool, callIndex, params: call.args }, { approval_source: approval.approval_source }), {
+    approval, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.ledger ? { ledger: opts.ledger } : {}),
+  });
+  return { decision, result };
+}
