@@ -20,7 +20,7 @@ export function newRunIds(runId: string): RunIds {
  * cron_authorized only from the grant check, approval_source never "human".
  */
 export function unattendedRunContext(
-  job: Pick<JobRow, 'id' | 'owner' | 'tools'>, cronAuthorized: boolean, attempt: number, ids: RunIds,
+  job: Pick<JobRow, 'id' | 'owner' | 'tools'> & Partial<Pick<JobRow, 'parent_execution_id'>>, cronAuthorized: boolean, attempt: number, ids: RunIds,
 ): ToolExecutionContext {
   return buildContext({
     ...ids,
@@ -36,5 +36,7 @@ export function unattendedRunContext(
     cron_authorized: cronAuthorized,
     approval_source: 'auto',
     allowed_tools: job.tools ?? [],
+    // a child job's runs are nested executions of the run that created it (I5)
+    parent_execution_id: job.parent_execution_id ?? null,
   });
 }

@@ -1,23 +1,19 @@
 import type { Logger } from 'pino';
-import { createApprovalGate, type DecisionSink } from '../approval/gate.ts';
+import { agentChatClient } from '../agent/model-config.ts';
+import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
+import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
-import { stricterProfile } from '../policy/security-profiles.ts';
-import { allowlistStore } from '../store/allowlist.ts';
 import { appendAudit } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
-import { auditDecisionSink } from '../store/decision-sink.ts';
-import { authorization, liveGrant } from '../store/grants.ts';
 import { getJob } from '../store/jobs.ts';
-import { addDenial, claimRun, finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { claimRun, finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
-import { contextForCall, type ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
-import { executeTool } from '../tools/executor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { fail, type ToolResult } from '../tools/types.ts';
-import { validateParams } from '../tools/validate.ts';
 import type { Metrics } from './metrics.ts';
+import { runPayload, type PayloadOutcome } from './payload.ts';
+import { runAuthorization } from './run-authorization.ts';
 import { newRunIds, unattendedRunContext } from './run-context.ts';
 
 export interface RunExecutorDeps {
@@ -32,13 +28,8 @@ export interface RunExecutorDeps {
   /** Aborts running work at shutdown. */
   readonly shutdown?: AbortSignal;
   readonly metrics?: Metrics;
-}
-
-export interface StepRecord {
-  readonly index: number;
-  readonly tool: string;
-  readonly decision: { outcome: string; step: number; rule: string; reason: string };
-  readonly result?: ToolResult;
+  /** Built from the other deps when absent. */
+  readonly agent?: AgentRuntime;
 }
 
 export type RunResult =
@@ -63,7 +54,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     const run = await finishRun(db, { run_id: runId, owner: deps.workerId, state: 'cancelled', error: 'the job was removed before the run started' });
     return { kind: 'finished', state: 'cancelled', run };
   }
-  const auth = authorization(job, await liveGrant(db, job.id));
+  const auth = await runAuthorization(db, job);
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   await appendAudit(db, {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
@@ -82,7 +73,8 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     }, (err: unknown) => logger.warn({ run_id: runId, err }, 'lease renewal failed'));
   }, Math.max(1000, (config.daemon.lease_seconds * 1000) / 3));
   try {
-    const outcome = await runPayload(deps, job, runId, ctx, controller.signal);
+    const agent = deps.agent ?? daemonAgentRuntime(deps);
+    const outcome = await runPayload({ ...deps, agent }, job, runId, ctx, controller.signal);
     return await settle(deps, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
   } finally {
     clearTimeout(timer);
@@ -92,80 +84,23 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
 }
 
 /** Every decision is audited (I8) and counted by step and outcome. */
-function countedSink(sink: DecisionSink, metrics: Metrics | undefined): DecisionSink {
-  if (!metrics) return sink;
-  return {
+function countedSink(metrics: Metrics | undefined): ((sink: DecisionSink) => DecisionSink) | undefined {
+  if (!metrics) return undefined;
+  return (sink) => ({
     async record(decision, call, ctx) {
       metrics.gateDecisions.inc({ step: String(decision.step), outcome: decision.outcome });
       await sink.record(decision, call, ctx);
     },
-  };
+  });
 }
 
-interface PayloadOutcome {
-  readonly steps: StepRecord[];
-  readonly denials: number;
-  readonly stoppedByDenials: boolean;
-  /** A step failed in a way that may pass on another attempt (internal/timeout). */
-  readonly retryable: boolean;
-  readonly failed: boolean;
-  readonly error: string | null;
-}
-
-async function runPayload(deps: RunExecutorDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
-  const { config, db } = deps;
-  if (job.payload.kind !== 'steps') {
-    return { steps: [], denials: 0, stoppedByDenials: false, retryable: false, failed: true, error: 'agent payloads need the agent loop, which this build does not include yet' };
-  }
-  const gate = createApprovalGate(config, {
-    guard: deps.guard,
-    allowlist: allowlistStore(db),
-    lookupTool: (name) => deps.tools.facts(name),
-    sink: countedSink(auditDecisionSink(db, { job_id: job.id, run_id: runId }), deps.metrics),
-    // unattended: nobody to ask (I12)
-    humanApprover: null,
-    smartReviewer: null,
-  }, { securityProfile: stricterProfile(config.security.profile, 'daemon') });
-  const maxDenials = config.permissions.approval.max_denials_per_run;
-  const steps: StepRecord[] = [];
-  let denials = 0;
-  let failed = false;
-  let retryable = false;
-  let error: string | null = null;
-  for (const [index, step] of job.payload.steps.entries()) {
-    if (signal.aborted) break;
-    const callCtx = contextForCall(ctx, { tool: step.tool, callIndex: index, params: step.args });
-    const tool = deps.tools.get(step.tool);
-    const invalid = tool ? validateParams(tool.parameters, step.args) : null;
-    if (invalid) {
-      steps.push({ index, tool: step.tool, decision: { outcome: 'skipped', step: 0, rule: 'args.invalid', reason: invalid }, result: fail('validation', invalid) });
-      failed = true;
-      error ??= `step ${index + 1} (${step.tool}): ${invalid}`;
-      continue;
-    }
-    const decision = await gate.check({ tool: step.tool, args: step.args }, callCtx);
-    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
-    if (decision.outcome !== 'allow' || !tool) {
-      denials = await addDenial(db, runId);
-      steps.push({ index, tool: step.tool, decision: brief });
-      failed = true;
-      error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}`;
-      if (denials >= maxDenials) return { steps, denials, stoppedByDenials: true, retryable: false, failed, error };
-      continue;
-    }
-    const result = await executeTool(tool, step.args, callCtx, {
-      signal, ...(deps.ledger ? { ledger: deps.ledger } : {}),
-    });
-    steps.push({ index, tool: step.tool, decision: brief, result });
-    if (!result.success) {
-      failed = true;
-      retryable ||= result.errorKind === 'internal' || result.errorKind === 'timeout';
-      error ??= `step ${index + 1} (${step.tool}) failed: ${result.error ?? result.errorKind}`;
-      // later steps usually depend on earlier ones; stop at the first failure
-      break;
-    }
-  }
-  return { steps, denials, stoppedByDenials: false, retryable, failed, error };
+/** The daemon's agent runtime: unattended contexts get max(config, daemon) and nobody to ask (I4, I12). */
+export function daemonAgentRuntime(deps: Omit<RunExecutorDeps, 'agent'>): AgentRuntime {
+  const wrapSink = countedSink(deps.metrics);
+  return createAgentRuntime({
+    config: deps.config, tools: deps.tools, guard: deps.guard, db: deps.db, chat: agentChatClient(deps.config),
+    ...(deps.ledger ? { ledger: deps.ledger } : {}), ...(wrapSink ? { wrapSink } : {}),
+  });
 }
 
 async function settle(
@@ -174,7 +109,7 @@ async function settle(
 ): Promise<RunResult> {
   const { db, logger } = deps;
   const reason = signal.aborted ? String((signal.reason as Error | undefined)?.message ?? 'aborted') : null;
-  const output = { steps: o.steps };
+  const output = o.output;
   let state: FinalState;
   if (reason === 'shutdown' || reason === 'lease lost') state = 'interrupted';
   else if (reason === 'timeout') state = 'timed_out';
@@ -194,7 +129,7 @@ async function settle(
   const finished = await finishRun(db, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant });
   await appendAudit(db, {
     kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
-    rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials, steps: o.steps.length },
+    rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
   });
   logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
   return { kind: 'finished', state, run: finished };

@@ -108,6 +108,8 @@ export const AUTHORIZATION_RULES = {
   'grant.not_authorized': 'The live grant records an approval that was not a human approval.',
   'grant.definition_changed': 'The job definition changed after the human approval; the grant no longer covers it.',
   'grant.job_removed': 'The job was removed.',
+  'grant.inherited': 'A child job (task, workflow, spawn_task) runs under the live human grant of the job whose run created it.',
+  'grant.parent_none': 'A child job is cron_authorized only while the job whose run created it is; that job has no valid grant, or there is none.',
 } as const;
 
 export type AuthorizationRule = keyof typeof AUTHORIZATION_RULES;

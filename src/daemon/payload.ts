@@ -1,0 +1,105 @@
+import type { AgentRuntime } from '../agent/runtime.ts';
+import type { Config } from '../config/schema.ts';
+import type { Executor } from '../store/db.ts';
+import type { JobRow } from '../store/schema.ts';
+import { addDenial } from '../store/runs.ts';
+import { saveTranscript } from '../store/transcripts.ts';
+import type { TranscriptMessage } from '../store/catalog-schema.ts';
+import { gatedCall } from '../session/gated-call.ts';
+import type { ToolExecutionContext } from '../tools/context.ts';
+import type { EffectLedger } from '../tools/effects.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { ToolResult } from '../tools/types.ts';
+
+export interface StepRecord {
+  readonly index: number;
+  readonly tool: string;
+  readonly decision: { outcome: string; step: number; rule: string; reason: string };
+  readonly result?: ToolResult;
+}
+
+export interface PayloadOutcome {
+  readonly output: Record<string, unknown>;
+  readonly denials: number;
+  readonly stoppedByDenials: boolean;
+  /** Failed in a way that may pass on another attempt (internal/timeout, model endpoint down). */
+  readonly retryable: boolean;
+  readonly failed: boolean;
+  readonly error: string | null;
+}
+
+export interface PayloadDeps {
+  readonly db: Executor;
+  readonly config: Config;
+  readonly tools: ToolRegistry;
+  readonly agent: AgentRuntime;
+  readonly ledger?: EffectLedger;
+}
+
+export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
+  return job.payload.kind === 'agent' ? runAgentPayload(deps, job, runId, ctx, signal) : runSteps(deps, job, runId, ctx, signal);
+}
+
+/** A step list: no model; each step goes through the same gate and executor as an agent's calls. */
+async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
+  if (job.payload.kind !== 'steps') throw new Error('not a steps payload');
+  const gate = deps.agent.gateFor(ctx, { job_id: job.id, run_id: runId });
+  const maxDenials = deps.config.permissions.approval.max_denials_per_run;
+  const steps: StepRecord[] = [];
+  let denials = 0;
+  let failed = false;
+  let retryable = false;
+  let error: string | null = null;
+  const end = (stoppedByDenials: boolean): PayloadOutcome => ({ output: { steps }, denials, stoppedByDenials, retryable, failed, error });
+  for (const [index, step] of job.payload.steps.entries()) {
+    if (signal.aborted) break;
+    const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
+    if (!decision) {
+      steps.push({ index, tool: step.tool, decision: { outcome: 'skipped', step: 0, rule: 'args.invalid', reason: result.error ?? '' }, result });
+      failed = true;
+      error ??= `step ${index + 1} (${step.tool}): ${result.error}`;
+      continue;
+    }
+    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
+    if (decision.outcome !== 'allow') {
+      denials = await addDenial(deps.db, runId);
+      steps.push({ index, tool: step.tool, decision: brief });
+      failed = true;
+      error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}`;
+      if (denials >= maxDenials) return end(true);
+      continue;
+    }
+    steps.push({ index, tool: step.tool, decision: brief, result });
+    if (!result.success) {
+      failed = true;
+      retryable ||= result.errorKind === 'internal' || result.errorKind === 'timeout';
+      error ??= `step ${index + 1} (${step.tool}) failed: ${result.error ?? result.errorKind}`;
+      // later steps usually depend on earlier ones; stop at the first failure
+      break;
+    }
+  }
+  return end(false);
+}
+
+/** An agent prompt: the loop offers the run's effective tools; the transcript is kept with the run. */
+async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
+  if (job.payload.kind !== 'agent') throw new Error('not an agent payload');
+  const { prompt, model } = job.payload;
+  const out = await deps.agent.run(prompt, ctx, {
+    signal, scope: { job_id: job.id, run_id: runId }, onDenial: () => addDenial(deps.db, runId), ...(model ? { model } : {}),
+  });
+  const transcript = out.messages.length > 0
+    ? await saveTranscript(deps.db, {
+      kind: 'run', session_key: ctx.session_key, memory_scope: ctx.memory_scope, run_id: runId, job_id: job.id,
+      execution_id: ctx.execution_id, prompt, messages: out.messages as unknown as TranscriptMessage[], secrets: Object.values(ctx.credentials),
+    })
+    : null;
+  return {
+    output: { agent: { status: out.status, final: out.final, turns: out.turns, tokens: out.tokens, transcript_id: transcript?.id ?? null }, calls: out.calls },
+    denials: out.denials,
+    stoppedByDenials: out.status === 'denied',
+    retryable: out.status === 'model_error' && out.turns > 0,
+    failed: out.status !== 'completed',
+    error: out.error,
+  };
+}

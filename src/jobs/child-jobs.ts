@@ -1,0 +1,93 @@
+import { appendAudit } from '../store/audit.ts';
+import { createJob, getJob, listJobs, removeJob } from '../store/jobs.ts';
+import { insertRun, listRuns } from '../store/runs.ts';
+import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
+import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
+import { payloadSchema, type JobPayload } from './definition.ts';
+import { JobInputError, type JobServiceDeps } from './service.ts';
+
+export type ChildOrigin = Exclude<JobOrigin, 'cronjob'>;
+
+/** The job whose run a context belongs to: daemon runs carry session `cron:<job id>`. */
+export function jobOfContext(ctx: ToolExecutionContext): string | null {
+  const m = /^cron:(job_[a-z0-9]+)$/.exec(ctx.session_key);
+  return ctx.unattended && m ? m[1]! : null;
+}
+
+/** A child can use at most what its creator could (I5); a narrowing that leaves nothing says so. */
+export function childTools(ctx: ToolExecutionContext, requested: readonly string[]): string[] {
+  if (ctx.allowed_tools.length === 0) return [...requested];
+  if (requested.length === 0) return [...ctx.allowed_tools];
+  const kept = requested.filter((t) => ctx.allowed_tools.includes(t));
+  return kept.length > 0 ? kept : [NO_TOOLS];
+}
+
+export interface ChildJobInput {
+  readonly origin: ChildOrigin;
+  readonly name: string;
+  readonly payload: JobPayload;
+  readonly tools?: readonly string[];
+}
+
+/**
+ * task, workflow and spawn_task: a one-off job that records what was asked and
+ * by which execution, plus its run, queued now. It has no grant of its own; its
+ * runs inherit the parent job's (see daemon/run-authorization.ts).
+ */
+export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput, ctx: ToolExecutionContext): Promise<{ job: JobRow; run: RunRow }> {
+  const payload = payloadSchema.safeParse(input.payload);
+  if (!payload.success) throw new JobInputError(payload.error.issues.map((i) => `${['payload', ...i.path].join('.')}: ${i.message}`).join('; '));
+  const now = deps.now?.() ?? new Date();
+  const owner = ctx.user_id || 'unknown';
+  const { job, run } = await deps.db.transaction(async (tx) => {
+    const job = await createJob(tx, {
+      name: input.name, owner, created_by: owner, schedule: `at ${now.toISOString()}`, timezone: 'UTC',
+      payload: payload.data, tools: childTools(ctx, input.tools ?? []), next_fire_at: null, paused: false, pause_note: null,
+      origin: input.origin, parent_job_id: jobOfContext(ctx), parent_execution_id: ctx.execution_id,
+    });
+    const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
+    await appendAudit(tx, {
+      kind: 'run.queued', actor: owner, job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
+      data: { trigger: 'manual', origin: input.origin, parent_job_id: job.parent_job_id },
+    });
+    return { job, run: run! };
+  });
+  await deps.enqueue?.(run.id);
+  return { job, run };
+}
+
+export interface ChildSummary {
+  readonly id: string;
+  readonly name: string;
+  readonly origin: string;
+  readonly created_at: string;
+  readonly removed: boolean;
+  readonly last_run: { id: string; state: string; error: string | null; output?: unknown } | null;
+}
+
+export async function summarise(deps: JobServiceDeps, job: JobRow, withOutput = false): Promise<ChildSummary> {
+  const [last] = await listRuns(deps.db, { job_id: job.id, limit: 1 });
+  return {
+    id: job.id, name: job.name, origin: job.origin, created_at: job.created_at.toISOString(), removed: job.removed_at !== null,
+    last_run: last ? { id: last.id, state: last.state, error: last.error, ...(withOutput ? { output: last.output } : {}) } : null,
+  };
+}
+
+/** The child jobs of one origin that this user created, newest first. */
+export async function listChildJobs(deps: JobServiceDeps, origin: ChildOrigin, ctx: ToolExecutionContext): Promise<ChildSummary[]> {
+  const rows = (await listJobs(deps.db, { owner: ctx.user_id || 'unknown', limit: 1000 })).filter((j) => j.origin === origin);
+  return Promise.all(rows.slice(0, 50).map((j) => summarise(deps, j)));
+}
+
+/** A child job of this origin owned by the caller, or null: nobody reads or cancels another user's tasks. */
+export async function ownChildJob(deps: JobServiceDeps, origin: ChildOrigin, id: string, ctx: ToolExecutionContext): Promise<JobRow | null> {
+  const job = await getJob(deps.db, id, { includeRemoved: true });
+  return job && job.origin === origin && job.owner === (ctx.user_id || 'unknown') ? job : null;
+}
+
+/** Removes the job; removeJob cancels its runs that have not started. Returns how many it cancelled. */
+export async function cancelChildJob(deps: JobServiceDeps, job: JobRow, ctx: ToolExecutionContext): Promise<number> {
+  const pending = await listRuns(deps.db, { job_id: job.id, states: ['queued', 'retrying'] });
+  await removeJob(deps.db, job.id, { actor: ctx.user_id || 'unknown', why: `cancelled through ${job.origin}` });
+  return pending.length;
+}
