@@ -5,6 +5,7 @@ import { registerToolsCommands } from './commands/tools-list.ts';
 import { registerCheckGuardCommands } from './commands/check-guard.ts';
 import { registerDaemonCommands } from './commands/daemon.ts';
 import { registerJobsCommands } from './commands/jobs.ts';
+import { registerRunCommand } from './commands/run.ts';
 import { registerApprovalCommands, registerAuditCommands, registerGrantCommands } from './commands/admin.ts';
 import { CliError, EXIT } from './errors.ts';
 import { redactText } from '../util/redact.ts';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerCheckGuardCommands(check);
   registerDaemonCommands(program);
   registerJobsCommands(program);
+  registerRunCommand(program);
   registerGrantCommands(program);
   registerApprovalCommands(program);
   registerAuditCommands(program);

@@ -1,24 +1,62 @@
+import type { SubAgentHost } from '../agent/host.ts';
 import type { Config } from '../config/schema.ts';
 import type { JobServiceDeps } from '../jobs/service.ts';
-import type { Lookup } from '../guard/ssrf/index.ts';
+import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
+import { delegateTaskTool } from '../tools/catalog/delegate-task.ts';
 import { editFileTool } from '../tools/catalog/edit-file.ts';
+import { imageGenerateTool } from '../tools/catalog/image-generate.ts';
+import { knowledgeIndexTool } from '../tools/catalog/knowledge-index.ts';
+import { knowledgeSearchTool } from '../tools/catalog/knowledge-search.ts';
 import { listDirTool } from '../tools/catalog/list-dir.ts';
+import { memoryTool } from '../tools/catalog/memory.ts';
+import { messageTool } from '../tools/catalog/message.ts';
 import { notifyTool } from '../tools/catalog/notify.ts';
 import { readFileTool } from '../tools/catalog/read-file.ts';
 import { searchFilesTool } from '../tools/catalog/search-files.ts';
+import { sessionSearchTool } from '../tools/catalog/session-search.ts';
+import { spawnTaskTool } from '../tools/catalog/spawn-task.ts';
+import { taskTool } from '../tools/catalog/task.ts';
+import { textToSpeechTool } from '../tools/catalog/text-to-speech.ts';
+import { todoTool } from '../tools/catalog/todo.ts';
+import { visionAnalyzeTool } from '../tools/catalog/vision-analyze.ts';
+import { webFetchTool } from '../tools/catalog/web-fetch.ts';
+import { webSearchTool } from '../tools/catalog/web-search.ts';
+import { workflowTool } from '../tools/catalog/workflow.ts';
 import { writeFileTool } from '../tools/catalog/write-file.ts';
+import type { NetDeps } from '../tools/net-deps.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 
+/** What the built-in tools need from the process that hosts them. */
+export interface ToolHost extends JobServiceDeps {
+  /** clarify's channel to a person; null (daemon) means "no one to ask". */
+  readonly clarifier?: Clarifier | null;
+  /** delegate_task's runtime, bound after the registry is built. */
+  readonly agentHost?: SubAgentHost | null;
+}
+
 /**
- * The tools this build implements; catalog rows without one are listed but never ready.
+ * Every tool of the catalog, as implemented in this build.
  * `extra`: external tools (MCP-style); policy still judges them by their declaration (I7).
  */
-export function builtinTools(config: Config, jobs: JobServiceDeps, net: { lookup?: Lookup } = {}, extra: readonly Tool[] = []): ToolRegistry {
+export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, extra: readonly Tool[] = []): ToolRegistry {
+  const { db } = host;
+  const jobs: JobServiceDeps = { db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}) };
   return new ToolRegistry([
     ...extra,
+    // files
     readFileTool(config), listDirTool(config), searchFilesTool(config), writeFileTool(config), editFileTool(config),
-    notifyTool(config, net), cronjobTool(config, jobs),
+    // knowledge and sessions
+    knowledgeIndexTool(config, db), knowledgeSearchTool(config, db), sessionSearchTool(config, db), memoryTool(config, db), todoTool(config, db),
+    taskTool(config, jobs), workflowTool(config, jobs),
+    // messaging
+    notifyTool(config, net), messageTool(config, net), clarifyTool(config, host.clarifier ?? null),
+    // network and media
+    webFetchTool(config, net), webSearchTool(config, net), visionAnalyzeTool(config, net), imageGenerateTool(config, net), textToSpeechTool(config, net),
+    // agents
+    delegateTaskTool(config, host.agentHost ?? null), spawnTaskTool(config, jobs),
+    // scheduling
+    cronjobTool(config, jobs),
   ]);
 }

@@ -9,7 +9,9 @@ import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Tool } from '../tools/types.ts';
+import { LateAgentHost } from '../agent/host.ts';
 import { builtinTools } from './daemon-tools.ts';
+import { daemonAgentRuntime } from './run-executor.ts';
 import { fireDueJobs } from './firing.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -71,11 +73,15 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const shutdown = new AbortController();
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
   const enqueue = (runId: string) => queue.enqueue(runId);
-  const tools = builtinTools(config, { db: database.db, enqueue }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
-  const deps = {
+  const agentHost = new LateAgentHost();
+  const tools = builtinTools(config, { db: database.db, enqueue, agentHost }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
+  const base = {
     db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
     ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics,
   };
+  const agent = daemonAgentRuntime(base);
+  agentHost.bind(agent);
+  const deps = { ...base, agent };
   const worker: QueueWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
 
   let stopping = false;
