@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { answerApproval, listApprovals } from '../../src/store/approvals.ts';
+import { authorizationFor, liveGrant } from '../../src/store/grants.ts';
+import { listJobs } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel } from '../support/fake-model.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const database = useTestDatabase();
+const workspace = mkdtempSync(join(tmpdir(), 'echo-mission-e2e-'));
+const prefix = `mission-${randomBytes(4).toString('hex')}`;
+
+/** The job the model asks for: a WRITE step, then a DANGEROUS one that no run may make. */
+const jobArgs = (name: string) => ({
+  action: 'create', name, schedule: '0 2 * * *', timezone: 'Europe/Berlin',
+  payload: { kind: 'steps', steps: [
+    { tool: 'write_file', args: { path: `${name}.txt`, content: `written by ${name}` } },
+    { tool: 'cronjob', args: { action: 'list' } },
+  ] },
+});
+
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+let configFile: string;
+beforeAll(async () => {
+  model = await startFakeModel((body) => {
+    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    const name = /job named (\S+)/.exec(prompt)?.[1] ?? 'unnamed';
+    return body.messages.some((m) => m.role === 'tool') ? { content: `Created ${name}.` } : { tool_calls: [{ name: 'cronjob', arguments: jobArgs(name) }] };
+  });
+  configFile = join(workspace, 'echo-agent.yaml');
+  writeFileSync(configFile, [
+    `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
+    `tools:\n  workspace: ${workspace}\n  restrict_to_workspace: true`,
+    `model:\n  base_url: ${model.url}\n  name: scripted`,
+    `queue:\n  prefix: ${prefix}`,
+    'daemon:\n  tick_seconds: 0.2\n  http:\n    port: 0',
+  ].join('\n'));
+});
+afterAll(async () => {
+  await model.close();
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+/** `echo-agent run` on a pseudo-terminal (util-linux `script`), answering the approval prompt. */
+function runOnTerminal(prompt: string, answer: string): Promise<{ code: number | null; out: string }> {
+  const args = [BIN, 'run', prompt, '--as', 'alice'];
+  const command = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: configFile }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let answered = false;
+    const onData = (d: Buffer) => {
+      out += d;
+      if (!answered && /Allow\? /.test(out)) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/** The daemon, on this database and Redis, runs the job once, unattended. */
+async function daemonRuns(jobId: string) {
+  const { config } = loadConfig(configFile);
+  const daemon = await startDaemon(config, { logger: silentLogger, database: { url: database().url, schema: database().schema }, queue: { kind: 'redis', url: REDIS_URL }, http: false });
+  try {
+    const run = await manualRun({ db: daemon.database.db, enqueue: (id) => daemon.queue.enqueue(id) }, jobId, 'test');
+    const started = Date.now();
+    for (;;) {
+      const r = (await getRun(database().db, run!.id))!;
+      if (!['queued', 'running', 'retrying'].includes(r.state)) return r;
+      if (Date.now() - started > 30_000) throw new Error(`run still ${r.state}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  } finally {
+    await daemon.stop();
+  }
+}
+
+function expectMissionRun(run: NonNullable<Awaited<ReturnType<typeof getRun>>>, name: string) {
+  expect(run.cron_authorized).toBe(true);
+  const steps = (run.output as { steps: { tool: string; decision: { outcome: string; step: number; rule: string } }[] }).steps;
+  expect(steps.map((s) => [s.tool, s.decision.outcome, s.decision.step, s.decision.rule])).toEqual([
+    ['write_file', 'allow', 4, 'unattended.cron_authorized'],
+    ['cronjob', 'deny', 4, 'unattended.dangerous'],
+  ]);
+  expect(readFileSync(join(workspace, `${name}.txt`), 'utf8')).toBe(`written by ${name}`);
+}
+
+describe('the mission, end to end: an attended session creates a job, the daemon runs it unattended', () => {
+  it('approved on the terminal: the job is cron_authorized, its WRITE step succeeds and its DANGEROUS step is refused', async () => {
+    const r = await runOnTerminal('Create a job named tty-nightly', 'y');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('Approval needed');
+    expect(r.out).toContain('approving makes the job cron_authorized');
+    expect(r.out).toContain('Created tty-nightly.');
+    const job = (await listJobs(database().db)).find((j) => j.name === 'tty-nightly')!;
+    expect(await authorizationFor(database().db, job.id)).toMatchObject({ cron_authorized: true, rule: 'grant.valid' });
+    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'alice', channel: 'cli' });
+    expectMissionRun(await daemonRuns(job.id), 'tty-nightly');
+  });
+
+  it('refused on the terminal: no job exists', async () => {
+    const r = await runOnTerminal('Create a job named tty-refused', 'n');
+    expect(r.out).toContain('Approval needed');
+    expect((await listJobs(database().db)).find((j) => j.name === 'tty-refused')).toBeUndefined();
+  });
+
+  it('approved through the approvals API while the session waits (no terminal)', async () => {
+    const session = runCli(['run', 'Create a job named api-nightly', '--as', 'alice', '--json'], { env: { ECHO_AGENT_CONFIG: configFile }, timeoutMs: 60_000 });
+    let pending;
+    for (const started = Date.now(); !pending; await new Promise((res) => setTimeout(res, 100))) {
+      [pending] = await listApprovals(database().db, { state: 'pending' });
+      if (Date.now() - started > 30_000) throw new Error('no approval request appeared');
+    }
+    expect(pending.tool).toBe('cronjob');
+    expect((await answerApproval(database().db, { id: pending.id, call_hash: pending.call_hash, answer: 'once', answered_by: 'bob' })).ok).toBe(true);
+    const r = await session;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', final: 'Created api-nightly.' });
+    const job = (await listJobs(database().db)).find((j) => j.name === 'api-nightly')!;
+    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob' });
+    expectMissionRun(await daemonRuns(job.id), 'api-nightly');
+  });
+});
