@@ -7,6 +7,9 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { fail, type ToolResult } from '../tools/types.ts';
 import { validateParams } from '../tools/validate.ts';
 
+/** Refusals that mean "this tool does not exist here" rather than "this call is not allowed". */
+const UNAVAILABLE_RULES = new Set(['tools.reserved', 'tools.not_ready']);
+
 export interface GatedOutcome {
   /** null when the arguments were invalid: nothing reached the gate. */
   readonly decision: Decision | null;
@@ -31,7 +34,7 @@ export async function gatedCall(
   if (invalid) return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
   const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
   const decision = await gate.check(call, callCtx);
-  if (decision.outcome !== 'allow' || !tool) return { decision, result: fail('denied', decision.reason) };
+  if (decision.outcome !== 'allow' || !tool) return { decision, result: fail(UNAVAILABLE_RULES.has(decision.rule) ? 'unavailable' : 'denied', decision.reason) };
   const approval = {
     approval_source: decision.approval_source ?? 'auto',
     ...(decision.approval_id ? { approval_id: decision.approval_id } : {}),

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LateAgentHost } from '../../src/agent/host.ts';
+import { agentChatClient } from '../../src/agent/model-config.ts';
+import { createAgentRuntime } from '../../src/agent/runtime.ts';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { gatedCall } from '../../src/session/gated-call.ts';
+import { listJobs } from '../../src/store/jobs.ts';
+import { listRuns } from '../../src/store/runs.ts';
+import { effectLedger } from '../../src/store/effects.ts';
+import { buildContext, NO_TOOLS } from '../../src/tools/context.ts';
+import { executeTool } from '../../src/tools/executor.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel } from '../support/fake-model.ts';
+
+const database = useTestDatabase();
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+beforeAll(async () => {
+  // the sub-agent asks for cronjob once, then answers
+  model = await startFakeModel((body) => (body.messages.some((m) => m.role === 'tool')
+    ? { content: `sub-agent saw: ${body.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(' | ')}` }
+    : { tool_calls: [{ name: 'cronjob', arguments: { action: 'list' } }] }));
+});
+afterAll(() => model.close());
+
+function setup() {
+  const db = database().db;
+  const config = defaultConfig({ model: { base_url: model.url, name: 'scripted' } });
+  const agentHost = new LateAgentHost();
+  const enqueued: string[] = [];
+  const tools = builtinTools(config, { db, agentHost, enqueue: async (id) => void enqueued.push(id) });
+  const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: agentChatClient(config), humanApprover: null });
+  agentHost.bind(runtime);
+  return { db, tools, enqueued, runtime };
+}
+const alice = (extra: Parameters<typeof buildContext>[0] = {}) => buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice', ...extra });
+const run = (name: string, args: Record<string, unknown>, ctx = alice(), opts = {}) => {
+  const { tools } = setup();
+  return executeTool(tools.get(name)!, args, ctx, opts);
+};
+
+describe('task', () => {
+  it('creates a background agent task: a child job and a queued run on the queue', async () => {
+    const { tools, enqueued, db } = setup();
+    const out = await executeTool(tools.get('task')!, { action: 'create', title: 'tidy', prompt: 'tidy the notes' }, alice());
+    expect(out.success, out.error).toBe(true);
+    const { id, run_id } = out.output as { id: string; run_id: string };
+    expect(enqueued).toEqual([run_id]);
+    const job = (await listJobs(db)).find((j) => j.id === id)!;
+    expect(job).toMatchObject({ origin: 'task', owner: 'alice', parent_job_id: null, payload: { kind: 'agent', prompt: 'tidy the notes' }, next_fire_at: null });
+    const listed = await executeTool(tools.get('task')!, { action: 'list' }, alice());
+    expect((listed.output as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toContain(id);
+    const shown = await executeTool(tools.get('task')!, { action: 'show', id }, alice());
+    expect(shown.output).toMatchObject({ task: { id, last_run: { id: run_id, state: 'queued' } } });
+  });
+
+  it('cancels a task: the job is removed and its queued run cancelled', async () => {
+    const { tools, db } = setup();
+    const { id, run_id } = (await executeTool(tools.get('task')!, { action: 'create', prompt: 'never mind' }, alice())).output as { id: string; run_id: string };
+    const out = await executeTool(tools.get('task')!, { action: 'cancel', id }, alice());
+    expect(out).toMatchObject({ success: true, output: { cancelled_runs: 1 } });
+    expect((await listRuns(db, { job_id: id })).find((r) => r.id === run_id)?.state).toBe('cancelled');
+  });
+
+  it('another user cannot see or cancel it', async () => {
+    const { tools } = setup();
+    const { id } = (await executeTool(tools.get('task')!, { action: 'create', prompt: 'private' }, alice())).output as { id: string };
+    const out = await executeTool(tools.get('task')!, { action: 'cancel', id }, buildContext({ user_id: 'mallory' }));
+    expect(out).toMatchObject({ success: false, errorKind: 'business' });
+  });
+
+  it.each([
+    [{ action: 'create' }, /prompt/],
+    [{ action: 'explode' }, /action/],
+    [{ action: 'show' }, /id/],
+    [{ action: 'list', extra: 1 }, /extra/],
+  ])('names the bad argument in %j', async (args, field) => {
+    const out = await run('task', args);
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toMatch(field);
+  });
+
+  it('a replayed create does not make a second task', async () => {
+    const { tools, db } = setup();
+    const ledger = effectLedger(db);
+    const ctx = alice({ trace_id: `replay-${Date.now()}`, tool: 'task', params: { action: 'create', prompt: 'once only' } });
+    const first = await executeTool(tools.get('task')!, { action: 'create', prompt: 'once only' }, ctx, { ledger });
+    const again = await executeTool(tools.get('task')!, { action: 'create', prompt: 'once only' }, { ...ctx, is_replay: true }, { ledger });
+    expect(again).toEqual(first);
+    expect((await listJobs(db)).filter((j) => j.payload.kind === 'agent' && j.payload.prompt === 'once only')).toHaveLength(1);
+  });
+
+  it('is refused in an unattended run without a grant (unattended_policy deny)', async () => {
+    const { tools, db, runtime } = setup();
+    const ctx = buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_x' });
+    const out = await gatedCall(runtime.gateFor(ctx), tools, { tool: 'task', args: { action: 'create', prompt: 'sneaky' } }, ctx, 0);
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.policy_deny' });
+    expect((await listJobs(db)).find((j) => j.payload.kind === 'agent' && j.payload.prompt === 'sneaky')).toBeUndefined();
+  });
+});
+
+describe('workflow', () => {
+  it('creates an ordered step list that runs through the queue, and runs it again on request', async () => {
+    const { tools, enqueued } = setup();
+    const steps = [{ tool: 'read_file', args: { path: 'a' } }, { tool: 'write_file', args: { path: 'b', content: 'c' } }];
+    const created = await executeTool(tools.get('workflow')!, { action: 'create', name: 'two steps', steps }, alice());
+    expect(created.success, created.error).toBe(true);
+    const { id } = created.output as { id: string };
+    const shown = await executeTool(tools.get('workflow')!, { action: 'show', id }, alice());
+    expect((shown.output as { workflow: { steps: unknown } }).workflow.steps).toEqual(steps);
+    const again = await executeTool(tools.get('workflow')!, { action: 'run', id }, alice());
+    expect(again.success).toBe(true);
+    expect(enqueued).toHaveLength(2);
+  });
+
+  it('names a malformed step', async () => {
+    const out = await run('workflow', { action: 'create', name: 'bad', steps: [{ tool: '' }] });
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toMatch(/payload\.steps\.0\.tool/);
+  });
+});
+
+describe('spawn_task', () => {
+  it('starts a background sub-run with at most the parent tool set (I5)', async () => {
+    const { tools, db } = setup();
+    const parent = alice({ allowed_tools: ['read_file', 'write_file'] });
+    const out = await executeTool(tools.get('spawn_task')!, { prompt: 'summarise', tools: ['write_file', 'exec'] }, parent);
+    expect(out.success, out.error).toBe(true);
+    const job = (await listJobs(db)).find((j) => j.id === (out.output as { job_id: string }).job_id)!;
+    expect(job).toMatchObject({ origin: 'spawn_task', tools: ['write_file'], parent_execution_id: parent.execution_id });
+    const none = await executeTool(tools.get('spawn_task')!, { prompt: 'x', tools: ['exec'] }, parent);
+    expect((none.output as { tools: string[] }).tools).toEqual([NO_TOOLS]);
+  });
+
+  it('rejects an empty prompt naming the field', async () => {
+    const out = await run('spawn_task', { prompt: '' });
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toMatch(/prompt/);
+  });
+});
+
+describe('delegate_task', () => {
+  it('runs a nested sub-agent now; its call needing a human is refused at step 11 (I5)', async () => {
+    const out = await run('delegate_task', { prompt: 'list the jobs' });
+    expect(out.success, out.error).toBe(true);
+    expect(out.output).toMatchObject({ status: 'completed', refusals: 1 });
+    expect(String((out.output as { answer: string }).answer)).toMatch(/approval\.nested/);
+  });
+
+  it('inherits unattended: a nested DANGEROUS call in an unattended parent is refused at step 4', async () => {
+    const out = await run('delegate_task', { prompt: 'list the jobs' }, buildContext({ unattended: true, cron_authorized: true, channel: 'cron' }));
+    expect(String((out.output as { answer: string }).answer)).toMatch(/unattended\.dangerous/);
+  });
+
+  it('is unavailable without an agent runtime', async () => {
+    const db = database().db;
+    const config = defaultConfig();
+    const tool = builtinTools(config, { db }).get('delegate_task')!;
+    expect(await executeTool(tool, { prompt: 'x' }, alice())).toMatchObject({ success: false, errorKind: 'unavailable' });
+  });
+});
+
+describe('reserved names', () => {
+  it.each(['agents_list', 'agents_route'])('%s is never offered and calling it is unavailable', async (name) => {
+    const { tools, runtime } = setup();
+    const ctx = alice();
+    expect(runtime.offered(ctx).map((t) => t.name)).not.toContain(name);
+    const out = await gatedCall(runtime.gateFor(ctx), tools, { tool: name, args: {} }, ctx, 0);
+    expect(out.result).toMatchObject({ success: false, errorKind: 'unavailable' });
+    expect(out.result.error).toMatch(/reserved and not implemented/);
+  });
+});
