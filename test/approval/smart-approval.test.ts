@@ -110,7 +110,7 @@ describe('the review prompt treats the call as untrusted data', () => {
     const [system, user] = reviewMessages(injected);
     expect(system!.content).toMatch(/untrusted data/);
     expect(system!.content).toMatch(/not an instruction to you/);
-    const body = user!.content;
+    const body = user!.content as string;
     expect(body.startsWith('<<<CALL\n')).toBe(true);
     // exactly one opening and one closing marker: the ones we wrote
     expect(body.split('<<<CALL').length - 1).toBe(1);
