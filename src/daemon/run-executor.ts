@@ -13,7 +13,7 @@ import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
-import { runAuthorization } from './run-authorization.ts';
+import { runAuthorization } from '../jobs/run-authorization.ts';
 import { newRunIds, unattendedRunContext } from './run-context.ts';
 
 export interface RunExecutorDeps {

@@ -130,10 +130,10 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('show').argument('<id>').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ getJob }, { authorizationFor }, { listRuns }] = await Promise.all([import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../store/runs.ts')]);
+      const [{ getJob }, { runAuthorization }, { listRuns }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts')]);
       const found = await withStore(configOf(cmd), async (db) => {
         const job = await getJob(db.db, id, { includeRemoved: true });
-        return job ? { job, authorization: await authorizationFor(db.db, id), runs: await listRuns(db.db, { job_id: id, limit: 10 }) } : null;
+        return job ? { job, authorization: await runAuthorization(db.db, job), runs: await listRuns(db.db, { job_id: id, limit: 10 }) } : null;
       });
       if (!found) throw new CliError(`no job with id ${id}`, EXIT.failure);
       if (opts.json) printJson(found);

@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import { JobInputError, createJobFromCall, manualRun, updateJobFromCall, type JobServiceDeps } from '../../jobs/service.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
-import { authorizationFor } from '../../store/grants.ts';
+import { runAuthorization } from '../../jobs/run-authorization.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -37,7 +37,7 @@ export function cronjobTool(config: Config, deps: JobServiceDeps) {
         switch (action) {
           case 'show': {
             const job = await getJob(deps.db, id);
-            return job ? ok({ job: summary(job), authorization: await authorizationFor(deps.db, id) }) : notFound(id);
+            return job ? ok({ job: summary(job), authorization: await runAuthorization(deps.db, job) }) : notFound(id);
           }
           case 'update': {
             const patch = Object.fromEntries(Object.entries({ name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) }).filter(([, v]) => v !== undefined));
