@@ -12,7 +12,9 @@ import { listDirTool } from '../tools/catalog/list-dir.ts';
 import { memoryTool } from '../tools/catalog/memory.ts';
 import { messageTool } from '../tools/catalog/message.ts';
 import { notifyTool } from '../tools/catalog/notify.ts';
+import { patchTool } from '../tools/catalog/patch.ts';
 import { readFileTool } from '../tools/catalog/read-file.ts';
+import { readSpillTool } from '../tools/catalog/read-spill.ts';
 import { searchFilesTool } from '../tools/catalog/search-files.ts';
 import { sessionSearchTool } from '../tools/catalog/session-search.ts';
 import { spawnTaskTool } from '../tools/catalog/spawn-task.ts';
@@ -25,6 +27,7 @@ import { webSearchTool } from '../tools/catalog/web-search.ts';
 import { workflowTool } from '../tools/catalog/workflow.ts';
 import { writeFileTool } from '../tools/catalog/write-file.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
+import { pgSpillStore } from '../store/spills.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 
@@ -42,11 +45,12 @@ export interface ToolHost extends JobServiceDeps {
  */
 export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, extra: readonly Tool[] = []): ToolRegistry {
   const { db } = host;
+  const spill = pgSpillStore(db);
   const jobs: JobServiceDeps = { db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}) };
   return new ToolRegistry([
     ...extra,
     // files
-    readFileTool(config), listDirTool(config), searchFilesTool(config), writeFileTool(config), editFileTool(config),
+    readFileTool(config, spill), readSpillTool(config, spill), listDirTool(config), searchFilesTool(config), writeFileTool(config), editFileTool(config), patchTool(config),
     // knowledge and sessions
     knowledgeIndexTool(config, db), knowledgeSearchTool(config, db), sessionSearchTool(config, db), memoryTool(config, db), todoTool(config, db),
     taskTool(config, jobs), workflowTool(config, jobs),

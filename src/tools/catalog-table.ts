@@ -101,11 +101,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'vision_analyze', description: 'Analyse an image', risk: 'read_only', capabilities: ['media.read'],
     parameters: obj({ image: str('Image path or http(s) URL', { minLength: 1 }), question: str('What to look for') }, ['image']),
+    guarded: { urlsOrPaths: ['image'] },
     requires: ['services.vision.base_url', 'services.vision.api_key'],
   },
   {
     name: 'read_spill', description: 'Read content spilled from a large tool output', risk: 'read_only', capabilities: ['fs.read'],
-    parameters: obj({ spill_id: str('Spill id', { minLength: 1 }), offset: int('Byte offset', { minimum: 0 }), limit: int('Bytes', { minimum: 1 }) }, ['spill_id']),
+    parameters: obj({ spill_id: str('Spill id', { minLength: 1 }), offset: int('Character offset (0-based)', { minimum: 0 }), limit: int('Characters to read (capped at tools.spill_threshold_bytes)', { minimum: 1 }) }, ['spill_id']),
   },
   // write
   {

@@ -1,15 +1,17 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 import { atomicWrite } from './write-file.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
-function countOccurrences(haystack: string, needle: string): number {
+export function countOccurrences(haystack: string, needle: string): number {
   let n = 0;
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) n++;
   return n;
 }
+
+const crlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
 
 export function editFileTool(config: Config) {
   return defineTool('edit_file', config, {
@@ -18,17 +20,29 @@ export function editFileTool(config: Config) {
       const refused = await confine(config, { read: [path], write: [path] });
       if (refused) return refused;
       const file = inWorkspace(config, path);
-      const before = await readFile(file, 'utf8').catch(() => null);
-      if (before === null) return fail('business', `edit_file: ${path} does not exist`);
-      const oldText = String(params.old_text);
-      const count = countOccurrences(before, oldText);
+      const info = await stat(file).catch(() => null);
+      if (!info) return fail('business', `edit_file: ${path} does not exist`);
+      if (!info.isFile()) return fail('business', `edit_file: ${path} is not a regular file`);
+      const max = config.tools.read_max_bytes;
+      if (info.size > max) return fail('business', `edit_file: ${path} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
+      const before = await readFile(file, 'utf8');
+      let oldText = String(params.old_text);
+      let newText = String(params.new_text);
+      let count = countOccurrences(before, oldText);
+      // the model often drops the \r of a CRLF file; match and write in the file's own line ends
+      if (count === 0 && before.includes('\r\n') && oldText.includes('\n') && !oldText.includes('\r')) {
+        oldText = crlf(oldText);
+        newText = crlf(newText);
+        count = countOccurrences(before, oldText);
+      }
       if (count === 0) return fail('business', `edit_file: old_text was not found in ${path}; read the file and copy the exact text`);
-      if (count > 1 && params.replace_all !== true) {
+      const all = params.replace_all === true;
+      if (count > 1 && !all) {
         return fail('business', `edit_file: old_text occurs ${count} times in ${path}; give more context or set replace_all`);
       }
-      const after = params.replace_all === true ? before.split(oldText).join(String(params.new_text)) : before.replace(oldText, () => String(params.new_text));
-      await atomicWrite(file, after);
-      return ok({ path, replacements: params.replace_all === true ? count : 1 });
+      const after = all ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
+      if (after !== before) await atomicWrite(file, after);
+      return ok({ path, replacements: all ? count : 1, changed: after !== before });
     },
   });
 }

@@ -61,6 +61,7 @@ async function indexFile(w: Walk, abs: string, size: number): Promise<void> {
   }
   const buf = await readFile(abs).catch((e: NodeJS.ErrnoException) => e);
   if (buf instanceof Error) return void w.skipped.push({ path, reason: `unreadable (${buf.code ?? buf.message})` });
+  if (buf.length > KNOWLEDGE_MAX_FILE_BYTES) return void w.skipped.push({ path, reason: 'larger than 1 MiB' }); // grew since stat
   if (buf.includes(0)) return void w.skipped.push({ path, reason: 'binary (contains NUL bytes)' });
   w.bytes += buf.length;
   w.documents.push({ path, chunks: chunkLines(buf.toString('utf8')) });

@@ -1,26 +1,43 @@
-import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { lstat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { confine, inWorkspace, SKIPPED_DIRS, walk } from './workspace-files.ts';
 
-const MAX_ENTRIES = 5000;
+export const LIST_DIR_MAX_ENTRIES = 5000;
+
+type Entry = { name: string; type: 'dir' | 'file' | 'symlink' | 'other'; size?: number };
 
 export function listDirTool(config: Config) {
   return defineTool('list_dir', config, {
-    async execute(params) {
+    async execute(params, _ctx, { signal }) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path] });
       if (refused) return refused;
       const root = inWorkspace(config, path);
-      const entries = await readdir(root, { withFileTypes: true, recursive: params.recursive === true }).catch((e: NodeJS.ErrnoException) => e);
-      if (entries instanceof Error) return fail('business', `list_dir: cannot list ${path}: ${entries.code ?? entries.message}`);
-      const listed = entries.slice(0, MAX_ENTRIES).map((e) => ({
-        name: relative(root, join(e.parentPath, e.name)),
-        type: e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'symlink' : e.isFile() ? 'file' : 'other',
-      }));
-      return ok({ path, entries: listed.sort((a, b) => a.name.localeCompare(b.name)), truncated: entries.length > MAX_ENTRIES });
+      const recursive = params.recursive === true;
+      const entries: Entry[] = [];
+      const notDescended: string[] = [];
+      let truncated = false;
+      try {
+        for await (const { rel, abs, dirent } of walk(root, { recursive, signal })) {
+          if (entries.length >= LIST_DIR_MAX_ENTRIES) {
+            truncated = true;
+            break;
+          }
+          const type = dirent.isDirectory() ? 'dir' : dirent.isSymbolicLink() ? 'symlink' : dirent.isFile() ? 'file' : 'other';
+          const size = type === 'file' ? (await lstat(abs).catch(() => null))?.size : undefined;
+          entries.push(size === undefined ? { name: rel, type } : { name: rel, type, size });
+          if (recursive && type === 'dir' && SKIPPED_DIRS.has(dirent.name)) notDescended.push(rel);
+        }
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return fail('business', `list_dir: path: ${path} does not exist`);
+        if (code === 'ENOTDIR') return fail('business', `list_dir: path: ${path} is not a directory; use read_file`);
+        return fail('business', `list_dir: cannot list ${path}: ${code ?? (err as Error).message}`);
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return ok({ path, entries, truncated, ...(notDescended.length > 0 ? { not_descended: notDescended.sort() } : {}) });
     },
   });
 }

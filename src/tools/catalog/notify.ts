@@ -1,12 +1,11 @@
 import type { Config } from '../../config/schema.ts';
-import { FetchLimitError, guardedFetch, SsrfBlockedError, type Lookup } from '../../guard/ssrf/index.ts';
+import { FetchLimitError, guardedFetch, SsrfBlockedError } from '../../guard/ssrf/index.ts';
 import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
+import { guardInit, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 
-export interface WebhookDeps {
-  readonly lookup?: Lookup;
-}
+export type WebhookDeps = NetDeps;
 
 /** Posts a JSON body to a configured target through the guarded fetch; the target's URL and headers stay out of the result. */
 export async function postToTarget(config: Config, tool: string, target: string, body: unknown, signal: AbortSignal, deps: WebhookDeps): Promise<ToolResult> {
@@ -18,8 +17,7 @@ export async function postToTarget(config: Config, tool: string, target: string,
   try {
     const res = await guardedFetch(t.url, {
       method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: JSON.stringify(body), signal,
-      networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist, maxBytes: 64 * 1024,
-      ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      ...guardInit(config, deps), maxBytes: 64 * 1024,
     });
     if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
     return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);

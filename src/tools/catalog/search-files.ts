@@ -1,11 +1,13 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
-import { fail, ok } from '../types.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { fail, ok, type ToolResult } from '../types.ts';
+import { isBinary } from './read-file.ts';
+import { confine, inWorkspace, walk, type WalkEntry } from './workspace-files.ts';
 
-const MAX_FILE_BYTES = 1024 * 1024;
+export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
+const MAX_LINE_CHARS = 400;
 
 /** `*.ts`, `src/**\/*.md`: glob to RegExp over forward-slash relative paths. */
 export function globToRegExp(glob: string): RegExp {
@@ -24,9 +26,29 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(glob.includes('/') ? `^${re}$` : `(^|/)${re}$`);
 }
 
+async function* regularFiles(entries: AsyncIterable<WalkEntry>): AsyncGenerator<{ rel: string; abs: string }> {
+  for await (const e of entries) if (e.dirent.isFile()) yield e;
+}
+
+type Match = { file: string; line?: number; text?: string };
+
+/** The text of a file worth searching: regular, not too large, not binary. */
+async function searchableText(file: string): Promise<string | null> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > SEARCH_MAX_FILE_BYTES) return null;
+    const buf = await handle.readFile();
+    return isBinary(buf) ? null : buf.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export function searchFilesTool(config: Config) {
   return defineTool('search_files', config, {
-    async execute(params, _ctx, { signal }) {
+    async execute(params, _ctx, { signal }): Promise<ToolResult> {
       const path = String(params.path);
       const refused = await confine(config, { read: [path] });
       if (refused) return refused;
@@ -38,30 +60,39 @@ export function searchFilesTool(config: Config) {
         try {
           contentRe = new RegExp(params.pattern);
         } catch (err) {
-          return fail('validation', `pattern: not a valid regular expression (${(err as Error).message})`);
+          return fail('validation', `pattern: not a valid regular expression (${(err as Error).message}); escape special characters to search for them as text`);
         }
       }
-      const files = await readdir(root, { recursive: true, withFileTypes: true }).catch((e: NodeJS.ErrnoException) => e);
-      if (files instanceof Error) return fail('business', `search_files: cannot search ${path}: ${files.code ?? files.message}`);
-      const matches: { file: string; line?: number; text?: string }[] = [];
-      for (const f of files) {
-        if (signal.aborted || matches.length >= max) break;
-        if (!f.isFile()) continue;
-        const rel = relative(root, join(f.parentPath, f.name)).split('\\').join('/');
-        if (rel.split('/').some((part) => part === 'node_modules' || part === '.git')) continue;
-        if (nameRe && !nameRe.test(rel)) continue;
-        if (!contentRe) {
-          matches.push({ file: rel });
-          continue;
+      const info = await stat(root).catch(() => null);
+      if (!info) return fail('business', `search_files: path: ${path} does not exist`);
+      // a single file is searched as it is; a directory is walked without following symlinks
+      const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal })) : [{ rel: basename(root), abs: root }];
+      const matches: Match[] = [];
+      let truncated = false;
+      let skipped = 0;
+      const add = (m: Match) => (matches.length < max ? void matches.push(m) : void (truncated = true));
+      try {
+        for await (const f of files) {
+          if (signal.aborted || truncated) break;
+          if (nameRe && !nameRe.test(f.rel)) continue;
+          if (!contentRe) {
+            add({ file: f.rel });
+            continue;
+          }
+          const text = await searchableText(f.abs);
+          if (text === null) {
+            skipped++;
+            continue;
+          }
+          const lines = text.split('\n');
+          for (let i = 0; i < lines.length && !truncated; i++) {
+            if (contentRe.test(lines[i]!)) add({ file: f.rel, line: i + 1, text: lines[i]!.slice(0, MAX_LINE_CHARS) });
+          }
         }
-        const full = join(f.parentPath, f.name);
-        if ((await stat(full)).size > MAX_FILE_BYTES) continue;
-        const lines = (await readFile(full, 'utf8')).split('\n');
-        for (let i = 0; i < lines.length && matches.length < max; i++) {
-          if (contentRe.test(lines[i]!)) matches.push({ file: rel, line: i + 1, text: lines[i]!.slice(0, 400) });
-        }
+      } catch (err) {
+        return fail('business', `search_files: cannot search ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-      return ok({ path, matches, truncated: matches.length >= max });
+      return ok({ path, matches, truncated, ...(skipped > 0 ? { skipped_files: skipped } : {}) });
     },
   });
 }

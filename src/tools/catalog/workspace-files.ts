@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { checkPaths } from '../../guard/paths/index.ts';
 import { fail, type ToolResult } from '../types.ts';
@@ -20,4 +22,38 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
 /** Relative paths are relative to the workspace, as the guard resolves them. */
 export function inWorkspace(config: Config, path: string): string {
   return resolve(config.tools.workspace, path);
+}
+
+/** Directories listed but never descended into by the recursive file tools. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
+
+export interface WalkEntry {
+  /** Relative to the walk's root, with forward slashes. */
+  readonly rel: string;
+  readonly abs: string;
+  readonly dirent: Dirent;
+}
+
+/**
+ * The entries under `root`: a directory's entries in name order, then its subdirectories' in turn. Symlinks are yielded, never followed,
+ * so a link inside the workspace cannot lead the walk outside it. Unreadable subdirectories are skipped.
+ */
+export async function* walk(root: string, opts: { recursive: boolean; signal?: AbortSignal }): AsyncGenerator<WalkEntry> {
+  const pending: { dir: string; rel: string }[] = [{ dir: root, rel: '' }];
+  while (pending.length > 0) {
+    const { dir, rel } = pending.pop()!;
+    if (opts.signal?.aborted) return;
+    const entries = await readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (dir === root) throw err;
+      return [];
+    });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: { dir: string; rel: string }[] = [];
+    for (const dirent of entries) {
+      const entry = { rel: rel ? `${rel}/${dirent.name}` : dirent.name, abs: join(dir, dirent.name), dirent };
+      yield entry;
+      if (opts.recursive && dirent.isDirectory() && !SKIPPED_DIRS.has(dirent.name)) subdirs.push({ dir: entry.abs, rel: entry.rel });
+    }
+    pending.push(...subdirs.reverse());
+  }
 }

@@ -1,16 +1,30 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
+import { realPathOf } from '../../guard/paths/index.ts';
 import { defineTool } from '../define.ts';
-import { ok } from '../types.ts';
+import { fail, ok } from '../types.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
-/** Writes through a temp file and rename, so a reader never sees half a file. */
+/**
+ * Writes through a temp file and rename, so a reader never sees half a file. A symlink
+ * is written through to its target (what the path policy judged), not replaced, and an
+ * existing file keeps its permission bits.
+ */
 export async function atomicWrite(file: string, content: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.echo-agent-${process.pid}-${Date.now()}.tmp`;
-  await writeFile(tmp, content, 'utf8');
-  await rename(tmp, file);
+  const target = await realPathOf(resolve(file)).catch(() => resolve(file));
+  await mkdir(dirname(target), { recursive: true });
+  const mode = (await stat(target).catch(() => null))?.mode;
+  const tmp = `${target}.${randomBytes(6).toString('hex')}.echo-agent.tmp`;
+  try {
+    await writeFile(tmp, content, { encoding: 'utf8', flag: 'wx' });
+    if (mode !== undefined) await chmod(tmp, mode & 0o7777);
+    await rename(tmp, target);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 export function writeFileTool(config: Config) {
@@ -19,9 +33,18 @@ export function writeFileTool(config: Config) {
       const path = String(params.path);
       const refused = await confine(config, { write: [path] });
       if (refused) return refused;
+      const file = inWorkspace(config, path);
+      const existing = await stat(file).catch(() => null);
+      if (existing?.isDirectory()) return fail('business', `write_file: path: ${path} is a directory`);
       const content = String(params.content);
-      await atomicWrite(inWorkspace(config, path), content);
-      return ok({ path, bytes: Buffer.byteLength(content) });
+      try {
+        await atomicWrite(file, content);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOTDIR' || code === 'EISDIR') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
+        throw err;
+      }
+      return ok({ path, bytes: Buffer.byteLength(content), created: existing === null });
     },
   });
 }

@@ -3,6 +3,7 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { buildConnector } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch, pinnedConnector, undiciTransport, type Lookup } from '../../../src/guard/ssrf/index.ts';
+import { fakeInternet } from '../../support/fake-internet.ts';
 
 interface Seen {
   method: string;
@@ -35,30 +36,6 @@ async function startServer(handler: (req: IncomingMessage, res: ServerResponse, 
     state.connections = 0;
   };
   return { port, requests, state, close, reset };
-}
-
-/**
- * Test stand-in for the internet: dials 127.0.0.1:<mapped port> for a public address and reports the public
- * address as the socket's peer, as a real route to that address would. Records every address it was asked for.
- */
-function fakeInternet(routes: Record<string, number>) {
-  const dialled: string[] = [];
-  const hostsSeen: (string | undefined)[] = [];
-  const connector: buildConnector.connector = (opts, cb) => {
-    const key = `${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? 443 : 80)}`;
-    dialled.push(key);
-    hostsSeen.push(opts.host);
-    const port = routes[key];
-    if (port === undefined) {
-      cb(Object.assign(new Error(`connect ECONNREFUSED ${key}`), { code: 'ECONNREFUSED' }), null);
-      return;
-    }
-    const socket = connect({ host: '127.0.0.1', port });
-    Object.defineProperty(socket, 'remoteAddress', { get: () => opts.hostname });
-    socket.once('connect', () => cb(null, socket));
-    socket.once('error', (e) => cb(e, null));
-  };
-  return { connector, dialled, hostsSeen };
 }
 
 /** A connector that delivers every connection to 127.0.0.1:port and reports the true peer. */

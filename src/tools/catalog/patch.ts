@@ -1,0 +1,182 @@
+import { readFile, rm, stat, unlink } from 'node:fs/promises';
+import { isAbsolute, normalize, resolve } from 'node:path';
+import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
+import type { Config } from '../../config/schema.ts';
+import { defineTool } from '../define.ts';
+import { fail, ok, type ToolResult } from '../types.ts';
+import { atomicWrite } from './write-file.ts';
+import { confine, inWorkspace } from './workspace-files.ts';
+
+const DEV_NULL = '/dev/null';
+
+type Action = 'created' | 'modified' | 'deleted';
+
+/** One file of the diff, checked and computed, before anything is written. */
+interface Plan {
+  readonly path: string;
+  readonly abs: string;
+  readonly action: Action;
+  readonly hunks: number;
+  /** null: the file does not exist now. */
+  readonly before: string | null;
+  /** null: the file is to be deleted. */
+  readonly after: string | null;
+  /** Found already in its patched state on a replay: nothing to write. */
+  readonly already: boolean;
+}
+
+interface Section {
+  readonly path: string;
+  readonly action: Action;
+  readonly patch: StructuredPatch;
+}
+
+const bad = (message: string) => fail('validation', `diff: ${message}`);
+
+function stripPrefix(name: string | undefined, prefix: string): string | undefined {
+  if (name === undefined || name === DEV_NULL) return name;
+  return name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
+
+/** Which file each part of the diff changes, and how; a message when the diff cannot be applied as given. */
+export function sectionsOf(diff: string): Section[] | string {
+  let parsed: StructuredPatch[];
+  try {
+    parsed = parsePatch(diff);
+  } catch (err) {
+    return `malformed unified diff: ${(err as Error).message}`;
+  }
+  const sections: Section[] = [];
+  const seen = new Set<string>();
+  for (const p of parsed) {
+    if (p.hunks.length === 0 && p.oldFileName === undefined && p.newFileName === undefined) continue; // prose between sections
+    if (p.hunks.some((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines].some((n) => !Number.isInteger(n)))) return 'malformed unified diff: a hunk header is not "@@ -a,b +c,d @@"';
+    if (p.oldFileName === undefined || p.newFileName === undefined) return 'hunks without "--- a/file" and "+++ b/file" headers; cannot tell which file they change';
+    if (p.isBinary) return `binary patches are not supported (${p.newFileName})`;
+    if (p.isRename || p.isCopy) return `renames and copies are not supported (${p.oldFileName} -> ${p.newFileName})`;
+    const oldName = p.isCreate ? DEV_NULL : stripPrefix(p.oldFileName, 'a/')!;
+    const newName = p.isDelete ? DEV_NULL : stripPrefix(p.newFileName, 'b/')!;
+    if (oldName === DEV_NULL && newName === DEV_NULL) return 'a section has /dev/null as both its old and its new file';
+    if (oldName !== DEV_NULL && newName !== DEV_NULL && oldName !== newName) {
+      return `the old and new file names differ (--- ${p.oldFileName}, +++ ${p.newFileName}); renames are not supported and the file to change is ambiguous`;
+    }
+    const path = newName === DEV_NULL ? oldName : newName;
+    const action: Action = oldName === DEV_NULL ? 'created' : newName === DEV_NULL ? 'deleted' : 'modified';
+    if (path === '' || isAbsolute(path) || normalize(path).split(/[\\/]/)[0] === '..') return `${path || '(empty name)'}: file names must be relative to root and stay inside it`;
+    if (p.hunks.length === 0 && action === 'modified') return `${path}: has no hunks (mode-only changes are not supported)`;
+    const key = normalize(path);
+    if (seen.has(key)) return `${path} appears in more than one section; give each file's hunks in one section`;
+    seen.add(key);
+    sections.push({ path, action, patch: p });
+  }
+  if (sections.length === 0) return 'contains no file changes (expected "--- a/file", "+++ b/file" and "@@" hunks)';
+  return sections;
+}
+
+const hunkHeader = (h: StructuredPatch['hunks'][number]) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
+
+/** The first hunk that does not apply: hunks are fitted in order, so the shortest failing prefix ends with it. */
+function failingHunk(source: string, patch: StructuredPatch): number {
+  for (let k = 1; k < patch.hunks.length; k++) {
+    if (applyPatch(source, { ...patch, hunks: patch.hunks.slice(0, k) }) === false) return k - 1;
+  }
+  return patch.hunks.length - 1;
+}
+
+async function current(abs: string, shown: string, max: number): Promise<string | null | ToolResult> {
+  const info = await stat(abs).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? null : err));
+  if (info === null) return null;
+  if (info instanceof Error) return fail('business', `patch: cannot read ${shown}: ${info.code ?? info.message}`);
+  if (!info.isFile()) return fail('business', `patch: ${shown} is not a regular file`);
+  if (info.size > max) return fail('business', `patch: ${shown} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
+  return readFile(abs, 'utf8');
+}
+
+async function plan(config: Config, rootAbs: string, s: Section, replay: boolean): Promise<Plan | ToolResult> {
+  const abs = resolve(rootAbs, s.path);
+  const refused = await confine(config, { read: [abs], write: [abs] });
+  if (refused) return refused;
+  const before = await current(abs, s.path, config.tools.read_max_bytes);
+  if (typeof before === 'object' && before !== null) return before;
+  const base = { path: s.path, abs, action: s.action, hunks: s.patch.hunks.length, before };
+  const applied = (after: string | null): Plan => ({ ...base, after, already: false });
+  const alreadyDone = (): Plan => ({ ...base, after: before, already: true });
+  const nothing = 'nothing was written';
+  if (s.action === 'created') {
+    const created = applyPatch('', s.patch);
+    if (created === false) return fail('business', `patch: ${s.path}: hunk 1 of ${s.patch.hunks.length} does not create a file; ${nothing}`);
+    if (before === null) return applied(created);
+    if (replay && before === created) return alreadyDone();
+    return fail('business', `patch: ${s.path} already exists, but the diff creates it (--- /dev/null); ${nothing}`);
+  }
+  if (before === null) {
+    if (replay && s.action === 'deleted') return alreadyDone();
+    return fail('business', `patch: ${s.path} does not exist; ${nothing}`);
+  }
+  const after = applyPatch(before, s.patch);
+  if (after === false) {
+    if (replay && s.action === 'modified' && applyPatch(before, reversePatch(s.patch)) !== false) return alreadyDone();
+    const k = failingHunk(before, s.patch);
+    const h = s.patch.hunks[k]!;
+    return fail('business', `patch: hunk ${k + 1} of ${s.patch.hunks.length} (${hunkHeader(h)}) does not apply to ${s.path}: its context or removed lines are not in the file; read the file and make the diff again; ${nothing}`);
+  }
+  if (s.action === 'deleted') {
+    if (after !== '') return fail('business', `patch: ${s.path}: the diff deletes the file but does not remove all of its content; ${nothing}`);
+    return applied(null);
+  }
+  return applied(after);
+}
+
+async function put(p: Plan, content: string | null): Promise<void> {
+  if (content === null) await rm(p.abs, { force: true });
+  else await atomicWrite(p.abs, content);
+}
+
+/** Writes every plan, or none: on a failed write the files already written get their old content back. */
+async function writeAll(plans: readonly Plan[]): Promise<ToolResult | null> {
+  const done: Plan[] = [];
+  for (const p of plans) {
+    if (p.already) continue;
+    try {
+      if (p.after === null) await unlink(p.abs);
+      else await atomicWrite(p.abs, p.after);
+      done.push(p);
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      const unrestored: string[] = [];
+      for (const d of done.reverse()) await put(d, d.before).catch(() => unrestored.push(d.path));
+      const state = unrestored.length === 0
+        ? 'the files written before it were restored; nothing changed'
+        : `restoring ${unrestored.join(', ')} failed as well; check them`;
+      return fail('internal', `patch: writing ${p.path} failed (${why}); ${state}`);
+    }
+  }
+  return null;
+}
+
+export function patchTool(config: Config) {
+  return defineTool('patch', config, {
+    async execute(params, ctx): Promise<ToolResult> {
+      const root = typeof params.root === 'string' ? params.root : '.';
+      const refused = await confine(config, { read: [root], write: [root] });
+      if (refused) return refused;
+      const rootAbs = inWorkspace(config, root);
+      const rootInfo = await stat(rootAbs).catch(() => null);
+      if (!rootInfo?.isDirectory()) return fail('business', `patch: root: ${root} is not a directory`);
+      const sections = sectionsOf(String(params.diff));
+      if (typeof sections === 'string') return bad(sections);
+      const plans: Plan[] = [];
+      for (const s of sections) {
+        const p = await plan(config, rootAbs, s, ctx?.is_replay === true);
+        if ('success' in p) return p;
+        plans.push(p);
+      }
+      const failed = await writeAll(plans);
+      if (failed) return failed;
+      return ok({
+        root,
+        files: plans.map((p) => ({ path: p.path, action: p.action, hunks: p.hunks, ...(p.already ? { already_applied: true } : {}) })),
+      });
+    },
+  });
+}
