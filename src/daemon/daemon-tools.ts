@@ -5,6 +5,8 @@ import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
 import { delegateTaskTool } from '../tools/catalog/delegate-task.ts';
 import { editFileTool } from '../tools/catalog/edit-file.ts';
+import { execTool } from '../tools/catalog/exec.ts';
+import { executeCodeTool } from '../tools/catalog/execute-code.ts';
 import { imageGenerateTool } from '../tools/catalog/image-generate.ts';
 import { knowledgeIndexTool } from '../tools/catalog/knowledge-index.ts';
 import { knowledgeSearchTool } from '../tools/catalog/knowledge-search.ts';
@@ -13,6 +15,7 @@ import { memoryTool } from '../tools/catalog/memory.ts';
 import { messageTool } from '../tools/catalog/message.ts';
 import { notifyTool } from '../tools/catalog/notify.ts';
 import { patchTool } from '../tools/catalog/patch.ts';
+import { processTool } from '../tools/catalog/process.ts';
 import { readFileTool } from '../tools/catalog/read-file.ts';
 import { readSpillTool } from '../tools/catalog/read-spill.ts';
 import { searchFilesTool } from '../tools/catalog/search-files.ts';
@@ -28,6 +31,7 @@ import { workflowTool } from '../tools/catalog/workflow.ts';
 import { writeFileTool } from '../tools/catalog/write-file.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
 import { pgSpillStore } from '../store/spills.ts';
+import { ProcessTable } from '../tools/process-table.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 
@@ -37,6 +41,8 @@ export interface ToolHost extends JobServiceDeps {
   readonly clarifier?: Clarifier | null;
   /** delegate_task's runtime, bound after the registry is built. */
   readonly agentHost?: SubAgentHost | null;
+  /** The process tool's background processes; the host kills them at shutdown. */
+  readonly processes?: ProcessTable;
 }
 
 /**
@@ -58,6 +64,8 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
     notifyTool(config, net), messageTool(config, net), clarifyTool(config, host.clarifier ?? null),
     // network and media
     webFetchTool(config, net), webSearchTool(config, net), visionAnalyzeTool(config, net), imageGenerateTool(config, net), textToSpeechTool(config, net),
+    // execution (never offered under the daemon profile, I4)
+    execTool(config), executeCodeTool(config), processTool(config, host.processes ?? new ProcessTable(16, config.tools.exec.max_output_bytes)),
     // agents
     delegateTaskTool(config, host.agentHost ?? null), spawnTaskTool(config, jobs),
     // scheduling

@@ -10,6 +10,7 @@ import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
+import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
 import { fireDueJobs } from './firing.ts';
@@ -74,7 +75,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
   const enqueue = (runId: string) => queue.enqueue(runId);
   const agentHost = new LateAgentHost();
-  const tools = builtinTools(config, { db: database.db, enqueue, agentHost }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
+  const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
+  const tools = builtinTools(config, { db: database.db, enqueue, agentHost, processes }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
   const base = {
     db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
     ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics,
@@ -137,6 +139,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
           await worker.close(true).catch(() => {});
         }
       }
+      await processes.closeAll();
       await http?.close();
       await queue.close();
       await database.close();

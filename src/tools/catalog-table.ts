@@ -172,18 +172,21 @@ export const CATALOG: readonly CatalogEntry[] = [
   // exec
   {
     name: 'exec', description: 'Run a process or command', risk: 'exec', capabilities: ['process.exec'],
-    parameters: obj({ command: str('Command line', { minLength: 1 }), cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
+    parameters: obj({ command: str('Command line', { minLength: 1 }), shell: { type: 'boolean', description: 'Run with /bin/sh (needed for pipes, redirections, variables, globs)' }, cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
     guarded: { shell: 'command', readPaths: ['cwd'] },
   },
   {
     name: 'execute_code', description: 'Run a code snippet', risk: 'exec', capabilities: ['code.exec', 'process.exec'],
-    parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }) }, ['language', 'code']),
+    parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['language', 'code']),
     guarded: { shell: 'code', shellWhen: { arg: 'language', values: ['bash', 'sh'] } },
   },
   {
     name: 'process', description: 'Manage processes (start, signal, stdin)', risk: 'exec', capabilities: ['process.exec', 'process.manage'],
-    parameters: obj({ action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin') }, ['action']),
-    guarded: { shell: 'command', shellWhen: { arg: 'action', values: ['start'] } },
+    parameters: obj({
+      action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), shell: { type: 'boolean', description: 'Run with /bin/sh (start)' },
+      cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin'), offset: int('Output offset (read)', { minimum: 0 }),
+    }, ['action']),
+    guarded: { shell: 'command', shellWhen: { arg: 'action', values: ['start'] }, readPaths: ['cwd'] },
   },
   {
     name: 'delegate_task', description: 'Delegate a task to a sub-agent', risk: 'exec', capabilities: [],

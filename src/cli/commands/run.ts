@@ -32,9 +32,9 @@ export function registerRunCommand(program: Command): void {
       if (flags.profile && !PROFILES.includes(flags.profile)) throw new CliError(`--profile: expected one of ${PROFILES.join(', ')}, got "${flags.profile}"`);
       const loaded = configFor(cmd).config;
       const config = flags.profile ? { ...loaded, tools: { ...loaded.tools, profile: flags.profile as typeof loaded.tools.profile } } : loaded;
-      const [{ agentChatClient, smartReviewerFromConfig }, { LateAgentHost }, { builtinTools }, { createGuard }, session, { cliApprover }, { ttyClarifier }] = await Promise.all([
+      const [{ agentChatClient, smartReviewerFromConfig }, { LateAgentHost }, { builtinTools }, { createGuard }, session, { cliApprover }, { ttyClarifier }, { ProcessTable }] = await Promise.all([
         import('../../agent/model-config.ts'), import('../../agent/host.ts'), import('../../daemon/daemon-tools.ts'), import('../../guard/index.ts'),
-        import('../../session/attended-session.ts'), import('../attended-deps.ts'), import('../../session/tty-clarifier.ts'),
+        import('../../session/attended-session.ts'), import('../attended-deps.ts'), import('../../session/tty-clarifier.ts'), import('../../tools/process-table.ts'),
       ]);
       const chat = agentChatClient(config);
       if (!chat || !config.model.name) throw new CliError('run: no model configured; set model.base_url and model.name in the config', EXIT.config);
@@ -42,7 +42,8 @@ export function registerRunCommand(program: Command): void {
       await withStore(config, async (database) => {
         const agentHost = new LateAgentHost();
         const clarifier = process.stdin.isTTY ? ttyClarifier({ input: process.stdin, output: process.stderr }) : null;
-        const tools = builtinTools(config, { db: database.db, clarifier, agentHost });
+        const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
+        const tools = builtinTools(config, { db: database.db, clarifier, agentHost, processes });
         const approver = await cliApprover(database, config, tools, actor);
         const deps = { config, db: database.db, tools, guard: createGuard(config), chat, approver, smartReviewer: smartReviewerFromConfig(config), agentHost };
         const controller = new AbortController();
@@ -53,6 +54,7 @@ export function registerRunCommand(program: Command): void {
           const turn = await session.attendedTurn(deps, prompt, session.attendedContext(actor, flags.channel), controller.signal);
           report(turn, flags.json);
         } finally {
+          await processes.closeAll();
           clearTimeout(timer);
           process.off('SIGINT', stop);
         }
