@@ -20,6 +20,10 @@ import { readFileTool } from '../tools/catalog/read-file.ts';
 import { readSpillTool } from '../tools/catalog/read-spill.ts';
 import { searchFilesTool } from '../tools/catalog/search-files.ts';
 import { sessionSearchTool } from '../tools/catalog/session-search.ts';
+import { skillInstallTool } from '../tools/catalog/skill-install.ts';
+import { skillManageTool } from '../tools/catalog/skill-manage.ts';
+import { skillViewTool } from '../tools/catalog/skill-view.ts';
+import { skillsListTool } from '../tools/catalog/skills-list.ts';
 import { spawnTaskTool } from '../tools/catalog/spawn-task.ts';
 import { taskTool } from '../tools/catalog/task.ts';
 import { textToSpeechTool } from '../tools/catalog/text-to-speech.ts';
@@ -68,6 +72,8 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
     execTool(config), executeCodeTool(config), processTool(config, host.processes ?? new ProcessTable(16, config.tools.exec.max_output_bytes)),
     // agents
     delegateTaskTool(config, host.agentHost ?? null), spawnTaskTool(config, jobs),
+    // skills
+    skillsListTool(config, db), skillViewTool(config, db), skillInstallTool(config, db, net), skillManageTool(config, db),
     // scheduling
     cronjobTool(config, jobs),
   ]);

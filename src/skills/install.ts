@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config/schema.ts';
+import type { SkillManifest } from '../store/catalog-schema.ts';
+import type { Executor } from '../store/db.ts';
+import { getSkill, lockSkillName, upsertSkill } from '../store/skills.ts';
+import { skillsDir } from './dir.ts';
+import { Budget, PackageRefused } from './limits.ts';
+import { findPackageRoot, loadManifest, MANIFEST_FILE } from './manifest.ts';
+import { InstallError, stageSource, type NetDeps } from './source.ts';
+
+export { InstallError, type NetDeps } from './source.ts';
+
+export interface InstallRequest {
+  readonly source: string;
+  readonly installedBy: string;
+  /** A replayed call finds its own earlier install in place and reports it instead of refusing. */
+  readonly replay: boolean;
+  readonly signal: AbortSignal;
+}
+
+export interface Installed {
+  readonly name: string;
+  readonly version: string;
+  readonly dir: string;
+}
+
+/** Temp work dirs start with '.', which no skill name can, so they never collide with an installed skill. */
+const WORK_PREFIX = '.install-';
+
+/**
+ * Installs a skill package: unpacks it into a temp dir inside the skills dir, validates it, then renames it
+ * into `<skills dir>/<name>` and records it, under a per-name lock. A previous version is moved aside first
+ * and deleted only once the new one is in place and recorded. Throws InstallError / PackageRefused.
+ */
+export async function installSkill(config: Config, db: Executor, net: NetDeps, req: InstallRequest): Promise<Installed> {
+  const root = skillsDir(config);
+  await mkdir(root, { recursive: true });
+  const work = await mkdtemp(join(root, WORK_PREFIX));
+  try {
+    const staged = join(work, 'package');
+    await mkdir(staged);
+    const source = await stageSource(config, net, req.source, staged, new Budget(config.skills.max_archive_bytes), req.signal);
+    const pkg = await findPackageRoot(staged);
+    if (!pkg) throw new PackageRefused(`${MANIFEST_FILE}: not found at the package root`);
+    const loaded = await loadManifest(pkg);
+    if (!loaded.ok) throw new PackageRefused(loaded.problems.join('; '));
+    if (req.signal.aborted) throw req.signal.reason instanceof Error ? req.signal.reason : new Error('aborted');
+    return await place(db, { root, work, pkg, source, manifest: loaded.manifest, installedBy: req.installedBy, replay: req.replay });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+interface Placement {
+  readonly root: string;
+  readonly work: string;
+  readonly pkg: string;
+  readonly source: string;
+  readonly manifest: SkillManifest;
+  readonly installedBy: string;
+  readonly replay: boolean;
+}
+
+async function place(db: Executor, p: Placement): Promise<Installed> {
+  const { name, version, description } = p.manifest;
+  const dir = join(p.root, name);
+  const swapped: { undo?: () => Promise<void> } = {};
+  try {
+    return await db.transaction(async (tx) => {
+      await lockSkillName(tx, name);
+      const existing = await getSkill(tx, name);
+      if (existing?.version === version) {
+        if (p.replay) return { name, version, dir: existing.dir };
+        throw new InstallError('business', `skill_install: ${name} ${version} is already installed`);
+      }
+      swapped.undo = await swapIn(p.pkg, dir, join(p.work, 'previous'));
+      await upsertSkill(tx, { name, version, description, dir, source: p.source, manifest: p.manifest, installed_by: p.installedBy });
+      return { name, version, dir };
+    });
+  } catch (err) {
+    // the row was rolled back: put the files back as they were
+    await swapped.undo?.();
+    throw err;
+  }
+}
+
+/**
+ * Renames `fresh` to `dir`, first moving any old `dir` to `aside` (each rename atomic, so `dir` is always
+ * a whole package, absent only between the two). Returns how to undo it.
+ */
+async function swapIn(fresh: string, dir: string, aside: string): Promise<() => Promise<void>> {
+  let movedOld = false;
+  try {
+    await rename(dir, aside);
+    movedOld = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  try {
+    await rename(fresh, dir);
+  } catch (err) {
+    if (movedOld) await rename(aside, dir);
+    throw err;
+  }
+  return async () => {
+    await rename(dir, fresh);
+    if (movedOld) await rename(aside, dir);
+  };
+}
