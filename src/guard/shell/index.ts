@@ -1,8 +1,7 @@
 import { verdictOf, type GuardVerdict } from '../types.ts';
 import { shellChecks } from './checks/index.ts';
 import { shellFinding } from './rules.ts';
-import { loadValidator, type SyntaxValidator } from './syntax/mvdan.ts';
-import { parseScript } from './syntax/parser.ts';
+import { parseScript } from './syntax/lower.ts';
 import { Walker, type Reparse } from './walk.ts';
 
 export { SHELL_RULES, SHELL_RULE_BY_ID, type ShellRule } from './rules.ts';
@@ -16,12 +15,10 @@ export interface CheckCommandOptions {
 
 const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
 
-function reparser(validator: SyntaxValidator): { reparse: Reparse; lastError: () => string } {
+function reparser(): { reparse: Reparse; lastError: () => string } {
   let last = '';
   return {
     reparse(code) {
-      const err = validator.check(code);
-      if (err !== null) { last = err; return null; }
       try {
         return parseScript(code);
       } catch (e) {
@@ -39,7 +36,6 @@ export async function checkCommand(command: string, opts: CheckCommandOptions = 
   if (Buffer.byteLength(command, 'utf8') > maxBytes) {
     return verdictOf([shellFinding('shell.input.oversized', `${Buffer.byteLength(command, 'utf8')} bytes > ${maxBytes}`)], []);
   }
-  const validator = await loadValidator();
   const text = command.normalize('NFKC').replace(/\r\n?/g, '\n');
   const pre = [];
   const hidden = HIDDEN.exec(text);
@@ -47,7 +43,7 @@ export async function checkCommand(command: string, opts: CheckCommandOptions = 
     pre.push(shellFinding('shell.input.hidden_chars', `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
     if (text.includes('\u0000')) return verdictOf(pre, []);
   }
-  const { reparse, lastError } = reparser(validator);
+  const { reparse, lastError } = reparser();
   const stmts = reparse(text);
   if (!stmts) return verdictOf([...pre, shellFinding('shell.input.unparseable', lastError())], []);
   const walker = new Walker(reparse, shellChecks);

@@ -1,7 +1,7 @@
 import { parseOptions } from './flags.ts';
 import { interpreterView } from './interpreters.ts';
 import type { Invocation } from './model.ts';
-import { decodeAnsiC } from './syntax/words.ts';
+import { decodeAnsiC } from './syntax/ansi-c.ts';
 import { literal, plain } from './values.ts';
 
 const texts = (inv: Invocation, from = 0): string[] | null => {

@@ -178,6 +178,7 @@ export class Walker {
     const ctx = this.ctx(st);
     const assigned: [string, string][] = [];
     for (const a of c.assigns) {
+      if (a.index) expand(a.index, ctx);
       if (a.array) { expandArgs(a.array, ctx); assigned.push([a.name, UNKNOWN]); continue; }
       const e = a.value ? expand(a.value, ctx) : null;
       assigned.push([a.name, e ? e.values.join(' ') : '']);

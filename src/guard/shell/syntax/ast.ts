@@ -1,4 +1,7 @@
-/** The shell syntax tree the guard walks: only what decides what runs and on what. */
+/**
+ * The guard's typed view of mvdan/sh's syntax tree (see lower.ts): only what
+ * decides what runs and on what, with quotes and escapes already resolved.
+ */
 
 export type WordPart =
   /** Unquoted text: globs, braces and a leading `~` are live. */
@@ -19,7 +22,7 @@ export interface Word {
 }
 
 export interface Heredoc {
-  body: Word;
+  readonly body: Word;
   readonly quoted: boolean;
 }
 
@@ -27,11 +30,13 @@ export interface Redirect {
   readonly fd: string;
   readonly op: string;
   readonly target: Word;
-  heredoc: Heredoc | null;
+  readonly heredoc: Heredoc | null;
 }
 
 export interface Assign {
   readonly name: string;
+  /** `a[i]=…`: the subscript (its substitutions run). */
+  readonly index: Word | null;
   readonly value: Word | null;
   readonly array: readonly Word[] | null;
 }
@@ -59,9 +64,9 @@ export type Command =
 
 export interface Stmt {
   readonly cmd: Command;
-  readonly redirs: Redirect[];
-  background: boolean;
-  negated: boolean;
+  readonly redirs: readonly Redirect[];
+  readonly background: boolean;
+  readonly negated: boolean;
 }
 
 export class ShellSyntaxError extends Error {}

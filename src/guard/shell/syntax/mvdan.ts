@@ -1,105 +1,181 @@
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-// installs the TinyGo runtime (`globalThis.Go`) and the shims sh-syntax's WASM needs
-import 'sh-syntax';
+import { ShellSyntaxError } from './ast.ts';
 
 /**
- * mvdan/sh (via sh-syntax's WASM) as the authority on what parses as Bash.
- * sh-syntax's own `parse` compiles and starts a fresh WASM instance per call
- * (milliseconds) and its JSON tree stops at statement spans, so the guard
- * keeps one instance and asks it only "does this parse?"; the tree it walks
- * comes from ./parser.ts. Buffers go through the module's malloc/free
- * because its `wasmAlloc` returns a slice header, not the bytes.
+ * mvdan/sh (npm `mvdan-sh`, its GopherJS build) is the parser. The guard
+ * reads the Go structs behind the JS wrappers (`__internal_object__`, the
+ * GopherJS js.MakeFullWrapper handle): every wrapper property access
+ * re-wraps whole slices (~10 µs each), which would cost more than the check.
+ * In those structs strings are UTF-8 byte strings, positions byte offsets,
+ * slices `{$array, $offset, $length}`, and a nil pointer is its type's `nil`.
  */
-export interface SyntaxValidator {
-  /** null when the text parses as Bash, else mvdan's message. */
-  check(text: string): string | null;
+
+export interface GoSlice<T> {
+  readonly $array: readonly T[];
+  readonly $offset: number;
+  readonly $length: number;
 }
 
-/** The slice of the WebAssembly API used here (the project's lib has no DOM types). */
-interface WasmModule { readonly __wasmModule?: never }
-interface WasmInstance { readonly exports: unknown }
-interface WasmApi {
-  compile(bytes: Uint8Array): Promise<WasmModule>;
-  Instance: new (module: WasmModule, imports: unknown) => WasmInstance;
-}
-const WASM = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+interface GoPos { Offset(): number }
 
-interface ShExports {
-  readonly memory: { readonly buffer: ArrayBuffer };
-  malloc(size: number): number;
-  free(ptr: number): void;
-  process(...args: (number | boolean)[]): number;
+/** Any syntax node (or nil: see `kind`). */
+export interface GoNode {
+  readonly constructor: { readonly string?: string; readonly nil?: unknown };
+  Pos(): GoPos;
+  End(): GoPos;
 }
 
-interface GoRuntime {
-  readonly importObject: unknown;
-  run(instance: WasmInstance): Promise<void>;
+export interface Lit extends GoNode { readonly Value: string }
+export interface Word extends GoNode { readonly Parts: GoSlice<GoNode> }
+export interface Stmt extends GoNode {
+  readonly Cmd: GoNode;
+  readonly Redirs: GoSlice<Redirect>;
+  readonly Negated: boolean;
+  readonly Background: boolean;
+}
+export interface Redirect extends GoNode {
+  readonly Op: number;
+  readonly N: Lit;
+  readonly Word: Word;
+  readonly Hdoc: Word;
+}
+export interface Assign extends GoNode {
+  readonly Append: boolean;
+  readonly Naked: boolean;
+  readonly Name: Lit;
+  readonly Index: GoNode;
+  readonly Value: Word;
+  readonly Array: GoNode & { readonly Elems: GoSlice<GoNode & { readonly Index: GoNode; readonly Value: Word }> };
+}
+export interface CallExpr extends GoNode { readonly Assigns: GoSlice<Assign>; readonly Args: GoSlice<Word> }
+export interface BinaryCmd extends GoNode { readonly Op: number; readonly X: Stmt; readonly Y: Stmt }
+export interface StmtList extends GoNode { readonly Stmts: GoSlice<Stmt> }
+export interface IfClause extends GoNode { readonly Cond: GoSlice<Stmt>; readonly Then: GoSlice<Stmt>; readonly Else: IfClause }
+export interface WhileClause extends GoNode { readonly Cond: GoSlice<Stmt>; readonly Do: GoSlice<Stmt> }
+export interface ForClause extends GoNode { readonly Loop: GoNode; readonly Do: GoSlice<Stmt> }
+export interface WordIter extends GoNode { readonly Name: Lit; readonly Items: GoSlice<Word> }
+export interface CStyleLoop extends GoNode { readonly Init: GoNode; readonly Cond: GoNode; readonly Post: GoNode }
+export interface CaseClause extends GoNode {
+  readonly Word: Word;
+  readonly Items: GoSlice<GoNode & { readonly Patterns: GoSlice<Word>; readonly Stmts: GoSlice<Stmt> }>;
+}
+export interface FuncDecl extends GoNode { readonly Name: Lit; readonly Body: Stmt }
+export interface DeclClause extends GoNode { readonly Variant: Lit; readonly Args: GoSlice<Assign> }
+export interface LetClause extends GoNode { readonly Exprs: GoSlice<GoNode> }
+export interface InnerStmt extends GoNode { readonly Stmt: Stmt }
+/** ArithmCmd, ArithmExp, TestClause, UnaryArithm, UnaryTest, ParenArithm, ParenTest. */
+export interface Unary extends GoNode { readonly X: GoNode }
+/** BinaryArithm, BinaryTest. */
+export interface Binary extends GoNode { readonly X: GoNode; readonly Y: GoNode }
+export interface SglQuoted extends GoNode { readonly Dollar: boolean; readonly Value: string }
+export interface DblQuoted extends GoNode { readonly Parts: GoSlice<GoNode> }
+export interface ProcSubst extends StmtList { readonly Op: number }
+export interface ParamExp extends GoNode {
+  readonly Excl: boolean;
+  readonly Length: boolean;
+  readonly Param: Lit;
+  readonly Index: GoNode;
+  readonly Slice: GoNode & { readonly Offset: GoNode; readonly Length: GoNode };
+  readonly Repl: GoNode & { readonly All: boolean; readonly Orig: Word; readonly With: Word };
+  readonly Exp: GoNode & { readonly Op: number; readonly Word: Word };
 }
 
-const LANG_BASH = 1;
-const OK_TAIL = /"parseError":null,"message":""\}$/;
-const OK_TAIL_BYTES = 64;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-let loading: Promise<SyntaxValidator> | null = null;
-
-function start(module: WasmModule): ShExports {
-  const Go = (globalThis as unknown as { Go: new () => GoRuntime }).Go;
-  const go = new Go();
-  const instance = new WASM.Instance(module, go.importObject);
-  void go.run(instance);
-  return instance.exports as unknown as ShExports;
+/** The node's Go type without `*syntax.` (`Lit`, `CallExpr`, …); null for nil. */
+export function kind(n: GoNode | null | undefined): string | null {
+  const t = n?.constructor?.string;
+  if (t === undefined || n === n!.constructor.nil) return null;
+  return t.startsWith('*syntax.') ? t.slice(8) : t;
 }
 
-function run(ex: ShExports, text: string): string | null {
-  const bytes = encoder.encode(text);
-  const ptr = ex.malloc(Math.max(1, bytes.byteLength));
-  new Uint8Array(ex.memory.buffer).set(bytes, ptr);
-  let result: number;
-  try {
-    // (filepath, text, print, keepComments, variant, stopAt, recoverErrors, printer options…) as sh-syntax 0.7 passes them
-    result = ex.process(0, 0, 0, ptr, bytes.byteLength, bytes.byteLength, false, false, LANG_BASH, 0, 0, 0, 0, false, 2, true, true, true, false, false, false, false);
-  } finally {
-    ex.free(ptr);
-  }
-  const mem = new Uint8Array(ex.memory.buffer);
-  const end = mem.indexOf(0, result);
-  const stop = end < 0 ? mem.length : end;
-  // the result ends with its error fields; only a failure needs the whole document
-  if (OK_TAIL.test(decoder.decode(mem.subarray(Math.max(result, stop - OK_TAIL_BYTES), stop)))) return null;
-  const json = JSON.parse(decoder.decode(mem.subarray(result, stop))) as { parseError?: { Text?: string } | null; message?: string };
-  if (json.parseError) return json.message || json.parseError.Text || 'parse error';
-  return json.message ? json.message : null;
+/** The node, or null when it is a nil pointer. */
+export function present<T extends GoNode>(n: T | null | undefined): T | null {
+  return n === null || n === undefined || n === n.constructor.nil ? null : n;
 }
 
-async function create(): Promise<SyntaxValidator> {
-  const wasmPath = createRequire(import.meta.url).resolve('sh-syntax/main.wasm');
-  const module = await WASM.compile(await readFile(wasmPath));
-  let ex: ShExports | null = null;
+export function mapSlice<T, U>(s: GoSlice<T>, fn: (x: T) => U): U[] {
+  const out: U[] = [];
+  for (let i = s.$offset, end = s.$offset + s.$length; i < end; i++) out.push(fn(s.$array[i]!));
+  return out;
+}
+
+const NON_ASCII_BYTE = /[\x80-\xff]/;
+
+/** A Go (UTF-8 byte) string as text. */
+export function goString(v: string): string {
+  return NON_ASCII_BYTE.test(v) ? Buffer.from(v, 'latin1').toString('utf8') : v;
+}
+
+interface Wrapped { readonly __internal_object__: { readonly Stmts: GoSlice<Stmt> } }
+interface JsParser { Parse(src: string, name: string): Wrapped }
+interface MvdanSh { readonly syntax: { NewParser(): JsParser } }
+
+/** Operator tokens, read off probe parses so they always match the installed build. */
+export interface OpTables {
+  readonly redirect: ReadonlyMap<number, string>;
+  readonly binary: ReadonlyMap<number, string>;
+  readonly expansion: ReadonlyMap<number, string>;
+  readonly proc: ReadonlyMap<number, '<' | '>'>;
+}
+
+const REDIRECT_PROBE = ': <a >b >>c <>d <&e >&f >|g <<<h &>i &>>j <<K <<-L\nK\n\tL\n';
+const REDIRECT_OPS = ['<', '>', '>>', '<>', '<&', '>&', '>|', '<<<', '&>', '&>>', '<<', '<<-'];
+const BINARY_OPS = ['&&', '||', '|', '|&'];
+const EXPANSION_OPS = [':-', '-', ':=', '=', ':?', '?', ':+', '+', '%', '%%', '#', '##', '^', '^^', ',', ',,', '@'];
+
+interface Loaded { readonly sh: MvdanSh; parser: JsParser; readonly ops: OpTables }
+let loaded: Loaded | null = null;
+
+function first<T>(s: GoSlice<T>): T {
+  if (s.$length < 1) throw new Error('mvdan-sh probe parse came back empty');
+  return s.$array[s.$offset]!;
+}
+
+function table<T extends string>(codes: readonly number[], names: readonly T[]): Map<number, T> {
+  if (codes.length !== names.length || new Set(codes).size !== codes.length) throw new Error('mvdan-sh operator probe mismatch');
+  return new Map(codes.map((c, i) => [c, names[i]!]));
+}
+
+function probe(p: JsParser): OpTables {
+  const stmts = (src: string): GoSlice<Stmt> => p.Parse(src, '').__internal_object__.Stmts;
+  const redirs = mapSlice(first(stmts(REDIRECT_PROBE)).Redirs, (r) => r.Op);
+  const binary = BINARY_OPS.map((op) => (first(stmts(`a ${op} b`)).Cmd as BinaryCmd).Op);
+  const exp = EXPANSION_OPS.map((op) => `\${a${op}${op === '@' ? 'Q' : 'x'}}`).join('');
+  const arg = (first(stmts(`: ${exp}`)).Cmd as CallExpr).Args;
+  const expCodes = mapSlice((arg.$array[arg.$offset + 1]!).Parts, (pe) => (pe as ParamExp).Exp.Op);
+  const procArgs = (first(stmts(': <(a) >(b)')).Cmd as CallExpr).Args;
+  const procCodes = mapSlice(procArgs, (w) => (first(w.Parts) as ProcSubst).Op).slice(1);
   return {
-    check(text) {
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          ex ??= start(module);
-          return run(ex, text);
-        } catch (e) {
-          // a trapped instance is dropped; one retry on a fresh one, then fail closed
-          ex = null;
-          if (attempt === 1) return `shell parser failed: ${(e as Error).message}`;
-        }
-      }
-      return 'shell parser failed';
-    },
+    redirect: table(redirs, REDIRECT_OPS),
+    binary: table(binary, BINARY_OPS),
+    expansion: table(expCodes, EXPANSION_OPS),
+    proc: table(procCodes, ['<', '>'] as const),
   };
 }
 
-/** The shared validator: compiled and started once per process. */
-export function loadValidator(): Promise<SyntaxValidator> {
-  loading ??= create().catch((e: unknown) => {
-    loading = null;
-    throw e;
-  });
-  return loading;
+function load(): Loaded {
+  if (loaded) return loaded;
+  const sh = createRequire(import.meta.url)('mvdan-sh') as MvdanSh;
+  const parser = sh.syntax.NewParser();
+  loaded = { sh, parser, ops: probe(parser) };
+  return loaded;
+}
+
+export function opTables(): OpTables {
+  return load().ops;
+}
+
+/** Parses Bash text into mvdan's statements; throws ShellSyntaxError when it does not parse. */
+export function parseBash(text: string): GoSlice<Stmt> {
+  const m = load();
+  try {
+    return m.parser.Parse(text, '').__internal_object__.Stmts;
+  } catch (e) {
+    if (e instanceof Error) {
+      // a runtime failure (e.g. stack overflow on deep nesting) may leave the parser half-way: start a fresh one
+      m.parser = m.sh.syntax.NewParser();
+      throw new ShellSyntaxError(`shell parser failed: ${e.message}`);
+    }
+    const err = e as { Error?: () => string } | null;
+    throw new ShellSyntaxError(typeof err?.Error === 'function' ? err.Error() : String(e));
+  }
 }
