@@ -7,6 +7,7 @@ import { effectiveTools } from '../policy/effective-tools.ts';
 import { stricterProfile, type SecurityProfile } from '../policy/security-profiles.ts';
 import { allowlistStore } from '../store/allowlist.ts';
 import type { Executor } from '../store/db.ts';
+import type { AuditAppend } from '../store/audit-writer.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import { gatedCall } from '../session/gated-call.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
@@ -28,6 +29,8 @@ export interface AgentRuntimeDeps {
   readonly smartReviewer?: SmartReviewer | null;
   readonly ledger?: EffectLedger;
   readonly logger?: Logger;
+  /** How decision records are appended (the daemon batches them); default one transaction each. */
+  readonly audit?: AuditAppend;
   /** Wraps the audit sink, e.g. to count decisions in metrics. */
   readonly wrapSink?: (sink: DecisionSink) => DecisionSink;
 }
@@ -71,7 +74,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
 
   const gateFor = (ctx: ToolExecutionContext, scope: AuditScope = {}): ApprovalGate => {
-    const sink = auditDecisionSink(deps.db, scope);
+    const sink = auditDecisionSink(deps.db, scope, deps.audit);
     return createApprovalGate(config, {
       guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
       sink: deps.wrapSink ? deps.wrapSink(sink) : sink,

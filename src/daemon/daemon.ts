@@ -10,6 +10,7 @@ import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
+import { groupCommitAppend } from '../store/audit-writer.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -79,7 +80,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const tools = builtinTools(config, { db: database.db, enqueue, agentHost, processes }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
   const base = {
     db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
-    ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics,
+    ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics, audit: groupCommitAppend(database.db),
   };
   const agent = daemonAgentRuntime(base);
   agentHost.bind(agent);

@@ -4,7 +4,7 @@ import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
-import { appendAudit } from '../store/audit.ts';
+import { directAppend, type AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
 import { getJob } from '../store/jobs.ts';
 import { claimRun, finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
@@ -30,6 +30,8 @@ export interface RunExecutorDeps {
   readonly metrics?: Metrics;
   /** Built from the other deps when absent. */
   readonly agent?: AgentRuntime;
+  /** Audit appends; the daemon shares one group-commit writer across its runs. */
+  readonly audit?: AuditAppend;
 }
 
 export type RunResult =
@@ -56,7 +58,8 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   }
   const auth = await runAuthorization(db, job);
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
-  await appendAudit(db, {
+  const audit = deps.audit ?? directAppend(db);
+  await audit({
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
@@ -98,7 +101,7 @@ function countedSink(metrics: Metrics | undefined): ((sink: DecisionSink) => Dec
 export function daemonAgentRuntime(deps: Omit<RunExecutorDeps, 'agent'>): AgentRuntime {
   const wrapSink = countedSink(deps.metrics);
   return createAgentRuntime({
-    config: deps.config, tools: deps.tools, guard: deps.guard, db: deps.db, chat: agentChatClient(deps.config),
+    config: deps.config, tools: deps.tools, guard: deps.guard, db: deps.db, chat: agentChatClient(deps.config), ...(deps.audit ? { audit: deps.audit } : {}),
     ...(deps.ledger ? { ledger: deps.ledger } : {}), ...(wrapSink ? { wrapSink } : {}),
   });
 }
@@ -121,13 +124,13 @@ async function settle(
     const backoff = job.retry_backoff_seconds * 1000 * 2 ** (run.attempt - 1);
     const notBefore = new Date(Date.now() + backoff);
     await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore });
-    await appendAudit(db, { kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
+    await (deps.audit ?? directAppend(db))({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
     logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
     return { kind: 'retrying', notBefore, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   const finished = await finishRun(db, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant });
-  await appendAudit(db, {
+  await (deps.audit ?? directAppend(db))({
     kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
     rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
   });

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type GuardedArgs } from '../tools/catalog-table.ts';
-import { checkPaths, writesInside } from './paths/index.ts';
+import { patchPaths } from '../tools/catalog/patch.ts';
+import { checkPaths, PATH_RULES, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { checkUrl, systemLookup, type Lookup } from './ssrf/index.ts';
 import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand } from './types.ts';
@@ -47,16 +48,29 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
         const verdict = await checkUrl(url, { lookup, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist });
         findings.push(...verdict.findings);
       }
-      if (g.readPaths || g.writePaths) {
-        findings.push(...await checkPaths({ read: strings(call.args, g.readPaths), write: strings(call.args, g.writePaths) }, pathPolicy, fs));
+      if (g.readPaths || g.writePaths || g.diffPaths) {
+        const touched = diffTargets(g, call.args);
+        if (touched === null) findings.push({ rule: 'path.diff_unchecked', severity: 'deny', matched: String(call.args[g.diffPaths!.diff]).slice(0, 120), reason: PATH_RULES['path.diff_unchecked'] });
+        findings.push(...await checkPaths({ read: [...strings(call.args, g.readPaths), ...touched ?? []], write: [...strings(call.args, g.writePaths), ...touched ?? []] }, pathPolicy, fs));
       }
       return verdictOf(findings, commands);
     },
     async writesStayInWorkspace(call: GuardedCall) {
-      const writes = strings(call.args, guardedOf(call.tool).writePaths);
+      const g = guardedOf(call.tool);
+      const touched = diffTargets(g, call.args);
+      if (touched === null) return false;
+      const writes = [...strings(call.args, g.writePaths), ...touched];
       return writes.length === 0 || writesInside(writes, config.tools.workspace, fs);
     },
   };
+}
+
+/** The files a diff argument would change; null when they cannot be known (malformed, absolute or escaping paths). */
+function diffTargets(g: GuardedArgs, args: Readonly<Record<string, unknown>>): string[] | null {
+  if (!g.diffPaths) return [];
+  const diff = args[g.diffPaths.diff];
+  const root = g.diffPaths.root ? args[g.diffPaths.root] : undefined;
+  return typeof diff === 'string' ? patchPaths(diff, typeof root === 'string' && root !== '' ? root : '.') : [];
 }
 
 function shellApplies(g: GuardedArgs, args: Readonly<Record<string, unknown>>): boolean {

@@ -1,7 +1,7 @@
 import type { Decision } from '../approval/decision.ts';
 import type { DecisionSink, ToolCall } from '../approval/gate.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
-import { appendAudit } from './audit.ts';
+import { directAppend, type AuditAppend } from './audit-writer.ts';
 import type { Executor } from './db.ts';
 
 /**
@@ -9,10 +9,10 @@ import type { Executor } from './db.ts';
  * rule, reason, risk and context ids. Arguments are redacted on the way in;
  * ctx.credentials is never read.
  */
-export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id?: string } = {}): DecisionSink {
+export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id?: string } = {}, append: AuditAppend = directAppend(exec)): DecisionSink {
   return {
     async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
-      await appendAudit(exec, {
+      await append({
         kind: 'gate.decision',
         actor: ctx.user_id || null,
         job_id: ids.job_id ?? jobOfSession(ctx.session_key),

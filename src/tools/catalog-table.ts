@@ -21,6 +21,8 @@ export interface GuardedArgs {
   readonly readPaths?: readonly string[];
   /** Arguments holding paths the tool writes. */
   readonly writePaths?: readonly string[];
+  /** An argument holding a unified diff: the files it names are read and written (patch); relative to `root` when given. */
+  readonly diffPaths?: { readonly diff: string; readonly root?: string };
 }
 
 export interface CatalogEntry {
@@ -122,7 +124,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'patch', description: 'Apply a unified diff to files', risk: 'write', capabilities: ['fs.read', 'fs.write'],
     parameters: obj({ diff: str('Unified diff', { minLength: 1 }), root: str('Directory the diff paths are relative to') }, ['diff']),
-    guarded: { readPaths: ['root'], writePaths: ['root'] },
+    guarded: { readPaths: ['root'], diffPaths: { diff: 'diff', root: 'root' } },
   },
   {
     name: 'knowledge_index', description: 'Build the knowledge base index', risk: 'write', capabilities: ['knowledge.write', 'fs.read'],
@@ -177,14 +179,14 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   {
     name: 'execute_code', description: 'Run a code snippet', risk: 'exec', capabilities: ['code.exec', 'process.exec'],
-    parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['language', 'code']),
-    guarded: { shell: 'code', shellWhen: { arg: 'language', values: ['bash', 'sh'] } },
+    parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }), cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['language', 'code']),
+    guarded: { shell: 'code', shellWhen: { arg: 'language', values: ['bash', 'sh'] }, readPaths: ['cwd'] },
   },
   {
     name: 'process', description: 'Manage processes (start, signal, stdin)', risk: 'exec', capabilities: ['process.exec', 'process.manage'],
     parameters: obj({
       action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), shell: { type: 'boolean', description: 'Run with /bin/sh (start)' },
-      cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin'), offset: int('Output offset (read)', { minimum: 0 }),
+      cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin (write)'), eof: { type: 'boolean', description: 'Close stdin after writing (write)' }, offset: int('Output offset (read)', { minimum: 0 }),
     }, ['action']),
     guarded: { shell: 'command', shellWhen: { arg: 'action', values: ['start'] }, readPaths: ['cwd'] },
   },

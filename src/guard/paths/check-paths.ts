@@ -9,6 +9,7 @@ export const PATH_RULES = {
   'path.outside_workspace': 'The path resolves (symlinks included) outside the workspace, and tools.restrict_to_workspace is on.',
   'path.outside_safe_write_root': 'The path is written outside tools.safe_write_root.',
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
+  'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;

@@ -1,5 +1,5 @@
 import { readFile, rm, stat, unlink } from 'node:fs/promises';
-import { isAbsolute, normalize, resolve } from 'node:path';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
@@ -71,6 +71,12 @@ export function sectionsOf(diff: string): Section[] | string {
   }
   if (sections.length === 0) return 'contains no file changes (expected "--- a/file", "+++ b/file" and "@@" hunks)';
   return sections;
+}
+
+/** The files a diff changes, joined to `root` as given: for a guard that wants to judge them before the call. */
+export function patchPaths(diff: string, root = '.'): string[] | null {
+  const sections = sectionsOf(diff);
+  return typeof sections === 'string' ? null : sections.map((s) => join(root, s.path));
 }
 
 const hunkHeader = (h: StructuredPatch['hunks'][number]) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
@@ -158,7 +164,8 @@ export function patchTool(config: Config) {
   return defineTool('patch', config, {
     async execute(params, ctx): Promise<ToolResult> {
       const root = typeof params.root === 'string' ? params.root : '.';
-      const refused = await confine(config, { read: [root], write: [root] });
+      // root is only where names start; each file is checked for reading and writing on its own
+      const refused = await confine(config, { read: [root] });
       if (refused) return refused;
       const rootAbs = inWorkspace(config, root);
       const rootInfo = await stat(rootAbs).catch(() => null);

@@ -41,7 +41,7 @@ export function writeFileTool(config: Config) {
         await atomicWrite(file, content);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOTDIR' || code === 'EISDIR') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
+        if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
         throw err;
       }
       return ok({ path, bytes: Buffer.byteLength(content), created: existing === null });
