@@ -8,7 +8,8 @@ import pg from 'pg';
 import { defaultConfig } from '../src/config/schema.ts';
 import { builtinTools } from '../src/daemon/daemon-tools.ts';
 import { fireDueJobs } from '../src/daemon/firing.ts';
-import { executeRun } from '../src/daemon/run-executor.ts';
+import { daemonAgentRuntime, executeRun } from '../src/daemon/run-executor.ts';
+import { groupCommitAppend } from '../src/store/audit-writer.ts';
 import { createGuard } from '../src/guard/index.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { openRunQueue, type QueueBackend } from '../src/queue/run-queue.ts';
@@ -60,7 +61,9 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
     runs.push(...await insertRuns(database.db, Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ job_id: job.id, nominal_at: new Date(base + (i + k) * 1000), trigger: 'manual' as const }))));
   }
   const queue = openRunQueue(backend, prefix);
-  const deps = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1' };
+  // as the daemon wires it: one agent runtime and one group-commit audit writer for all runs
+  const base = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
+  const deps = { ...base, agent: daemonAgentRuntime(base) };
   let done = 0;
   const all = new Promise<void>((resolve) => {
     queue.work(async (runId) => {
