@@ -62,8 +62,8 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
   }
   const queue = openRunQueue(backend, prefix);
   // as the daemon wires it: one agent runtime and one group-commit audit writer for all runs
-  const base = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
-  const deps = { ...base, agent: daemonAgentRuntime(base) };
+  const wiring = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
+  const deps = { ...wiring, agent: daemonAgentRuntime(wiring) };
   let done = 0;
   const all = new Promise<void>((resolve) => {
     queue.work(async (runId) => {
