@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.ts';
 import { createGuard } from '../../../src/guard/index.ts';
+import { buildContext } from '../../../src/tools/context.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'echo-patch-guard-'));
 const workspace = join(root, 'ws');
@@ -14,19 +15,19 @@ describe('the guard sees the files a patch would change', () => {
   const guard = (restrict: boolean) => createGuard(defaultConfig({ tools: { workspace, restrict_to_workspace: restrict } }), { dns: false });
 
   it('flags a diff whose file lies outside the workspace', async () => {
-    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('sub/../../outside.txt') } });
+    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('sub/../../outside.txt') } }, buildContext());
     expect(v.findings.map((f) => [f.rule, f.severity])).toContainEqual(['path.diff_unchecked', 'deny']);
-    const viaSymlinkFree = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('x.txt'), root: '/etc' } });
+    const viaSymlinkFree = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('x.txt'), root: '/etc' } }, buildContext());
     expect(viaSymlinkFree.findings.map((f) => f.rule)).toContain('path.outside_workspace');
   });
 
   it('passes a diff that stays inside', async () => {
-    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('src/a.ts') } });
+    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('src/a.ts') } }, buildContext());
     expect(v.findings).toEqual([]);
   });
 
   it('resolves the diff paths against root', async () => {
-    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('a.txt'), root: '..' } });
+    const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('a.txt'), root: '..' } }, buildContext());
     expect(v.findings.map((f) => f.rule)).toContain('path.outside_workspace');
   });
 
