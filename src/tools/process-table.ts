@@ -1,124 +1,233 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { newId } from '../store/ids.ts';
-import { redactText } from '../util/redact.ts';
-import { childEnv, killGroup } from './process-runner.ts';
-
-/** Output kept per process: the newest bytes, addressed by absolute offsets. */
-class OutputRing {
-  private buf = Buffer.alloc(0);
-  /** Absolute offset of buf[0]. */
-  private start = 0;
-  constructor(private readonly limit: number) {}
-  push(chunk: Buffer): void {
-    this.buf = Buffer.concat([this.buf, chunk]);
-    if (this.buf.length > this.limit) {
-      const drop = this.buf.length - this.limit;
-      this.buf = this.buf.subarray(drop);
-      this.start += drop;
-    }
-  }
-  read(offset: number): { text: string; next_offset: number; lost: number } {
-    const from = Math.max(offset, this.start);
-    return { text: redactText(this.buf.subarray(from - this.start).toString('utf8')), next_offset: this.start + this.buf.length, lost: from - offset };
-  }
-}
-
-export interface ManagedProcess {
-  readonly id: string;
-  readonly command: string;
-  readonly pid: number | undefined;
-  readonly started_at: Date;
-  running: boolean;
-  exit_code: number | null;
-  exit_signal: string | null;
-}
-
-interface Entry extends ManagedProcess {
-  readonly child: ChildProcess;
-  readonly output: OutputRing;
-}
+import { KILL_GRACE_MS, killGroup, minimalEnv, signalGroup } from './spawn-limits.ts';
 
 export const SIGNALS = ['TERM', 'KILL', 'INT', 'HUP', 'USR1', 'USR2', 'STOP', 'CONT'] as const;
 export type SignalName = (typeof SIGNALS)[number];
 
-/**
- * Background processes the `process` tool started, in this process only:
- * nobody can signal or read a process it did not start. closeAll() at shutdown.
- */
-export class ProcessTable {
-  private readonly entries = new Map<string, Entry>();
+/** `TERM`, `sigterm`, `SIGTERM` → `TERM`; null when not on the allow-list. */
+export function signalName(input: string): SignalName | null {
+  const name = input.trim().toUpperCase().replace(/^SIG/, '');
+  return (SIGNALS as readonly string[]).includes(name) ? (name as SignalName) : null;
+}
 
-  constructor(readonly maxLive = 16, private readonly maxOutputBytes = 1024 * 1024) {}
+/** A user-facing refusal from the table (unknown id, limit reached, not running). */
+export class ProcessError extends Error {}
 
-  live(): number {
-    return [...this.entries.values()].filter((e) => e.running).length;
-  }
+/** The newest `size` bytes of a stream, addressed by absolute byte offsets. */
+export class OutputRing {
+  private chunks: Buffer[] = [];
+  private held = 0;
+  /** Bytes ever written: the offset just past the newest byte. */
+  private end = 0;
 
-  start(argv: readonly string[], command: string, cwd: string): ManagedProcess {
-    const [program, ...args] = argv;
-    const child = spawn(program!, args, { cwd, env: childEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const entry: Entry = {
-      id: newId('prc'), command, pid: child.pid, started_at: new Date(), running: true, exit_code: null, exit_signal: null,
-      child, output: new OutputRing(this.maxOutputBytes),
-    };
-    child.stdout!.on('data', (c: Buffer) => entry.output.push(c));
-    child.stderr!.on('data', (c: Buffer) => entry.output.push(c));
-    child.stdin!.on('error', () => {});
-    child.on('error', (e) => {
-      entry.output.push(Buffer.from(`[cannot start: ${e.message}]\n`));
-      entry.running = false;
-    });
-    child.on('exit', (code, sig) => {
-      entry.running = false;
-      entry.exit_code = code;
-      entry.exit_signal = sig;
-    });
-    this.entries.set(entry.id, entry);
-    return entry;
-  }
+  constructor(private readonly size: number) {}
 
-  list(): ManagedProcess[] {
-    return [...this.entries.values()].map(({ id, command, pid, started_at, running, exit_code, exit_signal }) => ({ id, command, pid, started_at, running, exit_code, exit_signal }));
-  }
-
-  get(id: string): ManagedProcess | undefined {
-    return this.entries.get(id);
-  }
-
-  /** To the whole group, so a shell's children get it too. */
-  signal(id: string, sig: SignalName): boolean {
-    const e = this.entries.get(id);
-    if (!e || !e.running || e.pid === undefined) return false;
-    try {
-      process.kill(-e.pid, `SIG${sig}` as NodeJS.Signals);
-      return true;
-    } catch {
-      return false;
+  push(chunk: Buffer): void {
+    this.end += chunk.length;
+    if (chunk.length >= this.size) {
+      this.chunks = [chunk.subarray(chunk.length - this.size)];
+      this.held = this.size;
+      return;
+    }
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    while (this.held > this.size) {
+      const first = this.chunks[0]!;
+      const excess = this.held - this.size;
+      if (first.length <= excess) {
+        this.chunks.shift();
+        this.held -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(excess);
+        this.held -= excess;
+      }
     }
   }
 
-  write(id: string, input: string): boolean {
+  /** What is held from `offset` on; `dropped` counts bytes asked for that the ring no longer has. */
+  read(offset: number): { data: Buffer; from: number; next_offset: number; dropped: number } {
+    const start = this.end - this.held;
+    const from = Math.min(Math.max(offset, start), this.end);
+    const data = Buffer.concat(this.chunks).subarray(from - start);
+    return { data, from, next_offset: this.end, dropped: Math.max(0, Math.min(start, this.end) - offset) };
+  }
+}
+
+export interface ProcessInfo {
+  readonly id: string;
+  readonly command: string;
+  readonly pid: number;
+  readonly running: boolean;
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly started_at: string;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly command: string;
+  readonly pid: number;
+  readonly started_at: string;
+  readonly child: ChildProcessWithoutNullStreams;
+  /** stdout and stderr interleaved as they came, like a terminal. */
+  readonly output: OutputRing;
+  running: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  /** Resolves when the leader exited. */
+  readonly exited: Promise<void>;
+}
+
+export interface StartSpec {
+  readonly command: string;
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+}
+
+/** Every table with live groups, for the last-chance kill when the host exits without closeAll. */
+const openTables = new Set<ProcessTable>();
+let exitHook = false;
+
+/**
+ * The background processes the `process` tool started, in this host process
+ * only: nothing outside the table can be signalled or read. One table per
+ * daemon or session; closeAll() at shutdown.
+ */
+export class ProcessTable {
+  private readonly entries = new Map<string, Entry>();
+  /** Groups that may still have members; an empty group's id can be reused by another process group. */
+  private readonly groups = new Set<number>();
+
+  /** Exited entries stay readable until this many entries are held. */
+  private readonly maxKept: number;
+
+  constructor(readonly maxLive = 16, private readonly bufferBytes = 1024 * 1024) {
+    this.maxKept = maxLive * 2;
+  }
+
+  live(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.running) n++;
+    return n;
+  }
+
+  /** Spawns in its own process group with the minimal environment; rejects with ProcessError when it cannot start. */
+  async start(spec: StartSpec): Promise<ProcessInfo> {
+    if (this.live() >= this.maxLive) throw new ProcessError(`${this.maxLive} processes are running already (the limit); signal one to stop it first`);
+    const child = spawn(spec.file, [...spec.args], { cwd: spec.cwd, env: minimalEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const spawned = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', (err) => resolve(err as NodeJS.ErrnoException));
+    });
+    if (spawned || child.pid === undefined) {
+      const why = spawned?.code === 'ENOENT' ? `program ${spec.file} was not found on PATH` : `could not start ${spec.file}: ${spawned?.message ?? 'no pid'}`;
+      throw new ProcessError(why);
+    }
+    const output = new OutputRing(this.bufferBytes);
+    let markExited!: () => void;
+    const entry: Entry = {
+      id: newId('prc'), command: spec.command, pid: child.pid, started_at: new Date().toISOString(), child, output,
+      running: true, exit_code: null, signal: null, exited: new Promise((r) => { markExited = r; }),
+    };
+    child.stdout.on('data', (c: Buffer) => output.push(c));
+    child.stderr.on('data', (c: Buffer) => output.push(c));
+    // a process that closed its stdin makes later writes fail with EPIPE: reported by write(), not thrown
+    child.stdin.on('error', () => {});
+    child.once('exit', (code, signal) => {
+      entry.running = false;
+      entry.exit_code = code;
+      entry.signal = signal;
+      if (!signalGroup(entry.pid, 0)) this.groups.delete(entry.pid);
+      markExited();
+    });
+    this.evictExited();
+    this.entries.set(entry.id, entry);
+    this.groups.add(entry.pid);
+    openTables.add(this);
+    installExitHook();
+    return info(entry);
+  }
+
+  list(): ProcessInfo[] {
+    return [...this.entries.values()].map(info);
+  }
+
+  get(id: string): ProcessInfo | undefined {
     const e = this.entries.get(id);
-    if (!e || !e.running || !e.child.stdin!.writable) return false;
-    e.child.stdin!.write(input);
-    return true;
+    return e ? info(e) : undefined;
   }
 
-  read(id: string, offset: number) {
-    return this.entries.get(id)?.output.read(offset);
+  /** To the whole group, so what a shell started gets it too. */
+  signal(id: string, name: SignalName): ProcessInfo {
+    const e = this.running(id);
+    if (!signalGroup(e.pid, `SIG${name}` as NodeJS.Signals)) throw new ProcessError(`${id} is no longer running`);
+    return info(e);
   }
 
-  /** Kills every process group still running; waits briefly for them to go. */
-  async closeAll(): Promise<void> {
-    const running = [...this.entries.values()].filter((e) => e.running);
-    for (const e of running) killGroup(e.child, 500);
-    await Promise.all(running.map((e) => new Promise<void>((resolve) => {
-      if (!e.running) return resolve();
-      const t = setTimeout(resolve, 2_000);
-      e.child.once('exit', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    })));
+  async write(id: string, text: string, eof = false): Promise<number> {
+    const e = this.running(id);
+    const stdin = e.child.stdin;
+    if (!stdin.writable) throw new ProcessError(`${id} has its stdin closed`);
+    await new Promise<void>((resolve, reject) => {
+      stdin.write(text, (err) => (err ? reject(new ProcessError(`${id} did not take the input: ${err.message}`)) : resolve()));
+    });
+    if (eof) stdin.end();
+    return Buffer.byteLength(text);
   }
+
+  read(id: string, offset: number): ReturnType<OutputRing['read']> & { process: ProcessInfo } {
+    const e = this.entries.get(id);
+    if (!e) throw unknown(id);
+    return { ...e.output.read(offset), process: info(e) };
+  }
+
+  /** Kills every process group this table started (leaders that exited may have left children) and waits for the leaders. */
+  async closeAll(graceMs = KILL_GRACE_MS): Promise<void> {
+    const groups = [...this.groups];
+    this.groups.clear();
+    await Promise.all(groups.map((pgid) => killGroup(pgid, graceMs)));
+    await Promise.all([...this.entries.values()].map(async (e) => {
+      await Promise.race([e.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      e.child.stdin.destroy();
+    }));
+    openTables.delete(this);
+  }
+
+  /** Synchronous SIGKILL of every group, for process exit. */
+  killAllNow(): void {
+    for (const pgid of this.groups) signalGroup(pgid, 'SIGKILL');
+  }
+
+  private running(id: string): Entry {
+    const e = this.entries.get(id);
+    if (!e) throw unknown(id);
+    if (!e.running) throw new ProcessError(`${id} has exited (exit_code ${e.exit_code ?? 'none'}${e.signal ? `, ${e.signal}` : ''})`);
+    return e;
+  }
+
+  private evictExited(): void {
+    for (const [id, e] of this.entries) {
+      if (this.entries.size < this.maxKept) return;
+      if (!e.running) this.entries.delete(id);
+    }
+  }
+}
+
+function unknown(id: string): ProcessError {
+  return new ProcessError(`no process ${id} was started by this tool here`);
+}
+
+function info(e: Entry): ProcessInfo {
+  return { id: e.id, command: e.command, pid: e.pid, running: e.running, exit_code: e.exit_code, signal: e.signal, started_at: e.started_at };
+}
+
+/** Detached groups outlive their parent: if the host exits without closeAll, take them along. */
+function installExitHook(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const t of openTables) t.killAllNow();
+  });
 }

@@ -1,27 +1,29 @@
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { splitCommandLine } from '../../src/tools/command-line.ts';
 import { execTool } from '../../src/tools/catalog/exec.ts';
-import { executeCodeTool } from '../../src/tools/catalog/execute-code.ts';
-import { processTool } from '../../src/tools/catalog/process.ts';
-import { buildContext } from '../../src/tools/context.ts';
+import { buildContext, type ContextInput } from '../../src/tools/context.ts';
 import { MemoryEffectLedger } from '../../src/tools/effects.ts';
 import { executeTool } from '../../src/tools/executor.ts';
-import { ProcessTable } from '../../src/tools/process-table.ts';
+import type { ToolResult } from '../../src/tools/types.ts';
 
-// Every command here is harmless and works only inside its own temp workspace.
+// Every command here is harmless and works only inside its own temp dirs.
 const root = mkdtempSync(join(tmpdir(), 'echo-exec-'));
 const workspace = join(root, 'ws');
 mkdirSync(join(workspace, 'sub'), { recursive: true });
+writeFileSync(join(workspace, 'file.txt'), 'x');
 symlinkSync(root, join(workspace, 'escape'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cfg = (extra: ConfigInput = {}) => defaultConfig({ ...extra, tools: { workspace, restrict_to_workspace: true, ...extra.tools } });
-const ctx = (params: unknown = {}) => buildContext({ user_id: 'alice', tool: 'exec', params });
-/** Running, not a zombie waiting for init to reap it. */
+const cfg = (tools: NonNullable<ConfigInput['tools']> = {}) => defaultConfig({ tools: { workspace, restrict_to_workspace: true, ...tools } });
+const ctx = (params: unknown, extra: ContextInput = {}) => buildContext({ user_id: 'alice', tool: 'exec', params, ...extra });
+const exec = (params: Record<string, unknown>, tools: NonNullable<ConfigInput['tools']> = {}, signal?: AbortSignal) =>
+  executeTool(execTool(cfg(tools)), params, ctx(params), signal ? { signal } : {});
+const out = (r: ToolResult) => r.output as { exit_code: number | null; signal: string | null; stdout: string; stderr: string; truncated: { stdout: boolean; stderr: boolean }; duration_ms: number };
+
+/** Running, not a zombie left for an init that does not reap. */
 const alive = (pid: number) => {
   try {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
@@ -29,223 +31,174 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pidsIn = (file: string) => readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
 
 describe('exec', () => {
-  const exec = (params: Record<string, unknown>, extra: ConfigInput = {}) => executeTool(execTool(cfg(extra)), params, ctx(params));
-
-  it('runs a plain command without a shell, in the workspace', async () => {
-    const out = await exec({ command: 'pwd' });
-    expect(out).toMatchObject({ success: true, output: { exit_code: 0, stdout: `${workspace}\n` } });
-    const sub = await exec({ command: "printf '%s|' 'a b' c\\ d", cwd: 'sub' });
-    expect(sub.output).toMatchObject({ stdout: 'a b|c d|' });
-  });
-
-  it('refuses shell syntax unless the call asks for a shell', async () => {
-    const out = await exec({ command: 'echo hi | tr a-z A-Z' });
-    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
-    expect(out.error).toMatch(/^command: needs a shell because .*shell: true/);
-    const shelled = await exec({ command: 'echo hi | tr a-z A-Z', shell: true });
-    expect(shelled.output).toMatchObject({ stdout: 'HI\n' });
+  it('runs one plain command without a shell, in the workspace by default', async () => {
+    const r = await exec({ command: 'pwd' });
+    expect(r).toMatchObject({ success: true, output: { exit_code: 0, signal: null, stdout: `${workspace}\n`, stderr: '', truncated: { stdout: false, stderr: false } } });
+    expect(out(r).duration_ms).toBeGreaterThanOrEqual(0);
+    // quotes are resolved by the parser; nothing is expanded, so `$HOME` in single quotes stays literal
+    const quoted = await exec({ command: `printf '%s|' 'a b' c\\ d "e \\"f\\"" '$HOME'`, cwd: 'sub' });
+    expect(out(quoted).stdout).toBe('a b|c d|e "f"|$HOME|');
+    expect(out(await exec({ command: 'pwd', cwd: 'sub' })).stdout).toBe(`${join(workspace, 'sub')}\n`);
   });
 
   it.each([
-    [{}, /command/],
+    ['echo hi | tr a-z A-Z', /pipe/],
+    ['true && echo yes', /&&/],
+    ['echo a; echo b', /list/],
+    ['X=1 env', /assignment/],
+    ['echo $HOME', /variable/],
+    ['echo "$HOME"', /variable/],
+    ['echo $(id)', /substitution/],
+    ['cat < file.txt', /redirection/],
+    ['echo hi > out.txt', /redirection/],
+    ['sleep 1 &', /background/],
+    ['ls *.txt', /glob/],
+    ['ls ~', /~/],
+    ['echo {a,b}', /brace/],
+    ['if true; then echo y; fi', /construct/],
+  ])('refuses shell syntax without shell: true: %s', async (command, what) => {
+    const r = await exec({ command });
+    expect(r).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(r.error).toMatch(/^command: uses shell syntax/);
+    expect(r.error).toMatch(what);
+    expect(r.error).toContain('shell: true');
+  });
+
+  it('runs shell syntax with /bin/sh when the call asks for it', async () => {
+    expect(out(await exec({ command: 'echo hi | tr a-z A-Z', shell: true })).stdout).toBe('HI\n');
+    expect(out(await exec({ command: 'echo *.txt', shell: true })).stdout).toBe('file.txt\n');
+  });
+
+  it.each([
+    [{}, /command: is required/],
     [{ command: '' }, /command/],
     [{ command: 'ls', timeout_seconds: 0 }, /timeout_seconds/],
-    [{ command: 'ls', bogus: true }, /bogus/],
+    [{ command: 'ls', shell: 'yes' }, /shell/],
+    [{ command: 'ls', bogus: true }, /bogus: is not a known parameter/],
   ])('names the bad argument in %j', async (params, field) => {
-    const out = await exec(params as Record<string, unknown>);
-    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
-    expect(out.error).toMatch(field);
+    const r = await exec(params as Record<string, unknown>);
+    expect(r).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(r.error).toMatch(field);
   });
 
-  it.each(['/', '..', 'escape'])('refuses a working directory outside the workspace: %s', async (cwd) => {
-    const out = await exec({ command: 'pwd', cwd });
-    expect(out).toMatchObject({ success: false, errorKind: 'denied' });
+  it('refuses a line that does not parse', async () => {
+    const r = await exec({ command: 'echo "unclosed' });
+    expect(r).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(r.error).toMatch(/^command: does not parse/);
   });
 
-  it('fails with the exit code and stderr when the command fails', async () => {
-    const out = await exec({ command: 'echo oops >&2; exit 3', shell: true });
-    expect(out).toMatchObject({ success: false, errorKind: 'business' });
-    expect(out.error).toMatch(/exited with 3; stderr: oops/);
+  it.each(['/', '..', 'escape', root])('refuses a working directory outside the workspace: %s', async (cwd) => {
+    const r = await exec({ command: 'pwd', cwd });
+    expect(r).toMatchObject({ success: false, errorKind: 'denied' });
+    expect(r.error).toMatch(/^cwd:/);
   });
 
-  it('reports a missing program as unavailable', async () => {
-    expect(await exec({ command: 'no-such-program-echo-agent' })).toMatchObject({ success: false, errorKind: 'unavailable' });
+  it('refuses a working directory that is not a directory', async () => {
+    expect(await exec({ command: 'pwd', cwd: 'file.txt' })).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/^cwd: file.txt is not a directory/) });
+    expect(await exec({ command: 'pwd', cwd: 'missing' })).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/^cwd:/) });
+  });
+
+  it('fails a non-zero exit as business, with the exit code and stderr in the error and the output kept', async () => {
+    const r = await exec({ command: 'echo partial; echo oops >&2; exit 3', shell: true });
+    expect(r).toMatchObject({ success: false, errorKind: 'business', output: { exit_code: 3, stdout: 'partial\n', stderr: 'oops\n' } });
+    expect(r.error).toMatch(/^exec: exited with code 3\nstderr:\noops\n\nstdout:\npartial/);
+  });
+
+  it('names a program that is not on PATH', async () => {
+    const r = await exec({ command: 'no-such-program-echo-agent --x' });
+    expect(r).toMatchObject({ success: false, errorKind: 'business' });
+    expect(r.error).toMatch(/^command: program no-such-program-echo-agent was not found/);
   });
 
   it('kills the whole process group at the timeout', async () => {
-    const pids = join(root, 'pids.txt');
+    const file = join(root, 'timeout-pids');
     const started = Date.now();
-    const out = await exec({ command: `sleep 30 & echo $! > ${pids}; sleep 30`, shell: true, timeout_seconds: 1 });
-    expect(out).toMatchObject({ success: false, errorKind: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    const background = Number(readFileSync(pids, 'utf8').trim());
-    await sleep(2_500);
-    expect(alive(background)).toBe(false);
+    // $! is the background sleep; after `exec`, $$ is the foreground one
+    const r = await exec({ command: `sleep 30 & echo $! $$ > ${file}; exec sleep 30`, shell: true, timeout_seconds: 1 });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(r.error).toMatch(/^exec: timed out after 1s; its process group was killed/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const pids = pidsIn(file);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
-  it('caps stdout at tools.exec.max_output_bytes', async () => {
-    const out = await exec({ command: 'yes x | head -c 5000', shell: true }, { tools: { exec: { max_output_bytes: 100 } } });
-    expect(out.output).toMatchObject({ truncated: { stdout: true } });
-    expect((out.output as { stdout: string }).stdout).toHaveLength(100);
+  it('caps the timeout at tools.exec.timeout_seconds', async () => {
+    const started = Date.now();
+    const r = await exec({ command: 'sleep 10', timeout_seconds: 100 }, { exec: { timeout_seconds: 1 } });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('stops when the caller cancels', async () => {
+  it('kills what the command left running in the background when it exits', async () => {
+    const file = join(root, 'stray-pid');
+    const started = Date.now();
+    const r = await exec({ command: `sleep 30 & echo $! > ${file}`, shell: true });
+    expect(r).toMatchObject({ success: true, output: { exit_code: 0 } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const [stray] = pidsIn(file);
+    await new Promise((res) => setTimeout(res, 700));
+    expect(alive(stray!)).toBe(false);
+  });
+
+  it.each([
+    ['stdout', 'head -c 5000 /dev/zero | tr "\\0" x'],
+    ['stderr', 'head -c 5000 /dev/zero | tr "\\0" x >&2'],
+  ] as const)('cuts %s at tools.exec.max_output_bytes', async (stream, command) => {
+    const r = await exec({ command, shell: true }, { exec: { max_output_bytes: 100 } });
+    expect(r.success).toBe(true);
+    expect(out(r)[stream]).toBe('x'.repeat(100));
+    expect(out(r).truncated).toEqual({ stdout: stream === 'stdout', stderr: stream === 'stderr' });
+  });
+
+  it('stops and kills the command when the caller cancels', async () => {
+    const file = join(root, 'abort-pid');
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('shutdown')), 300);
-    const out = await executeTool(execTool(cfg()), { command: 'sleep 20' }, ctx(), { signal: controller.signal });
-    expect(out).toMatchObject({ success: false, errorKind: 'timeout' });
+    setTimeout(() => controller.abort(new Error('shutdown')), 400);
+    const started = Date.now();
+    const r = await exec({ command: `echo $$ > ${file}; exec sleep 20`, shell: true }, {}, controller.signal);
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(alive(pidsIn(file)[0]!)).toBe(false);
   });
 
-  it('does not pass the daemon environment (secrets) to the command', async () => {
-    process.env.ECHO_AGENT_TEST_SECRET = 'hunter2-do-not-leak';
+  it("passes neither the daemon's environment nor the call's credentials to the command", async () => {
+    process.env.ECHO_AGENT_TEST_SECRET = 'hunter2-env-do-not-leak';
     try {
-      const out = await exec({ command: 'env' });
-      expect((out.output as { stdout: string }).stdout).not.toContain('hunter2-do-not-leak');
-      expect((out.output as { stdout: string }).stdout).toMatch(/^PATH=/m);
+      const params = { command: 'env' };
+      const r = await executeTool(execTool(cfg()), params, ctx(params, { credentials: { GITHUB_TOKEN: 'cred-do-not-leak' } }));
+      const env = out(r).stdout;
+      expect(env).toMatch(/^PATH=/m);
+      expect(env).not.toContain('hunter2-env-do-not-leak');
+      expect(env).not.toContain('ECHO_AGENT_TEST_SECRET');
+      expect(env).not.toContain('cred-do-not-leak');
+      const names = env.trim().split('\n').map((l) => l.split('=')[0]);
+      for (const name of names) expect(['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_']).toContain(name);
     } finally {
       delete process.env.ECHO_AGENT_TEST_SECRET;
     }
   });
 
-  it('a replayed call does not run the command again', async () => {
+  it('redacts credentials the command prints, in output and in errors', async () => {
+    const ok = await exec({ command: 'echo api_key=abcdef1234567890' });
+    expect(out(ok).stdout).toBe('api_key=[REDACTED]\n');
+    const bad = await exec({ command: 'echo password=hunter2hunter2 >&2; exit 1', shell: true });
+    expect(bad.error).not.toContain('hunter2hunter2');
+    expect(out(bad).stderr).toBe('password=[REDACTED]\n');
+  });
+
+  it('runs a side effect once across a first call and its replay', async () => {
     const log = join(workspace, 'runs.log');
     const params = { command: `echo run >> ${log}`, shell: true };
     const ledger = new MemoryEffectLedger();
-    const c = ctx(params);
-    const first = await executeTool(execTool(cfg()), params, c, { ledger });
-    const replay = await executeTool(execTool(cfg()), params, { ...c, is_replay: true }, { ledger });
-    expect(replay).toEqual(first);
+    const first = ctx(params);
+    const r1 = await executeTool(execTool(cfg()), params, first, { ledger });
+    const r2 = await executeTool(execTool(cfg()), params, buildContext({ trace_id: first.trace_id, tool: 'exec', params, is_replay: true }), { ledger });
+    expect(r1.success).toBe(true);
+    expect(r2).toEqual(r1);
     expect(readFileSync(log, 'utf8')).toBe('run\n');
-  });
-});
-
-describe('splitting a command line', () => {
-  it.each([
-    ['ls -la /tmp', ['ls', '-la', '/tmp']],
-    [`git commit -m "fix \\"x\\""`, ['git', 'commit', '-m', 'fix "x"']],
-    ["echo 'a b' c\\ d", ['echo', 'a b', 'c d']],
-  ])('%s is plain argv', (line, argv) => {
-    expect(splitCommandLine(line)).toEqual({ kind: 'argv', argv });
-  });
-
-  it.each(['ls *.ts', 'a | b', 'a && b', 'x=1 cmd', 'echo $HOME', 'echo $(id)', 'cat < f', 'sleep 1 &', 'ls ~', 'if true; then :; fi'])('%s needs a shell', (line) => {
-    expect(splitCommandLine(line).kind).toBe('shell');
-  });
-
-  it.each(['', 'echo "unclosed'])('%j is not a command line', (line) => {
-    expect(splitCommandLine(line).kind).toBe('invalid');
-  });
-});
-
-describe('execute_code', () => {
-  const run = (params: Record<string, unknown>) => executeTool(executeCodeTool(cfg()), params, ctx(params));
-
-  it.each([
-    ['node', 'console.log(6 * 7)'],
-    ['sh', 'echo $((6 * 7))'],
-    ['bash', 'echo $((6 * 7))'],
-    ['python', 'print(6 * 7)'],
-  ])('runs %s', async (language, code) => {
-    expect(await run({ language, code })).toMatchObject({ success: true, output: { stdout: '42\n' } });
-  });
-
-  it('runs in the workspace', async () => {
-    expect(await run({ language: 'node', code: 'console.log(process.cwd())' })).toMatchObject({ output: { stdout: `${workspace}\n` } });
-  });
-
-  it('names a bad language', async () => {
-    const out = await run({ language: 'cobol', code: 'x' });
-    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
-    expect(out.error).toMatch(/language/);
-  });
-
-  it('times out a snippet that never ends', async () => {
-    expect(await run({ language: 'node', code: 'setInterval(() => {}, 1000)', timeout_seconds: 1 })).toMatchObject({ success: false, errorKind: 'timeout' });
-  });
-
-  it('a replayed call does not run the snippet again', async () => {
-    const log = join(workspace, 'code.log');
-    const params = { language: 'node', code: `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, 'ran\\n');` };
-    const ledger = new MemoryEffectLedger();
-    const c = ctx(params);
-    await executeTool(executeCodeTool(cfg()), params, c, { ledger });
-    await executeTool(executeCodeTool(cfg()), params, { ...c, is_replay: true }, { ledger });
-    expect(readFileSync(log, 'utf8')).toBe('ran\n');
-  });
-});
-
-describe('process', () => {
-  it('starts a background process, writes to it, reads its output, signals it', async () => {
-    const table = new ProcessTable();
-    const tool = processTool(cfg(), table);
-    const call = (params: Record<string, unknown>) => executeTool(tool, params, ctx(params));
-    const started = await call({ action: 'start', command: 'cat' });
-    expect(started.success, started.error).toBe(true);
-    const { id } = started.output as { id: string };
-    expect(id).toMatch(/^prc_/);
-    expect(await call({ action: 'write', id, input: 'hello\n' })).toMatchObject({ success: true });
-    let read;
-    for (let i = 0; i < 50; i++) {
-      read = await call({ action: 'read', id });
-      if ((read.output as { output: string }).output.includes('hello')) break;
-      await sleep(50);
-    }
-    expect(read!.output).toMatchObject({ running: true, output: 'hello\n', next_offset: 6 });
-    expect(((await call({ action: 'list' })).output as { processes: { id: string }[] }).processes.map((p) => p.id)).toEqual([id]);
-    expect(await call({ action: 'signal', id, signal: 'TERM' })).toMatchObject({ success: true });
-    for (let i = 0; i < 50 && table.get(id)!.running; i++) await sleep(50);
-    expect(table.get(id)!.running).toBe(false);
-    await table.closeAll();
-  });
-
-  it('refuses unknown ids, bad signals and shell syntax without shell', async () => {
-    const table = new ProcessTable();
-    const tool = processTool(cfg(), table);
-    const call = (params: Record<string, unknown>) => executeTool(tool, params, ctx(params));
-    expect(await call({ action: 'signal', id: 'prc_nope', signal: 'KILL' })).toMatchObject({ success: false, errorKind: 'business' });
-    const { id } = (await call({ action: 'start', command: 'sleep 30' })).output as { id: string };
-    const bad = await call({ action: 'signal', id, signal: 'SEGV' });
-    expect(bad).toMatchObject({ success: false, errorKind: 'validation' });
-    expect(bad.error).toMatch(/^signal:/);
-    expect(await call({ action: 'start', command: 'sleep 1; ls' })).toMatchObject({ success: false, errorKind: 'validation' });
-    expect(await call({ action: 'start' })).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/^command:/) });
-    await table.closeAll();
-  });
-
-  it('limits the number of live processes', async () => {
-    const table = new ProcessTable(2);
-    const tool = processTool(cfg(), table);
-    const start = () => executeTool(tool, { action: 'start', command: 'sleep 30' }, ctx());
-    await start();
-    await start();
-    expect(await start()).toMatchObject({ success: false, errorKind: 'business' });
-    await table.closeAll();
-  });
-
-  it('closeAll kills every process group it started', async () => {
-    const table = new ProcessTable();
-    const tool = processTool(cfg(), table);
-    const pids = join(root, 'bg-pids.txt');
-    await executeTool(tool, { action: 'start', command: `sleep 30 & echo $! > ${pids}; wait`, shell: true }, ctx());
-    const { pid } = table.list()[0]!;
-    for (let i = 0; i < 50; i++) {
-      try {
-        if (readFileSync(pids, 'utf8').trim()) break;
-      } catch { /* not written yet */ }
-      await sleep(50);
-    }
-    const child = Number(readFileSync(pids, 'utf8').trim());
-    await table.closeAll();
-    await sleep(300);
-    expect(table.get(table.list()[0]!.id)!.running).toBe(false);
-    expect(alive(child), `pid ${pid} child ${child}`).toBe(false);
-  });
-
-  it('refuses a working directory outside the workspace', async () => {
-    const out = await executeTool(processTool(cfg(), new ProcessTable()), { action: 'start', command: 'pwd', cwd: '/' }, ctx());
-    expect(out).toMatchObject({ success: false, errorKind: 'denied' });
   });
 });

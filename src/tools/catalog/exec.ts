@@ -1,65 +1,176 @@
+import { stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
-import { splitCommandLine } from '../command-line.ts';
+import { ShellSyntaxError, type Stmt, type Word, type WordPart } from '../../guard/shell/syntax/ast.ts';
+import { parseScript } from '../../guard/shell/syntax/lower.ts';
+import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
-import { runProcess, type RunOutcome } from '../process-runner.ts';
+import { runLimited, type RunOutcome } from '../spawn-limits.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
-/** argv for a command line: as it is when plain, through /bin/sh only when the call asks for a shell. */
-export function commandArgv(tool: string, command: string, shell: boolean): { argv: string[] } | { failure: ToolResult } {
-  if (shell) return { argv: ['/bin/sh', '-c', command] };
-  const line = splitCommandLine(command);
-  if (line.kind === 'argv') return { argv: line.argv };
-  if (line.kind === 'invalid') return { failure: fail('validation', `command: ${line.why}`) };
-  return { failure: fail('validation', `command: needs a shell because ${line.why}; set shell: true to run it with /bin/sh`) };
+/** What the command-running tools give the executor on top of their own deadline, to kill and report first. */
+export const DEADLINE_SLACK_SECONDS = 5;
+const STDERR_TAIL = 4_000;
+const STDOUT_TAIL = 2_000;
+
+export interface Launch {
+  readonly file: string;
+  readonly args: readonly string[];
 }
 
-/** The working directory: inside the workspace policy, default the workspace itself. */
-export async function workingDir(config: Config, cwd: unknown): Promise<{ dir: string } | { failure: ToolResult }> {
-  const path = typeof cwd === 'string' && cwd !== '' ? cwd : '.';
-  const refused = await confine(config, { read: [path] });
-  return refused ? { failure: refused } : { dir: inWorkspace(config, path) };
-}
-
-/** The call's timeout: what it asks for, never more than tools.exec.timeout_seconds. */
-export function timeoutMs(config: Config, asked: unknown): number {
-  const cap = config.tools.exec.timeout_seconds;
-  return (typeof asked === 'number' && asked > 0 ? Math.min(asked, cap) : cap) * 1000;
-}
-
-const TAIL = 2_000;
-const tail = (s: string) => (s.length > TAIL ? `…${s.slice(-TAIL)}` : s);
-
-/** A finished process as a result: exit 0 succeeds; anything else fails with what it printed. */
-export function processResult(tool: string, program: string, o: RunOutcome): ToolResult {
-  const output = { exit_code: o.exit_code, signal: o.signal, stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, duration_ms: o.duration_ms };
-  if (o.spawnError) {
-    const missing = o.spawnError.code === 'ENOENT';
-    return fail(missing ? 'unavailable' : 'internal', `${tool}: cannot start ${program}: ${missing ? 'no such program' : o.spawnError.code ?? o.spawnError.message}`);
-  }
-  if (o.stopped === 'timeout') return fail('timeout', `${tool}: ${program} was killed after its timeout (${o.duration_ms} ms); output so far: ${tail(o.stdout)} ${tail(o.stderr)}`.trim());
-  if (o.stopped === 'cancelled') return fail('timeout', `${tool}: ${program} was cancelled`);
-  if (o.exit_code === 0) return ok(output);
-  return fail('business', `${tool}: ${program} exited with ${o.exit_code ?? `signal ${o.signal}`}; stderr: ${tail(o.stderr) || '(empty)'}; stdout: ${tail(o.stdout) || '(empty)'}`);
-}
+/** Tells a refusal from the value a helper below returns. */
+export const isFailure = (v: unknown): v is ToolResult => typeof v === 'object' && v !== null && 'success' in v;
 
 /**
- * exec: a command in the workspace, without a shell unless asked, its process
- * group killed at the timeout, output capped, and none of our environment's secrets.
+ * A command line as a program and its arguments. Without `shell` the line must
+ * be one plain command (the shell parser tells); anything the shell would
+ * interpret is refused rather than passed on literally.
  */
+export function launchFor(command: string, shell: boolean): Launch | ToolResult {
+  if (shell) return { file: '/bin/sh', args: ['-c', command] };
+  let stmts: Stmt[];
+  try {
+    stmts = parseScript(command);
+  } catch (err) {
+    if (err instanceof ShellSyntaxError) return fail('validation', `command: does not parse as a command line (${redactText(err.message)})`);
+    throw err;
+  }
+  const syntax = shellSyntax(stmts);
+  if (syntax) return fail('validation', `command: uses shell syntax (${syntax}); set shell: true to run it with /bin/sh -c`);
+  const cmd = stmts[0]!.cmd;
+  const argv = cmd.kind === 'simple' ? cmd.words.map(wordText) : [];
+  if (argv.length === 0 || argv[0] === '') return fail('validation', 'command: names no program');
+  return { file: argv[0]!, args: argv.slice(1) };
+}
+
+/** What in the line needs a shell, or null for one plain command. */
+function shellSyntax(stmts: readonly Stmt[]): string | null {
+  if (stmts.length === 0) return null;
+  if (stmts.length > 1) return 'a list of commands';
+  const s = stmts[0]!;
+  if (s.background) return 'a background `&`';
+  if (s.negated) return 'a `!`';
+  if (s.redirs.length > 0) return 'a redirection';
+  const c = s.cmd;
+  if (c.kind === 'pipe') return 'a pipe';
+  if (c.kind === 'andor') return `\`${c.op}\``;
+  if (c.kind !== 'simple') return `a shell construct (${c.kind})`;
+  if (c.assigns.length > 0) return 'a variable assignment';
+  for (const w of c.words) {
+    const found = wordSyntax(w.parts, true);
+    if (found) return found;
+  }
+  return null;
+}
+
+const GLOB = /[*?]|\[.*\]/;
+const BRACES = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+
+function wordSyntax(parts: readonly WordPart[], unquoted: boolean): string | null {
+  for (const [i, p] of parts.entries()) {
+    switch (p.kind) {
+      case 'lit':
+        if (!unquoted) break;
+        if (GLOB.test(p.value)) return 'a glob';
+        if (BRACES.test(p.value)) return 'a brace expansion';
+        if (i === 0 && p.value.startsWith('~')) return 'a `~`';
+        break;
+      case 'sq':
+      case 'ansi':
+        break;
+      case 'dq': {
+        const inner = wordSyntax(p.parts, false);
+        if (inner) return inner;
+        break;
+      }
+      case 'param': return 'a variable';
+      case 'cmd': return 'a command substitution';
+      case 'proc': return 'a process substitution';
+      case 'arith': return 'an arithmetic expansion';
+    }
+  }
+  return null;
+}
+
+function wordText(w: Word): string {
+  const text = (parts: readonly WordPart[]): string => parts
+    .map((p) => (p.kind === 'dq' ? text(p.parts) : 'value' in p ? p.value : ''))
+    .join('');
+  return text(w.parts);
+}
+
+/** The working directory: in the workspace (policy), a directory, default the workspace. */
+export async function resolveCwd(config: Config, tool: string, cwd: unknown): Promise<string | ToolResult> {
+  const path = cwd === undefined ? '.' : String(cwd);
+  if (cwd !== undefined) {
+    const refused = await confine(config, { read: [path] });
+    if (refused) return fail('denied', `cwd: ${refused.error ?? 'refused'}`);
+  }
+  const dir = inWorkspace(config, path);
+  // checked here: a missing cwd would come back from spawn as ENOENT, like a missing program
+  const info = await stat(dir).catch(() => null);
+  if (!info?.isDirectory()) return fail('business', `cwd: ${path} is not a directory (${tool})`);
+  return dir;
+}
+
+/** `timeout_seconds`, capped by the configured limit. */
+export function deadlineMs(config: Config, requested: unknown): number {
+  const cap = config.tools.exec.timeout_seconds;
+  const asked = typeof requested === 'number' && requested > 0 ? requested : cap;
+  return Math.min(asked, cap) * 1000;
+}
+
+const tail = (text: string, max: number) => (text.length <= max ? text : `…${text.slice(-max)}`);
+
+/**
+ * The tool result of a run. A non-zero exit is a `business` failure; the model
+ * sees only `error`, so it carries the exit and the tail of stderr and stdout,
+ * while `output` keeps the whole (capped) result for code callers.
+ */
+export function runResult(tool: string, launch: Launch, r: RunOutcome, missing: 'business' | 'unavailable'): ToolResult {
+  if (r.spawnError) {
+    const e = r.spawnError;
+    if (e.code === 'ENOENT') {
+      return missing === 'unavailable'
+        ? fail('unavailable', `${tool}: interpreter ${launch.file} is not installed or not on PATH`)
+        : fail('business', `command: program ${redactText(launch.file)} was not found on PATH`);
+    }
+    if (e.code === 'EACCES') return fail('business', `command: ${redactText(launch.file)} is not executable`);
+    return fail('internal', `${tool}: could not start ${redactText(launch.file)}: ${redactText(e.message)}`);
+  }
+  const output = {
+    exit_code: r.exit_code,
+    signal: r.signal,
+    stdout: redactText(r.stdout),
+    stderr: redactText(r.stderr),
+    truncated: r.truncated,
+    duration_ms: r.duration_ms,
+  };
+  const streams = () => [
+    output.stderr ? `\nstderr:\n${tail(output.stderr, STDERR_TAIL)}` : '',
+    output.stdout ? `\nstdout:\n${tail(output.stdout, STDOUT_TAIL)}` : '',
+  ].join('');
+  if (r.stopped === 'timeout') return { ...fail('timeout', `${tool}: timed out after ${r.deadline_ms / 1000}s; its process group was killed${streams()}`), output };
+  if (r.stopped === 'aborted') return { ...fail('timeout', `${tool}: cancelled; its process group was killed${streams()}`), output };
+  if (r.exit_code === 0) return ok(output);
+  const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exit_code}`;
+  return { ...fail('business', `${tool}: ${how}${streams()}`), output };
+}
+
 export function execTool(config: Config) {
   return defineTool('exec', config, {
-    // the executor's deadline is a backstop; the call's own timeout kills the process first
-    timeoutSeconds: config.tools.exec.timeout_seconds + 5,
+    timeoutSeconds: config.tools.exec.timeout_seconds + DEADLINE_SLACK_SECONDS,
     async execute(params, _ctx, { signal }) {
-      const how = commandArgv('exec', String(params.command), params.shell === true);
-      if ('failure' in how) return how.failure;
-      const where = await workingDir(config, params.cwd);
-      if ('failure' in where) return where.failure;
-      const outcome = await runProcess({
-        argv: how.argv, cwd: where.dir, timeoutMs: timeoutMs(config, params.timeout_seconds), maxOutputBytes: config.tools.exec.max_output_bytes, signal,
+      const launch = launchFor(String(params.command), params.shell === true);
+      if (isFailure(launch)) return launch;
+      const cwd = await resolveCwd(config, 'exec', params.cwd);
+      if (typeof cwd !== 'string') return cwd;
+      const run = await runLimited({
+        ...launch, cwd, signal,
+        timeoutMs: deadlineMs(config, params.timeout_seconds),
+        maxOutputBytes: config.tools.exec.max_output_bytes,
       });
-      return processResult('exec', how.argv[0]!, outcome);
+      return runResult('exec', launch, run, 'business');
     },
   });
 }

@@ -3,32 +3,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
-import { runProcess } from '../process-runner.ts';
-import { processResult, timeoutMs, workingDir } from './exec.ts';
+import { runLimited } from '../spawn-limits.ts';
+import { DEADLINE_SLACK_SECONDS, deadlineMs, resolveCwd, runResult, type Launch } from './exec.ts';
 
-/** How each language runs a source file. */
-const RUNNERS: Record<string, { file: string; argv: (file: string) => string[] }> = {
-  node: { file: 'snippet.mjs', argv: (f) => [process.execPath, f] },
-  python: { file: 'snippet.py', argv: (f) => ['python3', f] },
-  bash: { file: 'snippet.sh', argv: (f) => ['/bin/bash', f] },
-  sh: { file: 'snippet.sh', argv: (f) => ['/bin/sh', f] },
-};
+export type Language = 'node' | 'python' | 'bash' | 'sh';
 
-/** execute_code: the snippet goes to a private temp file, runs in the workspace, and the file is removed. */
-export function executeCodeTool(config: Config) {
+/** The program each language runs with; overridable for hosts with other installs. */
+export type Interpreters = Readonly<Record<Language, string>>;
+
+export const DEFAULT_INTERPRETERS: Interpreters = { node: process.execPath, python: 'python3', bash: 'bash', sh: '/bin/sh' };
+
+const SOURCE_FILE: Record<Language, string> = { node: 'snippet.js', python: 'snippet.py', bash: 'snippet.sh', sh: 'snippet.sh' };
+
+function launchOf(language: Language, interpreter: string, file: string): Launch {
+  // a .js snippet may be CommonJS (require) or ESM (import, top-level await): node decides by its syntax
+  if (language === 'node') return { file: interpreter, args: ['--experimental-detect-module', file] };
+  return { file: interpreter, args: [file] };
+}
+
+/** execute_code: the snippet goes to a private temp file (removed after), run like exec in the workspace. */
+export function executeCodeTool(config: Config, deps: { interpreters?: Partial<Interpreters> } = {}) {
+  const interpreters: Interpreters = { ...DEFAULT_INTERPRETERS, ...deps.interpreters };
   return defineTool('execute_code', config, {
-    timeoutSeconds: config.tools.exec.timeout_seconds + 5,
+    timeoutSeconds: config.tools.exec.timeout_seconds + DEADLINE_SLACK_SECONDS,
     async execute(params, _ctx, { signal }) {
-      const runner = RUNNERS[String(params.language)]!;
-      const where = await workingDir(config, '.');
-      if ('failure' in where) return where.failure;
+      const language = String(params.language) as Language;
+      const cwd = await resolveCwd(config, 'execute_code', params.cwd);
+      if (typeof cwd !== 'string') return cwd;
       const dir = await mkdtemp(join(tmpdir(), 'echo-code-'));
       try {
-        const file = join(dir, runner.file);
+        const file = join(dir, SOURCE_FILE[language]);
         await writeFile(file, String(params.code), { mode: 0o600 });
-        const argv = runner.argv(file);
-        const outcome = await runProcess({ argv, cwd: where.dir, timeoutMs: timeoutMs(config, params.timeout_seconds), maxOutputBytes: config.tools.exec.max_output_bytes, signal });
-        return processResult('execute_code', argv[0] === process.execPath ? 'node' : argv[0]!, outcome);
+        const launch = launchOf(language, interpreters[language], file);
+        const run = await runLimited({
+          ...launch, cwd, signal,
+          timeoutMs: deadlineMs(config, params.timeout_seconds),
+          maxOutputBytes: config.tools.exec.max_output_bytes,
+        });
+        return runResult('execute_code', launch, run, 'unavailable');
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

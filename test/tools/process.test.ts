@@ -1,0 +1,201 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { processTool } from '../../src/tools/catalog/process.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { MemoryEffectLedger } from '../../src/tools/effects.ts';
+import { executeTool } from '../../src/tools/executor.ts';
+import { OutputRing, ProcessTable } from '../../src/tools/process-table.ts';
+import type { ToolResult } from '../../src/tools/types.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'echo-process-'));
+const workspace = join(root, 'ws');
+mkdirSync(join(workspace, 'sub'), { recursive: true });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const cfg = () => defaultConfig({ tools: { workspace, restrict_to_workspace: true } });
+const ctx = (params: unknown) => buildContext({ user_id: 'alice', tool: 'process', params });
+const tables: ProcessTable[] = [];
+afterEach(async () => {
+  await Promise.all(tables.splice(0).map((t) => t.closeAll()));
+});
+
+function harness(maxLive = 16, bufferBytes = 1024 * 1024) {
+  const table = new ProcessTable(maxLive, bufferBytes);
+  tables.push(table);
+  const tool = processTool(cfg(), table);
+  const call = (params: Record<string, unknown>) => executeTool(tool, params, ctx(params));
+  const start = async (command: string, extra: Record<string, unknown> = {}) => {
+    const r = await call({ action: 'start', command, ...extra });
+    expect(r.error).toBeUndefined();
+    return r.output as { id: string; pid: number };
+  };
+  return { table, tool, call, start };
+}
+
+type Read = { output: string; next_offset: number; offset: number; running: boolean; exit_code: number | null; dropped_bytes?: number };
+const read = (r: ToolResult) => r.output as Read;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(check: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(25)) if (await check()) return;
+  throw new Error('condition not met in time');
+}
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe('process', () => {
+  it('starts, lists, writes to, reads from and ends a background process', async () => {
+    const { call, start } = harness();
+    const { id, pid } = await start('cat');
+    expect(id).toMatch(/^prc_[a-z2-7]+$/);
+    expect(alive(pid)).toBe(true);
+    const listed = (await call({ action: 'list' })).output as { processes: { id: string; command: string; pid: number; running: boolean; exit_code: number | null; started_at: string }[] };
+    expect(listed.processes).toEqual([{ id, command: 'cat', pid, running: true, exit_code: null, signal: null, started_at: expect.any(String) }]);
+    expect(Date.parse(listed.processes[0]!.started_at)).not.toBeNaN();
+
+    expect(await call({ action: 'write', id, input: 'hello\n' })).toMatchObject({ success: true, output: { bytes: 6 } });
+    await until(async () => read(await call({ action: 'read', id })).output === 'hello\n');
+    expect(read(await call({ action: 'read', id }))).toMatchObject({ running: true, offset: 0, next_offset: 6 });
+
+    await call({ action: 'write', id, input: 'world\n', eof: true });
+    await until(async () => !read(await call({ action: 'read', id })).running);
+    // reading on from next_offset gives only what came after
+    expect(read(await call({ action: 'read', id, offset: 6 }))).toMatchObject({ output: 'world\n', offset: 6, next_offset: 12, running: false, exit_code: 0 });
+    expect(read(await call({ action: 'read', id, offset: 12 }))).toMatchObject({ output: '', next_offset: 12 });
+    const write = await call({ action: 'write', id, input: 'late' });
+    expect(write).toMatchObject({ success: false, errorKind: 'business' });
+    expect(write.error).toMatch(/has exited/);
+  });
+
+  it('signals the process group with an allowed signal, and only while it runs', async () => {
+    const { call, start, table } = harness();
+    const { id } = await start('sleep 30');
+    expect(await call({ action: 'signal', id, signal: 'STOP' })).toMatchObject({ success: true, output: { signal: 'STOP' } });
+    expect(await call({ action: 'signal', id, signal: 'CONT' })).toMatchObject({ success: true });
+    expect(await call({ action: 'signal', id, signal: 'SIGTERM' })).toMatchObject({ success: true, output: { id, signal: 'TERM' } });
+    await until(() => table.get(id)?.running === false);
+    expect(table.get(id)).toMatchObject({ running: false, exit_code: null, signal: 'SIGTERM' });
+    expect(await call({ action: 'signal', id, signal: 'KILL' })).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/has exited/) });
+  });
+
+  it.each([
+    [{ action: 'start' }, 'validation', /^command: is required for action start/],
+    [{ action: 'start', command: 'sleep 1; ls' }, 'validation', /^command: uses shell syntax.*shell: true/],
+    [{ action: 'start', command: 'pwd', cwd: '/' }, 'denied', /^cwd:/],
+    [{ action: 'start', command: 'no-such-program-echo-agent' }, 'business', /not found on PATH/],
+    [{ action: 'signal', signal: 'TERM' }, 'validation', /^id: is required/],
+    [{ action: 'signal', id: 'prc_nope', signal: 'TERM' }, 'business', /no process prc_nope was started/],
+    [{ action: 'write', id: 'prc_nope', input: 'x' }, 'business', /no process prc_nope/],
+    [{ action: 'read', id: 'prc_nope' }, 'business', /no process prc_nope/],
+    [{ action: 'explode' }, 'validation', /action: expected one of/],
+    [{ action: 'read', id: 'prc_x', offset: -1 }, 'validation', /offset/],
+    [{ action: 'list', pid: 1 }, 'validation', /pid: is not a known parameter/],
+  ])('refuses %j', async (params, kind, message) => {
+    const r = await harness().call(params);
+    expect(r).toMatchObject({ success: false, errorKind: kind });
+    expect(r.error).toMatch(message);
+  });
+
+  it('refuses signals off the allow-list and a missing input, naming the field', async () => {
+    const { call, start } = harness();
+    const { id } = await start('sleep 30');
+    expect(await call({ action: 'signal', id, signal: 'SEGV' })).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/^signal: expected one of TERM, KILL/) });
+    expect(await call({ action: 'signal', id })).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/^signal: is required/) });
+    expect(await call({ action: 'write', id })).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/^input: is required/) });
+  });
+
+  it('runs with a shell when asked, in a cwd inside the workspace', async () => {
+    const { call, start } = harness();
+    const { id } = await start('pwd && echo "$0"', { shell: true, cwd: 'sub' });
+    await until(async () => !read(await call({ action: 'read', id })).running);
+    expect(read(await call({ action: 'read', id })).output).toBe(`${join(workspace, 'sub')}\n/bin/sh\n`);
+  });
+
+  it('limits the number of live processes', async () => {
+    const { call, start, table } = harness(2);
+    const first = await start('sleep 30');
+    await start('sleep 30');
+    const third = await call({ action: 'start', command: 'sleep 30' });
+    expect(third).toMatchObject({ success: false, errorKind: 'business' });
+    expect(third.error).toMatch(/2 processes are running already/);
+    await call({ action: 'signal', id: first.id, signal: 'KILL' });
+    await until(() => table.live() < 2);
+    await start('sleep 30');
+  });
+
+  it('keeps the newest output in a ring of tools.exec.max_output_bytes and says what was dropped', async () => {
+    const { call, start } = harness(16, 10);
+    const { id } = await start('printf abcdefghijklmnopqrstuvwxyz');
+    await until(async () => read(await call({ action: 'read', id })).next_offset === 26);
+    expect(read(await call({ action: 'read', id }))).toMatchObject({ output: 'qrstuvwxyz', offset: 16, next_offset: 26, dropped_bytes: 16 });
+    expect(read(await call({ action: 'read', id, offset: 20 }))).toMatchObject({ output: 'uvwxyz', offset: 20 });
+  });
+
+  it('a ring drops whole and partial chunks from the front', () => {
+    const ring = new OutputRing(5);
+    for (const c of ['ab', 'cd', 'efg']) ring.push(Buffer.from(c));
+    expect(ring.read(0)).toMatchObject({ from: 2, next_offset: 7, dropped: 2 });
+    expect(ring.read(0).data.toString()).toBe('cdefg');
+    ring.push(Buffer.from('0123456789'));
+    expect(ring.read(3).data.toString()).toBe('56789');
+    expect(ring.read(99)).toMatchObject({ from: 17, next_offset: 17, dropped: 0 });
+  });
+
+  it('closeAll kills every process group it started, including what a leader left behind', async () => {
+    const { start, table } = harness();
+    const file = join(root, 'bg-pid');
+    const a = await start('sleep 30');
+    const b = await start(`sleep 30 & echo $! > ${file}; wait`, { shell: true });
+    // a leader that exited while its background child runs on
+    const c = await start(`sleep 30 & echo $! > ${file}-2`, { shell: true });
+    await until(() => {
+      try {
+        return readFileSync(file, 'utf8').trim() !== '' && readFileSync(`${file}-2`, 'utf8').trim() !== '';
+      } catch {
+        return false;
+      }
+    });
+    await until(() => table.get(c.id)?.running === false);
+    const strays = [file, `${file}-2`].map((f) => Number(readFileSync(f, 'utf8').trim()));
+    for (const pid of [a.pid, b.pid, ...strays]) expect(alive(pid)).toBe(true);
+    await table.closeAll();
+    expect(table.list().every((p) => !p.running)).toBe(true);
+    for (const pid of [a.pid, b.pid, ...strays]) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it("does not pass the daemon's environment to the process, and redacts what it prints", async () => {
+    process.env.ECHO_AGENT_PROC_SECRET = 'hunter2-proc-do-not-leak';
+    try {
+      const { call, start } = harness();
+      const { id } = await start('env');
+      await until(async () => !read(await call({ action: 'read', id })).running);
+      const env = read(await call({ action: 'read', id })).output;
+      expect(env).toMatch(/^PATH=/m);
+      expect(env).not.toContain('hunter2-proc-do-not-leak');
+      const { id: loud } = await start('echo token=abcdef123456');
+      await until(async () => !read(await call({ action: 'read', id: loud })).running);
+      expect(read(await call({ action: 'read', id: loud })).output).toBe('token=[REDACTED]\n');
+    } finally {
+      delete process.env.ECHO_AGENT_PROC_SECRET;
+    }
+  });
+
+  it('starts a process once across a first call and its replay', async () => {
+    const { tool, table } = harness();
+    const params = { action: 'start', command: 'sleep 30' };
+    const ledger = new MemoryEffectLedger();
+    const first = ctx(params);
+    const r1 = await executeTool(tool, params, first, { ledger });
+    const r2 = await executeTool(tool, params, buildContext({ trace_id: first.trace_id, tool: 'process', params, is_replay: true }), { ledger });
+    expect(r1.success).toBe(true);
+    expect(r2).toEqual(r1);
+    expect(table.list()).toHaveLength(1);
+  });
+});
