@@ -21,6 +21,8 @@ const toolsSchema = z.strictObject({
   }).prefault({}),
   /** Tool output larger than this goes to the spill store; the model gets a preview and a spill id. */
   spill_threshold_bytes: z.number().int().positive().default(64 * 1024),
+  /** The daemon deletes spills older than this. */
+  spill_retention_hours: z.number().positive().default(168),
   read_max_bytes: z.number().int().positive().default(10 * 1024 * 1024),
   web_fetch: z.strictObject({
     max_bytes: z.number().int().positive().default(2 * 1024 * 1024),

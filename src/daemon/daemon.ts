@@ -11,6 +11,7 @@ import { migrate } from '../store/migrate.ts';
 import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
 import { groupCommitAppend } from '../store/audit-writer.ts';
+import { deleteSpillsBefore } from '../store/spills.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -19,6 +20,9 @@ import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
 import { startWorker } from './worker.ts';
+
+/** Enqueues in flight at once after a firing pass. */
+const ENQUEUE_CHUNK = 200;
 
 export interface DaemonOptions {
   readonly logger: Logger;
@@ -92,7 +96,10 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     let total = 0;
     for (let more = true; more && !stopping;) {
       const report = await fireDueJobs(database.db, { logger });
-      for (const run of report.queued) await queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() });
+      // 10,000 runs due at once: one enqueue after another would add seconds of lateness
+      for (let i = 0; i < report.queued.length; i += ENQUEUE_CHUNK) {
+        await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() })));
+      }
       for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
       total += report.queued.length;
       more = report.more;
@@ -101,6 +108,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   };
   const reconcileOnce = async () => {
     await reconcile(database.db, queue, logger);
+    const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));
+    if (dropped > 0) logger.info({ dropped }, 'old spills removed');
     metrics.queueDepth.set(await queue.depth());
   };
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {
