@@ -1,0 +1,57 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
+import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { notifyTool } from '../../src/tools/catalog/notify.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { MemoryEffectLedger } from '../../src/tools/effects.ts';
+import { executeTool } from '../../src/tools/executor.ts';
+import type { NetDeps } from '../../src/tools/net-deps.ts';
+import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../support/fake-internet.ts';
+
+const PUBLIC = '93.184.216.34';
+const TOKEN = 'Bearer notify-secret-token-000111';
+let hooks: ScriptedServer;
+beforeAll(async () => {
+  hooks = await scriptedServer((_q, r) => r.writeHead(200).end());
+});
+afterAll(() => hooks.close());
+afterEach(() => hooks.reset());
+
+const net = (): NetDeps => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) });
+const config = (url = 'http://hooks.test/ops', extra: ConfigInput = {}) => defaultConfig({ ...extra, notify: { targets: { ops: { url, headers: { authorization: TOKEN } } } } });
+
+describe('notify', () => {
+  it('posts title and text to the configured target', async () => {
+    const r = await executeTool(notifyTool(config(), net()), { target: 'ops', title: 'Nightly', text: 'all green' }, buildContext());
+    expect(r).toEqual({ success: true, output: { target: 'ops', status: 200 } });
+    expect(JSON.parse(hooks.requests[0]!.body.toString())).toEqual({ title: 'Nightly', text: 'all green' });
+    expect(hooks.requests[0]!.headers.authorization).toBe(TOKEN);
+  });
+
+  it('is sent once across a first call and its replay', async () => {
+    const params = { target: 'ops', text: 'once' };
+    const ledger = new MemoryEffectLedger();
+    const base = { trace_id: 'trace-notify', tool: 'notify', params };
+    const first = await executeTool(notifyTool(config(), net()), params, buildContext(base), { ledger });
+    const replay = await executeTool(notifyTool(config(), net()), params, buildContext({ ...base, is_replay: true }), { ledger });
+    expect(replay).toEqual(first);
+    expect(hooks.requests).toHaveLength(1);
+  });
+
+  it('refuses a target on an internal address without connecting or echoing its token', async () => {
+    const r = await executeTool(notifyTool(config('http://169.254.169.254/hook'), {}), { target: 'ops', text: 'x' }, buildContext());
+    expect(r).toMatchObject({ success: false, errorKind: 'denied' });
+    expect(JSON.stringify(r)).not.toContain('notify-secret-token');
+    expect(hooks.connections).toBe(0);
+  });
+
+  it.each([
+    [{ text: 'x' }, /target/],
+    [{ target: 'ops' }, /text/],
+    [{ target: 'nope', text: 'x' }, /target: "nope"/],
+  ])('names the bad argument in %j', async (params, field) => {
+    const r = await executeTool(notifyTool(config(), net()), params as Record<string, unknown>, buildContext());
+    expect(r).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(r.error).toMatch(field);
+  });
+});
