@@ -1,0 +1,14 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { pgTextArray } from '../../src/store/pg-array.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+
+describe('text array literals', () => {
+  it('round-trip every awkward value through PostgreSQL unchanged', async () => {
+    const values = ['plain', 'with "quotes"', 'back\\slash', 'a,b', '{braces}', 'NULL', '', ' spaced ', 'ünïcødé ✓', 'new\nline', null];
+    const res = await database().db.execute<{ v: string | null }>(sql`select v from unnest(${pgTextArray(values)}::text[]) with ordinality as t(v, n) order by n`);
+    expect(res.rows.map((r) => r.v)).toEqual(values);
+  });
+});
