@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { createAgentRuntime } from '../../src/agent/runtime.ts';
+import { gatedCall } from '../../src/session/gated-call.ts';
+import { effectLedger } from '../../src/store/effects.ts';
+import { listJobs } from '../../src/store/jobs.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { executeTool } from '../../src/tools/executor.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+const config = defaultConfig();
+const tool = () => builtinTools(config, { db: database().db }).get('cronjob')!;
+const create = (name: string) => ({ action: 'create', name, schedule: '0 4 * * *', payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'a' } }] } });
+const human = { approval: { approval_source: 'human' as const, approval_id: 'apr_test', approver: 'alice' } };
+
+describe('the cronjob tool', () => {
+  it('creates a job; a human approval of the call makes it cron_authorized', async () => {
+    const out = await executeTool(tool(), create('tool-human'), buildContext({ channel: 'cli', user_id: 'alice' }), human);
+    expect(out).toMatchObject({ success: true, output: { cron_authorized: true, grant_rule: 'grant.human_approved' } });
+    const auto = await executeTool(tool(), create('tool-auto'), buildContext({ channel: 'cli', user_id: 'alice' }), { approval: { approval_source: 'auto' } });
+    expect(auto).toMatchObject({ success: true, output: { cron_authorized: false, grant_rule: 'grant.not_human' } });
+  });
+
+  it.each([
+    [{ action: 'create', schedule: '* * * * *', payload: { kind: 'steps', steps: [{ tool: 'read_file' }] } }, /^name:/],
+    [{ ...create('bad-schedule'), schedule: 'every blue moon' }, /^schedule:/],
+    [{ action: 'pause' }, /^id:/],
+    [{ action: 'explode' }, /action/],
+  ])('names the bad argument in %j', async (params, field) => {
+    const out = await executeTool(tool(), params as Record<string, unknown>, buildContext({ user_id: 'alice' }));
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toMatch(field);
+  });
+
+  it('is refused before it runs in an unattended context, even cron_authorized (I1)', async () => {
+    const db = database().db;
+    const tools = builtinTools(config, { db });
+    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: null });
+    const ctx = buildContext({ unattended: true, cron_authorized: true, channel: 'cron', session_key: 'cron:job_x' });
+    const out = await gatedCall(runtime.gateFor(ctx), tools, { tool: 'cronjob', args: create('from-a-run') }, ctx, 0);
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous' });
+    expect((await listJobs(db)).find((j) => j.name === 'from-a-run')).toBeUndefined();
+  });
+
+  it('a replayed create makes no second job', async () => {
+    const db = database().db;
+    const params = create('tool-replay');
+    const ctx = buildContext({ user_id: 'alice', trace_id: 'trace-cronjob-replay', tool: 'cronjob', params });
+    const ledger = effectLedger(db);
+    const first = await executeTool(tool(), params, ctx, { ledger, ...human });
+    const replay = await executeTool(tool(), params, { ...ctx, is_replay: true }, { ledger, ...human });
+    expect(replay).toEqual(first);
+    expect((await listJobs(db)).filter((j) => j.name === 'tool-replay')).toHaveLength(1);
+  });
+});
