@@ -18,7 +18,8 @@ const human = { approval: { approval_source: 'human' as const, approval_id: 'apr
 
 describe('the cronjob tool', () => {
   it('creates a job; a human approval of the call makes it cron_authorized', async () => {
-    const out = await executeTool(tool(), create('tool-human'), buildContext({ channel: 'cli', user_id: 'alice' }), human);
+    // the gate hands the tool both: a context marked human and the approval it came from
+    const out = await executeTool(tool(), create('tool-human'), buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'human' }), human);
     expect(out).toMatchObject({ success: true, output: { cron_authorized: true, grant_rule: 'grant.human_approved' } });
     const auto = await executeTool(tool(), create('tool-auto'), buildContext({ channel: 'cli', user_id: 'alice' }), { approval: { approval_source: 'auto' } });
     expect(auto).toMatchObject({ success: true, output: { cron_authorized: false, grant_rule: 'grant.not_human' } });
