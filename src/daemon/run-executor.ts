@@ -59,11 +59,14 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const auth = await runAuthorization(db, job);
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   const audit = deps.audit ?? directAppend(db);
-  await audit({
+  const started = audit({
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
   });
+  // an ordered writer commits this record with or before the run's first decision, so the run need not wait for it alone
+  if (!audit.ordered) await started;
+  else started.catch(() => {}); // awaited below
   logger.info({ run_id: runId, job_id: job.id, attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
 
   const controller = new AbortController();
@@ -78,6 +81,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   try {
     const agent = deps.agent ?? daemonAgentRuntime(deps);
     const outcome = await runPayload({ ...deps, agent }, job, runId, ctx, controller.signal);
+    await started;
     return await settle(deps, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
   } finally {
     clearTimeout(timer);

@@ -2,8 +2,12 @@ import { appendAudit, appendAudits, type AuditInput } from './audit.ts';
 import type { Executor } from './db.ts';
 import type { AuditRow } from './schema.ts';
 
-/** Appends one audit record and resolves once it is committed. */
-export type AuditAppend = (event: AuditInput) => Promise<AuditRow>;
+/**
+ * Appends one audit record and resolves once it is committed. `ordered`: records
+ * commit in the order they were appended, so a later record being durable means
+ * every earlier one is too.
+ */
+export type AuditAppend = ((event: AuditInput) => Promise<AuditRow>) & { readonly ordered?: boolean };
 
 export function directAppend(exec: Executor): AuditAppend {
   return (event) => appendAudit(exec, event);
@@ -42,8 +46,9 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
       writing = false;
     }
   };
-  return (event) => new Promise<AuditRow>((resolve, reject) => {
+  const append = (event: AuditInput) => new Promise<AuditRow>((resolve, reject) => {
     queue.push({ event, resolve, reject });
     if (!writing) void drain();
   });
+  return Object.assign(append, { ordered: true });
 }

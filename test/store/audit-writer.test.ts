@@ -30,6 +30,18 @@ describe('group commit of audit records', () => {
     expect(b.prev_hash).toBe(a.hash);
   });
 
+  it('is ordered: once a later record is committed, an earlier one that nobody awaited is committed too', async () => {
+    const db = database().db;
+    const append = groupCommitAppend(db);
+    expect(append.ordered).toBe(true);
+    expect(directAppend(db).ordered).toBeFalsy();
+    const early = append({ kind: 'test.early', job_id: 'job_ordered' });
+    const late = await append({ kind: 'test.late', job_id: 'job_ordered' });
+    const stored = await listAudit(db, { job_id: 'job_ordered', order: 'asc' });
+    expect(stored.map((r) => r.kind)).toEqual(['test.early', 'test.late']);
+    expect((await early).seq).toBeLessThan(late.seq);
+  });
+
   it('one record the database refuses does not fail the others in its batch', async () => {
     const db = database().db;
     const append = groupCommitAppend(db);
