@@ -4,7 +4,7 @@ import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
-import { directAppend, type AuditAppend } from '../store/audit-writer.ts';
+import { changeWithRecord, directAppend, type AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
 import { getJob } from '../store/jobs.ts';
 import { claimRun, finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
@@ -133,11 +133,12 @@ async function settle(
     return { kind: 'retrying', notBefore, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
-  const finished = await finishRun(db, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant });
-  await (deps.audit ?? directAppend(db))({
-    kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
-    rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
-  });
+  // the final state and its record commit together
+  const finished = await changeWithRecord(db, deps.audit ?? directAppend(db),
+    (tx) => finishRun(tx, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant }), {
+      kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
+      rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
+    });
   logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
   return { kind: 'finished', state, run: finished };
 }

@@ -7,24 +7,51 @@ import type { AuditRow } from './schema.ts';
  * commit in the order they were appended, so a later record being durable means
  * every earlier one is too.
  */
-export type AuditAppend = ((event: AuditInput) => Promise<AuditRow>) & { readonly ordered?: boolean };
+export type AuditAppend = ((event: AuditInput) => Promise<AuditRow>) & {
+  readonly ordered?: boolean;
+  /**
+   * Runs `change` and appends `event` in one transaction: the state change and
+   * its record commit together or not at all.
+   */
+  readonly withChange?: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => Promise<T>;
+};
 
 export function directAppend(exec: Executor): AuditAppend {
   return (event) => appendAudit(exec, event);
 }
 
+/** A state change and its audit record, through the writer when it can batch them, else one transaction. */
+export function changeWithRecord<T>(exec: Executor, audit: AuditAppend, change: (tx: Executor) => Promise<T>, event: AuditInput): Promise<T> {
+  if (audit.withChange) return audit.withChange(change, event);
+  return exec.transaction(async (tx) => {
+    const out = await change(tx);
+    await appendAudit(tx, event);
+    return out;
+  });
+}
+
 interface Waiting {
   readonly event: AuditInput;
-  readonly resolve: (row: AuditRow) => void;
+  readonly change?: (tx: Executor) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
 }
 
+/** One item on its own: its change and its record in one transaction. */
+async function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
+  return exec.transaction(async (tx) => {
+    const out = w.change ? await w.change(tx) : undefined;
+    const row = await appendAudit(tx, w.event);
+    return w.change ? out : row;
+  });
+}
+
 /**
- * Group commit for the chain. Records that arrive while a batch is being
- * written go into the next batch: one lock, one transaction, one fsync for all
- * of them, instead of one each. Every caller still waits for its own record to
- * be committed, so nothing acts on a decision before its record is durable (I8).
- * Use it on a database handle, not inside a caller's transaction.
+ * Group commit for the chain. Records (and the state changes that go with them)
+ * that arrive while a batch is being written go into the next batch: one lock,
+ * one transaction, one fsync for all of them. Every caller still waits for its
+ * own record to be committed, so nothing acts on a decision before its record
+ * is durable (I8). Use it on a database handle, not inside a caller's transaction.
  */
 export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   const queue: Waiting[] = [];
@@ -35,20 +62,29 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
       while (queue.length > 0) {
         const batch = queue.splice(0, maxBatch);
         try {
-          const rows = await appendAudits(exec, batch.map((w) => w.event));
-          batch.forEach((w, i) => w.resolve(rows[i]!));
+          const results = await exec.transaction(async (tx) => {
+            const outs: unknown[] = [];
+            for (const w of batch) outs.push(w.change ? await w.change(tx) : undefined);
+            const rows = await appendAudits(tx, batch.map((w) => w.event));
+            return batch.map((w, i) => (w.change ? outs[i] : rows[i]));
+          });
+          batch.forEach((w, i) => w.resolve(results[i]));
         } catch {
-          // one bad record must not fail its neighbours: retry each on its own
-          for (const w of batch) await appendAudit(exec, w.event).then(w.resolve, w.reject);
+          // one bad item must not fail its neighbours: retry each on its own
+          for (const w of batch) await writeOne(exec, w).then(w.resolve, w.reject);
         }
       }
     } finally {
       writing = false;
     }
   };
-  const append = (event: AuditInput) => new Promise<AuditRow>((resolve, reject) => {
-    queue.push({ event, resolve, reject });
+  const enqueue = <T>(w: Omit<Waiting, 'resolve' | 'reject'>) => new Promise<T>((resolve, reject) => {
+    queue.push({ ...w, resolve: resolve as (v: unknown) => void, reject });
     if (!writing) void drain();
   });
-  return Object.assign(append, { ordered: true });
+  const append = (event: AuditInput) => enqueue<AuditRow>({ event });
+  return Object.assign(append, {
+    ordered: true,
+    withChange: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => enqueue<T>({ event, change }),
+  });
 }

@@ -1,7 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
-import { directAppend, groupCommitAppend } from '../../src/store/audit-writer.ts';
+import { changeWithRecord, directAppend, groupCommitAppend } from '../../src/store/audit-writer.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -54,6 +55,29 @@ describe('group commit of audit records', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await listAudit(db, { job_id: 'job_bad' })).map((r) => r.kind).sort()).toEqual(['test.ok', 'test.ok']);
     expect((await verifyAudit(db)).ok).toBe(true);
+  });
+
+  it('commits a state change with its record, and neither when the change fails', async () => {
+    const db = database().db;
+    const append = groupCommitAppend(db);
+    await db.execute(sql`create table if not exists writer_probe (k text primary key)`);
+    const [good, bad] = await Promise.allSettled([
+      append.withChange!((tx) => tx.execute(sql`insert into writer_probe values ('good')`), { kind: 'test.change', job_id: 'job_change', data: { k: 'good' } }),
+      append.withChange!((tx) => tx.execute(sql`insert into writer_probe values (null)`), { kind: 'test.change', job_id: 'job_change', data: { k: 'bad' } }),
+    ]);
+    expect([good.status, bad.status]).toEqual(['fulfilled', 'rejected']);
+    expect((await db.execute<{ k: string }>(sql`select k from writer_probe`)).rows.map((r) => r.k)).toEqual(['good']);
+    expect((await listAudit(db, { job_id: 'job_change' })).map((r) => (r.data as { k: string }).k)).toEqual(['good']);
+    expect((await verifyAudit(db)).ok).toBe(true);
+  });
+
+  it('without a batching writer, a change and its record still share one transaction', async () => {
+    const db = database().db;
+    await db.execute(sql`create table if not exists writer_probe2 (k text primary key)`);
+    await expect(changeWithRecord(db, directAppend(db), (tx) => tx.execute(sql`insert into writer_probe2 values (null)`), { kind: 'test.direct_change', job_id: 'job_direct' })).rejects.toThrow();
+    expect(await listAudit(db, { job_id: 'job_direct' })).toEqual([]);
+    await changeWithRecord(db, directAppend(db), (tx) => tx.execute(sql`insert into writer_probe2 values ('x')`), { kind: 'test.direct_change', job_id: 'job_direct' });
+    expect(await listAudit(db, { job_id: 'job_direct' })).toHaveLength(1);
   });
 
   it('the direct writer appends one record per transaction', async () => {
