@@ -8,7 +8,8 @@ import pg from 'pg';
 import { defaultConfig } from '../src/config/schema.ts';
 import { builtinTools } from '../src/daemon/daemon-tools.ts';
 import { fireDueJobs } from '../src/daemon/firing.ts';
-import { daemonAgentRuntime, executeRun } from '../src/daemon/run-executor.ts';
+import { daemonAgentRuntime } from '../src/daemon/run-executor.ts';
+import { startWorker } from '../src/daemon/worker.ts';
 import { groupCommitAppend } from '../src/store/audit-writer.ts';
 import { createGuard } from '../src/guard/index.ts';
 import { silentLogger } from '../src/log/logger.ts';
@@ -64,17 +65,17 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
   // as the daemon wires it: one agent runtime and one group-commit audit writer for all runs
   const wiring = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
   const deps = { ...wiring, agent: daemonAgentRuntime(wiring) };
+  // the daemon's own worker, as it consumes the queue
+  const worker = startWorker({ ...deps, queue }, { concurrency, logger: silentLogger });
   let done = 0;
   const all = new Promise<void>((resolve) => {
-    queue.work(async (runId) => {
-      await executeRun(deps, runId);
-      if (++done === N) resolve();
-    }, { concurrency });
+    worker.worker.on('completed', () => { if (++done === N) resolve(); });
   });
   const start = performance.now();
   for (let i = 0; i < runs.length; i += 200) await Promise.all(runs.slice(i, i + 200).map((r) => queue.enqueue(r.id)));
   await all;
   const rate = N / ((performance.now() - start) / 1000);
+  await worker.close();
   await queue.close();
   return rate;
 }
@@ -124,8 +125,11 @@ export async function benchDaemon(): Promise<void> {
     await migrate(database.pool, { schema });
     const part = process.env.BENCH_PART ?? 'all';
     console.log(`daemon benchmark: ${N} runs per measurement`);
+    // BENCH_CASES=redis:1,postgres:50 measures only those
+    const cases = process.env.BENCH_CASES?.split(',');
     for (const [name, backend] of part === 'lateness' ? [] : backends) {
       for (const concurrency of [1, 50]) {
+        if (cases && !cases.includes(`${name}:${concurrency}`)) continue;
         const raw = await rawBullmq(backend, `raw-${tag}-${concurrency}`, concurrency);
         const e2e = await endToEnd(database, backend, `e2e-${tag}-${concurrency}`, concurrency);
         console.log(`  ${name.padEnd(8)} concurrency ${String(concurrency).padStart(2)}: raw BullMQ ${raw.toFixed(0)} jobs/s, end-to-end ${e2e.toFixed(0)} runs/s, ratio ${(e2e / raw).toFixed(2)}`);

@@ -38,6 +38,8 @@ export interface AgentRuntimeDeps {
 export interface AuditScope {
   readonly job_id?: string;
   readonly run_id?: string;
+  /** This run's writer, when it is not the runtime's own. */
+  readonly audit?: AuditAppend;
 }
 
 export interface AgentRunOptions {
@@ -74,7 +76,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
 
   const gateFor = (ctx: ToolExecutionContext, scope: AuditScope = {}): ApprovalGate => {
-    const sink = auditDecisionSink(deps.db, scope, deps.audit);
+    const sink = auditDecisionSink(deps.db, scope, scope.audit ?? deps.audit);
     return createApprovalGate(config, {
       guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
       sink: deps.wrapSink ? deps.wrapSink(sink) : sink,

@@ -4,10 +4,10 @@ import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
-import { changeWithRecord, directAppend, type AuditAppend } from '../store/audit-writer.ts';
+import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
-import { getJob } from '../store/jobs.ts';
-import { claimRun, finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { claimRunWithJob } from '../store/run-claim.ts';
+import { finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -36,6 +36,8 @@ export interface RunExecutorDeps {
 
 export type RunResult =
   | { readonly kind: 'duplicate' }
+  /** A buffer_one job's run held back while another of its runs is running. */
+  | { readonly kind: 'busy' }
   | { readonly kind: 'finished'; readonly state: FinalState; readonly run: RunRow | null }
   | { readonly kind: 'retrying'; readonly notBefore: Date; readonly attempt: number };
 
@@ -46,27 +48,26 @@ export type RunResult =
 export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<RunResult> {
   const { db, config, logger } = deps;
   const ids = newRunIds(runId);
-  const claimed = await claimRun(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds, ...ids });
-  if (!claimed) {
+  const claim = await claimRunWithJob(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds, ...ids });
+  if (claim === 'busy') return { kind: 'busy' };
+  if (claim === 'duplicate') {
     logger.debug({ run_id: runId }, 'run already claimed or finished; duplicate delivery ignored');
     return { kind: 'duplicate' };
   }
-  const job = await getJob(db, claimed.job_id, { includeRemoved: true });
-  if (!job || job.removed_at) {
+  const { run: claimed, job } = claim;
+  if (job.removed_at) {
     const run = await finishRun(db, { run_id: runId, owner: deps.workerId, state: 'cancelled', error: 'the job was removed before the run started' });
     return { kind: 'finished', state: 'cancelled', run };
   }
-  const auth = await runAuthorization(db, job);
+  const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant });
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
-  const audit = deps.audit ?? directAppend(db);
-  const started = audit({
+  // run.started commits with the run's first decision (or its end), not on its own
+  const { audit, lead: started } = withLeadingRecord(deps.audit ?? directAppend(db), {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
   });
-  // an ordered writer commits this record with or before the run's first decision, so the run need not wait for it alone
-  if (!audit.ordered) await started;
-  else started.catch(() => {}); // awaited below
+  if (!audit.ordered) await started();
   logger.info({ run_id: runId, job_id: job.id, attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
 
   const controller = new AbortController();
@@ -80,10 +81,12 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   }, Math.max(1000, (config.daemon.lease_seconds * 1000) / 3));
   try {
     const agent = deps.agent ?? daemonAgentRuntime(deps);
-    const outcome = await runPayload({ ...deps, agent }, job, runId, ctx, controller.signal);
-    await started;
-    return await settle(deps, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
+    const outcome = await runPayload({ ...deps, agent, audit }, job, runId, ctx, controller.signal);
+    const result = await settle({ ...deps, audit }, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
+    await started();
+    return result;
   } finally {
+    void started().catch(() => {}); // a payload that threw before any record still leaves run.started
     clearTimeout(timer);
     clearInterval(renew);
     deps.shutdown?.removeEventListener('abort', onShutdown);

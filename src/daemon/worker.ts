@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
 import type { RunQueue, QueueWorker } from '../queue/run-queue.ts';
-import { getJob } from '../store/jobs.ts';
-import { activeRuns, getRun } from '../store/runs.ts';
 import type { Metrics } from './metrics.ts';
 import { executeRun, type RunExecutorDeps } from './run-executor.ts';
 
@@ -10,18 +8,12 @@ const BUFFER_POLL_MS = 2_000;
 
 /** Consumes the queue: each delivery is a run id, and the database decides what happens. */
 export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?: Metrics }, opts: { concurrency: number; logger: Logger }): QueueWorker {
-  const { db, queue, metrics } = deps;
+  const { queue, metrics } = deps;
   return queue.work(async (runId, delivery) => {
-    const run = await getRun(db, runId);
-    if (!run || (run.state !== 'queued' && run.state !== 'retrying')) return;
-    const job = await getJob(db, run.job_id, { includeRemoved: true });
-    if (job?.overlap_policy === 'buffer_one') {
-      const busy = (await activeRuns(db, job.id)).some((r) => r.state === 'running' && r.id !== runId);
-      if (busy) await delivery.defer(BUFFER_POLL_MS);
-    }
     metrics?.runsActive.inc();
     try {
       const result = await executeRun(deps, runId);
+      if (result.kind === 'busy') await delivery.defer(BUFFER_POLL_MS);
       if (result.kind === 'retrying') await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.notBefore.getTime() - Date.now() });
       if (result.kind === 'finished') metrics?.runsFinished.inc({ state: result.state });
     } finally {

@@ -1,7 +1,7 @@
 import type { Executor } from '../store/db.ts';
 import { AUTHORIZATION_RULES, authorization, liveGrant, type Authorization } from '../store/grants.ts';
 import { getJob } from '../store/jobs.ts';
-import type { JobRow } from '../store/schema.ts';
+import type { GrantRow, JobRow } from '../store/schema.ts';
 
 /** Child jobs of child jobs are followed this far up, no further. */
 const MAX_ANCESTRY = 4;
@@ -10,13 +10,13 @@ const MAX_ANCESTRY = 4;
  * cron_authorized for a run. A job made by cronjob needs its own human grant
  * (I2); a child job (task, workflow, spawn_task) has none of its own and
  * inherits its parent job's, checked at every run, so revoking the parent's
- * grant also stops the children (I5).
+ * grant also stops the children (I5). `liveGrant`: the job's own, already read.
  */
-export async function runAuthorization(db: Executor, job: JobRow, depth = 0): Promise<Authorization> {
-  if (job.origin === 'cronjob') return authorization(job, await liveGrant(db, job.id));
+export async function runAuthorization(db: Executor, job: JobRow, opts: { liveGrant?: GrantRow | null } = {}, depth = 0): Promise<Authorization> {
+  if (job.origin === 'cronjob') return authorization(job, opts.liveGrant !== undefined ? opts.liveGrant : await liveGrant(db, job.id));
   if (job.removed_at) return authorization(job, null);
   const parent = job.parent_job_id && depth < MAX_ANCESTRY ? await getJob(db, job.parent_job_id, { includeRemoved: true }) : null;
-  const inherited = parent ? await runAuthorization(db, parent, depth + 1) : null;
+  const inherited = parent ? await runAuthorization(db, parent, {}, depth + 1) : null;
   const rule = inherited?.cron_authorized ? 'grant.inherited' : 'grant.parent_none';
   return { cron_authorized: rule === 'grant.inherited', grant_id: inherited?.grant_id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }

@@ -1,4 +1,4 @@
-import { appendAudit, appendAudits, type AuditInput } from './audit.ts';
+import { appendAfter, appendAudit, appendInTransaction, type AuditInput, type ChainTail } from './audit.ts';
 import type { Executor } from './db.ts';
 import type { AuditRow } from './schema.ts';
 
@@ -46,31 +46,77 @@ async function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
   });
 }
 
+/** Thrown inside a batch's transaction to roll its changes back when the remembered tail was stale. */
+const STALE_TAIL = Symbol('stale chain tail');
+
 /**
  * Group commit for the chain. Records (and the state changes that go with them)
  * that arrive while a batch is being written go into the next batch: one lock,
  * one transaction, one fsync for all of them. Every caller still waits for its
  * own record to be committed, so nothing acts on a decision before its record
  * is durable (I8). Use it on a database handle, not inside a caller's transaction.
+ *
+ * The writer remembers the tail it last wrote, so a batch without state changes
+ * is one statement (appendAfter); when another writer (a replica, the CLI) has
+ * appended since, the batch is written again after reading the tail under the lock.
  */
 export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   const queue: Waiting[] = [];
   let writing = false;
+  let tail: (ChainTail & { at: Date }) | null = null;
+  // the database clock minus ours, learnt whenever the tail is read: records are stamped on the database clock
+  let skewMs = 0;
+  const stamp = () => {
+    const now = new Date(Date.now() + skewMs);
+    return tail && tail.at > now ? tail.at : now;
+  };
+  const learn = (rows: readonly AuditRow[], read: boolean) => {
+    const last = rows[rows.length - 1];
+    if (!last) return;
+    tail = { seq: last.seq, hash: last.hash, at: last.at };
+    if (read) skewMs = last.at.getTime() - Date.now();
+  };
+  const changesOf = async (tx: Executor, batch: readonly Waiting[]) => {
+    const outs: unknown[] = [];
+    for (const w of batch) outs.push(w.change ? await w.change(tx) : undefined);
+    return outs;
+  };
+  const write = async (batch: readonly Waiting[]): Promise<unknown[]> => {
+    const events = batch.map((w) => w.event);
+    const known = tail;
+    if (known) {
+      const at = stamp();
+      const fast = batch.some((w) => w.change)
+        ? await exec.transaction(async (tx) => {
+          const outs = await changesOf(tx, batch);
+          const rows = await appendAfter(tx, known, at, events);
+          if (!rows) throw STALE_TAIL;
+          return { outs, rows };
+        }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; })
+        : await appendAfter(exec, known, at, events).then((rows) => rows && { outs: [] as unknown[], rows });
+      if (fast) {
+        learn(fast.rows, false);
+        return batch.map((w, i) => (w.change ? fast.outs[i] : fast.rows[i]));
+      }
+    }
+    const { outs, rows } = await exec.transaction(async (tx) => {
+      const outs = await changesOf(tx, batch);
+      return { outs, rows: await appendInTransaction(tx, events) };
+    });
+    learn(rows, true);
+    return batch.map((w, i) => (w.change ? outs[i] : rows[i]));
+  };
   const drain = async () => {
     writing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.splice(0, maxBatch);
         try {
-          const results = await exec.transaction(async (tx) => {
-            const outs: unknown[] = [];
-            for (const w of batch) outs.push(w.change ? await w.change(tx) : undefined);
-            const rows = await appendAudits(tx, batch.map((w) => w.event));
-            return batch.map((w, i) => (w.change ? outs[i] : rows[i]));
-          });
+          const results = await write(batch);
           batch.forEach((w, i) => w.resolve(results[i]));
         } catch {
           // one bad item must not fail its neighbours: retry each on its own
+          tail = null;
           for (const w of batch) await writeOne(exec, w).then(w.resolve, w.reject);
         }
       }
@@ -80,11 +126,45 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   };
   const enqueue = <T>(w: Omit<Waiting, 'resolve' | 'reject'>) => new Promise<T>((resolve, reject) => {
     queue.push({ ...w, resolve: resolve as (v: unknown) => void, reject });
-    if (!writing) void drain();
+    if (!writing) {
+      writing = true;
+      // after the current tick, so records appended back to back share the batch
+      queueMicrotask(() => void drain());
+    }
   });
   const append = (event: AuditInput) => enqueue<AuditRow>({ event });
   return Object.assign(append, {
     ordered: true,
     withChange: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => enqueue<T>({ event, change }),
   });
+}
+
+/**
+ * A record that should commit with the next one rather than on its own, such as
+ * `run.started` with the run's first decision. An ordered writer gets it just
+ * before the next record, in the same batch; any other writer gets it at once.
+ * `lead()` sends it if nothing has yet, and resolves when it is committed.
+ */
+export function withLeadingRecord(audit: AuditAppend, lead: AuditInput): { readonly audit: AuditAppend; lead(): Promise<AuditRow> } {
+  if (!audit.ordered) {
+    const sent = audit(lead);
+    return { audit, lead: () => sent };
+  }
+  let sent: Promise<AuditRow> | null = null;
+  const send = (): Promise<AuditRow> => {
+    if (!sent) {
+      sent = audit(lead);
+      sent.catch(() => {}); // the owner awaits lead()
+    }
+    return sent;
+  };
+  const { withChange } = audit;
+  const wrapped: AuditAppend = Object.assign((event: AuditInput) => {
+    void send();
+    return audit(event);
+  }, {
+    ordered: true,
+    ...(withChange ? { withChange: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => { void send(); return withChange(change, event); } } : {}),
+  });
+  return { audit: wrapped, lead: send };
 }

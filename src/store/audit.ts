@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
-import type { Executor } from './db.ts';
+import { namedQuery, type Executor } from './db.ts';
+import { pgTextArray } from './pg-array.ts';
 import { auditEvents, type AuditRow } from './schema.ts';
 
 /** prev_hash of the first record. */
@@ -48,24 +49,79 @@ export async function appendAudit(exec: Executor, event: AuditInput): Promise<Au
  */
 export async function appendAudits(exec: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
   if (events.length === 0) return [];
-  return exec.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
-    const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
-      select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
-             (select hash from ${auditEvents} order by seq desc limit 1) as hash,
-             date_trunc('milliseconds', clock_timestamp()) as now`);
-    const t = tail.rows[0]!;
-    let seq = t.seq === null ? 0 : Number(t.seq);
-    let prev = t.hash ?? GENESIS_HASH;
-    const at = new Date(t.now);
-    const rows: AuditRow[] = events.map((e) => {
-      const content: Content = { seq: ++seq, at, prev_hash: prev, ...clean(e) };
-      prev = auditHash(content);
-      return { ...content, hash: prev };
-    });
-    await tx.insert(auditEvents).values(rows);
-    return rows;
+  return exec.transaction((tx) => appendInTransaction(tx, events));
+}
+
+/** appendAudits for a caller already in a transaction (no savepoint). */
+export async function appendInTransaction(tx: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
+  if (events.length === 0) return [];
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
+  const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
+    select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
+           (select hash from ${auditEvents} order by seq desc limit 1) as hash,
+           date_trunc('milliseconds', clock_timestamp()) as now`);
+  const t = tail.rows[0]!;
+  const rows = chainRows({ seq: t.seq === null ? 0 : Number(t.seq), hash: t.hash ?? GENESIS_HASH }, new Date(t.now), events);
+  await tx.insert(auditEvents).values(rows);
+  return rows;
+}
+
+/** The chain's last record as a writer last saw it. */
+export interface ChainTail {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput[]): AuditRow[] {
+  let seq = tail.seq;
+  let prev = tail.hash;
+  return events.map((e) => {
+    const content: Content = { seq: ++seq, at, prev_hash: prev, ...clean(e) };
+    prev = auditHash(content);
+    return { ...content, hash: prev };
   });
+}
+
+/**
+ * Appends after `tail` in one statement, for a writer that remembers the tail it
+ * last wrote: the chain lock is taken before any row goes in, and the primary key
+ * on seq refuses the rows if another writer appended since. Returns null then;
+ * the caller's transaction, if any, is aborted, and it must try again with
+ * appendAudits. `at` comes from the caller, on the database clock as best it knows it.
+ */
+export async function appendAfter(exec: Executor, tail: ChainTail, at: Date, events: readonly AuditInput[]): Promise<AuditRow[] | null> {
+  if (events.length === 0) return [];
+  const rows = chainRows(tail, at, events);
+  const col = (f: (r: AuditRow) => string | number | null) => pgTextArray(rows.map((r) => { const v = f(r); return v === null ? null : String(v); }));
+  const columns: readonly ((r: AuditRow) => string | number | null)[] = [
+    (r) => r.seq, (r) => r.at.toISOString(), (r) => r.kind, (r) => r.actor, (r) => r.job_id, (r) => r.run_id, (r) => r.execution_id,
+    (r) => r.trace_id, (r) => r.step, (r) => r.rule, (r) => r.outcome, (r) => r.risk, (r) => r.reason, (r) => JSON.stringify(r.data),
+    (r) => r.prev_hash, (r) => r.hash,
+  ];
+  try {
+    await namedQuery(exec, 'echo_audit_append_after', APPEND_AFTER, columns.map(col));
+  } catch (err) {
+    if (seqTaken(err)) return null;
+    throw err;
+  }
+  return rows;
+}
+
+const APPEND_AFTER = `
+  insert into audit_events (seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash, hash)
+  select v.seq, v.at, v.kind, v.actor, v.job_id, v.run_id, v.execution_id, v.trace_id, v.step, v.rule, v.outcome, v.risk, v.reason, v.data::jsonb, v.prev_hash, v.hash
+  from (select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))) as chain_lock,
+    unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
+           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+    as v(seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash, hash)`;
+
+/** A unique violation on the chain's seq: someone else appended first. */
+function seqTaken(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const { code, constraint } = e as { code?: string; constraint?: string };
+    if (code === '23505' && constraint === 'audit_events_pkey') return true;
+  }
+  return false;
 }
 
 /** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */

@@ -52,3 +52,18 @@ export async function databaseNow(exec: Executor): Promise<Date> {
   const res = await exec.execute<{ now: Date }>(sql`select date_trunc('milliseconds', clock_timestamp()) as now`);
   return new Date(res.rows[0]!.now);
 }
+
+/** The pg client under a drizzle handle: the pool, or the connection of an open transaction. */
+function pgClientOf(exec: Executor): pg.Pool | pg.PoolClient {
+  return (exec as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;
+}
+
+/**
+ * A named statement, planned once per connection instead of on every call: on
+ * the run path planning costs as much as executing. `text` must be the same for
+ * a name every time, with unqualified table names (search_path picks the schema).
+ */
+export async function namedQuery<R extends Record<string, unknown>>(exec: Executor, name: string, text: string, values: readonly unknown[]): Promise<R[]> {
+  const res = await pgClientOf(exec).query<R>({ name, text, values: [...values] });
+  return res.rows;
+}

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, getTableColumns, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
-import type { Executor } from './db.ts';
+import { namedQuery, type Executor } from './db.ts';
 import { newId } from './ids.ts';
 import { pgTextArray } from './pg-array.ts';
+import { rowFrom } from './row-mapping.ts';
 import { runs, type RunRow, type RunState } from './schema.ts';
 
 export interface NewRun {
@@ -44,19 +45,7 @@ export async function insertRuns(exec: Executor, rs: readonly NewRun[]): Promise
       as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before)
     on conflict (job_id, nominal_at) do nothing
     returning *`);
-  return result.rows.map(fromDriver);
-}
-
-const RUN_COLUMNS = getTableColumns(runs);
-
-/** A raw row as drizzle's own queries return it (timestamps as Date, and so on). */
-function fromDriver(raw: Record<string, unknown>): RunRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(RUN_COLUMNS)) {
-    const v = raw[column.name];
-    row[key] = v === null || v === undefined ? null : column.mapFromDriverValue(v);
-  }
-  return row as RunRow;
+  return result.rows.map((raw) => rowFrom(runs, raw));
 }
 
 const INSERT_CHUNK = 5000;
@@ -64,32 +53,6 @@ const INSERT_CHUNK = 5000;
 
 export async function recordSkip(exec: Executor, s: { job_id: string; nominal_at: Date; reason: string; trigger?: 'cron' | 'manual' }): Promise<RunRow | null> {
   return insertRun(exec, { job_id: s.job_id, nominal_at: s.nominal_at, trigger: s.trigger, state: 'skipped', skip_reason: s.reason });
-}
-
-export interface Claim {
-  readonly run_id: string;
-  /** Who holds the lease, e.g. `<host>:<pid>:<worker>`. */
-  readonly owner: string;
-  readonly lease_seconds: number;
-  readonly execution_id?: string;
-  readonly trace_id?: string;
-}
-
-/**
- * The worker's first act: only one caller can move a queued/retrying run to running,
- * so a redelivered or stalled duplicate gets null and stops.
- */
-export async function claimRun(exec: Executor, c: Claim): Promise<RunRow | null> {
-  const [row] = await exec.update(runs).set({
-    state: 'running',
-    attempt: sql`${runs.attempt} + 1`,
-    lease_owner: c.owner,
-    lease_expires_at: sql`now() + make_interval(secs => ${c.lease_seconds})`,
-    started_at: sql`now()`,
-    execution_id: c.execution_id ?? null,
-    trace_id: c.trace_id ?? null,
-  }).where(and(eq(runs.id, c.run_id), inArray(runs.state, ['queued', 'retrying']))).returning();
-  return row ?? null;
 }
 
 /** Extends the lease while the run is still ours; false means someone took it over. */
@@ -115,20 +78,27 @@ export interface Finish {
   readonly grant_id?: string | null;
 }
 
-/** Records the outcome of a running run; output and error are redacted (I11). */
+/** Records the outcome of a running run; output and error are redacted (I11). A named statement: every run ends here. */
 export async function finishRun(exec: Executor, f: Finish): Promise<RunRow | null> {
-  const [row] = await exec.update(runs).set({
-    state: f.state,
-    finished_at: sql`now()`,
-    lease_expires_at: null,
-    ...(f.output !== undefined ? { output: jsonSafe(redact(f.output)) } : {}),
-    ...(f.error !== undefined ? { error: f.error === null ? null : redactText(f.error) } : {}),
-    ...(f.denials !== undefined ? { denials: f.denials } : {}),
-    ...(f.cron_authorized !== undefined ? { cron_authorized: f.cron_authorized } : {}),
-    ...(f.grant_id !== undefined ? { grant_id: f.grant_id } : {}),
-  }).where(and(eq(runs.id, f.run_id), eq(runs.state, 'running'), f.owner ? eq(runs.lease_owner, f.owner) : undefined)).returning();
-  return row ?? null;
+  const given = (v: unknown) => v !== undefined;
+  const [raw] = await namedQuery(exec, 'echo_finish_run', FINISH, [
+    f.run_id, f.owner ?? null, f.state,
+    given(f.output), f.output === undefined || f.output === null ? null : JSON.stringify(jsonSafe(redact(f.output))),
+    given(f.error), f.error === undefined || f.error === null ? null : redactText(f.error),
+    f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null,
+  ]);
+  return raw ? rowFrom(runs, raw) : null;
 }
+
+const FINISH = `
+  update runs set state = $3, finished_at = now(), lease_expires_at = null,
+    output = case when $4::boolean then $5::jsonb else output end,
+    error = case when $6::boolean then $7::text else error end,
+    denials = coalesce($8::int, denials),
+    cron_authorized = coalesce($9::boolean, cron_authorized),
+    grant_id = case when $10::boolean then $11::text else grant_id end
+  where id = $1 and state = 'running' and ($2::text is null or lease_owner = $2::text)
+  returning *`;
 
 /** A failed attempt that will be tried again after not_before. */
 export async function retryRun(exec: Executor, r: { run_id: string; owner?: string; error: string; not_before: Date }): Promise<RunRow | null> {

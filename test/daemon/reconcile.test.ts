@@ -6,7 +6,8 @@ import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
 import { createJob, listJobs } from '../../src/store/jobs.ts';
-import { claimRun, getRun } from '../../src/store/runs.ts';
+import { claimRun } from '../../src/store/run-claim.ts';
+import { getRun } from '../../src/store/runs.ts';
 import { sql } from 'drizzle-orm';
 import { useTestDatabase } from '../support/db.ts';
 

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
-import { changeWithRecord, directAppend, groupCommitAppend } from '../../src/store/audit-writer.ts';
+import { changeWithRecord, directAppend, groupCommitAppend, withLeadingRecord } from '../../src/store/audit-writer.ts';
+import { databaseNow, openDatabase } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -83,5 +84,87 @@ describe('group commit of audit records', () => {
   it('the direct writer appends one record per transaction', async () => {
     const row = await directAppend(database().db)({ kind: 'test.direct' });
     expect(row.kind).toBe('test.direct');
+  });
+
+  it('keeps one chain when other writers append between its batches: two daemons\' writers and a CLI on separate connections', async () => {
+    const t = database();
+    const other = openDatabase({ url: t.url, schema: t.schema, poolMax: 3 });
+    try {
+      const a = groupCommitAppend(t.db);
+      const b = groupCommitAppend(other.db);
+      const cli = directAppend(other.db);
+      const writes: Promise<unknown>[] = [];
+      for (let round = 0; round < 30; round++) {
+        // each writer's remembered tail goes stale every round
+        writes.push(a({ kind: 'test.interleave', job_id: 'job_interleave', data: { w: 'a', round } }));
+        writes.push(b({ kind: 'test.interleave', job_id: 'job_interleave', data: { w: 'b', round } }));
+        writes.push(cli({ kind: 'test.interleave', job_id: 'job_interleave', data: { w: 'cli', round } }));
+        if (round % 3 === 0) await Promise.all(writes.splice(0));
+      }
+      await Promise.all(writes);
+      expect(await listAudit(t.db, { job_id: 'job_interleave', limit: 500 })).toHaveLength(90);
+      expect(await verifyAudit(t.db)).toMatchObject({ ok: true });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a batch whose remembered tail went stale commits its state change once, with its record', async () => {
+    const t = database();
+    const append = groupCommitAppend(t.db);
+    await t.db.execute(sql`create table if not exists writer_probe3 (k text primary key)`);
+    await append({ kind: 'test.stale', job_id: 'job_stale' });
+    // someone else appends: the writer's next batch fails its one-statement append and is written again
+    await directAppend(t.db)({ kind: 'test.stale.other', job_id: 'job_stale' });
+    const out = await append.withChange!(async (tx) => {
+      await tx.execute(sql`insert into writer_probe3 values ('once')`); // a second commit would hit the primary key
+      return 'changed';
+    }, { kind: 'test.stale.change', job_id: 'job_stale' });
+    expect(out).toBe('changed');
+    expect((await t.db.execute<{ k: string }>(sql`select k from writer_probe3`)).rows).toEqual([{ k: 'once' }]);
+    expect((await listAudit(t.db, { job_id: 'job_stale', order: 'asc' })).map((r) => r.kind)).toEqual(['test.stale', 'test.stale.other', 'test.stale.change']);
+    expect((await verifyAudit(t.db)).ok).toBe(true);
+  });
+
+  it('stamps records on the database clock and never earlier than the record before them', async () => {
+    const t = database();
+    const append = groupCommitAppend(t.db);
+    await append({ kind: 'test.clock' }); // the first batch reads the tail and learns the clock
+    const before = await databaseNow(t.db);
+    const rows = [];
+    for (let i = 0; i < 5; i++) rows.push(await append({ kind: 'test.clock', data: { i } }));
+    const after = await databaseNow(t.db);
+    for (const [i, r] of rows.entries()) {
+      expect(r.at.getTime()).toBeGreaterThanOrEqual(before.getTime() - 50);
+      expect(r.at.getTime()).toBeLessThanOrEqual(after.getTime() + 50);
+      if (i > 0) expect(r.at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.at.getTime());
+    }
+  });
+});
+
+describe('a leading record', () => {
+  it('commits in the same batch as the next record, just before it', async () => {
+    const db = database().db;
+    const { audit, lead } = withLeadingRecord(groupCommitAppend(db), { kind: 'test.lead', job_id: 'job_lead' });
+    const next = await audit({ kind: 'test.after_lead', job_id: 'job_lead' });
+    const first = await lead();
+    expect(first.seq).toBe(next.seq - 1);
+    expect(next.prev_hash).toBe(first.hash);
+    // one batch, one instant
+    expect(first.at.getTime()).toBe(next.at.getTime());
+  });
+
+  it('is written once, by lead(), when no other record follows', async () => {
+    const db = database().db;
+    const { lead } = withLeadingRecord(groupCommitAppend(db), { kind: 'test.lead_alone', job_id: 'job_lead_alone' });
+    const [a, b] = await Promise.all([lead(), lead()]);
+    expect(a.seq).toBe(b.seq);
+    expect(await listAudit(db, { job_id: 'job_lead_alone' })).toHaveLength(1);
+  });
+
+  it('goes out at once through a writer that does not keep order', async () => {
+    const db = database().db;
+    withLeadingRecord(directAppend(db), { kind: 'test.lead_direct', job_id: 'job_lead_direct' });
+    await expect.poll(async () => (await listAudit(db, { job_id: 'job_lead_direct' })).length).toBe(1);
   });
 });

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import {
-  activeRuns, addDenial, cancelRun, claimRun, finishRun, getRun, insertRun, insertRuns, listExpiredLeases, listQueued, listRuns,
+  activeRuns, addDenial, cancelRun, finishRun, getRun, insertRun, insertRuns, listExpiredLeases, listQueued, listRuns,
   markInterrupted, recordSkip, renewLease, retryRun,
 } from '../../src/store/runs.ts';
 import { jobIdFor } from '../../src/queue/run-queue.ts';
+import { claimRun } from '../../src/store/run-claim.ts';
 import { TEST_DATABASE_URL, useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
 

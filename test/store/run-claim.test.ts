@@ -1,0 +1,87 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.ts';
+import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
+import { createJob, getJob } from '../../src/store/jobs.ts';
+import { claimRun, claimRunWithJob } from '../../src/store/run-claim.ts';
+import { getRun, insertRun } from '../../src/store/runs.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { aJob } from './fixtures.ts';
+
+const database = useTestDatabase({ poolMax: 4 });
+let minute = 0;
+const nextInstant = () => new Date(Date.UTC(2026, 11, 2, 4, minute++));
+const human = { approval_id: 'apr_claim', approver: 'alice', channel: 'cli' };
+
+async function queuedRun(over: Parameters<typeof aJob>[0] = {}) {
+  const job = await createJob(database().db, aJob(over));
+  const run = await insertRun(database().db, { job_id: job.id, nominal_at: nextInstant() });
+  return { job, run: run! };
+}
+
+describe('claiming a run', () => {
+  it('moves it to running and hands back the job and its live grant as stored', async () => {
+    const { db } = database();
+    const { job, run } = await queuedRun();
+    const grant = await issueGrant(db, { job_id: job.id, ...human });
+    const claimed = await claimRunWithJob(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60, execution_id: 'exec-1', trace_id: run.id });
+    if (typeof claimed === 'string') throw new Error(`not claimed: ${claimed}`);
+    expect(claimed.run).toEqual(await getRun(db, run.id));
+    expect(claimed.run).toMatchObject({ state: 'running', attempt: 1, lease_owner: 'host:1', execution_id: 'exec-1' });
+    expect(claimed.run.lease_expires_at).toBeInstanceOf(Date);
+    // the same mapping as drizzle's own queries: dates, arrays, jsonb
+    expect(claimed.job).toEqual(await getJob(db, job.id));
+    expect(claimed.liveGrant).toMatchObject({ id: grant.id, approver: 'alice', revoked_at: null });
+  });
+
+  it('hands back no grant once it is revoked', async () => {
+    const { db } = database();
+    const { job, run } = await queuedRun();
+    await issueGrant(db, { job_id: job.id, ...human });
+    await revokeGrant(db, { job_id: job.id, by: 'admin', why: 'test' });
+    const claimed = await claimRunWithJob(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60 });
+    expect(typeof claimed === 'string' ? claimed : claimed.liveGrant).toBeNull();
+  });
+
+  it('a second delivery of a claimed or finished run is a duplicate', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    expect(await claimRun(db, { run_id: run.id, owner: 'a', lease_seconds: 60 })).not.toBeNull();
+    expect(await claimRunWithJob(db, { run_id: run.id, owner: 'b', lease_seconds: 60 })).toBe('duplicate');
+    expect(await claimRunWithJob(db, { run_id: 'run_doesnotexist', owner: 'b', lease_seconds: 60 })).toBe('duplicate');
+  });
+
+  it('holds back a buffer_one run while another run of its job is running, and claims it after', async () => {
+    const { db } = database();
+    const { job, run: first } = await queuedRun({ overlap_policy: 'buffer_one' });
+    const second = (await insertRun(db, { job_id: job.id, nominal_at: nextInstant() }))!;
+    expect(await claimRun(db, { run_id: first.id, owner: 'a', lease_seconds: 60 })).not.toBeNull();
+    expect(await claimRunWithJob(db, { run_id: second.id, owner: 'b', lease_seconds: 60 })).toBe('busy');
+    expect((await getRun(db, second.id))?.state).toBe('queued');
+    await db.execute(sql`update runs set state = 'succeeded' where id = ${first.id}`);
+    expect(await claimRun(db, { run_id: second.id, owner: 'b', lease_seconds: 60 })).toMatchObject({ state: 'running' });
+  });
+
+  it('runs of other overlap policies are claimed beside a running sibling', async () => {
+    const { db } = database();
+    const { job, run: first } = await queuedRun({ overlap_policy: 'allow' });
+    const second = (await insertRun(db, { job_id: job.id, nominal_at: nextInstant() }))!;
+    await claimRun(db, { run_id: first.id, owner: 'a', lease_seconds: 60 });
+    expect(await claimRun(db, { run_id: second.id, owner: 'b', lease_seconds: 60 })).toMatchObject({ state: 'running' });
+  });
+
+  it('its asynchronous commit does not leak: the pooled connection is synchronous again for whoever uses it next', async () => {
+    const t = database();
+    // one connection, so the check runs where the claim did
+    const single = openDatabase({ url: t.url, schema: t.schema, poolMax: 1 });
+    try {
+      const { run } = await queuedRun();
+      await claimRun(single.db, { run_id: run.id, owner: 'a', lease_seconds: 60 });
+      const after = await single.pool.query<{ synchronous_commit: string }>('show synchronous_commit');
+      expect(after.rows[0]?.synchronous_commit).toBe('on');
+      expect((await getRun(t.db, run.id))?.state).toBe('running');
+    } finally {
+      await single.close();
+    }
+  });
+});
