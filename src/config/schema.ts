@@ -87,6 +87,7 @@ export const configSchema = z.strictObject({
     concurrency: z.number().int().positive().max(1000).default(4),
     stop_timeout_seconds: seconds(30),
     tick_seconds: seconds(1),
+    firing_passes: z.number().int().positive().max(16).default(2),
     reconcile_seconds: seconds(30),
     lease_seconds: seconds(300),
     catchup_window_seconds: seconds(3600),

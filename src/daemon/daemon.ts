@@ -15,7 +15,7 @@ import { deleteSpillsBefore } from '../store/spills.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
-import { fireDueJobs } from './firing.ts';
+import { fireUntilDone } from './firing.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
@@ -92,20 +92,16 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const worker: QueueWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
 
   let stopping = false;
-  const fireOnce = async (): Promise<number> => {
-    let total = 0;
-    for (let more = true; more && !stopping;) {
-      const report = await fireDueJobs(database.db, { logger });
+  const fireOnce = (): Promise<number> => fireUntilDone(database.db, {
+    parallel: config.daemon.firing_passes, logger, stopping: () => stopping,
+    async onFired(report) {
+      for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
       // 10,000 runs due at once: one enqueue after another would add seconds of lateness
       for (let i = 0; i < report.queued.length; i += ENQUEUE_CHUNK) {
         await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() })));
       }
-      for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
-      total += report.queued.length;
-      more = report.more;
-    }
-    return total;
-  };
+    },
+  });
   const reconcileOnce = async () => {
     await reconcile(database.db, queue, logger);
     const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));

@@ -5,13 +5,12 @@ import { jitteredStart } from '../scheduler/jitter.ts';
 import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import { appendAudit } from '../store/audit.ts';
 import { databaseNow, type Db, type Executor } from '../store/db.ts';
-import { advanceJobs, lockDueJobs } from '../store/jobs.ts';
-import { activeRunsOf, cancelRun, insertRuns, type NewRun } from '../store/runs.ts';
-import type { JobRow, RunRow } from '../store/schema.ts';
+import { advanceJobs, lockDueJobs, type DueJob } from '../store/jobs.ts';
+import { activeRunsOf, cancelRun, createRuns, type ActiveRun, type CreatedRun, type NewRun } from '../store/runs.ts';
 
 export interface FiringReport {
   /** Runs created and to be enqueued after commit. */
-  readonly queued: readonly RunRow[];
+  readonly queued: readonly CreatedRun[];
   readonly skipped: number;
   /** Queue lateness of each created run: firing time minus nominal instant, ms. */
   readonly lateness: readonly number[];
@@ -20,7 +19,7 @@ export interface FiringReport {
 }
 
 interface JobPlan {
-  readonly job: JobRow;
+  readonly job: DueJob;
   readonly schedule: Schedule;
   readonly plan: FiringPlan;
   readonly rows: NewRun[];
@@ -45,8 +44,8 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
       if (planned) plans.push(planned);
     }
     for (const c of plans.flatMap((p) => p.cancel)) await cancelRun(tx, c);
-    const created = await insertRuns(tx, plans.flatMap((p) => p.rows));
-    const queuedBy = new Map<string, RunRow[]>();
+    const created = await createRuns(tx, plans.flatMap((p) => p.rows));
+    const queuedBy = new Map<string, CreatedRun[]>();
     for (const r of created) if (r.state === 'queued') queuedBy.set(r.job_id, [...(queuedBy.get(r.job_id) ?? []), r]);
     await advanceJobs(tx, plans.map(({ job, schedule, plan }) => {
       const fired = queuedBy.get(job.id)?.length ?? 0;
@@ -65,8 +64,42 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
   });
 }
 
+export interface FiringBurst {
+  readonly batch?: number;
+  /** Passes at once while more is due than one batch; each has its own connection and, through SKIP LOCKED, its own jobs. */
+  readonly parallel?: number;
+  readonly logger?: Logger;
+  readonly stopping?: () => boolean;
+  /** Takes each pass's runs (to enqueue them); the next pass does not wait for it. */
+  readonly onFired: (report: FiringReport) => Promise<void>;
+}
+
+/**
+ * Fires until nothing is due. A quiet tick costs one pass; a burst (10,000 jobs
+ * due in the same minute) runs `parallel` passes at once, and a pass's runs go
+ * to the queue while the next pass is already planning.
+ */
+export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> {
+  const handed: Promise<void>[] = [];
+  let total = 0;
+  const pass = async (): Promise<boolean> => {
+    const report = await fireDueJobs(db, { ...(opts.batch ? { batch: opts.batch } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
+    total += report.queued.length;
+    handed.push(opts.onFired(report));
+    return report.more;
+  };
+  const stopping = opts.stopping ?? (() => false);
+  if (await pass()) {
+    await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 1) }, async () => {
+      while (!stopping() && await pass());
+    }));
+  }
+  await Promise.all(handed);
+  return total;
+}
+
 /** The runs and skips of one due job (pure but for the rare invalid-schedule audit). */
-async function planJob(tx: Executor, job: JobRow, now: Date, active: RunRow[], logger?: Logger): Promise<JobPlan | null> {
+async function planJob(tx: Executor, job: DueJob, now: Date, active: ActiveRun[], logger?: Logger): Promise<JobPlan | null> {
   let plan: FiringPlan;
   let schedule: Schedule;
   try {

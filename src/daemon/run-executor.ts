@@ -7,7 +7,7 @@ import type { Guard } from '../guard/types.ts';
 import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob } from '../store/run-claim.ts';
-import { finishRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { finishRun, finishRunStatement, renewLease, retryRun, type FinalState } from '../store/runs.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -138,7 +138,7 @@ async function settle(
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   // the final state and its record commit together
   const finished = await changeWithRecord(db, deps.audit ?? directAppend(db),
-    (tx) => finishRun(tx, { run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant }), {
+    finishRunStatement({ run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
       rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
     });

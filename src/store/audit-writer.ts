@@ -1,5 +1,5 @@
 import { appendAfter, appendAudit, appendInTransaction, type AuditInput, type ChainTail } from './audit.ts';
-import type { Executor } from './db.ts';
+import { runNamed, type Executor, type NamedStatement } from './db.ts';
 import type { AuditRow } from './schema.ts';
 
 /**
@@ -13,18 +13,23 @@ export type AuditAppend = ((event: AuditInput) => Promise<AuditRow>) & {
    * Runs `change` and appends `event` in one transaction: the state change and
    * its record commit together or not at all.
    */
-  readonly withChange?: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => Promise<T>;
+  readonly withChange?: <T>(change: Change<T>, event: AuditInput) => Promise<T>;
 };
+
+/** A state change: code run in the transaction, or one statement the writer may send together with its record. */
+export type Change<T> = ((tx: Executor) => Promise<T>) | NamedStatement<T>;
+
+const apply = <T>(tx: Executor, change: Change<T>): Promise<T> => (typeof change === 'function' ? change(tx) : runNamed(tx, change));
 
 export function directAppend(exec: Executor): AuditAppend {
   return (event) => appendAudit(exec, event);
 }
 
 /** A state change and its audit record, through the writer when it can batch them, else one transaction. */
-export function changeWithRecord<T>(exec: Executor, audit: AuditAppend, change: (tx: Executor) => Promise<T>, event: AuditInput): Promise<T> {
+export function changeWithRecord<T>(exec: Executor, audit: AuditAppend, change: Change<T>, event: AuditInput): Promise<T> {
   if (audit.withChange) return audit.withChange(change, event);
   return exec.transaction(async (tx) => {
-    const out = await change(tx);
+    const out = await apply(tx, change);
     await appendAudit(tx, event);
     return out;
   });
@@ -32,7 +37,7 @@ export function changeWithRecord<T>(exec: Executor, audit: AuditAppend, change: 
 
 interface Waiting {
   readonly event: AuditInput;
-  readonly change?: (tx: Executor) => Promise<unknown>;
+  readonly change?: Change<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -40,7 +45,7 @@ interface Waiting {
 /** One item on its own: its change and its record in one transaction. */
 async function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
   return exec.transaction(async (tx) => {
-    const out = w.change ? await w.change(tx) : undefined;
+    const out = w.change ? await apply(tx, w.change) : undefined;
     const row = await appendAudit(tx, w.event);
     return w.change ? out : row;
   });
@@ -78,7 +83,7 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   };
   const changesOf = async (tx: Executor, batch: readonly Waiting[]) => {
     const outs: unknown[] = [];
-    for (const w of batch) outs.push(w.change ? await w.change(tx) : undefined);
+    for (const w of batch) outs.push(w.change ? await apply(tx, w.change) : undefined);
     return outs;
   };
   const write = async (batch: readonly Waiting[]): Promise<unknown[]> => {
@@ -86,14 +91,18 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
     const known = tail;
     if (known) {
       const at = stamp();
-      const fast = batch.some((w) => w.change)
-        ? await exec.transaction(async (tx) => {
-          const outs = await changesOf(tx, batch);
-          const rows = await appendAfter(tx, known, at, events);
-          if (!rows) throw STALE_TAIL;
-          return { outs, rows };
-        }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; })
-        : await appendAfter(exec, known, at, events).then((rows) => rows && { outs: [] as unknown[], rows });
+      const only = batch.length === 1 ? batch[0]!.change : undefined;
+      const fast = typeof only === 'object'
+        // one item whose change is a statement: change and record in a single statement
+        ? await appendAfter(exec, known, at, events, only).then((done) => done && { outs: [done.changed], rows: done.rows })
+        : batch.some((w) => w.change)
+          ? await exec.transaction(async (tx) => {
+            const outs = await changesOf(tx, batch);
+            const done = await appendAfter(tx, known, at, events);
+            if (!done) throw STALE_TAIL;
+            return { outs, rows: done.rows };
+          }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; })
+          : await appendAfter(exec, known, at, events).then((done) => done && { outs: [] as unknown[], rows: done.rows });
       if (fast) {
         learn(fast.rows, false);
         return batch.map((w, i) => (w.change ? fast.outs[i] : fast.rows[i]));
@@ -135,7 +144,7 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   const append = (event: AuditInput) => enqueue<AuditRow>({ event });
   return Object.assign(append, {
     ordered: true,
-    withChange: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => enqueue<T>({ event, change }),
+    withChange: <T>(change: Change<T>, event: AuditInput) => enqueue<T>({ event, change: change as Change<unknown> }),
   });
 }
 
@@ -164,7 +173,7 @@ export function withLeadingRecord(audit: AuditAppend, lead: AuditInput): { reado
     return audit(event);
   }, {
     ordered: true,
-    ...(withChange ? { withChange: <T>(change: (tx: Executor) => Promise<T>, event: AuditInput) => { void send(); return withChange(change, event); } } : {}),
+    ...(withChange ? { withChange: <T>(change: Change<T>, event: AuditInput) => { void send(); return withChange(change, event); } } : {}),
   });
   return { audit: wrapped, lead: send };
 }

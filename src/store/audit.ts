@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
-import { namedQuery, type Executor } from './db.ts';
+import { namedQuery, type Executor, type NamedStatement } from './db.ts';
 import { pgTextArray } from './pg-array.ts';
 import { auditEvents, type AuditRow } from './schema.ts';
 
@@ -88,9 +88,11 @@ function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput[]): Au
  * on seq refuses the rows if another writer appended since. Returns null then;
  * the caller's transaction, if any, is aborted, and it must try again with
  * appendAudits. `at` comes from the caller, on the database clock as best it knows it.
+ * `change`, when given, goes in the same statement: it commits with the records or not at all.
  */
-export async function appendAfter(exec: Executor, tail: ChainTail, at: Date, events: readonly AuditInput[]): Promise<AuditRow[] | null> {
-  if (events.length === 0) return [];
+export async function appendAfter<T = undefined>(
+  exec: Executor, tail: ChainTail, at: Date, events: readonly AuditInput[], change?: NamedStatement<T>,
+): Promise<{ rows: AuditRow[]; changed: T | undefined } | null> {
   const rows = chainRows(tail, at, events);
   const col = (f: (r: AuditRow) => string | number | null) => pgTextArray(rows.map((r) => { const v = f(r); return v === null ? null : String(v); }));
   const columns: readonly ((r: AuditRow) => string | number | null)[] = [
@@ -98,22 +100,32 @@ export async function appendAfter(exec: Executor, tail: ChainTail, at: Date, eve
     (r) => r.trace_id, (r) => r.step, (r) => r.rule, (r) => r.outcome, (r) => r.risk, (r) => r.reason, (r) => JSON.stringify(r.data),
     (r) => r.prev_hash, (r) => r.hash,
   ];
+  const values = columns.map(col);
   try {
-    await namedQuery(exec, 'echo_audit_append_after', APPEND_AFTER, columns.map(col));
+    if (!change) {
+      await namedQuery(exec, 'echo_audit_append_after', appendAfterText(0), values);
+      return { rows, changed: undefined };
+    }
+    const text = `with change as (${change.text}), appended as (${appendAfterText(change.values.length)}) select * from change`;
+    const changed = await namedQuery(exec, `${change.name}_with_audit`, text, [...change.values, ...values]);
+    return { rows, changed: change.result(changed) };
   } catch (err) {
     if (seqTaken(err)) return null;
     throw err;
   }
-  return rows;
 }
 
-const APPEND_AFTER = `
+/** The insert of appendAfter, its parameters numbered from offset + 1. */
+function appendAfterText(offset: number): string {
+  const p = (n: number) => `$${offset + n}`;
+  return `
   insert into audit_events (seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash, hash)
   select v.seq, v.at, v.kind, v.actor, v.job_id, v.run_id, v.execution_id, v.trace_id, v.step, v.rule, v.outcome, v.risk, v.reason, v.data::jsonb, v.prev_hash, v.hash
   from (select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))) as chain_lock,
-    unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
-           $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+    unnest(${p(1)}::bigint[], ${p(2)}::timestamptz[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[], ${p(9)}::int[],
+           ${p(10)}::text[], ${p(11)}::text[], ${p(12)}::text[], ${p(13)}::text[], ${p(14)}::text[], ${p(15)}::text[], ${p(16)}::text[])
     as v(seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash, hash)`;
+}
 
 /** A unique violation on the chain's seq: someone else appended first. */
 function seqTaken(err: unknown): boolean {

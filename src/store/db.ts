@@ -67,3 +67,16 @@ export async function namedQuery<R extends Record<string, unknown>>(exec: Execut
   const res = await pgClientOf(exec).query<R>({ name, text, values: [...values] });
   return res.rows;
 }
+
+/** One named statement and how to read its result: a state change the audit writer can send in the same statement as its record. */
+export interface NamedStatement<T> {
+  readonly name: string;
+  /** A single INSERT, UPDATE or DELETE … RETURNING, parameters from $1, no WITH of its own. */
+  readonly text: string;
+  readonly values: readonly unknown[];
+  readonly result: (rows: Record<string, unknown>[]) => T;
+}
+
+export async function runNamed<T>(exec: Executor, st: NamedStatement<T>): Promise<T> {
+  return st.result(await namedQuery(exec, st.name, st.text, st.values));
+}

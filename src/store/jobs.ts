@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 import { appendAudit, jsonSafe } from './audit.ts';
-import type { Executor } from './db.ts';
+import { namedQuery, type Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { clearGrant } from './grants.ts';
 import { newId } from './ids.ts';
@@ -124,11 +124,22 @@ export async function removeJob(exec: Executor, id: string, by: { actor: string;
  * The firing loop's pick: live, unpaused jobs due by `now` (default: the database
  * clock), locked so concurrent replicas take different jobs. Call inside a transaction.
  */
-export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Date }): Promise<JobRow[]> {
-  return tx.select().from(jobs)
-    .where(and(isNull(jobs.removed_at), eq(jobs.paused, false), lte(jobs.next_fire_at, opts.now ?? sql`now()`)))
-    .orderBy(asc(jobs.next_fire_at)).limit(opts.limit)
-    .for('update', { skipLocked: true });
+/** What the firing loop reads of a due job: its schedule and firing policies, nothing else. */
+export type DueJob = Pick<JobRow,
+  'id' | 'schedule' | 'timezone' | 'next_fire_at' | 'misfire_policy' | 'catchup_window_seconds' | 'max_runs' | 'fired_count' | 'overlap_policy' | 'jitter_seconds'>;
+
+/**
+ * Due jobs, locked for this transaction; SKIP LOCKED hands each to one replica.
+ * A named statement of only the firing columns: a pass reads a thousand of them.
+ */
+export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Date }): Promise<DueJob[]> {
+  const rows = await namedQuery<DueJob & Record<string, unknown>>(tx, 'echo_lock_due_jobs', `
+    select id, schedule, timezone, next_fire_at, misfire_policy, catchup_window_seconds, max_runs, fired_count, overlap_policy, jitter_seconds
+    from jobs
+    where removed_at is null and not paused and next_fire_at <= coalesce($1::timestamptz, now())
+    order by next_fire_at limit $2
+    for update skip locked`, [opts.now?.toISOString() ?? null, opts.limit]);
+  return rows;
 }
 
 /** Moves a job's schedule on after firing. */

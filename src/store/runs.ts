@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
-import { namedQuery, type Executor } from './db.ts';
+import { namedQuery, runNamed, type Executor, type NamedStatement } from './db.ts';
 import { newId } from './ids.ts';
 import { pgTextArray } from './pg-array.ts';
 import { rowFrom } from './row-mapping.ts';
@@ -29,27 +29,39 @@ export async function insertRun(exec: Executor, r: NewRun): Promise<RunRow | nul
  * firing pass binding its 8,000 parameters.
  */
 export async function insertRuns(exec: Executor, rs: readonly NewRun[]): Promise<RunRow[]> {
-  if (rs.length === 0) return [];
-  if (rs.length > INSERT_CHUNK) {
-    const out: RunRow[] = [];
-    for (let i = 0; i < rs.length; i += INSERT_CHUNK) out.push(...await insertRuns(exec, rs.slice(i, i + INSERT_CHUNK)));
-    return out;
-  }
-  const col = (f: (r: NewRun) => string | null) => pgTextArray(rs.map(f));
-  const result = await exec.execute<Record<string, unknown>>(sql`
-    insert into ${runs} (id, job_id, nominal_at, trigger, state, skip_reason, not_before, finished_at)
-    select v.id, v.job_id, v.nominal_at, v.trigger, v.state, v.skip_reason, v.not_before, case when v.state = 'skipped' then now() end
-    from unnest(${col(() => newId('run'))}::text[], ${col((r) => r.job_id)}::text[], ${col((r) => r.nominal_at.toISOString())}::timestamptz[],
-                ${col((r) => r.trigger ?? 'cron')}::text[], ${col((r) => r.state ?? 'queued')}::text[], ${col((r) => r.skip_reason ?? null)}::text[],
-                ${col((r) => r.not_before?.toISOString() ?? null)}::timestamptz[])
-      as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before)
-    on conflict (job_id, nominal_at) do nothing
-    returning *`);
-  return result.rows.map((raw) => rowFrom(runs, raw));
+  return (await insertRunRows(exec, rs, 'full')).map((raw) => rowFrom(runs, raw));
 }
 
-const INSERT_CHUNK = 5000;
+/** What the firing loop needs back of the runs it created: enqueue them and report lateness. */
+export type CreatedRun = Pick<RunRow, 'id' | 'job_id' | 'nominal_at' | 'state' | 'not_before'>;
 
+/** insertRuns returning only CreatedRun's columns, for the firing loop's thousand-row passes. */
+export async function createRuns(exec: Executor, rs: readonly NewRun[]): Promise<CreatedRun[]> {
+  return insertRunRows(exec, rs, 'brief') as unknown as Promise<CreatedRun[]>;
+}
+
+async function insertRunRows(exec: Executor, rs: readonly NewRun[], returning: 'full' | 'brief'): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < rs.length; i += INSERT_CHUNK) {
+    const chunk = rs.slice(i, i + INSERT_CHUNK);
+    const col = (f: (r: NewRun) => string | null) => pgTextArray(chunk.map(f));
+    out.push(...await namedQuery(exec, `echo_insert_runs_${returning}`, returning === 'full' ? INSERT_RUNS_FULL : INSERT_RUNS_BRIEF, [
+      col(() => newId('run')), col((r) => r.job_id), col((r) => r.nominal_at.toISOString()), col((r) => r.trigger ?? 'cron'),
+      col((r) => r.state ?? 'queued'), col((r) => r.skip_reason ?? null), col((r) => r.not_before?.toISOString() ?? null),
+    ]));
+  }
+  return out;
+}
+
+const INSERT_RUNS = `
+  insert into runs (id, job_id, nominal_at, trigger, state, skip_reason, not_before, finished_at)
+  select v.id, v.job_id, v.nominal_at, v.trigger, v.state, v.skip_reason, v.not_before, case when v.state = 'skipped' then now() end
+  from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+    as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before)
+  on conflict (job_id, nominal_at) do nothing`;
+const INSERT_RUNS_FULL = `${INSERT_RUNS} returning *`;
+const INSERT_RUNS_BRIEF = `${INSERT_RUNS} returning id, job_id, nominal_at, state, not_before`;
+const INSERT_CHUNK = 5000;
 
 export async function recordSkip(exec: Executor, s: { job_id: string; nominal_at: Date; reason: string; trigger?: 'cron' | 'manual' }): Promise<RunRow | null> {
   return insertRun(exec, { job_id: s.job_id, nominal_at: s.nominal_at, trigger: s.trigger, state: 'skipped', skip_reason: s.reason });
@@ -78,16 +90,25 @@ export interface Finish {
   readonly grant_id?: string | null;
 }
 
-/** Records the outcome of a running run; output and error are redacted (I11). A named statement: every run ends here. */
+/** Records the outcome of a running run; output and error are redacted (I11). */
 export async function finishRun(exec: Executor, f: Finish): Promise<RunRow | null> {
+  return runNamed(exec, finishRunStatement(f));
+}
+
+/** finishRun as one named statement, which the audit writer can send with the run's final record. */
+export function finishRunStatement(f: Finish): NamedStatement<RunRow | null> {
   const given = (v: unknown) => v !== undefined;
-  const [raw] = await namedQuery(exec, 'echo_finish_run', FINISH, [
-    f.run_id, f.owner ?? null, f.state,
-    given(f.output), f.output === undefined || f.output === null ? null : JSON.stringify(jsonSafe(redact(f.output))),
-    given(f.error), f.error === undefined || f.error === null ? null : redactText(f.error),
-    f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null,
-  ]);
-  return raw ? rowFrom(runs, raw) : null;
+  return {
+    name: 'echo_finish_run',
+    text: FINISH,
+    values: [
+      f.run_id, f.owner ?? null, f.state,
+      given(f.output), f.output === undefined || f.output === null ? null : JSON.stringify(jsonSafe(redact(f.output))),
+      given(f.error), f.error === undefined || f.error === null ? null : redactText(f.error),
+      f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null,
+    ],
+    result: ([raw]) => (raw ? rowFrom(runs, raw) : null),
+  };
 }
 
 const FINISH = `
@@ -155,14 +176,22 @@ export async function activeRuns(exec: Executor, jobId: string): Promise<RunRow[
     .orderBy(asc(runs.nominal_at));
 }
 
-/** Active runs of many jobs in one query (the firing loop's overlap check). */
-export async function activeRunsOf(exec: Executor, jobIds: readonly string[]): Promise<Map<string, RunRow[]>> {
-  const byJob = new Map<string, RunRow[]>();
+/** What the overlap check needs of a run. */
+export type ActiveRun = Pick<RunRow, 'id' | 'job_id' | 'state' | 'nominal_at'>;
+
+/** Active runs of many jobs in one query (the firing loop's overlap check); the ids go in as one array. */
+export async function activeRunsOf(exec: Executor, jobIds: readonly string[]): Promise<Map<string, ActiveRun[]>> {
+  const byJob = new Map<string, ActiveRun[]>();
   if (jobIds.length === 0) return byJob;
-  const rows = await exec.select().from(runs)
-    .where(and(inArray(runs.job_id, [...jobIds]), inArray(runs.state, ['queued', 'running', 'retrying'])))
-    .orderBy(asc(runs.nominal_at));
-  for (const r of rows) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+  const rows = await namedQuery<ActiveRun & Record<string, unknown>>(exec, 'echo_active_runs_of', `
+    select id, job_id, state, nominal_at from runs
+    where job_id = any($1::text[]) and state in ('queued', 'running', 'retrying')
+    order by nominal_at`, [pgTextArray(jobIds)]);
+  for (const r of rows) {
+    const list = byJob.get(r.job_id);
+    if (list) list.push(r);
+    else byJob.set(r.job_id, [r]);
+  }
   return byJob;
 }
 
