@@ -67,7 +67,8 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
   });
-  if (!audit.ordered) await started();
+  // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
+  if (!audit.ordered || job.payload.kind === 'agent') await started();
   logger.info({ run_id: runId, job_id: job.id, attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
 
   const controller = new AbortController();
