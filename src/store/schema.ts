@@ -112,13 +112,13 @@ export const runs = pgTable('runs', {
   execution_id: text('execution_id'),
   trace_id: text('trace_id'),
 }, (t) => [
-  // I13: one run (or recorded skip) per scheduled instant, whoever inserts it
+  // I13: one run (or recorded skip) per scheduled instant, whoever inserts it; it also
+  // serves a job's runs newest first (scanned backwards), so no second index on the pair
   unique('runs_job_nominal_unique').on(t.job_id, t.nominal_at),
   check('runs_id_format', sql`${t.id} ~ '^run_[a-z0-9]+$'`),
   check('runs_state_check', sql`${t.state} in (${oneOf(RUN_STATES)})`),
   check('runs_trigger_check', sql`${t.trigger} in (${oneOf(RUN_TRIGGERS)})`),
   index('runs_state_idx').on(t.state),
-  index('runs_job_nominal_desc_idx').on(t.job_id, t.nominal_at.desc()),
   index('runs_lease_idx').on(t.lease_expires_at).where(sql`${t.state} = 'running'`),
 ]);
 

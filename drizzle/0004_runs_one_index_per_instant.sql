@@ -1,0 +1,1 @@
+DROP INDEX "runs_job_nominal_desc_idx";
