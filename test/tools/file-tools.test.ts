@@ -150,6 +150,30 @@ describe('search_files', () => {
   it('says a missing path does not exist', async () => {
     expect(await call(tool('search_files'), { path: 'nowhere', pattern: 'x' })).toEqual({ success: false, errorKind: 'business', error: 'search_files: path: nowhere does not exist' });
   });
+
+  it('a runaway pattern is stopped at its budget while the event loop keeps running', async () => {
+    await writeFile(join(ws, 'backtrack.txt'), `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    const started = Date.now();
+    try {
+      // (a+)+$ on 40 a's and a '!' backtracks about 2^40 times: hours on the main thread
+      const r = await call(searchFilesTool(config(), { patternBudgetMs: 300 }), { path: 'backtrack.txt', pattern: '(a+)+$' });
+      expect(r.errorKind).toBe('validation');
+      expect(r.error).toMatch(/^pattern: took longer than 300 ms on one file \(backtrack\.txt\)/);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // a blocked loop would not have ticked at all until the end
+    expect(ticks).toBeGreaterThan(10);
+  });
+
+  it('a pattern searched off the main thread still finds what the plain search finds', async () => {
+    await writeFile(join(ws, 'lines.txt'), 'alpha\nbeta 42\ngamma\ndelta 7\n');
+    const r = out<Found>(await call(tool('search_files'), { path: 'lines.txt', pattern: '\\d+$' }));
+    expect(r.matches).toEqual([{ file: 'lines.txt', line: 2, text: 'beta 42' }, { file: 'lines.txt', line: 4, text: 'delta 7' }]);
+  });
 });
 
 describe('write_file', () => {

@@ -3,11 +3,14 @@ import { basename } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
+import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
 import { confine, inWorkspace, walk, type WalkEntry } from './workspace-files.ts';
 
 export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 400;
+/** How long a pattern may take on one file before it counts as runaway backtracking. */
+export const PATTERN_BUDGET_MS = 5_000;
 
 /** `*.ts`, `src/**\/*.md`: glob to RegExp over forward-slash relative paths. */
 export function globToRegExp(glob: string): RegExp {
@@ -46,7 +49,7 @@ async function searchableText(file: string): Promise<string | null> {
   }
 }
 
-export function searchFilesTool(config: Config) {
+export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number } = {}) {
   return defineTool('search_files', config, {
     async execute(params, _ctx, { signal }): Promise<ToolResult> {
       const path = String(params.path);
@@ -55,13 +58,14 @@ export function searchFilesTool(config: Config) {
       const root = inWorkspace(config, path);
       const max = typeof params.max_results === 'number' ? params.max_results : 100;
       const nameRe = typeof params.glob === 'string' ? globToRegExp(params.glob) : null;
-      let contentRe: RegExp | null = null;
+      let contentRe: LineMatcher | null = null;
       if (typeof params.pattern === 'string') {
         try {
-          contentRe = new RegExp(params.pattern);
+          new RegExp(params.pattern); // compiled here only to report a syntax error at once
         } catch (err) {
           return fail('validation', `pattern: not a valid regular expression (${(err as Error).message}); escape special characters to search for them as text`);
         }
+        contentRe = new LineMatcher(params.pattern, '', opts.patternBudgetMs ?? PATTERN_BUDGET_MS);
       }
       const info = await stat(root).catch(() => null);
       if (!info) return fail('business', `search_files: path: ${path} does not exist`);
@@ -85,12 +89,23 @@ export function searchFilesTool(config: Config) {
             continue;
           }
           const lines = text.split('\n');
-          for (let i = 0; i < lines.length && !truncated; i++) {
-            if (contentRe.test(lines[i]!)) add({ file: f.rel, line: i + 1, text: lines[i]!.slice(0, MAX_LINE_CHARS) });
+          let hits: number[];
+          try {
+            hits = await contentRe.matchingLines(text, signal);
+          } catch (err) {
+            if (err instanceof PatternTooSlow) {
+              return fail('validation', `pattern: ${err.message} (${f.rel}); nested quantifiers such as (a+)+ backtrack without end, simplify the pattern`);
+            }
+            throw err;
           }
+          for (const i of hits) add({ file: f.rel, line: i + 1, text: lines[i]!.slice(0, MAX_LINE_CHARS) });
+          if (truncated) break;
         }
       } catch (err) {
+        if (signal.aborted) return fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
         return fail('business', `search_files: cannot search ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      } finally {
+        await contentRe?.close();
       }
       return ok({ path, matches, truncated, ...(skipped > 0 ? { skipped_files: skipped } : {}) });
     },
