@@ -16,6 +16,7 @@ import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
 import { fireUntilDone } from './firing.ts';
+import { recoverSkillInstalls } from '../skills/recover.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
@@ -106,6 +107,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     await reconcile(database.db, queue, logger);
     const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));
     if (dropped > 0) logger.info({ dropped }, 'old spills removed');
+    const recovered = await recoverSkillInstalls(config, database.db);
+    for (const s of recovered.restored) logger.warn({ skill: s.name, version: s.version }, 'an interrupted skill install was rolled back: the recorded version is in place again');
+    if (recovered.removed.length > 0) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
     metrics.queueDepth.set(await queue.depth());
   };
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {

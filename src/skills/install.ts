@@ -26,7 +26,7 @@ export interface Installed {
 }
 
 /** Temp work dirs start with '.', which no skill name can, so they never collide with an installed skill. */
-const WORK_PREFIX = '.install-';
+export const WORK_PREFIX = '.install-';
 
 /**
  * Installs a skill package: unpacks it into a temp dir inside the skills dir, validates it, then renames it

@@ -1,0 +1,58 @@
+import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config/schema.ts';
+import type { Executor } from '../store/db.ts';
+import { getSkill, lockSkillName } from '../store/skills.ts';
+import { skillsDir } from './dir.ts';
+import { WORK_PREFIX } from './install.ts';
+import { loadManifest } from './manifest.ts';
+
+/**
+ * Work dirs this old belong to no live install: skill_install times out after
+ * 120 s, and a failed swap is undone within moments of its rollback.
+ */
+export const STALE_INSTALL_MS = 10 * 60_000;
+
+export interface InstallRecovery {
+  /** Skills whose recorded version was put back in place. */
+  readonly restored: readonly { name: string; version: string }[];
+  /** Work dirs removed. */
+  readonly removed: readonly string[];
+}
+
+/**
+ * After a crash in the middle of skill_install: the work dir holds `previous`
+ * (the version the database still records) when the swap happened but its
+ * transaction never committed. That version goes back in place; then the work
+ * dir goes. Runs under the skill name's lock, like an install.
+ */
+export async function recoverSkillInstalls(config: Config, db: Executor, opts: { minAgeMs?: number } = {}): Promise<InstallRecovery> {
+  const root = skillsDir(config);
+  const minAge = opts.minAgeMs ?? STALE_INSTALL_MS;
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  const restored: { name: string; version: string }[] = [];
+  const removed: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || !e.name.startsWith(WORK_PREFIX)) continue;
+    const work = join(root, e.name);
+    const info = await stat(work).catch(() => null);
+    if (!info || Date.now() - info.mtimeMs < minAge) continue;
+    const previous = join(work, 'previous');
+    const loaded = await loadManifest(previous);
+    if (loaded.ok) {
+      const { name, version } = loaded.manifest;
+      await db.transaction(async (tx) => {
+        await lockSkillName(tx, name);
+        const recorded = await getSkill(tx, name);
+        if (recorded?.version !== version) return; // the new version committed: the old one is garbage
+        const dir = join(root, name);
+        await rm(dir, { recursive: true, force: true });
+        await rename(previous, dir);
+        restored.push({ name, version });
+      });
+    }
+    await rm(work, { recursive: true, force: true });
+    removed.push(e.name);
+  }
+  return { restored, removed };
+}
