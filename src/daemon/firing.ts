@@ -89,12 +89,19 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
     return report.more;
   };
   const stopping = opts.stopping ?? (() => false);
-  if (await pass()) {
-    await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 1) }, async () => {
-      while (!stopping() && await pass());
-    }));
+  const lanes: Promise<void>[] = [];
+  try {
+    if (await pass()) {
+      lanes.push(...Array.from({ length: Math.max(1, opts.parallel ?? 1) }, async () => {
+        while (!stopping() && await pass());
+      }));
+    }
+  } finally {
+    // every lane and hand-off settles before the first failure is reported: none is left running unobserved
+    const settled = [...await Promise.allSettled(lanes), ...await Promise.allSettled(handed)];
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
-  await Promise.all(handed);
   return total;
 }
 

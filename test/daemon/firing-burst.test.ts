@@ -61,3 +61,23 @@ describe('a firing burst', () => {
     expect(passes).toBe(1);
   });
 });
+
+describe('a firing burst that fails', () => {
+  it('reports a failed hand-off only after every pass and hand-off has settled', async () => {
+    await dueJobs(40, 'failing');
+    let settledHandoffs = 0;
+    const error = await fireUntilDone(database().db, {
+      batch: 10, parallel: 2,
+      onFired: async (r) => {
+        await new Promise((done) => setTimeout(done, 20));
+        settledHandoffs++;
+        if (r.queued.length > 0 && settledHandoffs === 1) throw new Error('queue is down');
+      },
+    }).then(() => null, (err: Error) => err);
+    expect(error?.message).toBe('queue is down');
+    // every pass ran and its hand-off finished before the error came back: nothing left running unobserved
+    const queued = await database().db.execute<{ n: string }>(sql`select count(*) as n from runs r join jobs j on j.id = r.job_id where j.name like 'failing-%'`);
+    expect(queued.rows[0]?.n).toBe('40');
+    expect(settledHandoffs).toBeGreaterThanOrEqual(4);
+  });
+});
