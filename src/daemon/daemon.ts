@@ -107,9 +107,14 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     await reconcile(database.db, queue, logger);
     const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));
     if (dropped > 0) logger.info({ dropped }, 'old spills removed');
-    const recovered = await recoverSkillInstalls(config, database.db);
-    for (const s of recovered.restored) logger.warn({ skill: s.name, version: s.version }, 'an interrupted skill install was rolled back: the recorded version is in place again');
-    if (recovered.removed.length > 0) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
+    // a filesystem problem here must not stop the daemon or the rest of the pass
+    const recovered = await recoverSkillInstalls(config, database.db).catch((err: unknown) => {
+      logger.error({ err }, 'recovering interrupted skill installs failed');
+      return null;
+    });
+    for (const s of recovered?.restored ?? []) logger.warn({ skill: s.name, version: s.version }, 'an interrupted skill install was rolled back: the recorded version is in place again');
+    if (recovered?.removed.length) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
+    for (const k of recovered?.kept ?? []) logger.error({ dir: k.dir, why: k.why }, 'a skill install work dir holds a previous version that cannot be identified; left in place for an operator');
     metrics.queueDepth.set(await queue.depth());
   };
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {

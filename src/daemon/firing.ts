@@ -81,11 +81,13 @@ export interface FiringBurst {
  */
 export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> {
   const handed: Promise<void>[] = [];
+  let failure: { err: unknown } | undefined;
   let total = 0;
   const pass = async (): Promise<boolean> => {
     const report = await fireDueJobs(db, { ...(opts.batch ? { batch: opts.batch } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
     total += report.queued.length;
-    handed.push(opts.onFired(report));
+    // observed at once: a hand-off failing while passes still run must not be an unhandled rejection
+    handed.push(opts.onFired(report).catch((err: unknown) => { failure ??= { err }; }));
     return report.more;
   };
   const stopping = opts.stopping ?? (() => false);
@@ -98,9 +100,10 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
     }
   } finally {
     // every lane and hand-off settles before the first failure is reported: none is left running unobserved
-    const settled = [...await Promise.allSettled(lanes), ...await Promise.allSettled(handed)];
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    const lane = (await Promise.allSettled(lanes)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    await Promise.all(handed);
+    if (lane) throw lane.reason;
+    if (failure) throw failure.err;
   }
   return total;
 }

@@ -18,6 +18,8 @@ export interface InstallRecovery {
   readonly restored: readonly { name: string; version: string }[];
   /** Work dirs removed. */
   readonly removed: readonly string[];
+  /** Work dirs holding a previous version whose manifest no longer loads: left for an operator. */
+  readonly kept: readonly { dir: string; why: string }[];
 }
 
 /**
@@ -32,17 +34,25 @@ export async function recoverSkillInstalls(config: Config, db: Executor, opts: {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   const restored: { name: string; version: string }[] = [];
   const removed: string[] = [];
+  const kept: { dir: string; why: string }[] = [];
   for (const e of entries) {
     if (!e.isDirectory() || !e.name.startsWith(WORK_PREFIX)) continue;
     const work = join(root, e.name);
     const info = await stat(work).catch(() => null);
     if (!info || Date.now() - info.mtimeMs < minAge) continue;
     const previous = join(work, 'previous');
-    const loaded = await loadManifest(previous);
-    if (loaded.ok) {
+    if (await stat(previous).catch(() => null)) {
+      const loaded = await loadManifest(previous);
+      // the only copy of a version that may still be recorded: never delete what cannot be identified
+      if (!loaded.ok) {
+        kept.push({ dir: e.name, why: loaded.problems.join('; ') });
+        continue;
+      }
       const { name, version } = loaded.manifest;
       await db.transaction(async (tx) => {
         await lockSkillName(tx, name);
+        // another recovery may have put it back while this one waited for the lock
+        if (!(await stat(previous).catch(() => null))) return;
         const recorded = await getSkill(tx, name);
         if (recorded?.version !== version) return; // the new version committed: the old one is garbage
         const dir = join(root, name);
@@ -54,5 +64,5 @@ export async function recoverSkillInstalls(config: Config, db: Executor, opts: {
     await rm(work, { recursive: true, force: true });
     removed.push(e.name);
   }
-  return { restored, removed };
+  return { restored, removed, kept };
 }

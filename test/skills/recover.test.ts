@@ -33,7 +33,7 @@ describe('recovering interrupted skill installs', () => {
     await pkg(join(root, 'hello'), '2.0.0');
     await pkg(join(root, '.install-abc', 'previous'), '1.0.0');
     const out = await recoverSkillInstalls(config, database().db, { minAgeMs: 0 });
-    expect(out).toEqual({ restored: [{ name: 'hello', version: '1.0.0' }], removed: ['.install-abc'] });
+    expect(out).toEqual({ restored: [{ name: 'hello', version: '1.0.0' }], removed: ['.install-abc'], kept: [] });
     expect(await installedVersion()).toBe('1.0.0');
     expect(await readdir(root)).toEqual(['hello']);
   });
@@ -58,6 +58,24 @@ describe('recovering interrupted skill installs', () => {
 
   it('does nothing when the skills dir does not exist yet', async () => {
     const missing = defaultConfig({ skills: { dir: join(tmpdir(), `echo-no-skills-${Date.now()}`) } });
-    expect(await recoverSkillInstalls(missing, database().db, { minAgeMs: 0 })).toEqual({ restored: [], removed: [] });
+    expect(await recoverSkillInstalls(missing, database().db, { minAgeMs: 0 })).toEqual({ restored: [], removed: [], kept: [] });
+  });
+
+  it('two recoveries at once restore the skill once and never delete it', async () => {
+    await recorded('twice', '1.0.0');
+    await pkg(join(root, 'twice'), '2.0.0', 'twice');
+    await pkg(join(root, '.install-ghi', 'previous'), '1.0.0', 'twice');
+    const [a, b] = await Promise.all([0, 1].map(() => recoverSkillInstalls(config, database().db, { minAgeMs: 0 })));
+    expect([...a!.restored, ...b!.restored]).toEqual([{ name: 'twice', version: '1.0.0' }]);
+    expect(await installedVersion('twice')).toBe('1.0.0');
+  });
+
+  it('keeps a work dir whose previous version cannot be identified', async () => {
+    await mkdir(join(root, '.install-jkl', 'previous'), { recursive: true });
+    await writeFile(join(root, '.install-jkl', 'previous', 'skill.json'), '{ not json');
+    const out = await recoverSkillInstalls(config, database().db, { minAgeMs: 0 });
+    expect(out.removed).toEqual([]);
+    expect(out.kept).toEqual([{ dir: '.install-jkl', why: expect.stringContaining('skill.json') }]);
+    expect(await readdir(root)).toEqual(['.install-jkl']);
   });
 });
