@@ -139,7 +139,7 @@ async function settle(
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   // the final state and its record commit together
   const finished = await changeWithRecord(db, deps.audit ?? directAppend(db),
-    finishRunStatement({ run_id: run.id, owner: deps.workerId, state, output, error, denials: o.denials, ...grant }), {
+    finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
       rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
     });

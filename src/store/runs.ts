@@ -88,6 +88,12 @@ export interface Finish {
   readonly denials?: number;
   readonly cron_authorized?: boolean;
   readonly grant_id?: string | null;
+  /**
+   * The attempt that ran. The claim commits asynchronously, so a database crash
+   * can lose it after the run's first record went through; the run is then back
+   * to queued with the attempt before. Finishing it anyway keeps it from running twice.
+   */
+  readonly attempt?: number;
 }
 
 /** Records the outcome of a running run; output and error are redacted (I11). */
@@ -105,7 +111,7 @@ export function finishRunStatement(f: Finish): NamedStatement<RunRow | null> {
       f.run_id, f.owner ?? null, f.state,
       given(f.output), f.output === undefined || f.output === null ? null : JSON.stringify(jsonSafe(redact(f.output))),
       given(f.error), f.error === undefined || f.error === null ? null : redactText(f.error),
-      f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null,
+      f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null, f.attempt ?? null,
     ],
     result: ([raw]) => (raw ? rowFrom(runs, raw) : null),
   };
@@ -117,8 +123,11 @@ const FINISH = `
     error = case when $6::boolean then $7::text else error end,
     denials = coalesce($8::int, denials),
     cron_authorized = coalesce($9::boolean, cron_authorized),
-    grant_id = case when $10::boolean then $11::text else grant_id end
-  where id = $1 and state = 'running' and ($2::text is null or lease_owner = $2::text)
+    grant_id = case when $10::boolean then $11::text else grant_id end,
+    attempt = coalesce($12::int, attempt)
+  where id = $1 and (
+    (state = 'running' and ($2::text is null or lease_owner = $2::text))
+    or ($12::int is not null and state in ('queued', 'retrying') and attempt = $12::int - 1))
   returning *`;
 
 /** A failed attempt that will be tried again after not_before. */

@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
 import { createJob, getJob } from '../../src/store/jobs.ts';
 import { claimRun, claimRunWithJob } from '../../src/store/run-claim.ts';
-import { getRun, insertRun } from '../../src/store/runs.ts';
+import { finishRun, getRun, insertRun } from '../../src/store/runs.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
 
@@ -83,5 +83,25 @@ describe('claiming a run', () => {
     } finally {
       await single.close();
     }
+  });
+
+  it('a run whose claim the database lost in a crash is still finished by the attempt that ran it', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    const claimed = (await claimRun(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60 }))!;
+    // what a crash before the asynchronous claim reached the disk leaves behind
+    await db.execute(sql`update runs set state = 'queued', attempt = attempt - 1, lease_owner = null where id = ${run.id}`);
+    const done = await finishRun(db, { run_id: run.id, owner: 'host:1', attempt: claimed.attempt, state: 'succeeded' });
+    expect(done).toMatchObject({ state: 'succeeded', attempt: claimed.attempt });
+  });
+
+  it('a worker whose run was taken back and queued again cannot finish it', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    const claimed = (await claimRun(db, { run_id: run.id, owner: 'slow:1', lease_seconds: 60 }))!;
+    // the reconciler found the lease expired and sent the run back for another attempt
+    await db.execute(sql`update runs set state = 'retrying', lease_owner = null where id = ${run.id}`);
+    expect(await finishRun(db, { run_id: run.id, owner: 'slow:1', attempt: claimed.attempt, state: 'succeeded' })).toBeNull();
+    expect((await getRun(db, run.id))?.state).toBe('retrying');
   });
 });
