@@ -56,10 +56,11 @@ export async function appendAudits(exec: Executor, events: readonly AuditInput[]
 export async function appendInTransaction(tx: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
   if (events.length === 0) return [];
   await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
+  // never stamped earlier than the record it follows, whose time may come from another writer's clock
   const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
     select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
            (select hash from ${auditEvents} order by seq desc limit 1) as hash,
-           date_trunc('milliseconds', clock_timestamp()) as now`);
+           greatest(date_trunc('milliseconds', clock_timestamp()), (select at from ${auditEvents} order by seq desc limit 1)) as now`);
   const t = tail.rows[0]!;
   const rows = chainRows({ seq: t.seq === null ? 0 : Number(t.seq), hash: t.hash ?? GENESIS_HASH }, new Date(t.now), events);
   await tx.insert(auditEvents).values(rows);

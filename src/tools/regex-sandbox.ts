@@ -67,7 +67,7 @@ export class LineMatcher {
 
   private start(): Worker {
     if (!this.worker) {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+      this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
       this.worker.unref();
       this.worker.postMessage({ pattern: this.pattern, flags: this.flags });
     }

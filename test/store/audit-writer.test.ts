@@ -102,8 +102,11 @@ describe('group commit of audit records', () => {
         if (round % 3 === 0) await Promise.all(writes.splice(0));
       }
       await Promise.all(writes);
-      expect(await listAudit(t.db, { job_id: 'job_interleave', limit: 500 })).toHaveLength(90);
+      const stored = await listAudit(t.db, { job_id: 'job_interleave', limit: 500, order: 'asc' });
+      expect(stored).toHaveLength(90);
       expect(await verifyAudit(t.db)).toMatchObject({ ok: true });
+      // whichever clock stamped them, times never go backwards along the chain
+      for (let i = 1; i < stored.length; i++) expect(stored[i]!.at.getTime()).toBeGreaterThanOrEqual(stored[i - 1]!.at.getTime());
     } finally {
       await other.close();
     }
