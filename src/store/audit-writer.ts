@@ -43,13 +43,12 @@ interface Waiting {
 }
 
 /** One item on its own: its change and its record in one transaction. */
-async function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
-  return exec.transaction(async (tx) => {
-    const out = w.change ? await apply(tx, w.change) : undefined;
-    const row = await appendAudit(tx, w.event);
-    return w.change ? out : row;
-  });
+function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
+  return w.change ? changeWithRecord(exec, directAppend(exec), w.change, w.event) : appendAudit(exec, w.event);
 }
+
+/** What each caller gets back: its change's result, or its record when it had no change. */
+const resultsOf = (batch: readonly Waiting[], outs: readonly unknown[], rows: readonly AuditRow[]) => batch.map((w, i) => (w.change ? outs[i] : rows[i]));
 
 /** Thrown inside a batch's transaction to roll its changes back when the remembered tail was stale. */
 const STALE_TAIL = Symbol('stale chain tail');
@@ -86,34 +85,39 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
     for (const w of batch) outs.push(w.change ? await apply(tx, w.change) : undefined);
     return outs;
   };
-  const write = async (batch: readonly Waiting[]): Promise<unknown[]> => {
+  /** The batch after the remembered tail; null when another writer appended since. */
+  const writeAfter = async (batch: readonly Waiting[], known: ChainTail): Promise<{ outs: unknown[]; rows: AuditRow[] } | null> => {
     const events = batch.map((w) => w.event);
-    const known = tail;
-    if (known) {
-      const at = stamp();
-      const only = batch.length === 1 ? batch[0]!.change : undefined;
-      const fast = typeof only === 'object'
-        // one item whose change is a statement: change and record in a single statement
-        ? await appendAfter(exec, known, at, events, only).then((done) => done && { outs: [done.changed], rows: done.rows })
-        : batch.some((w) => w.change)
-          ? await exec.transaction(async (tx) => {
-            const outs = await changesOf(tx, batch);
-            const done = await appendAfter(tx, known, at, events);
-            if (!done) throw STALE_TAIL;
-            return { outs, rows: done.rows };
-          }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; })
-          : await appendAfter(exec, known, at, events).then((done) => done && { outs: [] as unknown[], rows: done.rows });
-      if (fast) {
-        learn(fast.rows, false);
-        return batch.map((w, i) => (w.change ? fast.outs[i] : fast.rows[i]));
-      }
+    const at = stamp();
+    const only = batch.length === 1 ? batch[0]!.change : undefined;
+    if (typeof only === 'object') {
+      // one item whose change is a statement: change and record in a single statement
+      const done = await appendAfter(exec, known, at, events, only);
+      return done && { outs: [done.changed], rows: done.rows };
+    }
+    if (!batch.some((w) => w.change)) {
+      const done = await appendAfter(exec, known, at, events);
+      return done && { outs: [], rows: done.rows };
+    }
+    return exec.transaction(async (tx) => {
+      const outs = await changesOf(tx, batch);
+      const done = await appendAfter(tx, known, at, events);
+      if (!done) throw STALE_TAIL;
+      return { outs, rows: done.rows };
+    }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; });
+  };
+  const write = async (batch: readonly Waiting[]): Promise<unknown[]> => {
+    const fast = tail ? await writeAfter(batch, tail) : null;
+    if (fast) {
+      learn(fast.rows, false);
+      return resultsOf(batch, fast.outs, fast.rows);
     }
     const { outs, rows } = await exec.transaction(async (tx) => {
       const outs = await changesOf(tx, batch);
-      return { outs, rows: await appendInTransaction(tx, events) };
+      return { outs, rows: await appendInTransaction(tx, batch.map((w) => w.event)) };
     });
     learn(rows, true);
-    return batch.map((w, i) => (w.change ? outs[i] : rows[i]));
+    return resultsOf(batch, outs, rows);
   };
   const drain = async () => {
     writing = true;
