@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
 import { namedQuery, type Executor, type NamedStatement } from './db.ts';
-import { pgTextArray } from './pg-array.ts';
+import { pgColumn } from './pg-array.ts';
 import { auditEvents, type AuditRow } from './schema.ts';
 
 /** prev_hash of the first record. */
@@ -95,13 +95,12 @@ export async function appendAfter<T = undefined>(
   exec: Executor, tail: ChainTail, at: Date, events: readonly AuditInput[], change?: NamedStatement<T>,
 ): Promise<{ rows: AuditRow[]; changed: T | undefined } | null> {
   const rows = chainRows(tail, at, events);
-  const col = (f: (r: AuditRow) => string | number | null) => pgTextArray(rows.map((r) => { const v = f(r); return v === null ? null : String(v); }));
   const columns: readonly ((r: AuditRow) => string | number | null)[] = [
     (r) => r.seq, (r) => r.at.toISOString(), (r) => r.kind, (r) => r.actor, (r) => r.job_id, (r) => r.run_id, (r) => r.execution_id,
     (r) => r.trace_id, (r) => r.step, (r) => r.rule, (r) => r.outcome, (r) => r.risk, (r) => r.reason, (r) => JSON.stringify(r.data),
     (r) => r.prev_hash, (r) => r.hash,
   ];
-  const values = columns.map(col);
+  const values = columns.map((f) => pgColumn(rows, f));
   try {
     if (!change) {
       await namedQuery(exec, 'echo_audit_append_after', appendAfterText(0), values);

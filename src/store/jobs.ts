@@ -5,7 +5,7 @@ import { namedQuery, type Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { clearGrant } from './grants.ts';
 import { newId } from './ids.ts';
-import { pgTextArray } from './pg-array.ts';
+import { pgColumn } from './pg-array.ts';
 import { jobs, runs, type GrantRow, type JobRow } from './schema.ts';
 
 type Computed = 'id' | 'definition_hash' | 'fired_count' | 'created_at' | 'updated_at' | 'removed_at' | 'last_fire_at';
@@ -155,11 +155,11 @@ export async function advanceJob(exec: Executor, id: string, a: { next_fire_at: 
 export async function advanceJobs(exec: Executor, list: readonly { id: string; next_fire_at: Date | null; last_fire_at?: Date; fired?: number }[]): Promise<void> {
   for (let i = 0; i < list.length; i += 5000) {
     const chunk = list.slice(i, i + 5000);
-    const col = (f: (a: (typeof chunk)[number]) => string | null) => pgTextArray(chunk.map(f));
+    const col = (f: (a: (typeof chunk)[number]) => string | number | null) => pgColumn(chunk, f);
     await exec.execute(sql`
       update ${jobs} set next_fire_at = v.next_fire_at, last_fire_at = coalesce(v.last_fire_at, ${jobs.last_fire_at}), fired_count = ${jobs.fired_count} + v.fired
       from unnest(${col((a) => a.id)}::text[], ${col((a) => a.next_fire_at?.toISOString() ?? null)}::timestamptz[],
-                  ${col((a) => a.last_fire_at?.toISOString() ?? null)}::timestamptz[], ${col((a) => String(a.fired ?? 0))}::int[])
+                  ${col((a) => a.last_fire_at?.toISOString() ?? null)}::timestamptz[], ${col((a) => a.fired ?? 0)}::int[])
         as v(id, next_fire_at, last_fire_at, fired)
       where ${jobs.id} = v.id`);
   }

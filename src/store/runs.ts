@@ -3,7 +3,7 @@ import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
 import { namedQuery, runNamed, type Executor, type NamedStatement } from './db.ts';
 import { newId } from './ids.ts';
-import { pgTextArray } from './pg-array.ts';
+import { pgColumn, pgTextArray } from './pg-array.ts';
 import { rowFrom } from './row-mapping.ts';
 import { runs, type RunRow, type RunState } from './schema.ts';
 
@@ -44,7 +44,7 @@ async function insertRunRows(exec: Executor, rs: readonly NewRun[], returning: '
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < rs.length; i += INSERT_CHUNK) {
     const chunk = rs.slice(i, i + INSERT_CHUNK);
-    const col = (f: (r: NewRun) => string | null) => pgTextArray(chunk.map(f));
+    const col = (f: (r: NewRun) => string | null) => pgColumn(chunk, f);
     out.push(...await namedQuery(exec, `echo_insert_runs_${returning}`, returning === 'full' ? INSERT_RUNS_FULL : INSERT_RUNS_BRIEF, [
       col(() => newId('run')), col((r) => r.job_id), col((r) => r.nominal_at.toISOString()), col((r) => r.trigger ?? 'cron'),
       col((r) => r.state ?? 'queued'), col((r) => r.skip_reason ?? null), col((r) => r.not_before?.toISOString() ?? null),
