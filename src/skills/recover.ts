@@ -13,6 +13,8 @@ import { loadManifest } from './manifest.ts';
  */
 export const STALE_INSTALL_MS = 10 * 60_000;
 
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
 export interface InstallRecovery {
   /** Skills whose recorded version was put back in place. */
   readonly restored: readonly { name: string; version: string }[];
@@ -41,7 +43,7 @@ export async function recoverSkillInstalls(config: Config, db: Executor, opts: {
     const info = await stat(work).catch(() => null);
     if (!info || Date.now() - info.mtimeMs < minAge) continue;
     const previous = join(work, 'previous');
-    if (await stat(previous).catch(() => null)) {
+    if (await exists(previous)) {
       const loaded = await loadManifest(previous);
       // the only copy of a version that may still be recorded: never delete what cannot be identified
       if (!loaded.ok) {
@@ -52,7 +54,7 @@ export async function recoverSkillInstalls(config: Config, db: Executor, opts: {
       await db.transaction(async (tx) => {
         await lockSkillName(tx, name);
         // another recovery may have put it back while this one waited for the lock
-        if (!(await stat(previous).catch(() => null))) return;
+        if (!(await exists(previous))) return;
         const recorded = await getSkill(tx, name);
         if (recorded?.version !== version) return; // the new version committed: the old one is garbage
         const dir = join(root, name);

@@ -8,7 +8,7 @@ parentPort.on('message', (m) => {
   if (m.pattern !== undefined) { re = new RegExp(m.pattern, m.flags); return; }
   const lines = m.text.split('\\n');
   const hits = [];
-  for (let i = 0; i < lines.length; i++) if (re.test(lines[i])) hits.push(i);
+  for (let i = 0; i < lines.length; i++) if (re.test(lines[i])) hits.push([i, lines[i]]);
   parentPort.postMessage(hits);
 });`;
 
@@ -29,10 +29,10 @@ export class LineMatcher {
 
   constructor(private readonly pattern: string, private readonly flags: string, private readonly budgetMs: number) {}
 
-  /** Indexes of the lines of `text` the pattern matches; PatternTooSlow past the budget or on abort. */
-  async matchingLines(text: string, signal?: AbortSignal): Promise<number[]> {
+  /** The lines of `text` the pattern matches, as [index, line]; PatternTooSlow past the budget or on abort. */
+  async matchingLines(text: string, signal?: AbortSignal): Promise<[number, string][]> {
     const worker = this.start();
-    return new Promise<number[]>((resolve, reject) => {
+    return new Promise<[number, string][]>((resolve, reject) => {
       const stop = (err: Error) => {
         cleanup();
         void this.close();
@@ -40,7 +40,7 @@ export class LineMatcher {
       };
       const timer = setTimeout(() => stop(new PatternTooSlow(this.budgetMs)), this.budgetMs);
       const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('cancelled'));
-      const onMessage = (hits: number[]) => {
+      const onMessage = (hits: [number, string][]) => {
         cleanup();
         resolve(hits);
       };

@@ -88,8 +88,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
             skipped++;
             continue;
           }
-          const lines = text.split('\n');
-          let hits: number[];
+          let hits: [number, string][];
           try {
             hits = await contentRe.matchingLines(text, signal);
           } catch (err) {
@@ -98,7 +97,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
             }
             throw err;
           }
-          for (const i of hits) add({ file: f.rel, line: i + 1, text: lines[i]!.slice(0, MAX_LINE_CHARS) });
+          for (const [i, line] of hits) add({ file: f.rel, line: i + 1, text: line.slice(0, MAX_LINE_CHARS) });
           if (truncated) break;
         }
       } catch (err) {
