@@ -1,5 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
@@ -12,15 +11,14 @@ import { MemoryEffectLedger } from '../../src/tools/effects.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import type { Config } from '../../src/config/schema.ts';
 import type { Tool, ToolResult } from '../../src/tools/types.ts';
+import { workspaceAndOutside } from '../support/workspace.ts';
 
 let root: string;
 let ws: string;
 let outside: string;
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'echo-file-tools-')));
-  ws = join(root, 'ws');
-  outside = join(root, 'outside');
+  ({ root, ws, outside } = await workspaceAndOutside('echo-file-tools-'));
   await mkdir(join(ws, 'src', 'deep'), { recursive: true });
   await mkdir(join(ws, 'node_modules', 'pkg'), { recursive: true });
   await mkdir(join(ws, '.git'), { recursive: true });

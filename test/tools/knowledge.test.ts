@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
@@ -11,6 +10,7 @@ import { chunkLines, knowledgeIndexTool } from '../../src/tools/catalog/knowledg
 import { knowledgeSearchTool } from '../../src/tools/catalog/knowledge-search.ts';
 import type { Tool, ToolResult } from '../../src/tools/types.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { workspaceAndOutside } from '../support/workspace.ts';
 
 const database = useTestDatabase();
 let root: string;
@@ -18,11 +18,7 @@ let workspace: string;
 let outside: string;
 
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'echo-knowledge-')));
-  workspace = join(root, 'ws');
-  outside = join(root, 'outside');
-  await mkdir(workspace);
-  await mkdir(outside);
+  ({ root, ws: workspace, outside } = await workspaceAndOutside('echo-knowledge-'));
   await writeFile(join(outside, 'secret-plans.md'), 'zanzibar outside document\n');
 });
 afterAll(async () => {

@@ -1,5 +1,4 @@
-import { access, mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
@@ -8,6 +7,7 @@ import { buildContext } from '../../src/tools/context.ts';
 import { MemoryEffectLedger } from '../../src/tools/effects.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import type { ToolResult } from '../../src/tools/types.ts';
+import { workspaceAndOutside } from '../support/workspace.ts';
 
 let root: string;
 let ws: string;
@@ -17,11 +17,8 @@ const ALPHA = 'a1\na2\na3\na4\na5\na6\na7\na8\na9\na10\n';
 const BETA = 'b1\nb2\nb3\n';
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'echo-patch-')));
-  ws = join(root, 'ws');
-  outside = join(root, 'outside');
-  await mkdir(join(ws, 'src'), { recursive: true });
-  await mkdir(outside);
+  ({ root, ws, outside } = await workspaceAndOutside('echo-patch-'));
+  await mkdir(join(ws, 'src'));
   await writeFile(join(ws, 'src', 'alpha.txt'), ALPHA);
   await writeFile(join(ws, 'beta.txt'), BETA);
   await writeFile(join(ws, 'old.txt'), 'gone1\ngone2\n');

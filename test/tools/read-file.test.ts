@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
@@ -11,6 +10,7 @@ import { executeTool } from '../../src/tools/executor.ts';
 import { MemorySpillStore, type SpillStore } from '../../src/tools/spill.ts';
 import type { Tool, ToolResult } from '../../src/tools/types.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { workspaceAndOutside } from '../support/workspace.ts';
 
 const database = useTestDatabase();
 let root: string;
@@ -18,11 +18,8 @@ let ws: string;
 let outside: string;
 
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'echo-read-file-')));
-  ws = join(root, 'ws');
-  outside = join(root, 'outside');
-  await mkdir(join(ws, 'dir'), { recursive: true });
-  await mkdir(outside);
+  ({ root, ws, outside } = await workspaceAndOutside('echo-read-file-'));
+  await mkdir(join(ws, 'dir'));
   await writeFile(join(ws, 'five.txt'), 'one\ntwo\nthree\nfour\nfive\n');
   await writeFile(join(ws, 'no-newline.txt'), 'alpha\nbeta');
   await writeFile(join(ws, 'empty.txt'), '');

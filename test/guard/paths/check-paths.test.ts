@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaths, realPathOf, writesInside, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { workspaceAndOutside } from '../../support/workspace.ts';
 
 /*
  * Layout (real files in a temp dir):
@@ -24,14 +24,11 @@ let ws: string;
 let outside: string;
 
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'echo-paths-')));
-  ws = join(root, 'ws');
-  outside = join(root, 'outside');
+  ({ root, ws, outside } = await workspaceAndOutside('echo-paths-'));
   await mkdir(join(ws, 'src'), { recursive: true });
   await mkdir(join(ws, 'out'), { recursive: true });
   await mkdir(join(ws, 'deep'), { recursive: true });
   await mkdir(join(ws, 'sub'), { recursive: true });
-  await mkdir(outside, { recursive: true });
   await writeFile(join(ws, 'src', 'a.ts'), 'x');
   await writeFile(join(outside, 'secret.txt'), 's');
   await symlink('../outside', join(ws, 'link-out'));
