@@ -3,6 +3,7 @@ import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
 import { namedQuery, type Executor, type NamedStatement } from './db.ts';
 import { pgColumn } from './pg-array.ts';
+import { violatesUnique } from './pg-errors.ts';
 import { auditEvents, type AuditRow } from './schema.ts';
 
 /** prev_hash of the first record. */
@@ -128,13 +129,7 @@ function appendAfterText(offset: number): string {
 }
 
 /** A unique violation on the chain's seq: someone else appended first. */
-function seqTaken(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    const { code, constraint } = e as { code?: string; constraint?: string };
-    if (code === '23505' && constraint === 'audit_events_pkey') return true;
-  }
-  return false;
-}
+const seqTaken = (err: unknown): boolean => violatesUnique(err, 'audit_events_pkey');
 
 /** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */
 function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {

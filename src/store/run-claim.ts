@@ -1,4 +1,5 @@
 import { namedQuery, type Executor } from './db.ts';
+import { violatesUnique } from './pg-errors.ts';
 import { rowFrom } from './row-mapping.ts';
 import { jobGrants, jobs, runs, type GrantRow, type JobRow, type RunRow } from './schema.ts';
 
@@ -22,29 +23,39 @@ export interface ClaimedRun {
  * The worker's first act, in one statement: move the run to running (only one
  * caller can, so a redelivered duplicate gets 'duplicate') and read its job and
  * live grant. A buffer_one job's run is not claimed while another of its runs is
- * running ('busy'). The claim commits asynchronously: nothing acts on it before
- * the run's first audit record, whose synchronous commit flushes the claim too;
- * a claim lost in a crash leaves the run queued, and nothing has happened yet.
+ * running ('busy'), even when two workers claim siblings at once. The claim
+ * commits asynchronously: nothing acts on it before the run's first audit
+ * record, whose synchronous commit flushes the claim too; a claim lost in a
+ * crash leaves the run queued, and nothing has happened yet.
  */
 export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy'> {
-  const [row] = await namedQuery<{ run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null }>(
-    exec, 'echo_claim_run', CLAIM, [c.run_id, c.owner, c.lease_seconds, c.execution_id ?? null, c.trace_id ?? null]);
+  let row: ClaimRow | undefined;
+  try {
+    [row] = await namedQuery<ClaimRow>(exec, 'echo_claim_run', CLAIM, [c.run_id, c.owner, c.lease_seconds, c.execution_id ?? null, c.trace_id ?? null]);
+  } catch (err) {
+    // a sibling was claimed at the same instant, after this statement's snapshot was taken
+    if (violatesUnique(err, 'runs_one_running_exclusive')) return 'busy';
+    throw err;
+  }
   if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null };
   // not claimed: already taken or finished, or held back behind a running sibling
   const [still] = await namedQuery<{ state: string }>(exec, 'echo_run_state', 'select state from runs where id = $1', [c.run_id]);
   return still?.state === 'queued' || still?.state === 'retrying' ? 'busy' : 'duplicate';
 }
 
+type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null };
+
 const CLAIM = `
   with commit_mode as (select set_config('synchronous_commit', 'off', true)),
   claimed as (
     update runs r set state = 'running', attempt = r.attempt + 1, lease_owner = $2,
       lease_expires_at = now() + make_interval(secs => $3::double precision), started_at = now(),
-      execution_id = $4, trace_id = $5
-    where r.id = $1 and r.state in ('queued', 'retrying')
-      and not exists (
-        select 1 from jobs j join runs o on o.job_id = j.id
-        where j.id = r.job_id and j.overlap_policy = 'buffer_one' and o.state = 'running' and o.id <> r.id)
+      execution_id = $4, trace_id = $5, exclusive = (pj.overlap_policy = 'buffer_one')
+    from jobs pj
+    where r.id = $1 and pj.id = r.job_id and r.state in ('queued', 'retrying')
+      -- the usual case; the unique index runs_one_running_exclusive settles a race
+      and not (pj.overlap_policy = 'buffer_one' and exists (
+        select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
     returning r.*
   )
   select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant

@@ -111,6 +111,8 @@ export const runs = pgTable('runs', {
   grant_id: text('grant_id').references(() => jobGrants.id),
   execution_id: text('execution_id'),
   trace_id: text('trace_id'),
+  /** Set at claim when the job's overlap policy is buffer_one: such a run holds the job's only running slot. */
+  exclusive: boolean('exclusive').notNull().default(false),
 }, (t) => [
   // I13: one run (or recorded skip) per scheduled instant, whoever inserts it; it also
   // serves a job's runs newest first (scanned backwards), so no second index on the pair
@@ -120,6 +122,8 @@ export const runs = pgTable('runs', {
   check('runs_trigger_check', sql`${t.trigger} in (${oneOf(RUN_TRIGGERS)})`),
   index('runs_state_idx').on(t.state),
   index('runs_lease_idx').on(t.lease_expires_at).where(sql`${t.state} = 'running'`),
+  // buffer_one: two workers claiming siblings at the same instant cannot both see "none running"
+  uniqueIndex('runs_one_running_exclusive').on(t.job_id).where(sql`${t.state} = 'running' and ${t.exclusive}`),
 ]);
 
 export const approvals = pgTable('approvals', {

@@ -19,6 +19,14 @@ async function queuedRun(over: Parameters<typeof aJob>[0] = {}) {
   return { job, run: run! };
 }
 
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('condition not reached in 2 s');
+}
+
 describe('claiming a run', () => {
   it('moves it to running and hands back the job and its live grant as stored', async () => {
     const { db } = database();
@@ -60,6 +68,23 @@ describe('claiming a run', () => {
     expect((await getRun(db, second.id))?.state).toBe('queued');
     await db.execute(sql`update runs set state = 'succeeded' where id = ${first.id}`);
     expect(await claimRun(db, { run_id: second.id, owner: 'b', lease_seconds: 60 })).toMatchObject({ state: 'running' });
+  });
+
+  it('of two buffer_one siblings claimed at the same moment, only one runs', async () => {
+    const { db, pool } = database();
+    const { job, run: first } = await queuedRun({ overlap_policy: 'buffer_one' });
+    const second = (await insertRun(db, { job_id: job.id, nominal_at: nextInstant() }))!;
+    let racing: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      expect(await claimRun(tx, { run_id: first.id, owner: 'a', lease_seconds: 60 })).not.toBeNull();
+      // the second claim starts before the first commits, so its snapshot sees no running sibling
+      racing = claimRunWithJob(db, { run_id: second.id, owner: 'b', lease_seconds: 60 });
+      // it waits on the first one's uncommitted row (or, were nothing there to stop it, it is done)
+      await Promise.race([racing, waitUntil(async () => (await pool.query(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%update runs r set state%'`)).rowCount! >= 1)]);
+    });
+    expect(await racing).toBe('busy');
+    expect((await getRun(db, second.id))?.state).toBe('queued');
   });
 
   it('runs of other overlap policies are claimed beside a running sibling', async () => {

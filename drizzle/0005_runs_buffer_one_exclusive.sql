@@ -1,0 +1,2 @@
+ALTER TABLE "runs" ADD COLUMN "exclusive" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "runs_one_running_exclusive" ON "runs" USING btree ("job_id") WHERE "runs"."state" = 'running' and "runs"."exclusive";
