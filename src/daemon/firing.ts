@@ -3,8 +3,8 @@ import { planFiring, type FiringPlan } from '../scheduler/misfire.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import { jitteredStart } from '../scheduler/jitter.ts';
 import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
-import { appendAudit } from '../store/audit.ts';
-import { databaseNow, type Db, type Executor } from '../store/db.ts';
+import { appendInTransaction, type AuditInput } from '../store/audit.ts';
+import { databaseNow, type Db } from '../store/db.ts';
 import { advanceJobs, lockDueJobs, type DueJob } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, createRuns, type ActiveRun, type CreatedRun, type NewRun } from '../store/runs.ts';
 
@@ -30,7 +30,9 @@ interface JobPlan {
  * One firing pass. Every replica runs it; FOR UPDATE SKIP LOCKED hands each due
  * job to one of them, and UNIQUE(job, nominal instant) makes a second insert of
  * an instant a no-op (I13). Runs, skips and next_fire_at commit together; the
- * whole batch costs a handful of statements, not a few per job.
+ * whole batch costs a handful of statements, not a few per job. Its audit
+ * records go last: every writer takes the chain lock after its row locks, so a
+ * pass and a run finishing at the same moment never wait on each other in a cycle.
  */
 export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logger } = {}): Promise<FiringReport> {
   const batch = opts.batch ?? 1000;
@@ -39,9 +41,14 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     const due = await lockDueJobs(tx, { limit: batch, now });
     const active = await activeRunsOf(tx, due.map((j) => j.id));
     const plans: JobPlan[] = [];
+    const invalid: { job_id: string; record: AuditInput }[] = [];
     for (const job of due) {
-      const planned = await planJob(tx, job, now, active.get(job.id) ?? [], opts.logger);
-      if (planned) plans.push(planned);
+      const planned = planJob(job, now, active.get(job.id) ?? []);
+      if ('invalid' in planned) {
+        // a stored schedule that no longer parses (e.g. tz data changed): stop firing it, loudly
+        invalid.push({ job_id: job.id, record: planned.invalid });
+        opts.logger?.error({ job_id: job.id, err: planned.error }, 'job schedule is invalid; firing stopped');
+      } else plans.push(planned);
     }
     for (const c of plans.flatMap((p) => p.cancel)) await cancelRun(tx, c);
     const created = await createRuns(tx, plans.flatMap((p) => p.rows));
@@ -53,7 +60,8 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
       // planFiring ends the schedule when its fires would reach max_runs; overlap skips may have kept some from running
       const endedEarly = plan.nextFireAt === null && job.max_runs !== null && job.fired_count + fired < job.max_runs;
       return { id: job.id, next_fire_at: endedEarly ? nextInstant(schedule, now) : plan.nextFireAt, ...(last ? { last_fire_at: last } : {}), fired };
-    }));
+    }).concat(invalid.map((i) => ({ id: i.job_id, next_fire_at: null, fired: 0 }))));
+    await appendInTransaction(tx, invalid.map((i) => i.record));
     const queued = [...queuedBy.values()].flat();
     return {
       queued,
@@ -108,8 +116,8 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
   return total;
 }
 
-/** The runs and skips of one due job (pure but for the rare invalid-schedule audit). */
-async function planJob(tx: Executor, job: DueJob, now: Date, active: ActiveRun[], logger?: Logger): Promise<JobPlan | null> {
+/** The runs and skips of one due job, or the record of why its stored schedule cannot be planned. */
+function planJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan | { invalid: AuditInput; error: Error } {
   let plan: FiringPlan;
   let schedule: Schedule;
   try {
@@ -119,11 +127,8 @@ async function planJob(tx: Executor, job: DueJob, now: Date, active: ActiveRun[]
       catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count,
     });
   } catch (err) {
-    // a stored schedule that no longer parses (e.g. tz data changed): stop firing it, loudly
-    await advanceJobs(tx, [{ id: job.id, next_fire_at: null }]);
-    await appendAudit(tx, { kind: 'job.schedule_invalid', actor: 'scheduler', job_id: job.id, reason: (err as Error).message, data: { schedule: job.schedule, timezone: job.timezone } });
-    logger?.error({ job_id: job.id, err }, 'job schedule is invalid; firing stopped');
-    return null;
+    const error = err as Error;
+    return { error, invalid: { kind: 'job.schedule_invalid', actor: 'scheduler', job_id: job.id, reason: error.message, data: { schedule: job.schedule, timezone: job.timezone } } };
   }
   const rows: NewRun[] = plan.skipped.map((s) => ({ job_id: job.id, nominal_at: s.instant, state: 'skipped', skip_reason: `${s.rule}: ${s.reason}` }));
   const cancel: { run_id: string; reason: string }[] = [];
