@@ -31,12 +31,14 @@ export const WORK_PREFIX = '.install-';
 /**
  * Installs a skill package: unpacks it into a temp dir inside the skills dir, validates it, then renames it
  * into `<skills dir>/<name>` and records it, under a per-name lock. A previous version is moved aside first
- * and deleted only once the new one is in place and recorded. Throws InstallError / PackageRefused.
+ * and deleted only once the new one is in place and recorded; a failure puts it back, under the lock.
+ * Throws InstallError / PackageRefused.
  */
 export async function installSkill(config: Config, db: Executor, net: NetDeps, req: InstallRequest): Promise<Installed> {
   const root = skillsDir(config);
   await mkdir(root, { recursive: true });
   const work = await mkdtemp(join(root, WORK_PREFIX));
+  let keep = false;
   try {
     const staged = join(work, 'package');
     await mkdir(staged);
@@ -47,8 +49,14 @@ export async function installSkill(config: Config, db: Executor, net: NetDeps, r
     if (!loaded.ok) throw new PackageRefused(loaded.problems.join('; '));
     if (req.signal.aborted) throw req.signal.reason instanceof Error ? req.signal.reason : new Error('aborted');
     return await place(db, { root, work, pkg, source, manifest: loaded.manifest, installedBy: req.installedBy, replay: req.replay });
+  } catch (err) {
+    if (err instanceof KeepWorkDir) {
+      keep = true;
+      throw err.original;
+    }
+    throw err;
   } finally {
-    await rm(work, { recursive: true, force: true });
+    if (!keep) await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -65,7 +73,8 @@ interface Placement {
 async function place(db: Executor, p: Placement): Promise<Installed> {
   const { name, version, description } = p.manifest;
   const dir = join(p.root, name);
-  const swapped: { undo?: () => Promise<void> } = {};
+  const aside = join(p.work, 'previous');
+  let swapped = false;
   try {
     return await db.transaction(async (tx) => {
       await lockSkillName(tx, name);
@@ -74,15 +83,42 @@ async function place(db: Executor, p: Placement): Promise<Installed> {
         if (p.replay) return { name, version, dir: existing.dir };
         throw new InstallError('business', `skill_install: ${name} ${version} is already installed`);
       }
-      swapped.undo = await swapIn(p.pkg, dir, join(p.work, 'previous'));
-      await upsertSkill(tx, { name, version, description, dir, source: p.source, manifest: p.manifest, installed_by: p.installedBy });
+      const undo = await swapIn(p.pkg, dir, aside);
+      swapped = true;
+      try {
+        await upsertSkill(tx, { name, version, description, dir, source: p.source, manifest: p.manifest, installed_by: p.installedBy });
+      } catch (err) {
+        // still under the name's lock: nobody else can have touched the dir
+        await undo();
+        swapped = false;
+        throw err;
+      }
       return { name, version, dir };
     });
   } catch (err) {
-    // the row was rolled back: put the files back as they were
-    await swapped.undo?.();
+    // the commit itself failed, so the lock is gone and the outcome may be unknown: settle the files with
+    // what the database records, under the lock again; if that cannot be done now, recovery does it later
+    if (swapped) await settleFailedCommit(db, { name, version, dir, aside }).catch(() => { throw new KeepWorkDir(err); });
     throw err;
   }
+}
+
+/** Thrown when a failed install's work dir must stay for recoverSkillInstalls: it may hold the only copy of the recorded version. */
+class KeepWorkDir extends Error {
+  constructor(readonly original: unknown) {
+    super('skill_install: work dir kept for recovery');
+  }
+}
+
+async function settleFailedCommit(db: Executor, s: { name: string; version: string; dir: string; aside: string }): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockSkillName(tx, s.name);
+    const recorded = await getSkill(tx, s.name);
+    if (recorded?.version === s.version) return; // it committed after all
+    await rm(s.dir, { recursive: true, force: true });
+    // the previous version, when there was one, is the one still recorded
+    await rename(s.aside, s.dir).catch((err: NodeJS.ErrnoException) => { if (err.code !== 'ENOENT') throw err; });
+  });
 }
 
 /**

@@ -9,7 +9,8 @@ import { loadManifest } from './manifest.ts';
 
 /**
  * Work dirs this old belong to no live install: skill_install times out after
- * 120 s, and a failed swap is undone within moments of its rollback.
+ * 120 s, and a failed install settles its files under the name's lock at once,
+ * leaving its work dir only when the database could not be asked.
  */
 export const STALE_INSTALL_MS = 10 * 60_000;
 
