@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { SkillManifest } from '../store/catalog-schema.ts';
@@ -27,6 +27,15 @@ export interface Installed {
 
 /** Temp work dirs start with '.', which no skill name can, so they never collide with an installed skill. */
 export const WORK_PREFIX = '.install-';
+
+/** In a work dir: the record its `previous` copy belongs to, so recovery never restores it over a later install. */
+export const REPLACES_FILE = 'replaces.json';
+
+export interface Replaces {
+  readonly version: string;
+  /** The replaced record's installed_at, on the database clock. */
+  readonly installed_at: string;
+}
 
 /**
  * Installs a skill package: unpacks it into a temp dir inside the skills dir, validates it, then renames it
@@ -82,6 +91,10 @@ async function place(db: Executor, p: Placement): Promise<Installed> {
       if (existing?.version === version) {
         if (p.replay) return { name, version, dir: existing.dir };
         throw new InstallError('business', `skill_install: ${name} ${version} is already installed`);
+      }
+      if (existing) {
+        const replaces: Replaces = { version: existing.version, installed_at: existing.installed_at.toISOString() };
+        await writeFile(join(p.work, REPLACES_FILE), JSON.stringify(replaces));
       }
       const undo = await swapIn(p.pkg, dir, aside);
       swapped = true;

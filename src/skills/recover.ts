@@ -1,10 +1,10 @@
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { Executor } from '../store/db.ts';
 import { getSkill, lockSkillName } from '../store/skills.ts';
 import { skillsDir } from './dir.ts';
-import { WORK_PREFIX } from './install.ts';
+import { REPLACES_FILE, WORK_PREFIX, type Replaces } from './install.ts';
 import { loadManifest } from './manifest.ts';
 
 /**
@@ -52,12 +52,16 @@ export async function recoverSkillInstalls(config: Config, db: Executor, opts: {
         continue;
       }
       const { name, version } = loaded.manifest;
+      // work dirs from before replaces.json was written carry only the version
+      const replaces = await readFile(join(work, REPLACES_FILE), 'utf8').then((t) => JSON.parse(t) as Replaces, () => null);
       await db.transaction(async (tx) => {
         await lockSkillName(tx, name);
         // another recovery may have put it back while this one waited for the lock
         if (!(await exists(previous))) return;
         const recorded = await getSkill(tx, name);
         if (recorded?.version !== version) return; // the new version committed: the old one is garbage
+        // the same version installed again since, say after a remove: that install's files stand
+        if (replaces && recorded.installed_at.toISOString() !== replaces.installed_at) return;
         const dir = join(root, name);
         await rm(dir, { recursive: true, force: true });
         await rename(previous, dir);

@@ -38,6 +38,30 @@ describe('recovering interrupted skill installs', () => {
     expect(await readdir(root)).toEqual(['hello']);
   });
 
+  it('puts back only the copy of the very record it replaced, not over the same version installed again since', async () => {
+    const row = await recorded('hello', '1.0.0');
+    await pkg(join(root, 'hello'), '2.0.0');
+    await pkg(join(root, '.install-abc', 'previous'), '1.0.0');
+    await writeFile(join(root, '.install-abc', 'replaces.json'), JSON.stringify({ version: '1.0.0', installed_at: row.installed_at.toISOString() }));
+    // crashed while replacing an earlier 1.0.0; since then 1.0.0 was removed and installed afresh
+    await pkg(join(root, '.install-old', 'previous'), '1.0.0');
+    await writeFile(join(root, '.install-old', 'replaces.json'), JSON.stringify({ version: '1.0.0', installed_at: new Date(row.installed_at.getTime() - 3600_000).toISOString() }));
+    const out = await recoverSkillInstalls(config, database().db, { minAgeMs: 0 });
+    expect(out.restored).toEqual([{ name: 'hello', version: '1.0.0' }]);
+    expect(out.removed.sort()).toEqual(['.install-abc', '.install-old']);
+    expect(await readdir(root)).toEqual(['hello']);
+  });
+
+  it('leaves the files of a later install of the same version in place', async () => {
+    const row = await recorded('hello', '1.0.0');
+    await pkg(join(root, 'hello'), '1.0.0');
+    await writeFile(join(root, 'hello', 'fresh.txt'), 'the later install');
+    await pkg(join(root, '.install-old', 'previous'), '1.0.0');
+    await writeFile(join(root, '.install-old', 'replaces.json'), JSON.stringify({ version: '1.0.0', installed_at: new Date(row.installed_at.getTime() - 3600_000).toISOString() }));
+    expect((await recoverSkillInstalls(config, database().db, { minAgeMs: 0 })).restored).toEqual([]);
+    expect(await readFile(join(root, 'hello', 'fresh.txt'), 'utf8')).toBe('the later install');
+  });
+
   it('keeps the new version when its record committed and only the clean-up was lost', async () => {
     await recorded('greet', '2.0.0');
     await pkg(join(root, 'greet'), '2.0.0', 'greet');
