@@ -48,7 +48,7 @@ describe('recovering interrupted skill installs', () => {
     await writeFile(join(root, '.install-old', 'replaces.json'), JSON.stringify({ version: '1.0.0', installed_at: new Date(row.installed_at.getTime() - 3600_000).toISOString() }));
     const out = await recoverSkillInstalls(config, database().db, { minAgeMs: 0 });
     expect(out.restored).toEqual([{ name: 'hello', version: '1.0.0' }]);
-    expect(out.removed.sort()).toEqual(['.install-abc', '.install-old']);
+    expect([...out.removed].sort()).toEqual(['.install-abc', '.install-old']);
     expect(await readdir(root)).toEqual(['hello']);
   });
 

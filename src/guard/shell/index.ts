@@ -1,4 +1,4 @@
-import { verdictOf, type GuardVerdict } from '../types.ts';
+import { verdictOf, type GuardFinding, type GuardVerdict, type NormalisedCommand } from '../types.ts';
 import { shellChecks } from './checks/index.ts';
 import { shellFinding } from './rules.ts';
 import { parseScript } from './syntax/lower.ts';
@@ -30,28 +30,44 @@ function reparser(): { reparse: Reparse; lastError: () => string } {
   };
 }
 
-/** Judges one shell command line: deny (hard block), ask (soft block) or allow, with every command found. */
+/**
+ * Judges one shell command line: deny (hard block), ask (soft block) or allow, with every command found.
+ * The text the shell will run is what is judged. When Unicode normalisation (NFKC) changes it, the
+ * normalised reading is judged too and its findings added: `ｒｍ -ｒｆ ／` is flagged for what it looks
+ * like, and `echo ＂; rm -rf ~; echo ＂` for what the shell does (fullwidth quotes are not quotes to it).
+ */
 export async function checkCommand(command: string, opts: CheckCommandOptions = {}): Promise<GuardVerdict> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   if (Buffer.byteLength(command, 'utf8') > maxBytes) {
     return verdictOf([shellFinding('shell.input.oversized', `${Buffer.byteLength(command, 'utf8')} bytes > ${maxBytes}`)], []);
   }
-  const text = command.normalize('NFKC').replace(/\r\n?/g, '\n');
-  const pre = [];
+  const text = command.replace(/\r\n?/g, '\n');
+  const asRun = analyse(text);
+  const normalised = text.normalize('NFKC');
+  if (normalised === text) return verdictOf(asRun.findings, asRun.commands);
+  const seen = new Set(asRun.findings.map(findingKey));
+  const lookalike = analyse(normalised).findings.filter((f) => !seen.has(findingKey(f)));
+  return verdictOf([...asRun.findings, ...lookalike], asRun.commands);
+}
+
+const findingKey = (f: GuardFinding) => `${f.rule}\u0000${f.matched}`;
+
+function analyse(text: string): { findings: GuardFinding[]; commands: NormalisedCommand[] } {
+  const pre: GuardFinding[] = [];
   const hidden = HIDDEN.exec(text);
   if (hidden) {
     pre.push(shellFinding('shell.input.hidden_chars', `U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
-    if (text.includes('\u0000')) return verdictOf(pre, []);
+    if (text.includes('\u0000')) return { findings: pre, commands: [] };
   }
   const { reparse, lastError } = reparser();
   const stmts = reparse(text);
-  if (!stmts) return verdictOf([...pre, shellFinding('shell.input.unparseable', lastError())], []);
+  if (!stmts) return { findings: [...pre, shellFinding('shell.input.unparseable', lastError())], commands: [] };
   const walker = new Walker(reparse, shellChecks);
   try {
     walker.run(stmts);
   } catch (e) {
     // an input the walk cannot finish (e.g. nesting beyond the stack) is not allowed through
-    return verdictOf([...pre, ...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], walker.commands);
+    return { findings: [...pre, ...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], commands: [...walker.commands] };
   }
-  return verdictOf([...pre, ...walker.findings], walker.commands);
+  return { findings: [...pre, ...walker.findings], commands: [...walker.commands] };
 }

@@ -65,8 +65,14 @@ describe('shell guard: what it reports', () => {
     expect((await checkCommand('rm -rf -- /')).decision).toBe('deny');
   });
 
-  it('normalises Unicode (NFKC) before parsing', async () => {
+  it('flags a command for what it looks like after Unicode normalisation (NFKC)', async () => {
     expect((await checkCommand('ｒｍ -ｒｆ ／')).decision).toBe('deny');
+  });
+
+  it('judges the text the shell runs: fullwidth quotes are not quotes to it', async () => {
+    const verdict = await checkCommand('echo ＂; rm -rf ~; echo ＂');
+    expect(verdict.decision).toBe('deny');
+    expect(verdict.commands?.map((c) => c.program)).toEqual(['echo', 'rm']);
   });
 
   it('treats quoted text as data, except SQL given to a database client', async () => {
