@@ -23,6 +23,8 @@ export interface Opt {
   readonly name: string;
   readonly value: Arg | null;
   readonly arg: Arg;
+  /** A long name the spec does not know: it may abbreviate one a check asks for (`--forc`). */
+  readonly partial?: boolean;
 }
 
 export interface ParsedOptions {
@@ -36,7 +38,18 @@ export interface ParsedOptions {
 
 const valueArg = (text: string, from: Arg): Arg => ({ v: text, info: from.info });
 
-/** GNU-style option parsing: clusters split, long names aliased, `--` ends options. */
+/**
+ * A long option as GNU getopt_long (and git) read it: an exact name, or an unambiguous
+ * prefix of one (`--rec` is `--recursive`, `--sig` is `--signal`).
+ */
+function resolveLong(raw: string, spec: OptionSpec): { name: string; known: boolean } {
+  const names = [...(spec.long ?? []), ...Object.keys(spec.alias ?? {})];
+  if (names.includes(raw)) return { name: raw, known: true };
+  const matches = [...new Set(names.filter((n) => n.startsWith(raw)))];
+  return matches.length === 1 ? { name: matches[0]!, known: true } : { name: raw, known: false };
+}
+
+/** GNU-style option parsing: clusters split, long names aliased and abbreviated, `--` ends options. */
 export function parseOptions(args: readonly Arg[], spec: OptionSpec = {}): ParsedOptions {
   const opts: Opt[] = [];
   const operands: Arg[] = [];
@@ -66,11 +79,11 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec = {}): Parse
     if (!isKnown(text)) unknown = true;
     if (text.startsWith('--')) {
       const eq = text.indexOf('=');
-      const raw = text.slice(2, eq < 0 ? undefined : eq);
-      const name = spec.alias?.[raw] ?? raw;
+      const long = resolveLong(text.slice(2, eq < 0 ? undefined : eq), spec);
+      const name = spec.alias?.[long.name] ?? long.name;
       let value: Arg | null = eq < 0 ? null : valueArg(text.slice(eq + 1), a);
-      if (value === null && spec.long?.includes(raw) && i + 1 < args.length) value = args[++i]!;
-      opts.push({ name, value, arg: a });
+      if (value === null && spec.long?.includes(long.name) && i + 1 < args.length) value = args[++i]!;
+      opts.push({ name, value, arg: a, ...(long.known ? {} : { partial: true }) });
       if (ends(name)) { rest = i + 1; operands.push(...args.slice(i + 1)); return { opts, operands, unknown, rest }; }
       continue;
     }
@@ -95,9 +108,16 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec = {}): Parse
   return { opts, operands, unknown, rest };
 }
 
-export const has = (p: ParsedOptions, ...names: string[]): boolean => p.opts.some((o) => names.includes(o.name));
-export const valueOf = (p: ParsedOptions, ...names: string[]): Arg | null => p.opts.find((o) => names.includes(o.name) && o.value)?.value ?? null;
-export const valuesOf = (p: ParsedOptions, ...names: string[]): Arg[] => p.opts.filter((o) => names.includes(o.name) && o.value).map((o) => o.value!);
+/** Whether an option answers to one of these names; an unknown long one also when it abbreviates one of them. */
+const named = (o: Opt, names: readonly string[]): boolean =>
+  names.includes(o.name) || (o.partial === true && names.some((n) => n.length > 1 && n.startsWith(o.name)));
+
+export const has = (p: ParsedOptions, ...names: string[]): boolean => p.opts.some((o) => named(o, names));
+/** An option of a family (`force`, `force-with-lease`, …), abbreviations included. */
+export const hasFamily = (p: ParsedOptions, stem: string): boolean =>
+  p.opts.some((o) => o.name.startsWith(stem) || (o.partial === true && o.name.length > 1 && stem.startsWith(o.name)));
+export const valueOf = (p: ParsedOptions, ...names: string[]): Arg | null => p.opts.find((o) => named(o, names) && o.value)?.value ?? null;
+export const valuesOf = (p: ParsedOptions, ...names: string[]): Arg[] => p.opts.filter((o) => named(o, names) && o.value).map((o) => o.value!);
 
 /** The literal text of an argument, or null when computed beyond knowing. */
 export const text = (a: Arg | null | undefined): string | null => (a ? literal(a.v) : null);

@@ -1,4 +1,4 @@
-import { parseOptions } from './flags.ts';
+import { has, parseOptions } from './flags.ts';
 import { interpreterView } from './interpreters.ts';
 import type { Invocation } from './model.ts';
 import { decodeAnsiC } from './syntax/ansi-c.ts';
@@ -48,7 +48,7 @@ export function staticOutput(inv: Invocation): string | null {
   }
   if (inv.program === 'base64' && inv.stdinText !== null) {
     const p = parseOptions(inv.args);
-    if (p.operands.length === 0 && p.opts.some((o) => ['d', 'D', 'decode'].includes(o.name))) {
+    if (p.operands.length === 0 && has(p, 'd', 'D', 'decode')) {
       return Buffer.from(inv.stdinText.replace(/\s+/g, ''), 'base64').toString('utf8');
     }
     return null;

@@ -17,6 +17,14 @@ export const DENY_RM_ROOT: readonly ShellCase[] = [
   ['rm -fr /', 'deny', RR],
   ['rm -Rf /', 'deny', RR],
   ['rm --recursive --force /', 'deny', RR],
+  // GNU getopt_long takes any unambiguous prefix of a long option
+  ['rm --rec --force /', 'deny', RR],
+  ['rm --recur --forc ~', 'deny', RH],
+  ['timeout --sig KILL 5 rm -rf /', 'deny', RR],
+  ['sudo --us root rm -rf /', 'deny', RR],
+  ['rsync -a --del src/ /', 'deny', RR],
+  // fullwidth quotes are ordinary characters to the shell
+  ['echo ＂; rm -rf /; echo ＂', 'deny', RR],
   ['rm / -rf', 'deny', RR],
   ['rm -rf //', 'deny', RR],
   ['rm -rf /.', 'deny', RR],

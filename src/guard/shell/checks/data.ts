@@ -1,4 +1,4 @@
-import { has, parseOptions } from '../flags.ts';
+import { has, hasFamily, parseOptions } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { SQL_CLIENTS } from '../program-tables.ts';
 import { plain } from '../values.ts';
@@ -38,7 +38,7 @@ export function checkGit(inv: Invocation, emit: Emit): void {
   const ops = parseOptions(inv.args, GIT_GLOBAL).operands;
   const sub = ops[0] ? plain(ops[0].v) : '';
   const p = parseOptions(ops.slice(1), { short: 'o', long: ['repo', 'receive-pack', 'exec', 'push-option'] });
-  if (sub === 'push' && (p.opts.some((o) => o.name === 'f' || o.name.startsWith('force') || o.name === 'mirror') || p.operands.some((a) => a.v.startsWith('+')))) emit('shell.git.force_push', inv.text);
+  if (sub === 'push' && ((has(p, 'f', 'mirror') || hasFamily(p, 'force')) || p.operands.some((a) => a.v.startsWith('+')))) emit('shell.git.force_push', inv.text);
   else if (sub === 'reset' && has(p, 'hard')) emit('shell.git.reset_hard', inv.text);
   else if (sub === 'clean' && has(p, 'f', 'force') && !has(p, 'n', 'dry-run')) emit('shell.git.clean', inv.text);
 }

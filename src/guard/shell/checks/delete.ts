@@ -1,4 +1,4 @@
-import { has, parseOptions, type OptionSpec } from '../flags.ts';
+import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, deleteClass, inSystemDir, showCanon, type DeleteClass } from '../paths.ts';
 import { programName } from '../unwrap.ts';
@@ -40,7 +40,7 @@ const RSYNC = { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'r
 export function checkMove(inv: Invocation, emit: Emit): void {
   if (inv.program === 'mv') {
     const p = parseOptions(inv.args, MOVE);
-    const dir = p.opts.some((o) => o.name === 't' || o.name === 'target-directory');
+    const dir = has(p, 't', 'target-directory');
     for (const src of dir ? p.operands : p.operands.slice(0, -1)) {
       const c = canonical(src.v, inv.cwd);
       const cls = c && deleteClass(c);
@@ -49,7 +49,7 @@ export function checkMove(inv: Invocation, emit: Emit): void {
   } else if (inv.program === 'rsync') {
     const p = parseOptions(inv.args, RSYNC);
     const dest = p.operands[p.operands.length - 1];
-    if (!dest || p.operands.length < 2 || !p.opts.some((o) => o.name.startsWith('delete'))) return;
+    if (!dest || p.operands.length < 2 || !hasFamily(p, 'delete')) return;
     const c = canonical(dest.v, inv.cwd);
     const cls = c && deleteClass(c);
     if (c && cls) emit(RULE[cls], `${inv.text} → ${showCanon(c)}`);

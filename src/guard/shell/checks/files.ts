@@ -1,4 +1,4 @@
-import { parseOptions, type OptionSpec } from '../flags.ts';
+import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, isBlockDevice, isCredentialFile, isPrivateKey, isSecret, showCanon } from '../paths.ts';
 import { NON_READERS, PATTERN_FIRST, READERS } from '../program-tables.ts';
@@ -21,7 +21,7 @@ const TRANSFER: Readonly<Record<string, OptionSpec>> = {
 /** What a copy reads: its operands but the destination. */
 function sources(inv: Invocation, spec: OptionSpec): readonly Arg[] {
   const p = parseOptions(inv.args, spec);
-  const toDir = p.opts.some((o) => o.name === 't' || o.name === 'target-directory');
+  const toDir = has(p, 't', 'target-directory');
   return toDir || p.operands.length < 2 ? p.operands : p.operands.slice(0, -1);
 }
 const SYSRQ = '/proc/sysrq-trigger';
@@ -36,7 +36,7 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
   if (TRANSFER[prog]) args = sources(inv, TRANSFER[prog]);
   else if (PATTERN_FIRST.has(prog)) {
     const p = parseOptions(inv.args, { short: 'efABCmd', long: ['regexp', 'file', 'expression', 'max-count', 'context'] });
-    const patternGiven = p.opts.some((o) => ['e', 'f', 'regexp', 'file', 'expression'].includes(o.name));
+    const patternGiven = has(p, 'e', 'f', 'regexp', 'file', 'expression');
     const pattern = patternGiven ? null : p.operands[0];
     args = inv.args.filter((a) => a !== pattern);
   }

@@ -1,4 +1,4 @@
-import { parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
+import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
 import { canonical, type Canon } from '../paths.ts';
 import { INTERPRETERS } from '../program-tables.ts';
@@ -42,7 +42,7 @@ export function writeTargets(inv: Invocation): Target[] {
     }
   } else if (prog === 'sed') {
     const p = parseOptions(inv.args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
-    if (p.opts.some((o) => o.name === 'i' || o.name === 'in-place' || o.name.startsWith('in-place'))) {
+    if ((has(p, 'i') || hasFamily(p, 'in-place'))) {
       const script = valuesOf(p, 'e', 'expression', 'f', 'file').length > 0;
       for (const a of script ? p.operands : p.operands.slice(1)) out.push(at(inv, a));
     }
