@@ -1,8 +1,9 @@
 import type { Config } from '../config/schema.ts';
-import { CATALOG_BY_NAME, type GuardedArgs } from '../tools/catalog-table.ts';
+import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
 import { checkPaths, PATH_RULES, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
+import { shellFinding } from './shell/rules.ts';
 import { checkUrl, systemLookup, type Lookup } from './ssrf/index.ts';
 import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand } from './types.ts';
 
@@ -37,11 +38,14 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       const g = guardedOf(call.tool);
       const findings: GuardFinding[] = [];
       let commands: NormalisedCommand[] | undefined;
-      if (g.shell && shellApplies(g, call.args)) {
-        const command = call.args[g.shell];
+      for (const shell of (g.shell ?? []).filter((s) => holds(s.when, call.args))) {
+        const command = call.args[shell.arg];
         const verdict = await checkCommand(typeof command === 'string' ? command : '');
         findings.push(...verdict.findings);
-        commands = [...(verdict.commands ?? [])];
+        commands = [...commands ?? [], ...(verdict.commands ?? [])];
+      }
+      if (g.inlineCode && holds(g.inlineCode.when, call.args)) {
+        findings.push(shellFinding('shell.interpreter.inline', `${String(call.args[g.inlineCode.when.arg])}: ${String(call.args[g.inlineCode.arg] ?? '')}`));
       }
       const urls = [...strings(call.args, g.urls), ...strings(call.args, g.urlsOrPaths).filter((v) => HAS_SCHEME.test(v))];
       for (const url of urls) {
@@ -73,8 +77,8 @@ function diffTargets(g: GuardedArgs, args: Readonly<Record<string, unknown>>): s
   return typeof diff === 'string' ? patchPaths(diff, typeof root === 'string' && root !== '' ? root : '.') : [];
 }
 
-function shellApplies(g: GuardedArgs, args: Readonly<Record<string, unknown>>): boolean {
-  if (!g.shellWhen) return true;
-  const v = args[g.shellWhen.arg];
-  return typeof v === 'string' && g.shellWhen.values.includes(v);
+function holds(when: ArgIs | undefined, args: Readonly<Record<string, unknown>>): boolean {
+  if (!when) return true;
+  const v = args[when.arg];
+  return typeof v === 'string' && when.values.includes(v);
 }

@@ -8,11 +8,17 @@ export type JsonSchema = Readonly<Record<string, unknown>>;
  * Which arguments the static guard inspects. The gate reads this instead of
  * hard-coding tool names, so an added tool is guarded by declaring it here.
  */
+/** An argument having one of these values. */
+export interface ArgIs {
+  readonly arg: string;
+  readonly values: readonly string[];
+}
+
 export interface GuardedArgs {
-  /** Argument holding a shell command (exec, process start, execute_code in a shell language). */
-  readonly shell?: string;
-  /** Only guard `shell` when this argument has one of these values (process: action=start). */
-  readonly shellWhen?: { readonly arg: string; readonly values: readonly string[] };
+  /** Arguments holding shell text, each guarded when its condition holds (process: `command` at start, `input` at write). */
+  readonly shell?: readonly { readonly arg: string; readonly when?: ArgIs }[];
+  /** Code in a language the shell guard cannot read (execute_code in node or python): flagged for a person to review. */
+  readonly inlineCode?: { readonly arg: string; readonly when: ArgIs };
   /** Arguments holding URLs to check against the SSRF guard. */
   readonly urls?: readonly string[];
   /** Arguments that are a URL or a local path: SSRF-checked when they carry a scheme. */
@@ -175,12 +181,16 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'exec', description: 'Run a process or command', risk: 'exec', capabilities: ['process.exec'],
     parameters: obj({ command: str('Command line', { minLength: 1 }), shell: { type: 'boolean', description: 'Run with /bin/sh (needed for pipes, redirections, variables, globs)' }, cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
-    guarded: { shell: 'command', readPaths: ['cwd'] },
+    guarded: { shell: [{ arg: 'command' }], readPaths: ['cwd'] },
   },
   {
     name: 'execute_code', description: 'Run a code snippet', risk: 'exec', capabilities: ['code.exec', 'process.exec'],
     parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }), cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['language', 'code']),
-    guarded: { shell: 'code', shellWhen: { arg: 'language', values: ['bash', 'sh'] }, readPaths: ['cwd'] },
+    guarded: {
+      shell: [{ arg: 'code', when: { arg: 'language', values: ['bash', 'sh'] } }],
+      inlineCode: { arg: 'code', when: { arg: 'language', values: ['node', 'python'] } },
+      readPaths: ['cwd'],
+    },
   },
   {
     name: 'process', description: 'Manage processes (start, signal, stdin)', risk: 'exec', capabilities: ['process.exec', 'process.manage'],
@@ -188,7 +198,8 @@ export const CATALOG: readonly CatalogEntry[] = [
       action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), shell: { type: 'boolean', description: 'Run with /bin/sh (start)' },
       cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin (write)'), eof: { type: 'boolean', description: 'Close stdin after writing (write)' }, offset: int('Output offset (read)', { minimum: 0 }),
     }, ['action']),
-    guarded: { shell: 'command', shellWhen: { arg: 'action', values: ['start'] }, readPaths: ['cwd'] },
+    // what is written to a process's stdin may be read by a shell
+    guarded: { shell: [{ arg: 'command', when: { arg: 'action', values: ['start'] } }, { arg: 'input', when: { arg: 'action', values: ['write'] } }], readPaths: ['cwd'] },
   },
   {
     name: 'delegate_task', description: 'Delegate a task to a sub-agent', risk: 'exec', capabilities: [],

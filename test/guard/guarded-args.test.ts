@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { createGuard } from '../../src/guard/index.ts';
+
+const guard = createGuard(defaultConfig(), { dns: false });
+const inspect = (tool: string, args: Record<string, unknown>) => guard.inspect({ tool, args });
+
+describe('the static guard reads every argument that reaches a shell', () => {
+  it('stdin written to a process is shell text: a hard block there is refused', async () => {
+    const verdict = await inspect('process', { action: 'write', id: 'p1', input: 'rm -rf /\n' });
+    expect(verdict).toMatchObject({ decision: 'deny', findings: [expect.objectContaining({ rule: 'shell.rm.recursive_root' })] });
+  });
+
+  it('an answer typed into a process passes, and its scope is what it runs', async () => {
+    expect(await inspect('process', { action: 'write', id: 'p1', input: 'y\n' })).toMatchObject({ decision: 'allow', commands: [{ program: 'y' }] });
+  });
+
+  it('starting a shell is judged by its command; reading output or signalling has nothing to judge', async () => {
+    expect((await inspect('process', { action: 'start', command: 'rm -rf ~' })).decision).toBe('deny');
+    expect((await inspect('process', { action: 'read', id: 'p1', input: 'rm -rf /' })).decision).toBe('allow');
+  });
+
+  it('execute_code in bash or sh is shell text', async () => {
+    expect((await inspect('execute_code', { language: 'sh', code: 'rm -rf /' })).decision).toBe('deny');
+  });
+
+  it.each(['python', 'node'])('execute_code in %s cannot be read by the shell guard, so it is flagged for a person', async (language) => {
+    const verdict = await inspect('execute_code', { language, code: 'import os; os.system("rm -rf /")' });
+    expect(verdict.decision).toBe('ask');
+    expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'shell.interpreter.inline', matched: expect.stringContaining(`${language}: import os`) })]);
+  });
+});
