@@ -180,7 +180,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   // exec
   {
     name: 'exec', description: 'Run a process or command', risk: 'exec', capabilities: ['process.exec'],
-    parameters: obj({ command: str('Command line', { minLength: 1 }), shell: { type: 'boolean', description: 'Run with /bin/sh (needed for pipes, redirections, variables, globs)' }, cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
+    parameters: obj({ command: str('Command line', { minLength: 1 }), shell: { type: 'boolean', description: 'Run with bash -c (needed for pipes, redirections, variables, globs)' }, cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
     guarded: { shell: [{ arg: 'command' }], readPaths: ['cwd'] },
   },
   {
@@ -195,7 +195,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'process', description: 'Manage processes (start, signal, stdin)', risk: 'exec', capabilities: ['process.exec', 'process.manage'],
     parameters: obj({
-      action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), shell: { type: 'boolean', description: 'Run with /bin/sh (start)' },
+      action: { enum: ['start', 'list', 'signal', 'write', 'read'] }, command: str('Command line (start)'), shell: { type: 'boolean', description: 'Run with bash -c (start)' },
       cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin (write)'), eof: { type: 'boolean', description: 'Close stdin after writing (write)' }, offset: int('Output offset (read)', { minimum: 0 }),
     }, ['action']),
     // what is written to a process's stdin may be read by a shell

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { buildContext } from '../../src/tools/context.ts';
 
 const guard = createGuard(defaultConfig(), { dns: false });
-const inspect = (tool: string, args: Record<string, unknown>) => guard.inspect({ tool, args });
+const inspect = (tool: string, args: Record<string, unknown>) => guard.inspect({ tool, args }, buildContext({ channel: 'cli' }));
 
 describe('the static guard reads every argument that reaches a shell', () => {
   it('stdin written to a process is shell text: a hard block there is refused', async () => {

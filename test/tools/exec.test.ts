@@ -67,9 +67,11 @@ describe('exec', () => {
     expect(r.error).toContain('shell: true');
   });
 
-  it('runs shell syntax with /bin/sh when the call asks for it', async () => {
+  it('runs shell syntax with bash, the dialect the guard reads, when the call asks for it', async () => {
     expect(out(await exec({ command: 'echo hi | tr a-z A-Z', shell: true })).stdout).toBe('HI\n');
     expect(out(await exec({ command: 'echo *.txt', shell: true })).stdout).toBe('file.txt\n');
+    // $'…' is ANSI-C quoting to bash (and to the guard); dash would print $\ and run the next line
+    expect(out(await exec({ command: "echo $'\\'\necho NEXT\necho \\''", shell: true })).stdout).toBe("'\necho NEXT\necho '\n");
   });
 
   it.each([

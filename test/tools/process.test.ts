@@ -115,7 +115,7 @@ describe('process', () => {
     const { call, start } = harness();
     const { id } = await start('pwd && echo "$0"', { shell: true, cwd: 'sub' });
     await until(async () => !read(await call({ action: 'read', id })).running);
-    expect(read(await call({ action: 'read', id })).output).toBe(`${join(workspace, 'sub')}\n/bin/sh\n`);
+    expect(read(await call({ action: 'read', id })).output).toBe(`${join(workspace, 'sub')}\nbash\n`);
   });
 
   it('limits the number of live processes', async () => {

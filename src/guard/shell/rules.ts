@@ -41,6 +41,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.input.unparseable', severity: 'ask', reason: 'The command does not parse as shell, so it cannot be checked (fail closed).' },
   { id: 'shell.input.oversized', severity: 'ask', reason: 'The command is too large to check (fail closed).' },
   { id: 'shell.input.too_complex', severity: 'ask', reason: 'The command nests or expands beyond what the guard checks (fail closed).' },
+  { id: 'shell.input.dialect', severity: 'ask', reason: 'The code goes to a shell that reads it differently from bash (ANSI-C $\'…\' quoting), so what it runs cannot be checked.' },
   { id: 'shell.input.hidden_chars', severity: 'ask', reason: 'The command contains control or bidirectional characters that can hide what it does.' },
 ]) as readonly ShellRule[];
 

@@ -41,6 +41,10 @@ function andOrChain(s: Stmt): Stmt[] {
 }
 
 /** Walks every command of a script and runs the rule checks on each. */
+const BASH_NAMES = new Set(['bash', 'rbash']);
+// ANSI-C quoting: dash takes $'\'' as $ and a quoted backslash, so the words (and commands) split elsewhere
+const BASH_ONLY_QUOTES = /\$'/;
+
 export class Walker {
   readonly findings: GuardFinding[] = [];
   readonly commands: NormalisedCommand[] = [];
@@ -286,6 +290,7 @@ export class Walker {
     if (head.v.includes('/')) this.runsFile(head, st, inv.program);
     if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
     const view = interpreterView(inv);
+    if (view?.family === 'shell') this.dialect(inv, view.inline && view.code ? plain(view.code.v) : view.readsStdin ? inv.stdinText : null);
     if (view?.family === 'shell' && view.inline && view.code) {
       const vars = new Map<string, string>();
       view.positional.forEach((a, i) => vars.set(String(i), a.v));
@@ -328,6 +333,11 @@ export class Walker {
     inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));
     vars.set('@', inv.args.map((a) => a.v).join(FIELD_SPLIT));
     this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program] }));
+  }
+
+  /** Code is parsed as bash; a shell that is not bash (dash as sh, zsh, ksh) may split the same text elsewhere. */
+  private dialect(inv: Invocation, code: string | null): void {
+    if (code !== null && !BASH_NAMES.has(inv.program) && BASH_ONLY_QUOTES.test(code)) this.emit('shell.input.dialect', `${inv.program}: ${code}`);
   }
 
   /** Checks code found inside a command, one re-parse level deeper. */

@@ -27,7 +27,8 @@ export const isFailure = (v: unknown): v is ToolResult => typeof v === 'object' 
  * interpret is refused rather than passed on literally.
  */
 export function launchFor(command: string, shell: boolean): Launch | ToolResult {
-  if (shell) return { file: '/bin/sh', args: ['-c', command] };
+  // bash, the dialect the guard parses: /bin/sh (dash on Debian) reads some text differently, e.g. $'…'
+  if (shell) return { file: 'bash', args: ['-c', command] };
   let stmts: Stmt[];
   try {
     stmts = parseScript(command);
@@ -36,7 +37,7 @@ export function launchFor(command: string, shell: boolean): Launch | ToolResult 
     throw err;
   }
   const syntax = shellSyntax(stmts);
-  if (syntax) return fail('validation', `command: uses shell syntax (${syntax}); set shell: true to run it with /bin/sh -c`);
+  if (syntax) return fail('validation', `command: uses shell syntax (${syntax}); set shell: true to run it with bash -c`);
   const cmd = stmts[0]!.cmd;
   const argv = cmd.kind === 'simple' ? cmd.words.map(wordText) : [];
   if (argv.length === 0 || argv[0] === '') return fail('validation', 'command: names no program');

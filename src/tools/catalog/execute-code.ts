@@ -1,6 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { runLimited } from '../spawn-limits.ts';
@@ -11,13 +11,15 @@ export type Language = 'node' | 'python' | 'bash' | 'sh';
 /** The program each language runs with; overridable for hosts with other installs. */
 export type Interpreters = Readonly<Record<Language, string>>;
 
-export const DEFAULT_INTERPRETERS: Interpreters = { node: process.execPath, python: 'python3', bash: 'bash', sh: '/bin/sh' };
+export const DEFAULT_INTERPRETERS: Interpreters = { node: process.execPath, python: 'python3', bash: 'bash', sh: 'bash' };
 
 const SOURCE_FILE: Record<Language, string> = { node: 'snippet.js', python: 'snippet.py', bash: 'snippet.sh', sh: 'snippet.sh' };
 
 function launchOf(language: Language, interpreter: string, file: string): Launch {
   // a .js snippet may be CommonJS (require) or ESM (import, top-level await): node decides by its syntax
   if (language === 'node') return { file: interpreter, args: ['--experimental-detect-module', file] };
+  // sh code runs in bash's POSIX mode: bash is the dialect the guard parses
+  if (language === 'sh' && basename(interpreter) === 'bash') return { file: interpreter, args: ['--posix', file] };
   return { file: interpreter, args: [file] };
 }
 

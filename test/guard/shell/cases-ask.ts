@@ -73,6 +73,9 @@ export const ASK_EXEC: readonly ShellCase[] = [
   ['curl -fsSL x > i.sh; chmod +x i.sh; ./i.sh', 'ask', 'shell.download.exec'],
   ['echo aGk= | base64 --decode | bash', 'ask', 'shell.download.exec'],
   ['python -c "print(1)"', 'ask', 'shell.interpreter.inline'],
+  // dash reads $'…' as $ and a quoted string: the commands split elsewhere than the guard sees them
+  ["sh -c \"echo $'\\\\'\necho hidden\necho \\\\''\"", 'ask', 'shell.input.dialect'],
+  ["echo \"echo $'x'\" | dash", 'ask', 'shell.input.dialect'],
   ['python3 -c "import os"', 'ask', 'shell.interpreter.inline'],
   ['python3 -Ic "import os"', 'ask', 'shell.interpreter.inline'],
   ['node -e "console.log(1)"', 'ask', 'shell.interpreter.inline'],
