@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
@@ -40,7 +41,10 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       let commands: NormalisedCommand[] | undefined;
       for (const shell of (g.shell ?? []).filter((s) => holds(s.when, call.args))) {
         const command = call.args[shell.arg];
-        const verdict = await checkCommand(typeof command === 'string' ? command : '');
+        const dir = shell.cwd ? call.args[shell.cwd] : undefined;
+        // where the tool will start it: its cwd argument inside the workspace, or the workspace
+        const cwd = shell.cwd ? resolve(config.tools.workspace, typeof dir === 'string' && dir !== '' ? dir : '.') : undefined;
+        const verdict = await checkCommand(typeof command === 'string' ? command : '', cwd ? { cwd } : {});
         findings.push(...verdict.findings);
         commands = [...commands ?? [], ...(verdict.commands ?? [])];
       }

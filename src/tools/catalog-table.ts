@@ -16,7 +16,7 @@ export interface ArgIs {
 
 export interface GuardedArgs {
   /** Arguments holding shell text, each guarded when its condition holds (process: `command` at start, `input` at write). */
-  readonly shell?: readonly { readonly arg: string; readonly when?: ArgIs }[];
+  readonly shell?: readonly { readonly arg: string; readonly when?: ArgIs; /** Argument naming the working directory, relative to the workspace. */ readonly cwd?: string }[];
   /** Code in a language the shell guard cannot read (execute_code in node or python): flagged for a person to review. */
   readonly inlineCode?: { readonly arg: string; readonly when: ArgIs };
   /** Arguments holding URLs to check against the SSRF guard. */
@@ -181,13 +181,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'exec', description: 'Run a process or command', risk: 'exec', capabilities: ['process.exec'],
     parameters: obj({ command: str('Command line', { minLength: 1 }), shell: { type: 'boolean', description: 'Run with bash -c (needed for pipes, redirections, variables, globs)' }, cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['command']),
-    guarded: { shell: [{ arg: 'command' }], readPaths: ['cwd'] },
+    guarded: { shell: [{ arg: 'command', cwd: 'cwd' }], readPaths: ['cwd'] },
   },
   {
     name: 'execute_code', description: 'Run a code snippet', risk: 'exec', capabilities: ['code.exec', 'process.exec'],
     parameters: obj({ language: { enum: ['node', 'python', 'bash', 'sh'] }, code: str('Source code', { minLength: 1 }), cwd: str('Working directory'), timeout_seconds: int('Timeout', { minimum: 1 }) }, ['language', 'code']),
     guarded: {
-      shell: [{ arg: 'code', when: { arg: 'language', values: ['bash', 'sh'] } }],
+      shell: [{ arg: 'code', when: { arg: 'language', values: ['bash', 'sh'] }, cwd: 'cwd' }],
       inlineCode: { arg: 'code', when: { arg: 'language', values: ['node', 'python'] } },
       readPaths: ['cwd'],
     },
@@ -199,7 +199,10 @@ export const CATALOG: readonly CatalogEntry[] = [
       cwd: str('Working directory (start)'), id: str('Process id'), signal: str('Signal name'), input: str('Text for stdin (write)'), eof: { type: 'boolean', description: 'Close stdin after writing (write)' }, offset: int('Output offset (read)', { minimum: 0 }),
     }, ['action']),
     // what is written to a process's stdin may be read by a shell
-    guarded: { shell: [{ arg: 'command', when: { arg: 'action', values: ['start'] } }, { arg: 'input', when: { arg: 'action', values: ['write'] } }], readPaths: ['cwd'] },
+    guarded: {
+      shell: [{ arg: 'command', when: { arg: 'action', values: ['start'] }, cwd: 'cwd' }, { arg: 'input', when: { arg: 'action', values: ['write'] } }],
+      readPaths: ['cwd'],
+    },
   },
   {
     name: 'delegate_task', description: 'Delegate a task to a sub-agent', risk: 'exec', capabilities: [],

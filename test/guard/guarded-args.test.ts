@@ -31,3 +31,22 @@ describe('the static guard reads every argument that reaches a shell', () => {
     expect(verdict.findings).toEqual([expect.objectContaining({ rule: 'shell.interpreter.inline', matched: expect.stringContaining(`${language}: import os`) })]);
   });
 });
+
+describe('the shell guard judges relative paths from where the tool starts the command', () => {
+  const inWorkspace = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj' } }), { dns: false });
+  const run = (command: string, extra: Record<string, unknown> = {}) =>
+    inWorkspace.inspect({ tool: 'exec', args: { command, shell: true, ...extra } }, buildContext({ channel: 'cli' }));
+
+  it.each([
+    ['rm -rf ..', {}, 'shell.rm.recursive_home'],
+    ['rm -rf ../..', {}, 'shell.rm.recursive_system_path'],
+    ['rm -rf ../../..', {}, 'shell.rm.recursive_root'],
+    ['rm -rf ../../../..', { cwd: 'sub' }, 'shell.rm.recursive_root'],
+  ])('%s (cwd %j) is a hard block', async (command, extra, rule) => {
+    expect(await run(command, extra)).toMatchObject({ decision: 'deny', findings: [expect.objectContaining({ rule })] });
+  });
+
+  it('a directory inside the workspace stays a soft block', async () => {
+    expect(await run('rm -rf build')).toMatchObject({ decision: 'ask', findings: [expect.objectContaining({ rule: 'shell.rm.recursive' })] });
+  });
+});

@@ -1,5 +1,6 @@
 import { verdictOf, type GuardFinding, type GuardVerdict, type NormalisedCommand } from '../types.ts';
 import { shellChecks } from './checks/index.ts';
+import { canonical, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { parseScript } from './syntax/lower.ts';
 import { Walker, type Reparse } from './walk.ts';
@@ -11,6 +12,8 @@ export const DEFAULT_MAX_BYTES = 64 * 1024;
 
 export interface CheckCommandOptions {
   readonly maxBytes?: number;
+  /** The absolute directory the command starts in, so `rm -rf ..` is judged by where it lands. */
+  readonly cwd?: string;
 }
 
 const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
@@ -42,17 +45,18 @@ export async function checkCommand(command: string, opts: CheckCommandOptions = 
     return verdictOf([shellFinding('shell.input.oversized', `${Buffer.byteLength(command, 'utf8')} bytes > ${maxBytes}`)], []);
   }
   const text = command.replace(/\r\n?/g, '\n');
-  const asRun = analyse(text);
+  const start = opts.cwd?.startsWith('/') ? canonical(opts.cwd, null) : null;
+  const asRun = analyse(text, start);
   const normalised = text.normalize('NFKC');
   if (normalised === text) return verdictOf(asRun.findings, asRun.commands);
   const seen = new Set(asRun.findings.map(findingKey));
-  const lookalike = analyse(normalised).findings.filter((f) => !seen.has(findingKey(f)));
+  const lookalike = analyse(normalised, start).findings.filter((f) => !seen.has(findingKey(f)));
   return verdictOf([...asRun.findings, ...lookalike], asRun.commands);
 }
 
 const findingKey = (f: GuardFinding) => `${f.rule}\u0000${f.matched}`;
 
-function analyse(text: string): { findings: GuardFinding[]; commands: NormalisedCommand[] } {
+function analyse(text: string, cwd: Canon | null): { findings: GuardFinding[]; commands: NormalisedCommand[] } {
   const pre: GuardFinding[] = [];
   const hidden = HIDDEN.exec(text);
   if (hidden) {
@@ -64,7 +68,7 @@ function analyse(text: string): { findings: GuardFinding[]; commands: Normalised
   if (!stmts) return { findings: [...pre, shellFinding('shell.input.unparseable', lastError())], commands: [] };
   const walker = new Walker(reparse, shellChecks);
   try {
-    walker.run(stmts);
+    walker.run(stmts, cwd);
   } catch (e) {
     // an input the walk cannot finish (e.g. nesting beyond the stack) is not allowed through
     return { findings: [...pre, ...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], commands: [...walker.commands] };
