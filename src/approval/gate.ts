@@ -81,7 +81,8 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   // Step 1: static guard.
   const verdict: GuardVerdict = await deps.guard.inspect(call, ctx);
   const hard = verdict.findings.find((f) => f.severity === 'deny');
-  if (hard) return deny(pre, 1, hard.rule, `${hard.reason} (matched: ${hard.matched}).`);
+  // every finding goes on the record, with the one that refused the call
+  if (hard) return deny({ ...pre, flagged: verdict.findings }, 1, hard.rule, `${hard.reason} (matched: ${hard.matched}).`);
   const flagged = verdict.findings;
   const isFlagged = flagged.length > 0;
 

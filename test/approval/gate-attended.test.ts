@@ -30,6 +30,8 @@ describe('step 1: static guard', () => {
       const d = await h.gate.check(exec('rm -rf /'), ctx);
       expect(d).toMatchObject({ outcome: 'deny', step: 1, rule: HARD.rule });
       expect(d.reason).toContain('rm -rf /');
+      // the audit record shows what the guard found
+      expect(d.flagged).toEqual([HARD]);
     }
     expect(h.approver.asked).toHaveLength(0);
   });

@@ -119,6 +119,13 @@ describe('the review prompt treats the call as untrusted data', () => {
     expect(JSON.parse(json)).toMatchObject({ tool: 'exec', arguments: { command: 'rm -rf ~' } });
   });
 
+  it('gives the reviewer each guard flag with the reason a person would read (SPEC §5)', () => {
+    const flag = { rule: 'shell.rm.recursive', severity: 'ask' as const, matched: 'rm -r build', reason: 'Recursive deletion removes whole directory trees and cannot be undone.' };
+    const [, user] = reviewMessages({ ...injected, flags: [flag] });
+    const body = user!.content as string;
+    expect(JSON.parse(body.slice('<<<CALL\n'.length, body.lastIndexOf('\nCALL>>>'))).guard_flags).toEqual([flag]);
+  });
+
   it('does not hand credentials in arguments to the reviewer', () => {
     const [, user] = reviewMessages({ ...injected, args: { url: 'https://bob:hunter2@example.com/', api_key: 'sk-live-abcdefghijklmnop1234' } });
     expect(user!.content).not.toContain('hunter2');

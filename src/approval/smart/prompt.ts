@@ -21,7 +21,7 @@ export function reviewMessages(req: ReviewRequest): ChatMessage[] {
     tool: req.tool,
     risk: req.risk,
     arguments: req.args,
-    guard_flags: req.flags.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched })),
+    guard_flags: req.flags.map((f) => ({ rule: f.rule, severity: f.severity, reason: f.reason, matched: f.matched })),
   }), null, 2)
     // JSON keeps '<' and '>' as they are; escaping them keeps the markers unforgeable
     .replaceAll('<', '\\u003c').replaceAll('>', '\\u003e');
