@@ -3,6 +3,7 @@ import { interpreterView } from './interpreters.ts';
 import type { Invocation } from './model.ts';
 import { decodeAnsiC } from './syntax/ansi-c.ts';
 import { literal, plain } from './values.ts';
+import { redactText } from '../../util/redact.ts';
 
 const texts = (inv: Invocation, from = 0): string[] | null => {
   const out: string[] = [];
@@ -65,15 +66,14 @@ export function staticOutput(inv: Invocation): string | null {
 
 const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const;
 
-/** The first operand, for approvals scoped to program + sub-command (`git status`). */
+/**
+ * The sub-command, for approvals scoped to program + sub-command (`git status`): the first
+ * argument when it is not an option. After an option it could be that option's value
+ * (`curl -H "Authorization: …"`), so none. Shown to people and stored: credentials redacted (I11).
+ */
 export function subcommandOf(inv: Invocation): string | undefined {
-  if (inv.program === 'git') {
-    const first = parseOptions(inv.args, GIT_GLOBAL).operands[0];
-    return first ? literal(first.v) ?? undefined : undefined;
-  }
-  const view = interpreterView(inv);
-  if (view?.inline) return undefined;
-  const first = inv.args.find((a) => !a.v.startsWith('-'));
-  const t = first ? literal(first.v) : null;
-  return t === null || t === '' ? undefined : t;
+  const first = inv.program === 'git' ? parseOptions(inv.args, GIT_GLOBAL).operands[0] : inv.args[0];
+  if (!first || first.v.startsWith('-') || (inv.program !== 'git' && interpreterView(inv)?.inline)) return undefined;
+  const t = literal(first.v);
+  return t === null || t === '' ? undefined : redactText(t);
 }

@@ -14,6 +14,13 @@ describe('shell guard: what it reports', () => {
     expect(v.commands?.some((c) => c.program === 'sudo')).toBe(false);
   });
 
+  it('takes no sub-command from after an option, which may be its value, and redacts the one it takes', async () => {
+    expect((await checkCommand('curl -H "Authorization: Bearer abcdef123456" https://example.com')).commands).toEqual([{ program: 'curl' }]);
+    const [scoped] = (await checkCommand('curl https://bob:hunter2@example.com/x')).commands!;
+    expect(scoped!.subcommand).not.toContain('hunter2');
+    expect(scoped!.subcommand).toMatch(/^https:\/\/.+@example\.com\/x$/);
+  });
+
   it('names the normalised command and the canonical path in a finding', async () => {
     const v = await checkCommand("/usr/bin/r''m -r -f /tmp/../etc");
     expect(v.findings).toEqual([expect.objectContaining({ rule: 'shell.rm.recursive_system_path', severity: 'deny', matched: 'rm -r -f /tmp/../etc → /etc' })]);
