@@ -45,6 +45,8 @@ export interface GateOptions {
 
 export interface ApprovalGate {
   check(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision>;
+  /** Step 0 alone, recorded when it refuses: for a call whose arguments are invalid, which goes no further. */
+  refuseUnavailable(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision | null>;
 }
 
 export function callHash(call: ToolCall, ctx: ToolExecutionContext): string {
@@ -59,24 +61,35 @@ export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOpt
       await deps.sink?.record(decision, call, ctx);
       return decision;
     },
+    async refuseUnavailable(call, ctx) {
+      const refused = unavailable(call, ctx, config, deps, opts);
+      if (refused) await deps.sink?.record(refused, call, ctx);
+      return refused;
+    },
   };
 }
 
-/** SPEC §5, step by step; the first step that decides wins. */
-async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Promise<Decision> {
-  const approval = config.permissions.approval;
-  const hash = callHash(call, ctx);
+/** Step 0 (I10): a tool that is not offered is refused too. */
+function unavailable(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Decision | null {
   const facts = deps.lookupTool(call.tool);
-  const pre: DecisionBase = { tool: call.tool, call_hash: hash, risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
-
-  // Step 0 (I10): a tool that is not offered is refused too.
+  const pre: DecisionBase = { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
   if (!facts) return deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`);
   const removed = removalRule(facts, {
     profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
     security: opts.securityProfile ?? config.security.profile, network: config.execution.network_policy,
     allowedTools: ctx.allowed_tools,
   });
-  if (removed) return deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`);
+  return removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`) : null;
+}
+
+/** SPEC §5, step by step; the first step that decides wins. */
+async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Promise<Decision> {
+  const approval = config.permissions.approval;
+  const hash = callHash(call, ctx);
+  const refused = unavailable(call, ctx, config, deps, opts);
+  if (refused) return refused;
+  const facts = deps.lookupTool(call.tool)!;
+  const pre: DecisionBase = { tool: call.tool, call_hash: hash, risk: classifyRisk(facts, call.args), flagged: [] };
 
   // Step 1: static guard.
   const verdict: GuardVerdict = await deps.guard.inspect(call, ctx);

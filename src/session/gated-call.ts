@@ -11,7 +11,7 @@ import { validateParams } from '../tools/validate.ts';
 const UNAVAILABLE_RULES = new Set(['tools.reserved', 'tools.not_ready']);
 
 export interface GatedOutcome {
-  /** null when the arguments were invalid: nothing reached the gate. */
+  /** null when the arguments of an available tool were invalid: nothing reached the rest of the gate. */
   readonly decision: Decision | null;
   readonly result: ToolResult;
 }
@@ -30,9 +30,14 @@ export async function gatedCall(
   opts: GatedCallOptions = {},
 ): Promise<GatedOutcome> {
   const tool = tools.get(call.tool);
-  const invalid = tool ? validateParams(tool.parameters, call.args) : null;
-  if (invalid) return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
   const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
+  const invalid = tool ? validateParams(tool.parameters, call.args) : null;
+  if (invalid) {
+    // a tool that is not offered here is refused as such, not described by its schema (I10)
+    const refused = await gate.refuseUnavailable(call, callCtx);
+    if (refused) return { decision: refused, result: fail(UNAVAILABLE_RULES.has(refused.rule) ? 'unavailable' : 'denied', refused.reason) };
+    return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
+  }
   const decision = await gate.check(call, callCtx);
   if (decision.outcome !== 'allow' || !tool) return { decision, result: fail(UNAVAILABLE_RULES.has(decision.rule) ? 'unavailable' : 'denied', decision.reason) };
   const approval = {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision } from '../../src/approval/decision.ts';
+import { createApprovalGate } from '../../src/approval/gate.ts';
+import { defaultConfig } from '../../src/config/schema.ts';
+import type { SecurityProfile } from '../../src/policy/security-profiles.ts';
+import { gatedCall } from '../../src/session/gated-call.ts';
+import { execTool } from '../../src/tools/catalog/exec.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { catalogLookup } from '../../src/tools/facts.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import { instantClock, MemoryAllowlist, RecordingApprover, ScriptedGuard } from '../support/gate-harness.ts';
+
+function setup(securityProfile: SecurityProfile) {
+  const config = defaultConfig();
+  const recorded: Decision[] = [];
+  const approver = new RecordingApprover();
+  const gate = createApprovalGate(config, {
+    guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
+    humanApprover: approver, clock: instantClock, sink: { record: async (d) => { recorded.push(d); } },
+  }, { securityProfile });
+  return { gate, recorded, approver, tools: new ToolRegistry([execTool(config)]) };
+}
+
+describe('a call with invalid arguments', () => {
+  it('to a tool that is not available here is refused as unavailable, on the record, without describing its schema (I10)', async () => {
+    const { gate, tools, recorded } = setup('daemon');
+    const out = await gatedCall(gate, tools, { tool: 'exec', args: { command: 42 } }, buildContext({ channel: 'cli' }), 0);
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
+    expect(out.result).toMatchObject({ success: false, errorKind: 'denied' });
+    expect(out.result.error).not.toMatch(/command/);
+    expect(recorded).toEqual([out.decision]);
+  });
+
+  it('to an available tool is a validation error that reaches neither the rest of the gate nor a person', async () => {
+    const { gate, tools, recorded, approver } = setup('personal_cli');
+    const out = await gatedCall(gate, tools, { tool: 'exec', args: { command: 42 } }, buildContext({ channel: 'cli' }), 0);
+    expect(out.decision).toBeNull();
+    expect(out.result).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/command/) });
+    expect(recorded).toEqual([]);
+    expect(approver.asked).toEqual([]);
+  });
+});
