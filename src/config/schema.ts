@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { NETWORK_POLICIES } from '../policy/network-policy.ts';
+import { SECURITY_PROFILES } from '../policy/security-profiles.ts';
+import { TOOL_PROFILES } from '../policy/tool-profiles.ts';
 
 // Every section uses .prefault({}) so its inner defaults apply when it is absent (zod 4).
 const names = z.array(z.string().min(1)).default([]);
@@ -6,7 +9,7 @@ const seconds = (d: number) => z.number().positive().default(d);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const toolsSchema = z.strictObject({
-  profile: z.enum(['minimal', 'messaging', 'coding', 'full']).default('full'),
+  profile: z.enum(TOOL_PROFILES).default('full'),
   allow: names,
   also_allow: names,
   deny: names,
@@ -66,10 +69,10 @@ const endpointSchema = z.strictObject({
 export const configSchema = z.strictObject({
   tools: toolsSchema,
   security: z.strictObject({
-    profile: z.enum(['personal_cli', 'daemon', 'public_gateway']).default('personal_cli'),
+    profile: z.enum(SECURITY_PROFILES).default('personal_cli'),
   }).prefault({}),
   execution: z.strictObject({
-    network_policy: z.enum(['deny', 'allow', 'restricted']).default('allow'),
+    network_policy: z.enum(NETWORK_POLICIES).default('allow'),
     network_allowlist: names,
   }).prefault({}),
   permissions: permissionsSchema,

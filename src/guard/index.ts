@@ -5,7 +5,7 @@ import { patchPaths } from '../tools/catalog/patch.ts';
 import { checkPaths, PATH_RULES, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
-import { checkUrl, systemLookup, type Lookup } from './ssrf/index.ts';
+import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
 import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand } from './types.ts';
 
 export interface GuardDeps {
@@ -15,7 +15,6 @@ export interface GuardDeps {
   readonly realpath?: (p: string) => Promise<string>;
 }
 
-const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 const strings = (args: Readonly<Record<string, unknown>>, names: readonly string[] = []): string[] =>
   names.map((n) => args[n]).filter((v): v is string => typeof v === 'string' && v !== '');

@@ -13,16 +13,19 @@ export interface SecurityProfileRule {
 }
 
 /** SPEC §4 step 2, as data. Listed least to most strict: the order defines max(a, b). */
+/** What the daemon never runs (I4); every stricter profile keeps these denials. */
+const DAEMON_DENIED: readonly Capability[] = ['process.exec', 'process.manage', 'code.exec', 'skill.install'];
+
 export const SECURITY_PROFILE_RULES: Readonly<Record<SecurityProfile, SecurityProfileRule>> = {
   personal_cli: { denyCapabilities: [], maxRisk: 'dangerous', rule: 'security.personal_cli' },
   daemon: {
-    denyCapabilities: ['process.exec', 'process.manage', 'code.exec', 'skill.install'],
+    denyCapabilities: DAEMON_DENIED,
     maxRisk: 'dangerous',
     rule: 'security.daemon.capability',
   },
   public_gateway: {
-    // read_only only; the daemon's capability denials are implied because no such tool is read_only
-    denyCapabilities: ['process.exec', 'process.manage', 'code.exec', 'skill.install'],
+    // read_only only, and never looser than the daemon
+    denyCapabilities: DAEMON_DENIED,
     maxRisk: 'read_only',
     rule: 'security.public_gateway.risk',
   },

@@ -10,7 +10,7 @@ const MALFORMED: ReadonlyArray<[string, string, string, string]> = [
   ['misspelt mode', 'permissions:\n  approval:\n    mode: smrt\n', 'permissions.approval.mode', 'expected one of off, smart, strict, got "smrt"'],
   ['unknown profile', 'tools:\n  profile: everything\n', 'tools.profile', 'expected one of minimal, messaging, coding, full'],
   ['unknown security profile', 'security:\n  profile: paranoid\n', 'security.profile', 'got "paranoid"'],
-  ['unknown network policy', 'execution:\n  network_policy: maybe\n', 'execution.network_policy', 'deny, allow, restricted'],
+  ['unknown network policy', 'execution:\n  network_policy: maybe\n', 'execution.network_policy', 'deny, restricted, allow'],
   ['unattended policy typo', 'permissions:\n  approval:\n    unattended_policy: allow-safe\n', 'permissions.approval.unattended_policy', 'got "allow-safe"'],
   ['allow is not a list', 'tools:\n  allow: exec\n', 'tools.allow', 'expected array, got "exec"'],
   ['timeout is a string', 'permissions:\n  approval:\n    wait_timeout_seconds: soon\n', 'permissions.approval.wait_timeout_seconds', 'expected number'],

@@ -3,6 +3,7 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 
 interface RunFlags {
   channel: string;
@@ -12,7 +13,7 @@ interface RunFlags {
   json?: boolean;
 }
 
-const PROFILES = ['minimal', 'messaging', 'coding', 'full'];
+const PROFILES: readonly string[] = TOOL_PROFILES;
 
 /** Exit codes of an agent turn: refusals are a failure of the run, an unreachable model is "unavailable". */
 const EXIT_OF: Record<string, number> = { completed: EXIT.ok, denied: EXIT.failure, max_turns: EXIT.failure, token_budget: EXIT.failure, cancelled: EXIT.failure, model_error: EXIT.unavailable };

@@ -1,5 +1,21 @@
 import type { OptionSpec } from './flags.ts';
 
+/**
+ * Copy and move tools: the options whose value is not a file to copy. Only options that
+ * require a value: `--backup[=CONTROL]` or `--preserve[=ATTRS]` never take the next argument.
+ */
+export const TRANSFER_OPTIONS = {
+  cp: { short: 'tS', long: ['target-directory', 'suffix', 'sparse'] },
+  mv: { short: 'tS', long: ['target-directory', 'suffix'] },
+  install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
+  ln: { short: 'tS', long: ['target-directory', 'suffix'] },
+  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] },
+  scp: { short: 'cFiJloPS', long: [] },
+} as const satisfies Readonly<Record<string, OptionSpec>>;
+
+/** git's options before its sub-command (`git -C dir status`). */
+export const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const satisfies OptionSpec;
+
 /** A program that runs another command given in its arguments. */
 export interface WrapperSpec extends OptionSpec {
   /** Operands before the wrapped command (`timeout DURATION`, `chroot DIR`). */

@@ -1,6 +1,7 @@
 import { has, parseOptions } from './flags.ts';
 import { interpreterView } from './interpreters.ts';
 import type { Invocation } from './model.ts';
+import { GIT_GLOBAL } from './program-tables.ts';
 import { decodeAnsiC } from './syntax/ansi-c.ts';
 import { literal, plain } from './values.ts';
 import { redactText } from '../../util/redact.ts';
@@ -64,7 +65,6 @@ export function staticOutput(inv: Invocation): string | null {
   return null;
 }
 
-const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const;
 
 /**
  * The sub-command, for approvals scoped to program + sub-command (`git status`): the first

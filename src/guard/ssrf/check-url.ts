@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { hostAllowed, type NetworkPolicy } from '../../policy/network-policy.ts';
+import { RULES } from '../../policy/rules.ts';
 import type { GuardDecision, GuardFinding } from '../types.ts';
 import { verdictOf } from '../types.ts';
 import { judgeAddress } from './address-rules.ts';
@@ -29,13 +30,17 @@ export interface UrlVerdict {
   readonly findings: GuardFinding[];
 }
 
+/** A value written as a URL (`scheme://…`) rather than a local path. */
+export const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /** Rules of the URL itself (not of its target), with the sentence shown to people. */
 export const URL_RULES = {
   'ssrf.url_invalid': 'The URL does not parse as an absolute URL.',
   'ssrf.scheme': 'Only http: and https: URLs may be fetched.',
   'ssrf.userinfo': 'URLs carrying a user name or password are refused; credentials must not travel in URLs.',
-  'network.deny': 'The network policy is deny, so no outbound request is allowed.',
-  'network.restricted': 'The network policy is restricted and the host is not in execution.network_allowlist.',
+  // the network policy's rules, one sentence each wherever they decide
+  'network.deny': RULES['network.deny'],
+  'network.restricted': RULES['network.restricted'],
   'ssrf.dns.failed': 'The name could not be resolved, so its addresses cannot be shown to be public.',
   'ssrf.dns.empty': 'The name resolved to no address, so it cannot be shown to be public.',
   'ssrf.allowed': 'Every address of the target is public.',

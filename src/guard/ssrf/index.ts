@@ -1,5 +1,5 @@
 export { IPV4_RULES, IPV6_RULES, blockedAddress, canonicalAddress, judgeAddress, sameAddress, type AddressBlock, type RangeRule } from './address-rules.ts';
-export { checkUrl, normaliseHost, URL_RULES, type CheckUrlOptions, type UrlVerdict } from './check-url.ts';
+export { checkUrl, HAS_SCHEME, normaliseHost, URL_RULES, type CheckUrlOptions, type UrlVerdict } from './check-url.ts';
 export { FETCH_LIMIT_RULES, FetchLimitError, SsrfBlockedError } from './errors.ts';
 export { guardedFetch, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type GuardedFetchInit, type GuardedResponse } from './guarded-fetch.ts';
 export { NAME_RULES, blockedName, type NameRule } from './name-rules.ts';

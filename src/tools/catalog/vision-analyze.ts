@@ -1,13 +1,12 @@
 import { open, stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
-import { guardedFetch, redactUrl } from '../../guard/ssrf/index.ts';
+import { guardedFetch, HAS_SCHEME, redactUrl } from '../../guard/ssrf/index.ts';
 import { defineTool } from '../define.ts';
 import { callService, guardInit, netFailure, secretsOf, statusFailure, unready, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { parseContentType } from './web-fetch.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
-const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const TIMEOUT_MS = 60_000;
 const DEFAULT_QUESTION = 'Describe this image.';
 

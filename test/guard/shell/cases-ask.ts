@@ -76,6 +76,8 @@ export const ASK_EXEC: readonly ShellCase[] = [
   // dash reads $'…' as $ and a quoted string: the commands split elsewhere than the guard sees them
   ["sh -c \"echo $'\\\\'\necho hidden\necho \\\\''\"", 'ask', 'shell.input.dialect'],
   ["echo \"echo $'x'\" | dash", 'ask', 'shell.input.dialect'],
+  // --backup takes its value only with '=': the next argument is still a file
+  ['cp --backup x ~/.ssh/authorized_keys', 'ask', 'shell.credential.write'],
   ['python3 -c "import os"', 'ask', 'shell.interpreter.inline'],
   ['python3 -Ic "import os"', 'ask', 'shell.interpreter.inline'],
   ['node -e "console.log(1)"', 'ask', 'shell.interpreter.inline'],

@@ -1,6 +1,6 @@
 import { has, hasFamily, parseOptions } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
-import { SQL_CLIENTS } from '../program-tables.ts';
+import { GIT_GLOBAL, SQL_CLIENTS } from '../program-tables.ts';
 import { plain } from '../values.ts';
 
 const DROP = /\bDROP\s+(TABLE|DATABASE|SCHEMA|KEYSPACE)\b/i;
@@ -31,7 +31,6 @@ export function checkSql(inv: Invocation, emit: Emit): void {
   }
 }
 
-const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const;
 
 export function checkGit(inv: Invocation, emit: Emit): void {
   if (inv.program !== 'git') return;

@@ -2,6 +2,7 @@ import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, deleteClass, inSystemDir, showCanon, type DeleteClass } from '../paths.ts';
 import { programName } from '../unwrap.ts';
+import { TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
@@ -33,13 +34,11 @@ export function checkRm(inv: Invocation, emit: Emit): void {
   if (recursive && !blocked) emit('shell.rm.recursive', inv.text);
 }
 
-const MOVE = { short: 'tS', long: ['target-directory', 'suffix', 'backup'] } as const;
-const RSYNC = { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] } as const;
 
 /** Moving a protected directory away, or rsync --delete into one, destroys it like a recursive delete. */
 export function checkMove(inv: Invocation, emit: Emit): void {
   if (inv.program === 'mv') {
-    const p = parseOptions(inv.args, MOVE);
+    const p = parseOptions(inv.args, TRANSFER_OPTIONS.mv);
     const dir = has(p, 't', 'target-directory');
     for (const src of dir ? p.operands : p.operands.slice(0, -1)) {
       const c = canonical(src.v, inv.cwd);
@@ -47,7 +46,7 @@ export function checkMove(inv: Invocation, emit: Emit): void {
       if (c && cls) { emit(RULE[cls], `${inv.text} → ${showCanon(c)}`); return; }
     }
   } else if (inv.program === 'rsync') {
-    const p = parseOptions(inv.args, RSYNC);
+    const p = parseOptions(inv.args, TRANSFER_OPTIONS.rsync);
     const dest = p.operands[p.operands.length - 1];
     if (!dest || p.operands.length < 2 || !hasFamily(p, 'delete')) return;
     const c = canonical(dest.v, inv.cwd);

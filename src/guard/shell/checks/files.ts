@@ -1,7 +1,7 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, isBlockDevice, isCredentialFile, isPrivateKey, isSecret, showCanon } from '../paths.ts';
-import { NON_READERS, PATTERN_FIRST, READERS } from '../program-tables.ts';
+import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { pathsIn, writeTargets } from './targets.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
@@ -9,14 +9,7 @@ const READS = new Set(['<', '<>']);
 /** Programs that use keys or change file metadata without printing contents. */
 const KEY_USERS = new Set(['ssh', 'ssh-keygen', 'ssh-add', 'ssh-copy-id', 'chmod', 'chown', 'chgrp', 'mkdir', 'touch', 'setfacl', 'chattr', 'restorecon', 'rm', 'shred', 'sftp']);
 /** Options of copy tools whose value is a key or config, not a file to copy. */
-const TRANSFER: Readonly<Record<string, OptionSpec>> = {
-  scp: { short: 'iFoPScJl' },
-  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'password-file'] },
-  cp: { short: 'tS', long: ['target-directory', 'suffix'] },
-  mv: { short: 'tS', long: ['target-directory', 'suffix'] },
-  install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
-  ln: { short: 'tS', long: ['target-directory', 'suffix'] },
-};
+const TRANSFER: Readonly<Record<string, OptionSpec>> = TRANSFER_OPTIONS;
 
 /** What a copy reads: its operands but the destination. */
 function sources(inv: Invocation, spec: OptionSpec): readonly Arg[] {

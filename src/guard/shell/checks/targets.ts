@@ -1,7 +1,7 @@
 import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { INTERPRETERS } from '../program-tables.ts';
+import { INTERPRETERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -11,14 +11,7 @@ export interface Target {
 
 const at = (inv: Invocation, a: Arg, v = a.v): Target => ({ arg: a, path: canonical(v, inv.cwd) });
 
-const COPY_SPEC: Readonly<Record<string, OptionSpec>> = {
-  cp: { short: 'tS', long: ['target-directory', 'suffix', 'backup', 'preserve', 'reflink', 'sparse'] },
-  mv: { short: 'tS', long: ['target-directory', 'suffix', 'backup'] },
-  install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
-  ln: { short: 'tS', long: ['target-directory', 'suffix'] },
-  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] },
-  scp: { short: 'cFiJloPS', long: [] },
-};
+const COPY_SPEC: Readonly<Record<string, OptionSpec>> = TRANSFER_OPTIONS;
 
 const basename = (v: string): string => v.replace(/\/+$/, '').slice(v.replace(/\/+$/, '').lastIndexOf('/') + 1);
 
