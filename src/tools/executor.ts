@@ -22,6 +22,7 @@ export interface ExecuteToolOptions {
 /**
  * Validates, runs with the tool's timeout, and retries internal/timeout failures
  * up to maxRetries with the same idempotency key and attempt_index + 1.
+ * Successes and effectful failures go to the ledger; a replay returns them.
  * Never throws: every failure is a ToolResult.
  */
 export async function executeTool(
@@ -36,11 +37,12 @@ export async function executeTool(
   }
   let attemptCtx = ctx;
   let result = await runOnce(tool, params, attemptCtx, opts);
-  for (let retry = 0; retry < tool.maxRetries && !result.success && RETRYABLE.has(result.errorKind ?? '') && !opts.signal?.aborted; retry++) {
+  // an effectful failure is not retried: the effect already (partly) happened
+  for (let retry = 0; retry < tool.maxRetries && !result.success && !result.effectful && RETRYABLE.has(result.errorKind ?? '') && !opts.signal?.aborted; retry++) {
     attemptCtx = nextAttempt(attemptCtx);
     result = await runOnce(tool, params, attemptCtx, opts);
   }
-  if (sideEffects && result.success) await opts.ledger!.remember(ctx.idempotency_key, tool.name, result);
+  if (sideEffects && (result.success || result.effectful)) await opts.ledger!.remember(ctx.idempotency_key, tool.name, result);
   return result;
 }
 

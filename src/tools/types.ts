@@ -11,6 +11,8 @@ export interface ToolResult {
   readonly output?: unknown;
   readonly error?: string;
   readonly errorKind?: ErrorKind;
+  /** A failure after the effect started (a command ran and exited non-zero): recorded so a replay does not repeat it. */
+  readonly effectful?: true;
 }
 
 /** How the gate let this call through; tools that issue lasting grants read it (cronjob). */

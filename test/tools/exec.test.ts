@@ -203,4 +203,28 @@ describe('exec', () => {
     expect(r2).toEqual(r1);
     expect(readFileSync(log, 'utf8')).toBe('run\n');
   });
+
+  it('records a command that ran and failed, so its replay does not run it again', async () => {
+    const log = join(workspace, 'failed-runs.log');
+    const params = { command: `echo run >> ${log}; exit 4`, shell: true };
+    const ledger = new MemoryEffectLedger();
+    const first = ctx(params);
+    const r1 = await executeTool(execTool(cfg()), params, first, { ledger });
+    const r2 = await executeTool(execTool(cfg()), params, buildContext({ trace_id: first.trace_id, tool: 'exec', params, is_replay: true }), { ledger });
+    expect(r1).toMatchObject({ success: false, errorKind: 'business', effectful: true });
+    expect(r2).toEqual(r1);
+    expect(readFileSync(log, 'utf8')).toBe('run\n');
+  });
+
+  it('does not record a call refused before anything ran, so its replay tries again', async () => {
+    const params = { command: 'pwd', cwd: 'made-later' };
+    const ledger = new MemoryEffectLedger();
+    const first = ctx(params);
+    const r1 = await executeTool(execTool(cfg()), params, first, { ledger });
+    expect(r1).toMatchObject({ success: false, errorKind: 'business' });
+    expect(r1.effectful).toBeUndefined();
+    mkdirSync(join(workspace, 'made-later'));
+    const r2 = await executeTool(execTool(cfg()), params, buildContext({ trace_id: first.trace_id, tool: 'exec', params, is_replay: true }), { ledger });
+    expect(out(r2).stdout).toBe(`${join(workspace, 'made-later')}\n`);
+  });
 });

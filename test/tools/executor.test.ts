@@ -57,6 +57,13 @@ describe('tool executor', () => {
     expect(calls).toBe(1);
   });
 
+  it('does not retry a timeout after the effect started', async () => {
+    let calls = 0;
+    const t = tool({ maxRetries: 3, run: async () => { calls++; return { ...fail('timeout', 'killed at deadline'), effectful: true }; } });
+    await executeTool(t, { name: 'a' }, buildContext());
+    expect(calls).toBe(1);
+  });
+
   it('turns a thrown error into an internal failure with credentials redacted', async () => {
     const t = tool({ run: async () => { throw new Error('connect to postgres://admin:hunter2@db failed'); } });
     const r = await executeTool(t, { name: 'a' }, buildContext());

@@ -151,11 +151,12 @@ export function runResult(tool: string, launch: Launch, r: RunOutcome, missing: 
     output.stderr ? `\nstderr:\n${tail(output.stderr, STDERR_TAIL)}` : '',
     output.stdout ? `\nstdout:\n${tail(output.stdout, STDOUT_TAIL)}` : '',
   ].join('');
-  if (r.stopped === 'timeout') return { ...fail('timeout', `${tool}: timed out after ${r.deadline_ms / 1000}s; its process group was killed${streams()}`), output };
-  if (r.stopped === 'aborted') return { ...fail('timeout', `${tool}: cancelled; its process group was killed${streams()}`), output };
+  // the process ran: whatever it did is done, so a failure is effectful
+  if (r.stopped === 'timeout') return { ...fail('timeout', `${tool}: timed out after ${r.deadline_ms / 1000}s; its process group was killed${streams()}`), output, effectful: true };
+  if (r.stopped === 'aborted') return { ...fail('timeout', `${tool}: cancelled; its process group was killed${streams()}`), output, effectful: true };
   if (r.exit_code === 0) return ok(output);
   const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exit_code}`;
-  return { ...fail('business', `${tool}: ${how}${streams()}`), output };
+  return { ...fail('business', `${tool}: ${how}${streams()}`), output, effectful: true };
 }
 
 export function execTool(config: Config) {
