@@ -117,7 +117,9 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
     if (ctx.cron_authorized) return allow(base, 4, 'unattended.cron_authorized', 'auto');
     if (approval.unattended_policy === 'deny') return deny(base, 4, 'unattended.policy_deny');
     if (risk === 'exec') return deny(base, 4, 'unattended.allow_safe.exec');
-    return (await deps.guard.writesStayInWorkspace(call))
+    const scope = await deps.guard.writeScope(call);
+    if (scope === 'not_files') return deny(base, 4, 'unattended.allow_safe.not_file');
+    return scope === 'workspace'
       ? allow(base, 4, 'unattended.allow_safe.write', 'auto')
       : deny(base, 4, 'unattended.allow_safe.path');
   }

@@ -6,7 +6,7 @@ import { checkPaths, PATH_RULES, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
-import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand } from './types.ts';
+import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand, type WriteScope } from './types.ts';
 
 export interface GuardDeps {
   /** false: judge URLs without resolving names (offline checks). */
@@ -62,12 +62,13 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       }
       return verdictOf(findings, commands);
     },
-    async writesStayInWorkspace(call: GuardedCall) {
+    async writeScope(call: GuardedCall): Promise<WriteScope> {
       const g = guardedOf(call.tool);
+      if (!g.writePaths && !g.diffPaths) return 'not_files';
       const touched = diffTargets(g, call.args);
-      if (touched === null) return false;
+      if (touched === null) return 'outside';
       const writes = [...strings(call.args, g.writePaths), ...touched];
-      return writes.length === 0 || writesInside(writes, config.tools.workspace, fs);
+      return writes.length === 0 || await writesInside(writes, config.tools.workspace, fs) ? 'workspace' : 'outside';
     },
   };
 }

@@ -31,9 +31,16 @@ export interface GuardedCall {
 /** Step 1 of the gate. Implementations hold their I/O (DNS, realpath) behind injected functions. */
 export interface Guard {
   inspect(call: GuardedCall, ctx: ToolExecutionContext): Promise<GuardVerdict>;
-  /** Whether every path the call writes stays inside the workspace (used by unattended allow_safe). */
-  writesStayInWorkspace(call: GuardedCall): Promise<boolean>;
+  /** Where the call writes, for unattended allow_safe. */
+  writeScope(call: GuardedCall): Promise<WriteScope>;
 }
+
+/**
+ * `workspace`: every path the call writes stays inside it; `outside`: some path
+ * leaves it or cannot be known; `not_files`: the tool's effect is not a file write
+ * (a message, a job, memory), which no workspace policy can vouch for.
+ */
+export type WriteScope = 'workspace' | 'outside' | 'not_files';
 
 export const ALLOW_VERDICT: GuardVerdict = Object.freeze({ decision: 'allow', findings: Object.freeze([]) as readonly GuardFinding[] });
 
@@ -46,5 +53,5 @@ export function verdictOf(findings: readonly GuardFinding[], commands?: readonly
 /** A guard that finds nothing; for contexts where no guard applies. */
 export const permissiveGuard: Guard = {
   inspect: async () => ALLOW_VERDICT,
-  writesStayInWorkspace: async () => true,
+  writeScope: async () => 'workspace',
 };

@@ -28,6 +28,7 @@ export const RULES = {
   'unattended.allow_safe.write': 'The unattended policy allow_safe permits writes inside the workspace policy.',
   'unattended.allow_safe.path': 'The unattended policy allow_safe permits writes only inside the workspace policy.',
   'unattended.allow_safe.exec': 'The unattended policy allow_safe never permits exec calls.',
+  'unattended.allow_safe.not_file': 'The unattended policy allow_safe permits only file writes inside the workspace, and this tool writes something else (a message, a job, memory).',
   'attended.low_risk': 'Read-only and write calls are allowed in an attended session.',
   'approval.auto_approve': 'The tool is listed in permissions.approval.auto_approve.',
   'approval.cli_auto_approve': 'cli_auto_approve allows this call on the attended command line.',

@@ -33,7 +33,7 @@ describe('step 4: the seed unattended / cron_authorized table', () => {
 
   it('allow_safe refuses a write whose path leaves the workspace', async () => {
     const h = harness({ permissions: { approval: { unattended_policy: 'allow_safe' } } });
-    h.guard.writesInside = false;
+    h.guard.scope = 'outside';
     const d = await h.gate.check(call('write_file', { path: '/etc/x', content: '' }), unattended());
     expect(d).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.allow_safe.path' });
   });

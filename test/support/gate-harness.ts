@@ -3,7 +3,7 @@ import type {
   AllowlistRecord, AllowlistStore, ApprovalAnswer, ApprovalRequest, Clock, HumanApprover, SmartReviewer, SmartVerdict,
 } from '../../src/approval/ports.ts';
 import { defaultConfig, type Config, type ConfigInput } from '../../src/config/schema.ts';
-import type { Guard, GuardFinding, GuardVerdict } from '../../src/guard/types.ts';
+import type { Guard, GuardFinding, GuardVerdict, WriteScope } from '../../src/guard/types.ts';
 import { verdictOf } from '../../src/guard/types.ts';
 import type { SecurityProfile } from '../../src/policy/security-profiles.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
@@ -12,12 +12,12 @@ import { catalogLookup } from '../../src/tools/facts.ts';
 export class ScriptedGuard implements Guard {
   findings: GuardFinding[] = [];
   commands: { program: string; subcommand?: string }[] | undefined;
-  writesInside = true;
+  scope: WriteScope = 'workspace';
   async inspect(): Promise<GuardVerdict> {
     return verdictOf(this.findings, this.commands);
   }
-  async writesStayInWorkspace(): Promise<boolean> {
-    return this.writesInside;
+  async writeScope(): Promise<WriteScope> {
+    return this.scope;
   }
 }
 

@@ -32,8 +32,8 @@ describe('the guard sees the files a patch would change', () => {
   });
 
   it('counts the diff paths for unattended allow_safe (writes must stay in the workspace)', async () => {
-    expect(await guard(false).writesStayInWorkspace({ tool: 'patch', args: { diff: diffFor('../escape.txt') } })).toBe(false);
-    expect(await guard(false).writesStayInWorkspace({ tool: 'patch', args: { diff: diffFor('a.txt'), root: root } })).toBe(false);
-    expect(await guard(false).writesStayInWorkspace({ tool: 'patch', args: { diff: diffFor('inside.txt') } })).toBe(true);
+    expect(await guard(false).writeScope({ tool: 'patch', args: { diff: diffFor('../escape.txt') } })).toBe('outside');
+    expect(await guard(false).writeScope({ tool: 'patch', args: { diff: diffFor('a.txt'), root: root } })).toBe('outside');
+    expect(await guard(false).writeScope({ tool: 'patch', args: { diff: diffFor('inside.txt') } })).toBe('workspace');
   });
 });
