@@ -43,8 +43,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 /** One line on stderr and an exit code; a stack only with ECHO_AGENT_DEBUG=1. */
 function reportError(err: unknown): number {
   if (err instanceof CommanderError) {
-    // commander has already printed its message
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') return EXIT.ok;
+    // commander has already printed its message; help asked for is success, help for a missing sub-command is not
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return EXIT.usage;
   }
   if (err instanceof CliError) {

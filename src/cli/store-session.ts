@@ -35,6 +35,7 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
 
 /** Who an admin command acts as: --as, else the OS account. Recorded in the audit log. */
 export async function actorName(flag?: string): Promise<string> {
+  if (flag !== undefined && flag.trim() === '') throw new CliError('--as: is empty; give a user name or leave it out for the OS account');
   if (flag) return flag;
   const { userInfo } = await import('node:os');
   try {

@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
 import { configWarnings } from './warnings.ts';
+import { unreadable } from '../util/file-errors.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/echo-agent.yaml';
 /** EX_CONFIG from sysexits.h: what operators' tooling expects for a bad configuration. */
@@ -29,6 +30,7 @@ export interface LoadedConfig {
 
 /** Which file to read: the flag, then ECHO_AGENT_CONFIG, then the default path if it exists. */
 export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (flag === '') throw new ConfigError('--config', [{ path: '(option)', message: 'is empty; give a file or leave the option out' }]);
   if (flag) return resolve(flag);
   if (env.ECHO_AGENT_CONFIG) return resolve(env.ECHO_AGENT_CONFIG);
   const fallback = resolve(DEFAULT_CONFIG_PATH);
@@ -42,7 +44,7 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env):
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(file, [{ path: '(file)', message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }]);
+    throw new ConfigError(file, [{ path: '(file)', message: `cannot read: ${unreadable(err)}` }]);
   }
   return { ...parseConfigText(text, file, env), file };
 }

@@ -5,7 +5,9 @@ import { TOOL_PROFILES } from '../policy/tool-profiles.ts';
 
 // Every section uses .prefault({}) so its inner defaults apply when it is absent (zod 4).
 const names = z.array(z.string().min(1)).default([]);
-const seconds = (d: number) => z.number().positive().default(d);
+/** Node's timers overflow past 2^31-1 ms (24.8 days) and then fire at once; a longer duration is a typo. */
+export const MAX_TIMER_SECONDS = 2_147_483;
+const seconds = (d: number, min = 0) => (min > 0 ? z.number().min(min) : z.number().positive()).max(MAX_TIMER_SECONDS).default(d);
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 const toolsSchema = z.strictObject({
@@ -89,10 +91,12 @@ export const configSchema = z.strictObject({
     data_dir: z.string().min(1).default('./data'),
     concurrency: z.number().int().positive().max(1000).default(4),
     stop_timeout_seconds: seconds(30),
-    tick_seconds: seconds(1),
+    // a shorter tick spins the firing loop
+    tick_seconds: seconds(1, 0.05),
     firing_passes: z.number().int().positive().max(16).default(2),
     reconcile_seconds: seconds(30),
-    lease_seconds: seconds(300),
+    // renewed every max(1 s, lease/3): a shorter lease would expire between renewals
+    lease_seconds: seconds(300, 2),
     catchup_window_seconds: seconds(3600),
     http: z.strictObject({
       host: z.string().default('127.0.0.1'),

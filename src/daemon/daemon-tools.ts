@@ -1,6 +1,6 @@
 import type { SubAgentHost } from '../agent/host.ts';
 import type { Config } from '../config/schema.ts';
-import type { JobServiceDeps } from '../jobs/service.ts';
+import type { JobChangeDeps, JobServiceDeps } from '../jobs/service.ts';
 import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
 import { delegateTaskTool } from '../tools/catalog/delegate-task.ts';
@@ -56,8 +56,13 @@ export interface ToolHost extends JobServiceDeps {
 export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, extra: readonly Tool[] = []): ToolRegistry {
   const { db } = host;
   const spill = pgSpillStore(db);
-  const jobs: JobServiceDeps = { db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}) };
-  return new ToolRegistry([
+  // the registry holds the cronjob tool, whose definitions are checked against the registry
+  let registry: ToolRegistry | undefined;
+  const jobs: JobChangeDeps = {
+    db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}),
+    checks: { knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets) },
+  };
+  registry = new ToolRegistry([
     ...extra,
     // files
     readFileTool(config, spill), readSpillTool(config, spill), listDirTool(config), searchFilesTool(config), writeFileTool(config), editFileTool(config), patchTool(config),
@@ -77,4 +82,5 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
     // scheduling
     cronjobTool(config, jobs),
   ]);
+  return registry;
 }

@@ -8,11 +8,13 @@ const step = z.strictObject({
 export const payloadSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('steps'), steps: z.array(step).min(1).max(200) }),
   z.strictObject({ kind: z.literal('agent'), prompt: z.string().min(1).max(100_000), model: z.string().min(1).optional() }),
-]);
+], { error: 'expected kind "steps" (with steps) or "agent" (with prompt)' });
 
 export type JobPayload = z.infer<typeof payloadSchema>;
 
-const seconds = z.number().int().min(0);
+const DAY = 86_400;
+/** Whole seconds up to `max`: the runtime timers and the integer columns have limits, and a bigger value is a typo. */
+const seconds = (max: number) => z.number().int().min(0).max(max);
 
 /**
  * A job as an agent builder writes it (jobs/*.yaml, `jobs create`, the cronjob
@@ -27,12 +29,13 @@ export const jobDefinitionSchema = z.strictObject({
   delivery: z.strictObject({ notify: z.string().min(1) }).nullable().default(null),
   overlap_policy: z.enum(['skip', 'buffer_one', 'allow', 'cancel_other']).default('skip'),
   misfire_policy: z.enum(['skip', 'run_once', 'run_all']).default('run_once'),
-  catchup_window_seconds: seconds.default(3600),
-  jitter_seconds: seconds.default(0),
-  timeout_seconds: z.number().int().positive().default(600),
+  catchup_window_seconds: seconds(30 * DAY).default(3600),
+  jitter_seconds: seconds(DAY).default(0),
+  // below Node's 24.8-day timer limit
+  timeout_seconds: seconds(7 * DAY).min(1).default(600),
   max_retries: z.number().int().min(0).max(20).default(0),
-  retry_backoff_seconds: seconds.default(30),
-  max_runs: z.number().int().positive().nullable().default(null),
+  retry_backoff_seconds: seconds(DAY).default(30),
+  max_runs: z.number().int().positive().max(2_147_483_647).nullable().default(null),
 });
 
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;
@@ -40,3 +43,28 @@ export type JobDefinitionInput = z.input<typeof jobDefinitionSchema>;
 
 /** The fields whose change needs a fresh human approval (I2). */
 export const AUTHORISED_FIELDS = ['payload', 'tools', 'schedule', 'timezone', 'delivery'] as const;
+
+/** What a definition is checked against besides its shape: this build's tools and the configured notify targets. */
+export interface DefinitionChecks {
+  readonly knownTool: (name: string) => boolean;
+  readonly notifyTargets: readonly string[];
+}
+
+/** Names in the definition that refer to nothing here, each with its path. */
+export function definitionProblems(def: JobDefinition, checks: DefinitionChecks): string[] {
+  const problems: string[] = [];
+  def.tools.forEach((t, i) => {
+    if (!checks.knownTool(t)) problems.push(`tools[${i}]: "${t}" is not a known tool`);
+  });
+  if (def.payload.kind === 'steps') {
+    def.payload.steps.forEach((s, i) => {
+      if (!checks.knownTool(s.tool)) problems.push(`payload.steps[${i}].tool: "${s.tool}" is not a known tool`);
+    });
+  }
+  const target = def.delivery?.notify;
+  if (target !== undefined && !checks.notifyTargets.includes(target)) {
+    const known = checks.notifyTargets.length ? `known: ${checks.notifyTargets.join(', ')}` : 'notify.targets is empty';
+    problems.push(`delivery.notify: "${target}" is not a configured notify target (${known})`);
+  }
+  return problems;
+}

@@ -7,7 +7,7 @@ import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import { nextInstant, parseSchedule } from '../scheduler/schedule.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
-import { jobDefinitionSchema, type JobDefinition, type JobDefinitionInput } from './definition.ts';
+import { definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 
 export interface JobServiceDeps {
@@ -17,6 +17,11 @@ export interface JobServiceDeps {
   readonly now?: () => Date;
 }
 
+/** What creating or changing a job needs besides the store: what its names are checked against. */
+export interface JobChangeDeps extends JobServiceDeps {
+  readonly checks: DefinitionChecks;
+}
+
 export class JobInputError extends Error {
   constructor(message: string) {
     super(message);
@@ -24,12 +29,17 @@ export class JobInputError extends Error {
   }
 }
 
-/** Parses a definition, naming each bad field; the schedule is checked by the scheduler's parser. */
-export function parseDefinition(input: unknown): JobDefinition {
+/**
+ * Parses a definition, naming each bad field; the schedule is checked by the
+ * scheduler's parser, tool and target names against this build and config.
+ */
+export function parseDefinition(input: unknown, checks: DefinitionChecks): JobDefinition {
   const parsed = jobDefinitionSchema.safeParse(input);
   if (!parsed.success) {
-    throw new JobInputError(parsed.error.issues.map((i) => `${i.path.join('.') || '(definition)'}: ${i.message}`).join('; '));
+    throw new JobInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'job definition'}: ${i.message}`).join('; '));
   }
+  const problems = definitionProblems(parsed.data, checks);
+  if (problems.length > 0) throw new JobInputError(problems.join('; '));
   firstFire(parsed.data.schedule, parsed.data.timezone, new Date());
   return parsed.data;
 }
@@ -65,8 +75,8 @@ async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionCon
 }
 
 /** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
-export async function createJobFromCall(deps: JobServiceDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
-  const def = parseDefinition(input);
+export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
+  const def = parseDefinition(input, deps.checks);
   const now = deps.now?.() ?? new Date();
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
@@ -80,11 +90,11 @@ export async function createJobFromCall(deps: JobServiceDeps, input: JobDefiniti
  * a human-approved change issues a new one for the new definition.
  */
 export async function updateJobFromCall(
-  deps: JobServiceDeps, id: string, patch: Partial<JobDefinitionInput>, ctx: ToolExecutionContext, approval: CallApproval | undefined,
+  deps: JobChangeDeps, id: string, patch: Partial<JobDefinitionInput>, ctx: ToolExecutionContext, approval: CallApproval | undefined,
 ): Promise<ChangeResult | null> {
   const before = await getJob(deps.db, id);
   if (!before) return null;
-  const merged = parseDefinition({ ...definitionInputOf(before), ...patch });
+  const merged = mergedDefinition(before, patch, deps.checks);
   const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
   const now = deps.now?.() ?? new Date();
   const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: firstFire(merged.schedule, merged.timezone, now) } : {}) };
@@ -92,6 +102,18 @@ export async function updateJobFromCall(
   if (!updated) return null;
   if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
   return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval)) };
+}
+
+/**
+ * A stored job with a patch applied, checked. A payload patch of the same kind
+ * keeps the fields it does not give (an agent job's model); an empty patch is an error.
+ */
+export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>, checks: DefinitionChecks): JobDefinition {
+  if (Object.keys(patch).length === 0) throw new JobInputError('update: names no field to change');
+  const before = definitionInputOf(job);
+  const payload = patch.payload && typeof patch.payload === 'object' && patch.payload.kind === before.payload.kind
+    ? { ...before.payload, ...patch.payload } : patch.payload ?? before.payload;
+  return parseDefinition({ ...before, ...patch, payload }, checks);
 }
 
 /** The definition fields of a stored job, in the shape parseDefinition takes. */

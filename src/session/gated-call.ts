@@ -31,7 +31,7 @@ export async function gatedCall(
 ): Promise<GatedOutcome> {
   const tool = tools.get(call.tool);
   const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
-  const invalid = tool ? validateParams(tool.parameters, call.args) : null;
+  const invalid = tool ? validateParams(tool.parameters, call.args) ?? await tool.precheck?.(call.args) ?? null : null;
   if (invalid) {
     // a tool that is not offered here is refused as such, not described by its schema (I10)
     const refused = await gate.refuseUnavailable(call, callCtx);

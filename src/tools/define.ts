@@ -8,6 +8,7 @@ export interface ToolImplementation {
   readonly execute: (params: Record<string, unknown>, ctx: ToolExecutionContext | undefined, opts: ExecuteOptions) => Promise<ToolResult>;
   readonly timeoutSeconds?: number;
   readonly maxRetries?: number;
+  readonly precheck?: Tool['precheck'];
 }
 
 /**
@@ -31,5 +32,6 @@ export function defineTool(name: string, config: Config, impl: ToolImplementatio
     isReady: () => readiness()[0],
     readinessDetail: readiness,
     execute: impl.execute,
+    ...(impl.precheck ? { precheck: impl.precheck } : {}),
   };
 }

@@ -40,6 +40,11 @@ export interface Tool {
   isReady(): boolean;
   readinessDetail(): readonly [boolean, string];
   execute(params: Record<string, unknown>, ctx: ToolExecutionContext | undefined, opts: ExecuteOptions): Promise<ToolResult>;
+  /**
+   * Checks of schema-valid arguments that need the tool's own knowledge (a job
+   * definition against the stored job): an error naming the field, or null. Runs before the gate.
+   */
+  precheck?(params: Record<string, unknown>): Promise<string | null>;
 }
 
 export const TOOL_DEFAULTS = {

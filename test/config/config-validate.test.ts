@@ -117,7 +117,7 @@ describe('echo-agent config validate', () => {
   it('refuses a file that does not exist with exit 78', async () => {
     const r = await runCli(['config', 'validate', join(dir, 'missing.yaml')]);
     expect(r.code).toBe(78);
-    expect(r.stderr).toContain('cannot read: ENOENT');
+    expect(r.stderr).toContain('cannot read: no such file');
   });
 
   it('stops any command on a bad config with exit 78', async () => {

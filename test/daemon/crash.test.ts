@@ -13,7 +13,7 @@ import { openRunQueue } from '../../src/queue/run-queue.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { ROOT } from '../support/cli.ts';
-import { crashTestConfig } from '../support/crash-config.ts';
+import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
 
@@ -44,6 +44,7 @@ describe('a worker killed with SIGKILL mid-run', () => {
       name: 'crashy', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
       payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] }, max_retries: 1, retry_backoff_seconds: 0,
     });
+    await authorise(db, job);
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-worker.ts'], {
       cwd: ROOT, env: { ...process.env, DB_URL: url, DB_SCHEMA: schema, QUEUE_PREFIX: prefix, MARKER: marker, REDIS_URL },
       stdio: ['ignore', 'pipe', 'inherit'],

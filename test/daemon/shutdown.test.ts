@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { crashTestConfig } from '../support/crash-config.ts';
+import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
 
@@ -24,6 +24,7 @@ describe('graceful shutdown', () => {
       name: 'long', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
       payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
     });
+    await authorise(db, job);
     const config = defaultConfig({ ...crashTestConfig(`test-stop-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.2, reconcile_seconds: 60 } });
     const daemon = await startDaemon(config, {
       logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [slowTool(marker)],

@@ -1,3 +1,4 @@
+import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -40,7 +41,7 @@ describe('packaging', () => {
 
   it.each(readdirSync(`${ROOT}/jobs`).filter((f) => f.endsWith('.yaml')))('jobs/%s is a valid job definition for jobs create --file', (file) => {
     const args = cronjobArgs('create', { file: `${ROOT}/jobs/${file}` });
-    const def = parseDefinition({ name: args.name, schedule: args.schedule, timezone: args.timezone, payload: args.payload, ...(args.options as object) });
+    const def = parseDefinition({ name: args.name, schedule: args.schedule, timezone: args.timezone, payload: args.payload, ...(args.options as object) }, { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] });
     expect(def.name).toBe((parse(readFileSync(`${ROOT}/jobs/${file}`, 'utf8')) as { name: string }).name);
   });
 });

@@ -2,24 +2,23 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
+import { noteIfCut, parseInstant, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
-function parseInstant(flag: string, value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new CliError(`${flag}: expected an ISO-8601 date or instant, got "${value}"`);
-  return d;
-}
 
 export function registerGrantCommands(program: Command): void {
   const grants = program.command('grants').description('which jobs hold cron authorisation, and who approved it');
   grants.command('list').description('live grants (all with --all)').option('--job <id>', 'one job').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
-      const { listGrants } = await import('../../store/grants.ts');
-      const rows = await withStore(configOf(cmd), (db) => listGrants(db.db, { ...(opts.job ? { job_id: opts.job } : {}), includeRevoked: Boolean(opts.all) }));
+      const [{ listGrants }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../../store/jobs.ts')]);
+      const rows = await withStore(configOf(cmd), async (db) => {
+        if (opts.job && !(await getJob(db.db, opts.job, { includeRemoved: true }))) return null;
+        return listGrants(db.db, { ...(opts.job ? { job_id: opts.job } : {}), includeRevoked: Boolean(opts.all) });
+      });
+      if (!rows) throw new CliError(`no job with id ${opts.job}`, EXIT.failure);
       if (opts.json) printJson(rows);
       else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'ENDED'], rows.map((g) => [
         g.id, g.job_id, g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
@@ -88,10 +87,12 @@ export function registerGrantCommands(program: Command): void {
 
 export function registerApprovalCommands(program: Command): void {
   const approvals = program.command('approvals').description('human approval requests waiting for an answer');
-  approvals.command('list').description('pending requests (all with --all)').option('--all', 'every state').option('--json', 'print JSON')
-    .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+  approvals.command('list').description('pending requests (all with --all), newest first').option('--all', 'every state').option('--limit <n>', 'how many', '100').option('--json', 'print JSON')
+    .action(async (opts: { all?: boolean; limit: string; json?: boolean }, cmd: Command) => {
+      const limit = parseLimit('--limit', opts.limit);
       const { listApprovals } = await import('../../store/approvals.ts');
-      const rows = await withStore(configOf(cmd), (db) => listApprovals(db.db, opts.all ? {} : { state: 'pending' }));
+      const rows = await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit }));
+      noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
     });
@@ -120,13 +121,13 @@ export function registerAuditCommands(program: Command): void {
   audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
     .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit: expected a positive integer, got "${opts.limit}"`);
+      const limit = parseLimit('--limit', opts.limit);
       const since = parseInstant('--since', opts.since);
       const { listAudit } = await import('../../store/audit.ts');
       const rows = await withStore(configOf(cmd), (db) => listAudit(db.db, {
         ...(opts.job ? { job_id: opts.job } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
       }));
+      noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
     });

@@ -4,15 +4,22 @@ import type { GuardDecision } from '../../guard/types.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
+import { unreadable } from '../../util/file-errors.ts';
 
 const EXIT_FOR: Record<GuardDecision, number> = { allow: EXIT.ok, deny: EXIT.failure, ask: EXIT.wouldAsk };
+const STRICTNESS: Record<GuardDecision, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** A file of inputs exits as its strictest verdict, so scripts can test it like one check. */
+function worst(decisions: readonly GuardDecision[]): GuardDecision {
+  return decisions.reduce<GuardDecision>((w, d) => (STRICTNESS[d] > STRICTNESS[w] ? d : w), 'allow');
+}
 
 function linesOf(file: string): string[] {
   let text: string;
   try {
     text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CliError(`--file ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, EXIT.dataErr);
+    throw new CliError(`--file ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
   }
   return text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
 }
@@ -28,17 +35,22 @@ const cell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
 export function registerCheckGuardCommands(check: Command): void {
   check
     .command('command')
-    .description('judge a shell command with the static guard (exit 0 allow, 1 deny, 2 ask); --file: one command a line, TSV out')
+    .description('judge a shell command with the static guard (exit 0 allow, 1 deny, 2 ask); --file: one command a line, TSV out, exit by the strictest verdict')
     .argument('[command...]', 'the command (put it after --)')
-    .option('--file <file>', 'one command per line ("-" for stdin); prints decision<TAB>rules<TAB>command')
+    .option('--file <file>', 'one command per line ("-" for stdin); prints decision<TAB>rules<TAB>command (JSON lines with --json)')
     .option('--json', 'print JSON')
     .action(async (words: string[], opts: { file?: string; json?: boolean }) => {
       const { checkCommand } = await import('../../guard/shell/index.ts');
       if (opts.file) {
+        const seen: GuardDecision[] = [];
         for (const line of linesOf(opts.file)) {
           const v = await checkCommand(line);
-          process.stdout.write(`${v.decision}\t${cell(v.findings.map((f) => f.rule).join(',') || '-')}\t${cell(line)}\n`);
+          seen.push(v.decision);
+          process.stdout.write(opts.json
+            ? `${JSON.stringify({ command: line, decision: v.decision, findings: v.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) })}\n`
+            : `${v.decision}\t${cell(v.findings.map((f) => f.rule).join(',') || '-')}\t${cell(line)}\n`);
         }
+        process.exitCode = EXIT_FOR[worst(seen)];
         return;
       }
       if (words.length === 0) throw new CliError('check command: give the command after --, or --file');
@@ -55,20 +67,25 @@ export function registerCheckGuardCommands(check: Command): void {
 
   check
     .command('url')
-    .description('judge a URL with the SSRF guard and the network policy (exit 0 allow, 1 deny, 2 ask); --file: one URL a line, TSV out')
+    .description('judge a URL with the SSRF guard and the network policy (exit 0 allow, 1 deny, 2 ask); --file: one URL a line, TSV out, exit by the strictest verdict')
     .argument('[url]', 'the URL')
     .option('--no-dns', 'do not resolve names (offline): judge literals and the name denylist only')
-    .option('--file <file>', 'one URL per line ("-" for stdin); prints decision<TAB>rule<TAB>addresses<TAB>url')
+    .option('--file <file>', 'one URL per line ("-" for stdin); prints decision<TAB>rule<TAB>addresses<TAB>url (JSON lines with --json)')
     .option('--json', 'print JSON')
     .action(async (url: string | undefined, opts: { dns: boolean; file?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
       const { checkUrl, redactUrl } = await import('../../guard/ssrf/index.ts');
       const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
       if (opts.file) {
+        const seen: GuardDecision[] = [];
         for (const line of linesOf(opts.file)) {
           const v = await checkUrl(line.trim(), options);
-          process.stdout.write(`${v.decision}\t${v.rule}\t${v.addresses.join(',') || '-'}\t${cell(redactUrl(line.trim()))}\n`);
+          seen.push(v.decision);
+          process.stdout.write(opts.json
+            ? `${JSON.stringify({ url: redactUrl(line.trim()), decision: v.decision, rule: v.rule, reason: v.reason, addresses: v.addresses })}\n`
+            : `${v.decision}\t${v.rule}\t${v.addresses.join(',') || '-'}\t${cell(redactUrl(line.trim()))}\n`);
         }
+        process.exitCode = EXIT_FOR[worst(seen)];
         return;
       }
       if (!url) throw new CliError('check url: give a URL, or --file');

@@ -6,8 +6,10 @@ import type { Database } from '../../store/db.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
+import { noteIfCut, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { unreadable } from '../../util/file-errors.ts';
 
 interface DefinitionFlags {
   file?: string;
@@ -29,7 +31,7 @@ function readStructured(file: string, what: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CliError(`${what} ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, EXIT.dataErr);
+    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
   }
   try {
     return parseYaml(text);
@@ -50,8 +52,15 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
     if (!Array.isArray(steps)) throw new CliError(`steps file ${flags.steps}: expected a list of {tool, args}`, EXIT.dataErr);
   }
   if (flags.steps && flags.prompt) throw new CliError('give --steps or --prompt, not both');
-  const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...(flags.model ? { model: flags.model } : {}) } : undefined;
-  if (flags.tools !== undefined) options.tools = flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
+  if (flags.model !== undefined && (steps || (action === 'create' && !flags.prompt))) throw new CliError('--model: is for an agent payload; give it with --prompt');
+  const model = flags.model ? { model: flags.model } : {};
+  // on update, --model alone changes the stored agent payload's model (merged with it)
+  const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...model } : flags.model ? { kind: 'agent', ...model } : undefined;
+  if (flags.tools !== undefined) {
+    options.tools = flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
+    // an empty list would mean "the default set", the opposite of what an empty --tools looks like
+    if ((options.tools as string[]).length === 0) throw new CliError('--tools: names no tool; leave it out for the default set');
+  }
   const args: Record<string, unknown> = {
     action, ...(id ? { id } : {}),
     name: flags.name ?? name, schedule: flags.schedule ?? schedule, timezone: flags.timezone ?? timezone, payload: flagPayload ?? payload,
@@ -89,7 +98,8 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
 }
 
 function jobLine(j: JobRow) {
-  return [j.id, j.name, j.schedule, j.timezone, j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active', j.next_fire_at?.toISOString() ?? '-'];
+  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active';
+  return [j.id, j.name, j.schedule, j.timezone, state, j.next_fire_at?.toISOString() ?? '-'];
 }
 
 export function registerJobsCommands(program: Command): void {
@@ -145,8 +155,9 @@ export function registerJobsCommands(program: Command): void {
       }
     });
 
-  const simple = (name: string, description: string, run: (db: Database, id: string, actor: string, opts: { note?: string; why?: string }) => Promise<unknown>) =>
-    jobs.command(name).argument('<id>').description(description).option('--note <text>', 'note (pause)').option('--why <text>', 'reason (remove)')
+  // each sub-command takes only the options it records, so none is silently dropped
+  const simple = (name: string, description: string, own: readonly [flags: string, about: string][], run: (db: Database, id: string, actor: string, opts: { note?: string; why?: string }) => Promise<unknown>) =>
+    own.reduce((c, [flags, about]) => c.option(flags, about), jobs.command(name).argument('<id>').description(description))
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
       .action(async (id: string, opts: { note?: string; why?: string; as?: string; json?: boolean }, cmd: Command) => {
         const actor = await actorName(opts.as);
@@ -155,9 +166,9 @@ export function registerJobsCommands(program: Command): void {
         if (opts.json) printJson(result);
         else process.stdout.write(`${name}: ${id} ok\n`);
       });
-  simple('pause', 'stop firing a job (its grant stays)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
-  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
-  simple('remove', 'remove a job (history stays; its grant ends)', async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
+  simple('pause', 'stop firing a job (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
+  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', [], async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
+  simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
   jobs.command('run').argument('<id>').description('run a job now (trigger manual), through the same queue the daemon works')
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
     .action(async (id: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
@@ -181,10 +192,11 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('runs').argument('<id>').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
     .action(async (id: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit: expected a positive integer, got "${opts.limit}"`);
-      const { listRuns } = await import('../../store/runs.ts');
-      const rows = await withStore(configOf(cmd), (db) => listRuns(db.db, { job_id: id, limit }));
+      const limit = parseLimit('--limit', opts.limit);
+      const [{ listRuns }, { getJob }] = await Promise.all([import('../../store/runs.ts'), import('../../store/jobs.ts')]);
+      const rows = await withStore(configOf(cmd), async (db) => (await getJob(db.db, id, { includeRemoved: true }) ? listRuns(db.db, { job_id: id, limit }) : null));
+      if (!rows) throw new CliError(`no job with id ${id}`, EXIT.failure);
+      noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
     });

@@ -4,6 +4,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
+import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
 
 interface RunFlags {
   channel: string;
@@ -29,7 +30,7 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the outcome as JSON')
     .action(async (prompt: string, flags: RunFlags, cmd: Command) => {
       const timeout = Number(flags.timeout);
-      if (!Number.isFinite(timeout) || timeout <= 0) throw new CliError(`--timeout: expected a positive number of seconds, got "${flags.timeout}"`);
+      if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_SECONDS) throw new CliError(`--timeout: expected a number of seconds above 0 and at most ${MAX_TIMER_SECONDS}, got "${flags.timeout}"`);
       if (flags.profile && !PROFILES.includes(flags.profile)) throw new CliError(`--profile: expected one of ${PROFILES.join(', ')}, got "${flags.profile}"`);
       const loaded = configFor(cmd).config;
       const config = flags.profile ? { ...loaded, tools: { ...loaded.tools, profile: flags.profile as typeof loaded.tools.profile } } : loaded;

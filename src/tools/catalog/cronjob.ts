@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.ts';
-import { JobInputError, createJobFromCall, manualRun, updateJobFromCall, type JobServiceDeps } from '../../jobs/service.ts';
+import { JobInputError, createJobFromCall, manualRun, mergedDefinition, parseDefinition, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
+import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
@@ -16,19 +17,47 @@ function summary(job: JobRow) {
 
 const needId = (params: Record<string, unknown>): string | null => (typeof params.id === 'string' && params.id !== '' ? params.id : null);
 
+/** The definition fields a create or update call gives: the named ones and `options`. */
+function definitionFields(params: Record<string, unknown>): Partial<JobDefinitionInput> {
+  const given = { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<JobDefinitionInput>;
+}
+
+/**
+ * The definition a create or update call would store, checked before the gate
+ * asks anyone: nobody should approve a job that cannot be stored.
+ */
+async function precheck(deps: JobChangeDeps, params: Record<string, unknown>): Promise<string | null> {
+  try {
+    if (params.action === 'create') parseDefinition(definitionFields(params), deps.checks);
+    if (params.action === 'update') {
+      const id = needId(params);
+      if (!id) return 'id: is required for action update';
+      const job = await getJob(deps.db, id);
+      if (!job) return `id: no job with id ${id}`;
+      mergedDefinition(job, definitionFields(params), deps.checks);
+    }
+    return null;
+  } catch (err) {
+    if (err instanceof JobInputError) return err.message;
+    throw err;
+  }
+}
+
 /**
  * The cronjob tool (DANGEROUS). The gate never lets an unattended call reach
  * it; a job it creates or changes is authorised only by a human approval of this call.
  */
-export function cronjobTool(config: Config, deps: JobServiceDeps) {
+export function cronjobTool(config: Config, deps: JobChangeDeps) {
   return defineTool('cronjob', config, {
+    precheck: (params) => precheck(deps, params),
     async execute(params, ctx, { approval }): Promise<ToolResult> {
       if (!ctx) return fail('denied', 'cronjob needs an execution context');
       const action = String(params.action);
       const actor = ctx.user_id || 'unknown';
       try {
         if (action === 'create') {
-          const r = await createJobFromCall(deps, { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) } as never, ctx, approval);
+          const r = await createJobFromCall(deps, definitionFields(params) as JobDefinitionInput, ctx, approval);
           return ok({ job: summary(r.job), cron_authorized: r.verdict.issue, grant_rule: r.verdict.rule, grant: GRANT_POLICY_RULES[r.verdict.rule] });
         }
         if (action === 'list') return ok({ jobs: (await listJobs(deps.db)).map(summary) });
@@ -40,8 +69,7 @@ export function cronjobTool(config: Config, deps: JobServiceDeps) {
             return job ? ok({ job: summary(job), authorization: await runAuthorization(deps.db, job) }) : notFound(id);
           }
           case 'update': {
-            const patch = Object.fromEntries(Object.entries({ name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) }).filter(([, v]) => v !== undefined));
-            const r = await updateJobFromCall(deps, id, patch, ctx, approval);
+            const r = await updateJobFromCall(deps, id, definitionFields(params), ctx, approval);
             return r ? ok({ job: summary(r.job), cron_authorized: r.grant !== null, grant_rule: r.verdict.rule }) : notFound(id);
           }
           case 'pause': {

@@ -1,0 +1,37 @@
+import { CliError } from './errors.ts';
+import { warn } from './output.ts';
+
+/** The most rows a listing returns at once. */
+export const MAX_LIMIT = 10_000;
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+
+/**
+ * An ISO-8601 date (midnight UTC) or instant with Z or an offset. Loose forms
+ * JavaScript's Date would guess at ("1", "2024-02-30", a local time) are refused.
+ */
+export function parseInstant(flag: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const m = ISO.exec(value.trim());
+  const bad = (why: string) => new CliError(`${flag}: ${why}, got "${value}" (e.g. 2026-12-01 or 2026-12-01T08:00:00Z)`);
+  if (!m) throw bad('expected an ISO-8601 date or instant');
+  const [, y, mo, d, hh, , , zone] = m;
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (day.getUTCFullYear() !== Number(y) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) throw bad('no such calendar date');
+  if (hh !== undefined && zone === undefined) throw bad('an instant needs Z or an offset, so it does not depend on this machine\'s time zone');
+  const at = new Date(hh === undefined ? `${y}-${mo}-${d}T00:00:00Z` : value.trim());
+  if (Number.isNaN(at.getTime())) throw bad('expected an ISO-8601 date or instant');
+  return at;
+}
+
+/** A row limit: digits only, 1..MAX_LIMIT. */
+export function parseLimit(flag: string, value: string): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_LIMIT) throw new CliError(`${flag}: expected a whole number from 1 to ${MAX_LIMIT}, got "${value}"`);
+  return n;
+}
+
+/** Says so when a listing may have been cut at its limit. */
+export function noteIfCut(rows: readonly unknown[], limit: number): void {
+  if (rows.length >= limit) warn(`showing the first ${limit}; use --limit for more`);
+}
