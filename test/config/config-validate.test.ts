@@ -29,6 +29,9 @@ const MALFORMED: ReadonlyArray<[string, string, string, string]> = [
   ['duplicate key', 'tools:\n  profile: full\n  profile: minimal\n', 'line', 'unique'],
   ['root is a list', '- tools\n- security\n', '(root)', 'expected a mapping'],
   ['section is a scalar', 'tools: full\n', 'tools', 'expected object, got "full"'],
+  ['lease shorter than its renewal', 'daemon:\n  lease_seconds: 0.5\n', 'daemon.lease_seconds', '2'],
+  ['tick that would spin', 'daemon:\n  tick_seconds: 0.001\n', 'daemon.tick_seconds', '0.05'],
+  ['stop timeout past the timer limit', 'daemon:\n  stop_timeout_seconds: 3000000\n', 'daemon.stop_timeout_seconds', '2147483'],
   ['notify target without url', 'notify:\n  targets:\n    ops:\n      headers: {}\n', 'notify.targets.ops.url', 'expected'],
 ];
 
