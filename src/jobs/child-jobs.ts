@@ -4,6 +4,7 @@ import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
 import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
+import { runAuthorization } from './run-authorization.ts';
 import { JobInputError, type JobServiceDeps } from './service.ts';
 
 export type ChildOrigin = Exclude<JobOrigin, 'cronjob'>;
@@ -39,16 +40,20 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   if (!payload.success) throw new JobInputError(payload.error.issues.map((i) => `${['payload', ...i.path].join('.')}: ${i.message}`).join('; '));
   const now = deps.now?.() ?? new Date();
   const owner = ctx.user_id || 'unknown';
+  const parentJobId = jobOfContext(ctx);
   const { job, run } = await deps.db.transaction(async (tx) => {
+    const parent = parentJobId && ctx.cron_authorized ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
+    const held = parent ? await runAuthorization(tx, parent) : null;
     const job = await createJob(tx, {
       name: input.name, owner, created_by: owner, schedule: `at ${now.toISOString()}`, timezone: 'UTC',
       payload: payload.data, tools: childTools(ctx, input.tools ?? []), next_fire_at: null, paused: false, pause_note: null,
-      origin: input.origin, parent_job_id: jobOfContext(ctx), parent_execution_id: ctx.execution_id,
+      origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
+      parent_grant_id: held?.cron_authorized ? held.grant_id : null,
     });
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
     await appendAudit(tx, {
       kind: 'run.queued', actor: owner, job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
-      data: { trigger: 'manual', origin: input.origin, parent_job_id: job.parent_job_id },
+      data: { trigger: 'manual', origin: input.origin, parent_job_id: job.parent_job_id, parent_grant_id: job.parent_grant_id },
     });
     return { job, run: run! };
   });

@@ -110,6 +110,7 @@ export const AUTHORIZATION_RULES = {
   'grant.job_removed': 'The job was removed.',
   'grant.inherited': 'A child job (task, workflow, spawn_task) runs under the live human grant of the job whose run created it.',
   'grant.parent_none': 'A child job is cron_authorized only while the job whose run created it is; that job has no valid grant, or there is none.',
+  'grant.parent_changed': 'A child job inherits only the grant its creating run held; the parent job\'s live grant is a different one, or the creating run held none.',
 } as const;
 
 export type AuthorizationRule = keyof typeof AUTHORIZATION_RULES;

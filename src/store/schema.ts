@@ -63,6 +63,8 @@ export const jobs = pgTable('jobs', {
   origin: text('origin', { enum: JOB_ORIGINS }).notNull().default('cronjob'),
   parent_job_id: text('parent_job_id'),
   parent_execution_id: text('parent_execution_id'),
+  /** A child job's: the grant its creating run held; it inherits only while that grant is the live one. */
+  parent_grant_id: text('parent_grant_id'),
 }, (t) => [
   check('jobs_origin_check', sql`${t.origin} in (${oneOf(JOB_ORIGINS)})`),
   check('jobs_id_format', sql`${t.id} ~ '^job_[a-z0-9]+$'`),

@@ -12,7 +12,7 @@ import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { revokeGrant } from '../../src/store/grants.ts';
+import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
 import { getJob, listJobs } from '../../src/store/jobs.ts';
 import { getRun, listRuns } from '../../src/store/runs.ts';
 import { transcriptOfRun } from '../../src/store/transcripts.ts';
@@ -154,6 +154,21 @@ describe('agent jobs in the daemon', () => {
     const revoked = await execute(again!.id);
     expect(revoked.cron_authorized).toBe(false);
     expect((await listAudit(db, { run_id: revoked.id, kind: 'run.started' }))[0]).toMatchObject({ rule: 'grant.parent_none' });
+  });
+
+  it('a child inherits only the grant its creating run held, not a later one of the parent', async () => {
+    const db = database().db;
+    const parentId = await createAgentJob('spawner job two');
+    const parentRun = await runJob(parentId);
+    const child = (await listJobs(db)).find((j) => j.parent_job_id === parentId)!;
+    expect(child.parent_grant_id).toMatch(/^grt_/);
+    expect(child.parent_grant_id).toBe(parentRun.grant_id);
+    // a new human grant of the parent (e.g. for a changed definition) was not given with this child in view
+    await issueGrant(db, { job_id: parentId, approval_id: 'apr_later', approver: 'bob', channel: 'cli', approved_at: new Date(), actor: 'bob' });
+    const [queued] = await listRuns(db, { job_id: child.id });
+    const childRun = await execute(queued!.id);
+    expect(childRun.cron_authorized).toBe(false);
+    expect((await listAudit(db, { run_id: childRun.id, kind: 'run.started' }))[0]).toMatchObject({ rule: 'grant.parent_changed' });
   });
 
   it('a task created in an attended session is never cron_authorized', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "jobs" ADD COLUMN "parent_grant_id" text;
