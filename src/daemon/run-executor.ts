@@ -6,15 +6,16 @@ import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
-import { claimRunWithJob } from '../store/run-claim.ts';
-import { finishRun, finishRunStatement, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
+import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { redactText } from '../util/redact.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
 import { runAuthorization } from '../jobs/run-authorization.ts';
-import { newRunIds, unattendedRunContext } from './run-context.ts';
+import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
 
 export interface RunExecutorDeps {
   readonly db: Executor;
@@ -38,6 +39,10 @@ export type RunResult =
   | { readonly kind: 'duplicate' }
   /** A buffer_one job's run held back while another of its runs is running. */
   | { readonly kind: 'busy' }
+  /** Delivered before its retry backoff ended. */
+  | { readonly kind: 'not_yet_due'; readonly waitMs: number }
+  /** The run was ended elsewhere (cancelled, or retried by the reconciler) while this worker ran it. */
+  | { readonly kind: 'ended_elsewhere'; readonly state: string | null }
   | { readonly kind: 'finished'; readonly state: FinalState; readonly run: RunRow | null }
   | { readonly kind: 'retrying'; readonly notBefore: Date; readonly attempt: number };
 
@@ -54,11 +59,30 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     logger.debug({ run_id: runId }, 'run already claimed or finished; duplicate delivery ignored');
     return { kind: 'duplicate' };
   }
+  if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
   const { run: claimed, job } = claim;
-  if (job.removed_at) {
-    const run = await finishRun(db, { run_id: runId, owner: deps.workerId, state: 'cancelled', error: 'the job was removed before the run started' });
+  // a manual run of a paused job is someone asking for it now; a fired or retried one waits for resume
+  const stale = job.removed_at ? 'the job was removed before the run started'
+    : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started' : null;
+  if (stale) {
+    const run = await changeWithRecord(db, deps.audit ?? directAppend(db), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
+      kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },
+    });
     return { kind: 'finished', state: 'cancelled', run };
   }
+  try {
+    return await runClaimed(deps, runId, claim, ids);
+  } catch (err) {
+    // the run stays running until its lease expires; the reconciler then retries or interrupts it
+    logger.error({ run_id: runId, job_id: job.id, err }, 'run could not be executed or recorded');
+    throw err;
+  }
+}
+
+/** What a claimed run does: authorise, run the payload under its deadline and lease, settle. */
+async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds): Promise<RunResult> {
+  const { db, logger } = deps;
+  const { run: claimed, job } = claim;
   const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant });
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   // run.started commits with the run's first decision (or its end), not on its own
@@ -75,14 +99,20 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const onShutdown = () => controller.abort(new Error('shutdown'));
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   const timer = setTimeout(() => controller.abort(new Error('timeout')), job.timeout_seconds * 1000);
-  const renew = setInterval(() => {
-    renewLease(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds }).then((ours) => {
-      if (!ours) controller.abort(new Error('lease lost'));
-    }, (err: unknown) => logger.warn({ run_id: runId, err }, 'lease renewal failed'));
-  }, Math.max(1000, (config.daemon.lease_seconds * 1000) / 3));
+  const renew = keepLease(deps, runId, controller);
   try {
     const agent = deps.agent ?? daemonAgentRuntime(deps);
-    const outcome = await runPayload({ ...deps, agent, audit }, job, runId, ctx, controller.signal);
+    let outcome: PayloadOutcome;
+    try {
+      outcome = await runPayload({ ...deps, agent, audit }, job, runId, ctx, controller.signal);
+    } catch (err) {
+      // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
+      logger.error({ run_id: runId, job_id: job.id, err }, 'run payload threw');
+      outcome = {
+        output: {}, denials: (await getRun(db, runId))?.denials ?? 0, stoppedByDenials: false, retryable: true, failed: true,
+        error: redactText(`internal error: ${err instanceof Error ? err.message : String(err)}`),
+      };
+    }
     const result = await settle({ ...deps, audit }, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
     await started();
     return result;
@@ -92,6 +122,27 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     clearInterval(renew);
     deps.shutdown?.removeEventListener('abort', onShutdown);
   }
+}
+
+/** Renewals stop being sent this often at most, so a cancel elsewhere reaches the run within seconds. */
+const MAX_RENEW_INTERVAL_MS = 5_000;
+
+/**
+ * Renews the lease while the run works and aborts it when the lease is no
+ * longer ours (cancelled, or taken over), or when renewals have failed for two
+ * thirds of the lease: past that, another replica may soon take the run over.
+ */
+function keepLease(deps: RunExecutorDeps, runId: string, controller: AbortController): NodeJS.Timeout {
+  const leaseMs = deps.config.daemon.lease_seconds * 1000;
+  let renewedAt = Date.now();
+  return setInterval(() => {
+    if (Date.now() - renewedAt > (leaseMs * 2) / 3) controller.abort(new Error('lease lost'));
+    if (controller.signal.aborted) return;
+    renewLease(deps.db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
+      if (ours) renewedAt = Date.now();
+      else controller.abort(new Error('lease lost'));
+    }, (err: unknown) => deps.logger.warn({ run_id: runId, err }, 'lease renewal failed'));
+  }, Math.max(1000, Math.min(MAX_RENEW_INTERVAL_MS, leaseMs / 3)));
 }
 
 /** Every decision is audited (I8) and counted by step and outcome. */
@@ -127,11 +178,17 @@ async function settle(
   else if (o.stoppedByDenials) state = 'denied';
   else state = o.failed ? 'failed' : 'succeeded';
 
+  if (reason === 'lease lost') {
+    const now = await getRun(db, run.id);
+    if (now?.state !== 'running' || now.lease_owner !== deps.workerId) return endedElsewhere(deps, job, run, now, state);
+  }
   const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out';
   if (canRetry && run.attempt <= job.max_retries) {
     const backoff = job.retry_backoff_seconds * 1000 * 2 ** (run.attempt - 1);
     const notBefore = new Date(Date.now() + backoff);
-    await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore });
+    if (!(await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore }))) {
+      return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
+    }
     await (deps.audit ?? directAppend(db))({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
     logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
     return { kind: 'retrying', notBefore, attempt: run.attempt };
@@ -143,6 +200,26 @@ async function settle(
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
       rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
     });
+  if (!finished) {
+    // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
+    const now = await getRun(db, run.id);
+    await (deps.audit ?? directAppend(db))({
+      kind: 'run.outcome_discarded', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: now?.state ?? null,
+      reason: `the run had already ended as ${now?.state ?? 'unknown'}; this attempt's outcome ${state} was not applied`, data: { attempt: run.attempt },
+    });
+    return { kind: 'ended_elsewhere', state: now?.state ?? null };
+  }
   logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
   return { kind: 'finished', state, run: finished };
+}
+
+/** This worker's attempt stopped, but the run's state was already decided elsewhere: record that, change nothing. */
+async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, now: RunRow | null, attempted: FinalState): Promise<RunResult> {
+  const state = now?.state ?? null;
+  deps.logger.warn({ run_id: run.id, job_id: job.id, state, attempted }, 'run was ended elsewhere while this worker ran it');
+  await (deps.audit ?? directAppend(deps.db))({
+    kind: 'run.attempt_abandoned', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
+    reason: `this worker stopped its attempt: the run is ${state ?? 'gone'}${now?.error ? ` (${now.error})` : ''}`, data: { attempt: run.attempt, worker: deps.workerId },
+  });
+  return { kind: 'ended_elsewhere', state };
 }

@@ -28,7 +28,7 @@ export interface ClaimedRun {
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
  */
-export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy'> {
+export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy' | NotYetDue> {
   let row: ClaimRow | undefined;
   try {
     [row] = await namedQuery<ClaimRow>(exec, 'echo_claim_run', CLAIM, [c.run_id, c.owner, c.lease_seconds, c.execution_id ?? null, c.trace_id ?? null]);
@@ -38,9 +38,16 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
     throw err;
   }
   if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null };
-  // not claimed: already taken or finished, or held back behind a running sibling
-  const [still] = await namedQuery<{ state: string }>(exec, 'echo_run_state', 'select state from runs where id = $1', [c.run_id]);
-  return still?.state === 'queued' || still?.state === 'retrying' ? 'busy' : 'duplicate';
+  // not claimed: already taken or finished, not yet due, or held back behind a running sibling
+  const [still] = await namedQuery<{ state: string; wait_ms: number | null }>(exec, 'echo_run_state',
+    `select state, case when not_before > now() then ceil(extract(epoch from not_before - now()) * 1000)::int end as wait_ms from runs where id = $1`, [c.run_id]);
+  if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
+  return still.wait_ms !== null ? { notYetDue: still.wait_ms } : 'busy';
+}
+
+/** A retrying run delivered before its backoff ended (a stale redelivery): how long until it is due. */
+export interface NotYetDue {
+  readonly notYetDue: number;
 }
 
 type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null };
@@ -53,6 +60,7 @@ const CLAIM = `
       execution_id = $4, trace_id = $5, exclusive = (pj.overlap_policy = 'buffer_one')
     from jobs pj
     where r.id = $1 and pj.id = r.job_id and r.state in ('queued', 'retrying')
+      and (r.not_before is null or r.not_before <= now())
       -- the usual case; the unique index runs_one_running_exclusive settles a race
       and not (pj.overlap_policy = 'buffer_one' and exists (
         select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
@@ -66,5 +74,5 @@ const CLAIM = `
 /** Just the claimed run, or null when it was not claimed (duplicate or held back). */
 export async function claimRun(exec: Executor, c: Claim): Promise<RunRow | null> {
   const claimed = await claimRunWithJob(exec, c);
-  return typeof claimed === 'string' ? null : claimed.run;
+  return typeof claimed === 'string' || 'notYetDue' in claimed ? null : claimed.run;
 }

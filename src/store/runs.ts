@@ -130,19 +130,35 @@ const FINISH = `
     or ($12::int is not null and state in ('queued', 'retrying') and attempt = $12::int - 1))
   returning *`;
 
+/**
+ * Who may end a running run: its lease holder (`owner`), or, with
+ * `leaseExpired`, anyone, but only while that holder's lease is still expired
+ * by the database clock, so a holder that renewed in the meantime keeps it.
+ */
+interface RunningHolder {
+  readonly owner?: string;
+  readonly leaseExpired?: boolean;
+}
+
+const heldBy = (h: RunningHolder) => and(
+  eq(runs.state, 'running'),
+  h.owner ? eq(runs.lease_owner, h.owner) : undefined,
+  h.leaseExpired ? lt(runs.lease_expires_at, sql`now()`) : undefined,
+);
+
 /** A failed attempt that will be tried again after not_before. */
-export async function retryRun(exec: Executor, r: { run_id: string; owner?: string; error: string; not_before: Date }): Promise<RunRow | null> {
+export async function retryRun(exec: Executor, r: RunningHolder & { run_id: string; error: string; not_before: Date }): Promise<RunRow | null> {
   const [row] = await exec.update(runs).set({
     state: 'retrying', error: redactText(r.error), not_before: r.not_before, lease_owner: null, lease_expires_at: null,
-  }).where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), r.owner ? eq(runs.lease_owner, r.owner) : undefined)).returning();
+  }).where(and(eq(runs.id, r.run_id), heldBy(r))).returning();
   return row ?? null;
 }
 
 /** Shutdown or a dead lease holder: the run ends as interrupted, never silently lost. */
-export async function markInterrupted(exec: Executor, r: { run_id: string; owner?: string; reason: string }): Promise<RunRow | null> {
+export async function markInterrupted(exec: Executor, r: RunningHolder & { run_id: string; reason: string }): Promise<RunRow | null> {
   const [row] = await exec.update(runs).set({
     state: 'interrupted', error: redactText(r.reason), finished_at: sql`now()`, lease_expires_at: null,
-  }).where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), r.owner ? eq(runs.lease_owner, r.owner) : undefined)).returning();
+  }).where(and(eq(runs.id, r.run_id), heldBy(r))).returning();
   return row ?? null;
 }
 

@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
 import { createJob, getJob } from '../../src/store/jobs.ts';
 import { claimRun, claimRunWithJob } from '../../src/store/run-claim.ts';
-import { finishRun, getRun, insertRun } from '../../src/store/runs.ts';
+import { finishRun, getRun, insertRun, markInterrupted, renewLease, retryRun } from '../../src/store/runs.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
 
@@ -33,7 +33,7 @@ describe('claiming a run', () => {
     const { job, run } = await queuedRun();
     const grant = await issueGrant(db, { job_id: job.id, ...human });
     const claimed = await claimRunWithJob(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60, execution_id: 'exec-1', trace_id: run.id });
-    if (typeof claimed === 'string') throw new Error(`not claimed: ${claimed}`);
+    if (typeof claimed === 'string' || 'notYetDue' in claimed) throw new Error(`not claimed: ${JSON.stringify(claimed)}`);
     expect(claimed.run).toEqual(await getRun(db, run.id));
     expect(claimed.run).toMatchObject({ state: 'running', attempt: 1, lease_owner: 'host:1', execution_id: 'exec-1' });
     expect(claimed.run.lease_expires_at).toBeInstanceOf(Date);
@@ -48,7 +48,7 @@ describe('claiming a run', () => {
     await issueGrant(db, { job_id: job.id, ...human });
     await revokeGrant(db, { job_id: job.id, by: 'admin', why: 'test' });
     const claimed = await claimRunWithJob(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60 });
-    expect(typeof claimed === 'string' ? claimed : claimed.liveGrant).toBeNull();
+    expect(typeof claimed === 'string' || 'notYetDue' in claimed ? claimed : claimed.liveGrant).toBeNull();
   });
 
   it('a second delivery of a claimed or finished run is a duplicate', async () => {
@@ -85,6 +85,31 @@ describe('claiming a run', () => {
     });
     expect(await racing).toBe('busy');
     expect((await getRun(db, second.id))?.state).toBe('queued');
+  });
+
+  it('does not claim a retrying run before its backoff ends, and says how long until it is due', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    await claimRun(db, { run_id: run.id, owner: 'a', lease_seconds: 60 });
+    await retryRun(db, { run_id: run.id, owner: 'a', error: 'flaky', not_before: new Date(Date.now() + 60_000) });
+    const early = await claimRunWithJob(db, { run_id: run.id, owner: 'b', lease_seconds: 60 });
+    expect(early).toMatchObject({ notYetDue: expect.any(Number) });
+    expect((early as { notYetDue: number }).notYetDue).toBeGreaterThan(50_000);
+    expect((await getRun(db, run.id))?.state).toBe('retrying');
+    await db.execute(sql`update runs set not_before = now() - interval '1 second' where id = ${run.id}`);
+    expect(await claimRun(db, { run_id: run.id, owner: 'b', lease_seconds: 60 })).toMatchObject({ state: 'running', attempt: 2 });
+  });
+
+  it('a run whose holder renewed its lease is not taken over as expired', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    await claimRun(db, { run_id: run.id, owner: 'slow', lease_seconds: 0.001 });
+    await new Promise((r) => setTimeout(r, 20));
+    // the reconciler listed it as expired; then the holder renews before the reconciler acts
+    expect(await renewLease(db, { run_id: run.id, owner: 'slow', lease_seconds: 60 })).toBe(true);
+    expect(await retryRun(db, { run_id: run.id, owner: 'slow', leaseExpired: true, error: 'expired', not_before: new Date() })).toBeNull();
+    expect(await markInterrupted(db, { run_id: run.id, owner: 'slow', leaseExpired: true, reason: 'expired' })).toBeNull();
+    expect((await getRun(db, run.id))).toMatchObject({ state: 'running', lease_owner: 'slow' });
   });
 
   it('runs of other overlap policies are claimed beside a running sibling', async () => {
