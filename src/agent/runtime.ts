@@ -99,7 +99,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   return {
     securityProfile, gateFor, offered,
     async run(prompt, ctx, runOpts) {
-      const parent = ctx.parent_execution_id ? live.get(ctx.parent_execution_id) : undefined;
+      // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own
+      // scope (a child job's run) is a run of its own, even while the run that created it still works here
+      const parent = ctx.parent_execution_id && !runOpts.scope ? live.get(ctx.parent_execution_id) : undefined;
       const depth = parent ? parent.depth + 1 : 0;
       const hooks: RunHooks = { opts: parent?.opts ?? runOpts, depth, denials: 0 };
       const opts = hooks.opts;

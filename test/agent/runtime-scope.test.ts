@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { daemonAgentRuntime } from '../../src/daemon/run-executor.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel } from '../support/fake-model.ts';
+
+const database = useTestDatabase();
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+const turns = new Map<string, number>();
+beforeAll(async () => {
+  model = await startFakeModel((body) => {
+    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    const n = turns.get(prompt) ?? 0;
+    turns.set(prompt, n + 1);
+    // the parent thinks slowly, so the child runs while it is live in this process
+    if (prompt === 'parent') return { content: 'parent done', delayMs: 1_500 };
+    return n === 0 ? { tool_calls: [{ name: 'cronjob', arguments: { action: 'list' } }] } : { content: 'child done' };
+  });
+});
+afterAll(() => model.close());
+
+describe('a child job\'s run in the process where its creator still runs', () => {
+  it('keeps its own audit scope and refusal count', async () => {
+    const db = database().db;
+    const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-scope-test-1234' } });
+    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const parentCtx = buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_parent1' });
+    let parentDenials = 0;
+    let childDenials = 0;
+    const signal = new AbortController().signal;
+    const parent = runtime.run('parent', parentCtx, { signal, scope: { job_id: 'job_parent1', run_id: 'run_parent1' }, onDenial: async () => ++parentDenials });
+    await new Promise((r) => setTimeout(r, 200));
+    const childCtx = buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_child1', parent_execution_id: parentCtx.execution_id });
+    const child = await runtime.run('child', childCtx, { signal, scope: { job_id: 'job_child1', run_id: 'run_child1' }, onDenial: async () => ++childDenials });
+    await parent;
+    expect(child.status).toBe('completed');
+    expect(childDenials).toBe(1);
+    expect(parentDenials).toBe(0);
+    expect(await listAudit(db, { run_id: 'run_child1', kind: 'gate.decision' })).toHaveLength(1);
+    expect(await listAudit(db, { run_id: 'run_parent1', kind: 'gate.decision' })).toHaveLength(0);
+  });
+});
