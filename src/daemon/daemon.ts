@@ -117,10 +117,12 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     for (const k of recovered?.kept ?? []) logger.error({ dir: k.dir, why: k.why }, 'a skill install work dir holds a previous version that cannot be identified; left in place for an operator');
     metrics.queueDepth.set(await queue.depth());
   };
+  // a pass slower than its tick is not stacked behind: the first tick after it ends starts the next
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {
-    let running: Promise<unknown> = Promise.resolve();
+    let running: Promise<void> | null = null;
     const timer = setInterval(() => {
-      running = running.then(fn).catch((err: unknown) => logger.error({ err, loop: name }, `${name} pass failed`));
+      if (running) return;
+      running = fn().then(() => {}, (err: unknown) => logger.error({ err, loop: name }, `${name} pass failed`)).finally(() => { running = null; });
     }, everyMs);
     return { stop: async () => { clearInterval(timer); await running; } };
   };
@@ -143,10 +145,14 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       if (stopping) return;
       stopping = true;
       logger.info('stopping: no new firing; running work may finish');
-      await Promise.all(loops.map((l) => l.stop()));
+      // one deadline for everything: a hung firing or reconcile pass must not hold running work past it
+      const deadline = new Promise<true>((r) => setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000).unref());
+      if (await Promise.race([Promise.all(loops.map((l) => l.stop())).then(() => false), deadline])) {
+        logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
+      }
       if (worker) {
         const graceful = worker.close();
-        const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000))]);
+        const timedOut = await Promise.race([graceful.then(() => false), deadline]);
         if (timedOut) {
           logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds }, 'stop timeout reached; cancelling running work');
           shutdown.abort();
@@ -157,7 +163,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       await processes.closeAll();
       await http?.close();
       await queue.close();
-      await database.close();
+      // a pass still hung on a query would hold the pool open for ever
+      const closed = await Promise.race([database.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref())]);
+      if (!closed) logger.warn('database connections still busy after 5 s; leaving them');
       await resolved.stop();
       logger.info('daemon stopped');
     },

@@ -43,4 +43,23 @@ describe('graceful shutdown', () => {
     expect(final.error).toContain('shutdown');
     expect((await listAudit(db, { run_id: run!.id, kind: 'run.state' }))[0]).toMatchObject({ outcome: 'interrupted' });
   }, 60_000);
+
+  it('a firing pass hung on a lock does not hold the stop past its timeout', async () => {
+    const { url, schema, pool } = database();
+    const config = defaultConfig({ ...crashTestConfig(`test-hang-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.1, reconcile_seconds: 60 } });
+    const daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qh` }, http: false, work: false });
+    const locker = await pool.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table jobs in access exclusive mode');
+      // let a firing pass start and block on the lock
+      await new Promise((r) => setTimeout(r, 500));
+      const stopping = Date.now();
+      await daemon.stop();
+      expect(Date.now() - stopping).toBeLessThan(9_000);
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+  }, 30_000);
 });
