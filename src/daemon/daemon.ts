@@ -85,6 +85,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const tools = builtinTools(config, { db: database.db, enqueue, agentHost, processes }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
   const base = {
     db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
+    ...(opts.lookup ? { net: { lookup: opts.lookup } } : {}),
     ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics, audit: groupCommitAppend(database.db),
   };
   const agent = daemonAgentRuntime(base);

@@ -12,6 +12,8 @@ import { redactText } from '../util/redact.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { NetDeps } from '../tools/net-deps.ts';
+import { deliverOutcome } from './delivery.ts';
 import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
 import { runAuthorization } from '../jobs/run-authorization.ts';
@@ -33,6 +35,8 @@ export interface RunExecutorDeps {
   readonly agent?: AgentRuntime;
   /** Audit appends; the daemon shares one group-commit writer across its runs. */
   readonly audit?: AuditAppend;
+  /** The network seams for deliveries (tests: a fake internet). */
+  readonly net?: NetDeps;
 }
 
 export type RunResult =
@@ -210,6 +214,8 @@ async function settle(
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
   logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
+  const delivered = await deliverOutcome({ config: deps.config, audit: deps.audit ?? directAppend(db), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, grant.cron_authorized, deps.shutdown);
+  if (delivered === 'delivery.failed') logger.warn({ run_id: run.id, job_id: job.id }, 'run outcome could not be delivered');
   return { kind: 'finished', state, run: finished };
 }
 

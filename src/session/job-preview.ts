@@ -21,6 +21,8 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   ];
   if (payload.kind === 'steps') lines.push(`  steps: ${(payload.steps ?? []).map((s) => s.tool).join(' -> ')}`);
   if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}`);
+  const delivery = (args.options as { delivery?: { notify?: unknown } | null } | undefined)?.delivery?.notify;
+  if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   lines.push(
     `  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:`,
     `    ${set.offered.map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)'}`,

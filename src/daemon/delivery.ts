@@ -1,0 +1,62 @@
+import type { Config } from '../config/schema.ts';
+import type { AuditAppend } from '../store/audit-writer.ts';
+import type { JobRow, RunRow } from '../store/schema.ts';
+import { postToTarget } from '../tools/catalog/notify.ts';
+import type { NetDeps } from '../tools/net-deps.ts';
+import { redact } from '../util/redact.ts';
+import type { PayloadOutcome } from './payload.ts';
+
+/** Every outcome of a delivery, with the sentence shown to people. */
+export const DELIVERY_RULES = {
+  'delivery.sent': 'The run\'s outcome was posted to the job\'s delivery target.',
+  'delivery.failed': 'Posting the run\'s outcome to the job\'s delivery target failed; the run\'s own state stands.',
+  'delivery.not_authorized': 'Only a run under a live human grant delivers its outcome; the grant covers the delivery target, and this run had none.',
+} as const;
+
+export type DeliveryRule = keyof typeof DELIVERY_RULES;
+
+/** How long one delivery may take; it runs after the run's state is final, so it never holds the run. */
+const DELIVERY_TIMEOUT_MS = 15_000;
+const FINAL_TEXT_MAX = 4_000;
+
+export interface DeliveryDeps {
+  readonly config: Config;
+  readonly audit: AuditAppend;
+  readonly net?: NetDeps;
+}
+
+/** What the target receives: which job and run, how it ended, and a short, redacted account of it. */
+export function deliveryBody(job: JobRow, run: RunRow, outcome: PayloadOutcome): Record<string, unknown> {
+  const output = outcome.output as { steps?: { tool: string; decision: { outcome: string; rule: string }; result?: { success: boolean } }[]; agent?: { status?: string; final?: string | null } };
+  const summary = output.agent
+    ? { kind: 'agent', status: output.agent.status ?? null, final: (output.agent.final ?? '').slice(0, FINAL_TEXT_MAX) }
+    : { kind: 'steps', steps: (output.steps ?? []).map((s) => ({ tool: s.tool, decision: s.decision.outcome, rule: s.decision.rule, success: s.result?.success ?? null })) };
+  return redact({
+    job: { id: job.id, name: job.name },
+    run: { id: run.id, state: run.state, trigger: run.trigger, nominal_at: run.nominal_at, attempt: run.attempt, denials: run.denials, error: run.error },
+    summary,
+  });
+}
+
+/**
+ * Sends a finished run's outcome to `delivery.notify`, through the guarded
+ * fetch, and records what happened. Only under a live human grant: the
+ * target is part of the definition the human approved (I2).
+ */
+export async function deliverOutcome(deps: DeliveryDeps, job: JobRow, run: RunRow, outcome: PayloadOutcome, cronAuthorized: boolean, shutdown?: AbortSignal): Promise<DeliveryRule | null> {
+  const target = (job.delivery as { notify?: string } | null)?.notify;
+  if (!target) return null;
+  const record = (rule: DeliveryRule, detail?: string) => deps.audit({
+    kind: 'run.delivery', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: rule.slice('delivery.'.length), rule,
+    reason: detail ? `${DELIVERY_RULES[rule]} ${detail}` : DELIVERY_RULES[rule], data: { target, state: run.state },
+  });
+  if (!cronAuthorized) {
+    await record('delivery.not_authorized');
+    return 'delivery.not_authorized';
+  }
+  const signal = shutdown ? AbortSignal.any([shutdown, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+  const sent = await postToTarget(deps.config, 'delivery', target, deliveryBody(job, run, outcome), signal, deps.net ?? {});
+  const rule: DeliveryRule = sent.success ? 'delivery.sent' : 'delivery.failed';
+  await record(rule, sent.success ? undefined : sent.error);
+  return rule;
+}

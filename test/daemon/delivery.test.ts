@@ -1,0 +1,66 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
+import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import type { NetDeps } from '../../src/tools/net-deps.ts';
+import { authorise } from '../support/crash-config.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../support/fake-internet.ts';
+
+const database = useTestDatabase();
+const PUBLIC = '93.184.216.34';
+let hooks: ScriptedServer;
+beforeAll(async () => {
+  hooks = await scriptedServer((_q, r) => r.writeHead(204).end());
+});
+afterAll(() => hooks.close());
+afterEach(() => hooks.reset());
+
+const net = (): NetDeps => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) });
+const config = defaultConfig({ notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
+
+async function runDelivered(authorised: boolean) {
+  const db = database().db;
+  const job = await createJob(db, {
+    name: 'delivered', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [],
+    payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] }, delivery: { notify: 'ops' },
+  });
+  if (authorised) await authorise(db, job);
+  const run = (await manualRun({ db }, job.id, 'test'))!;
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', net: net() };
+  await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
+  return { job, run: (await getRun(db, run.id))!, records: await listAudit(db, { run_id: run.id, kind: 'run.delivery' }) };
+}
+
+describe('delivery: where a job\'s results go', () => {
+  it('posts a finished authorised run\'s outcome to the job\'s notify target and records it', async () => {
+    const { job, run, records } = await runDelivered(true);
+    expect(run.state).toBe('succeeded');
+    expect(hooks.requests).toHaveLength(1);
+    expect(JSON.parse(hooks.requests[0]!.body.toString())).toMatchObject({
+      job: { id: job.id, name: 'delivered' }, run: { id: run.id, state: 'succeeded', trigger: 'manual' },
+      summary: { kind: 'steps', steps: [{ tool: 'list_dir', decision: 'allow', success: true }] },
+    });
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.sent', outcome: 'sent' })]);
+  });
+
+  it('sends nothing for a run without a live human grant, and says why', async () => {
+    const { records } = await runDelivered(false);
+    expect(hooks.connections).toBe(0);
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.not_authorized' })]);
+  });
+
+  it('a target that fails is recorded; the run\'s own state stands', async () => {
+    hooks.answer((_q, r) => r.writeHead(503).end());
+    const { run, records } = await runDelivered(true);
+    expect(run.state).toBe('succeeded');
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.failed', reason: expect.stringContaining('HTTP 503') })]);
+  });
+});
