@@ -64,9 +64,25 @@ function pgClientOf(exec: Executor): pg.Pool | pg.PoolClient {
  * a name every time, with unqualified table names (search_path picks the schema).
  */
 export async function namedQuery<R extends Record<string, unknown>>(exec: Executor, name: string, text: string, values: readonly unknown[]): Promise<R[]> {
-  const res = await pgClientOf(exec).query<R>({ name, text, values: [...values] });
-  return res.rows;
+  const client = pgClientOf(exec);
+  const run = async () => (await client.query<R>({ name: generation === 0 ? name : `${name}_g${generation}`, text, values: [...values] })).rows;
+  try {
+    return await run();
+  } catch (err) {
+    if (!isStalePlan(err)) throw err;
+    // a migration changed what a prepared statement returns (`returning *` after ADD COLUMN): prepare anew under new names
+    generation++;
+    // outside a transaction nothing was aborted, so the call can be made again at once; a transaction's owner retries
+    if (client instanceof pg.Pool) return run();
+    throw err;
+  }
 }
+
+/** Bumped each time PostgreSQL refuses a prepared statement whose result type changed under this process. */
+let generation = 0;
+
+const isStalePlan = (err: unknown) => (err as { code?: string } | null)?.code === '0A000'
+  && /cached plan must not change result type/.test((err as Error).message);
 
 /** One named statement and how to read its result: a state change the audit writer can send in the same statement as its record. */
 export interface NamedStatement<T> {
