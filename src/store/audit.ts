@@ -150,11 +150,21 @@ function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {
   };
 }
 
-const stripNul = (s: string) => s.replaceAll('\u0000', '\uFFFD');
+/** NUL and unpaired surrogates (a model can send "\\ud800"): jsonb refuses both, which would lose the record. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const stripNul = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
 
+/** A JSON copy PostgreSQL's jsonb accepts: every string and every key cleaned. */
 export function jsonSafe<T>(value: T): T {
-  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? stripNul(v) : v));
-  return (text === undefined ? null : JSON.parse(text)) as T;
+  const text = JSON.stringify(value);
+  return (text === undefined ? null : cleanStrings(JSON.parse(text))) as T;
+}
+
+function cleanStrings(v: unknown): unknown {
+  if (typeof v === 'string') return stripNul(v);
+  if (Array.isArray(v)) return v.map(cleanStrings);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [stripNul(k), cleanStrings(x)]));
+  return v;
 }
 
 export interface AuditFilter {

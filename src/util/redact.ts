@@ -4,13 +4,35 @@ const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|cr
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
 
+const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)';
+const VALUE = `("[^"]*"|'[^']*'|[^\\s&,;]+)`;
+/** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name. */
+const KEY_VALUE = new RegExp(`\\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?\\s*[=:]\\s*)${VALUE}`, 'gi');
+/** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value. */
+const OPTION_VALUE = new RegExp(`(^|\\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?\\s+)${VALUE}`, 'gi');
+/** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
+const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+):("[^"]*"|[^\s"]+)/g;
+
+/**
+ * Whether a matched value is a literal worth hiding. A reference (`$VAR`,
+ * `$(cmd)`, a backtick) is code, not a secret, and must stay visible to
+ * whoever approves the call; a number after a `…tokens` key is a counter.
+ */
+function literalSecret(key: string, value: string): boolean {
+  const bare = value.replace(/^["']/, '');
+  if (/^(\$|`)/.test(bare)) return false;
+  return !(/tokens\W*$/i.test(key) && /^\d+$/.test(value));
+}
+
 /** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
 export function redactText(text: string): string {
   return text
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(:[^\s/@]*)?@/gi, `$1${MASK}@`)
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
     .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n]+/gi, `$1${MASK}`)
-    .replace(/\b((?:api[_-]?key|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&,;]+)/gi, `$1${MASK}`)
+    .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${MASK}` : all))
+    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${MASK}` : all))
+    .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${user}:${MASK}` : all))
     .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, MASK);
 }
 
