@@ -154,7 +154,8 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   if (nested) return deny(base, 11, 'approval.nested');
   if (opts.dryRun) return wouldAsk(base, 11, 'approval.would_ask');
   return askHuman({
-    call, ctx, base, scopes, allowAlways: !dangerous,
+    // "always" generalises one call to every call of its scope: not for dangerous or flagged calls, nor without a scope
+    call, ctx, base, scopes, allowAlways: !dangerous && !isFlagged && scopes.length > 0,
     approver: deps.humanApprover ?? null, allowlist: deps.allowlist,
     clock: deps.clock ?? systemClock, timeoutMs: approval.wait_timeout_seconds * 1000,
     requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),

@@ -10,6 +10,8 @@ export interface TtyApproverOptions {
   readonly persist: {
     create(req: ApprovalRequest): Promise<void>;
     answer(req: ApprovalRequest, answer: 'once' | 'always' | 'deny', by: string): Promise<boolean>;
+    /** Nobody answered here in time (or the session ended): a late answer elsewhere must be refused. */
+    expire(req: ApprovalRequest): Promise<void>;
   };
   /** Extra lines shown before the question (e.g. what a job may do). */
   readonly describe?: (req: ApprovalRequest) => Promise<string[]> | string[];
@@ -26,6 +28,7 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
         `  arguments: ${JSON.stringify(req.args, null, 2).split('\n').join('\n  ')}`,
         ...req.flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
         ...(await (opts.describe?.(req) ?? [])),
+        ...(req.allow_always ? [`  "always" would also allow, from now on, every ${req.tool} call of: ${req.scopes.join(', ')}`] : []),
         `  expires: ${req.expires_at.toISOString()}`,
       ];
       opts.output.write(`${lines.join('\n')}\n`);
@@ -39,6 +42,7 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
         if (!recorded) return { answer: 'timeout' };
         return { answer, approver: opts.approver, request_id: req.request_id, call_hash: req.call_hash };
       } catch {
+        await opts.persist.expire(req).catch(() => {});
         return { answer: 'timeout' };
       } finally {
         rl.close();

@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
  * Both persist the request first.
  */
 export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval }, { storeApprover }, { ttyApprover }, { describeJobCall }] = await Promise.all([
+  const [{ createApproval, answerApproval, expireApproval }, { storeApprover }, { ttyApprover }, { describeJobCall }] = await Promise.all([
     import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
   ]);
   if (!process.stdin.isTTY) {
@@ -32,6 +32,9 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       },
       async answer(req, answer, by) {
         return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by })).ok;
+      },
+      async expire(req) {
+        await expireApproval(database.db, req.request_id);
       },
     },
   });

@@ -12,6 +12,7 @@ import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
 import { groupCommitAppend } from '../store/audit-writer.ts';
 import { deleteSpillsBefore } from '../store/spills.ts';
+import { expireApprovals } from '../store/approvals.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -106,6 +107,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   });
   const reconcileOnce = async () => {
     await reconcile(database.db, queue, logger);
+    // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
+    const expired = await expireApprovals(database.db);
+    if (expired > 0) logger.info({ expired }, 'unanswered approval requests expired');
     const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));
     if (dropped > 0) logger.info({ dropped }, 'old spills removed');
     // a filesystem problem here must not stop the daemon or the rest of the pass

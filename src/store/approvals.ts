@@ -30,11 +30,12 @@ export async function createApproval(exec: Executor, a: NewApproval): Promise<Ap
       id: a.id ?? newId('apr'), call_hash: a.call_hash, tool: a.tool, args: jsonSafe(redact(a.args)), risk: a.risk,
       flags: jsonSafe(redact([...(a.flags ?? [])])), scopes: [...(a.scopes ?? [])], allow_always: a.allow_always ?? false,
       channel: a.channel, user_id: a.user_id ?? '', execution_id: a.execution_id ?? null, trace_id: a.trace_id ?? null,
-      expires_at: a.expires_at,
+      // answers are judged on the database clock, so the expiry is too: the same wait from now, whatever this host's clock says
+      expires_at: sql`now() + make_interval(secs => ${Math.max(0, (a.expires_at.getTime() - Date.now()) / 1000)}::double precision)`,
     }).returning();
     await appendAudit(tx, {
       kind: 'approval.requested', actor: a.user_id ?? null, execution_id: a.execution_id, trace_id: a.trace_id, risk: a.risk,
-      data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: a.expires_at.toISOString() },
+      data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: row!.expires_at.toISOString() },
     });
     return row!;
   });

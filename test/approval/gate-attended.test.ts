@@ -153,6 +153,23 @@ describe('step 11: the human', () => {
     expect(h.approver.asked[0]?.allow_always).toBe(false);
     expect(h.allowlist.records).toHaveLength(0);
   });
+  it('"always" is not offered for a flagged call, nor for a command line with no parsed command to scope it to', async () => {
+    const flagged = harness();
+    flagged.approver.answer = 'always';
+    flagged.guard.commands = [{ program: 'rm' }];
+    flagged.guard.findings = [ASK];
+    expect(await flagged.gate.check(exec('rm -r build'), attended())).toMatchObject({ rule: 'approval.human.once' });
+    expect(flagged.approver.asked[0]?.allow_always).toBe(false);
+    expect(flagged.allowlist.records).toHaveLength(0);
+    const unscoped = harness();
+    unscoped.guard.commands = [];
+    await unscoped.gate.check(exec('$(computed)'), attended());
+    expect(unscoped.approver.asked[0]).toMatchObject({ allow_always: false, scopes: [] });
+    const plain = harness();
+    plain.guard.commands = [{ program: 'npm', subcommand: 'test' }];
+    await plain.gate.check(exec('npm test'), attended());
+    expect(plain.approver.asked[0]).toMatchObject({ allow_always: true, scopes: ['npm test'] });
+  });
   it.each([
     ['deny', 'approval.human.deny'], ['timeout', 'approval.human.timeout'], ['never', 'approval.human.timeout'],
     ['wrong_hash', 'approval.human.unavailable'],
