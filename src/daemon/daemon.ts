@@ -13,6 +13,7 @@ import { LateAgentHost } from '../agent/host.ts';
 import { groupCommitAppend } from '../store/audit-writer.ts';
 import { deleteSpillsBefore } from '../store/spills.ts';
 import { expireApprovals } from '../store/approvals.ts';
+import { auditHead } from '../store/audit.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -105,6 +106,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       }
     },
   });
+  // a copy outside the database (the journal) is what lets `audit verify --head` notice a cut or rewritten tail
+  const logAuditHead = async () => {
+    const head = await auditHead(database.db).catch(() => null);
+    if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
+  };
   const reconcileOnce = async () => {
     await reconcile(database.db, queue, logger);
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
@@ -143,6 +149,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     },
   });
   logger.info({ worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
+  await logAuditHead();
 
   return {
     database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce,
@@ -168,6 +175,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       await processes.closeAll();
       await http?.close();
       await queue.close();
+      await logAuditHead();
       // a pass still hung on a query would hold the pool open for ever
       const closed = await Promise.race([database.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref())]);
       if (!closed) logger.warn('database connections still busy after 5 s; leaving them');

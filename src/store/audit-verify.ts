@@ -21,7 +21,7 @@ interface Link { seq: number; hash: string }
  * time included), point at the previous record's hash, and follow it with seq + 1.
  * At the first break it works out what happened from the links that survive.
  */
-export async function verifyAudit(exec: Executor, opts: { batchSize?: number } = {}): Promise<AuditVerdict> {
+export async function verifyAudit(exec: Executor, opts: { batchSize?: number; expectHead?: Link } = {}): Promise<AuditVerdict> {
   const batchSize = opts.batchSize ?? 1000;
   let prev: Link = { seq: 0, hash: GENESIS_HASH };
   let checked = 0;
@@ -38,8 +38,23 @@ export async function verifyAudit(exec: Executor, opts: { batchSize?: number } =
       }
       return { ok: false, checked, head: prev, firstBad: await diagnose(exec, prev, row, selfOk, next) };
     }
-    if (batch.length < batchSize) return { ok: true, checked, head: prev };
+    if (batch.length < batchSize) {
+      const anchored = opts.expectHead ? await againstAnchor(exec, prev, opts.expectHead) : undefined;
+      return anchored ? { ok: false, checked, head: prev, firstBad: anchored } : { ok: true, checked, head: prev };
+    }
   }
+}
+
+/**
+ * A chain can be cut at its end, or rewritten from some record on with fresh
+ * hashes, and still link up. A head kept elsewhere (the daemon logs it; an
+ * operator copies `audit verify` output) catches both: that record must still be there, unchanged.
+ */
+async function againstAnchor(exec: Executor, head: Link, anchor: Link): Promise<AuditVerdict['firstBad']> {
+  if (anchor.seq > head.seq) return { seq: head.seq + 1, problem: 'removed', detail: `the chain ends at ${head.seq}, but record ${anchor.seq} was seen before: records ${head.seq + 1}..${anchor.seq} are missing` };
+  const [row] = await exec.select({ hash: auditEvents.hash }).from(auditEvents).where(eq(auditEvents.seq, anchor.seq));
+  if (row?.hash !== anchor.hash) return { seq: anchor.seq, problem: 'edited', detail: `record ${anchor.seq} no longer has the hash seen before (${anchor.hash.slice(0, 16)}…): the chain was rewritten from there or earlier` };
+  return undefined;
 }
 
 async function diagnose(exec: Executor, prev: Link, row: AuditRow, selfOk: boolean, next: boolean): Promise<NonNullable<AuditVerdict['firstBad']>> {

@@ -105,6 +105,7 @@ describe('options are exact', () => {
     [['jobs', 'runs', 'job_x', '--limit', '0'], /--limit: expected a whole number/],
     [['approvals', 'list', '--limit', '-1'], /--limit/],
     [['jobs', 'remove', 'job_x', '--note', 'obsolete'], /unknown option '--note'/],
+    [['audit', 'verify', '--head', '12'], /--head: expected SEQ:HASH/],
     [['jobs', 'resume', 'job_x', '--why', 'x'], /unknown option '--why'/],
     [['jobs', 'list', '--as', ''], /unknown option|--as/],
     [['jobs', 'pause', 'job_x', '--as', ' '], /--as: is empty/],

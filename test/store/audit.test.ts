@@ -38,6 +38,34 @@ describe('audit chain', () => {
     expect(v.head).toEqual(await auditHead(d.db));
   });
 
+  it('with a head kept elsewhere, detects a cut tail and a chain rewritten with fresh hashes', async () => {
+    const d = await chainOf(6);
+    const kept = await auditHead(d.db);
+    expect(await verifyAudit(d.db, { expectHead: kept })).toMatchObject({ ok: true });
+    // the last two records deleted: what remains still links up
+    await tamper(d, 'delete from audit_events where seq > 4');
+    expect(await verifyAudit(d.db)).toMatchObject({ ok: true });
+    expect(await verifyAudit(d.db, { expectHead: kept })).toMatchObject({ ok: false, firstBad: { seq: 5, problem: 'removed' } });
+  });
+
+  it('with a head kept elsewhere, detects a record edited and the chain after it recomputed', async () => {
+    const d = await chainOf(5);
+    const kept = await auditHead(d.db);
+    const rows = await listAudit(d.db, { order: 'asc' });
+    // rewrite record 3 and re-hash it and everything after, as someone with the table and the code could
+    let prev = rows[1]!.hash;
+    const fixes: string[] = [];
+    for (const r of rows.slice(2)) {
+      const edited = { ...r, reason: r.seq === 3 ? 'nothing to see' : r.reason, prev_hash: prev };
+      const hash = auditHash(edited);
+      fixes.push(`update audit_events set reason = '${edited.reason}', prev_hash = '${prev}', hash = '${hash}' where seq = ${r.seq}`);
+      prev = hash;
+    }
+    await tamper(d, ...fixes);
+    expect(await verifyAudit(d.db)).toMatchObject({ ok: true });
+    expect(await verifyAudit(d.db, { expectHead: kept })).toMatchObject({ ok: false, firstBad: { seq: 5, problem: 'edited' } });
+  });
+
   it('verifies an empty chain', async () => {
     const d = await freshDatabase();
     made.push(d);

@@ -116,6 +116,13 @@ export function registerApprovalCommands(program: Command): void {
   }
 }
 
+/** `SEQ:HASH` as `audit verify` prints it. */
+function parseHead(value: string): { seq: number; hash: string } {
+  const m = /^(\d+):([0-9a-f]{64})$/.exec(value.trim());
+  if (!m) throw new CliError(`--head: expected SEQ:HASH as audit verify prints it (e.g. 42:3f…, 64 hex digits), got "${value}"`);
+  return { seq: Number(m[1]), hash: m[2]! };
+}
+
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
   audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
@@ -131,12 +138,15 @@ export function registerAuditCommands(program: Command): void {
       if (opts.json) printJson(rows);
       else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
     });
-  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)').option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)')
+    .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
+    .option('--json', 'print JSON')
+    .action(async (opts: { head?: string; json?: boolean }, cmd: Command) => {
+      const expectHead = opts.head === undefined ? undefined : parseHead(opts.head);
       const { verifyAudit } = await import('../../store/audit-verify.ts');
-      const verdict = await withStore(configOf(cmd), (db) => verifyAudit(db.db));
+      const verdict = await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {}));
       if (opts.json) printJson(verdict);
-      else if (verdict.ok) process.stdout.write(`audit chain ok: ${verdict.checked} records, head ${verdict.head.seq} ${verdict.head.hash}\n`);
+      else if (verdict.ok) process.stdout.write(`audit chain ok: ${verdict.checked} records, head ${verdict.head.seq}:${verdict.head.hash}\n`);
       else process.stdout.write(`audit chain BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
       if (!verdict.ok) process.exitCode = EXIT.failure;
     });
