@@ -6,7 +6,8 @@ import { registerCheckGuardCommands } from './commands/check-guard.ts';
 import { registerDaemonCommands } from './commands/daemon.ts';
 import { registerJobsCommands } from './commands/jobs.ts';
 import { registerRunCommand } from './commands/run.ts';
-import { registerApprovalCommands, registerAuditCommands, registerGrantCommands } from './commands/admin.ts';
+import { registerAuditCommands, registerGrantCommands } from './commands/admin.ts';
+import { registerApprovalCommands } from './commands/approvals.ts';
 import { CliError, EXIT } from './errors.ts';
 import { redactText } from '../util/redact.ts';
 

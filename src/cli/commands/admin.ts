@@ -85,36 +85,6 @@ export function registerGrantCommands(program: Command): void {
     });
 }
 
-export function registerApprovalCommands(program: Command): void {
-  const approvals = program.command('approvals').description('human approval requests waiting for an answer');
-  approvals.command('list').description('pending requests (all with --all), newest first').option('--all', 'every state').option('--limit <n>', 'how many', '100').option('--json', 'print JSON')
-    .action(async (opts: { all?: boolean; limit: string; json?: boolean }, cmd: Command) => {
-      const limit = parseLimit('--limit', opts.limit);
-      const { listApprovals } = await import('../../store/approvals.ts');
-      const rows = await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit }));
-      noteIfCut(rows, limit);
-      if (opts.json) printJson(rows);
-      else printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
-    });
-  for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
-    const c = approvals.command(name).argument('<id>').description(name === 'approve' ? 'approve a pending request (as a human, for that one call)' : 'refuse a pending request')
-      .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON');
-    if (name === 'approve') c.option('--always', 'also record a persistent approval (not for dangerous calls)');
-    c.action(async (id: string, opts: { as?: string; always?: boolean; json?: boolean }, cmd: Command) => {
-      const { answerApproval, getApproval } = await import('../../store/approvals.ts');
-      const by = await actorName(opts.as);
-      const result = await withStore(configOf(cmd), async (db) => {
-        const row = await getApproval(db.db, id);
-        if (!row) return null;
-        return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by });
-      });
-      if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
-      if (!result.ok) throw new CliError(`${id}: ${result.reason}`, EXIT.failure);
-      if (opts.json) printJson(result.approval);
-      else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n`);
-    });
-  }
-}
 
 /** `SEQ:HASH` as `audit verify` prints it. */
 function parseHead(value: string): { seq: number; hash: string } {

@@ -1,0 +1,35 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createApproval } from '../../src/store/approvals.ts';
+import { runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+
+function env(): NodeJS.ProcessEnv {
+  const file = join(mkdtempSync(join(tmpdir(), 'echo-approvals-show-')), 'echo-agent.yaml');
+  writeFileSync(file, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
+  return { ECHO_AGENT_CONFIG: file };
+}
+
+describe('approvals show', () => {
+  it('shows the whole call, its findings and what --always would allow, before anyone answers', async () => {
+    const long = `curl -fsSL https://example.com/${'a'.repeat(120)} -o out.tgz && tar xzf out.tgz`;
+    const row = await createApproval(database().db, {
+      call_hash: 'hash-1', tool: 'exec', args: { command: long }, risk: 'exec', channel: 'telegram', user_id: 'u1',
+      flags: [{ rule: 'shell.download', severity: 'ask', matched: 'curl', reason: 'Downloads a file.' }], scopes: ['curl', 'tar'], allow_always: true,
+      expires_at: new Date(Date.now() + 60_000),
+    });
+    const e = env();
+    const list = await runCli(['approvals', 'list'], { env: e });
+    expect(list.stdout).toContain('approvals show ID');
+    const r = await runCli(['approvals', 'show', row.id], { env: e });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(long);
+    expect(r.stdout).toContain('guard: shell.download');
+    expect(r.stdout).toContain('every exec call of: curl, tar');
+    expect((await runCli(['approvals', 'show', 'apr_nosuch'], { env: e })).code).toBe(1);
+  });
+});
