@@ -15,6 +15,8 @@ export interface ToolFacts {
   readonly reserved?: boolean;
   readonly ready: boolean;
   readonly readinessDetail?: string;
+  /** Reaches the network whatever its capabilities say (network policy deny removes it). */
+  readonly network?: boolean;
 }
 
 export interface ToolSelection {
@@ -58,7 +60,7 @@ export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null 
   const sec = SECURITY_PROFILE_RULES[sel.security];
   if (tool.capabilities.some((c) => (sec.denyCapabilities as readonly string[]).includes(c))) return sec.rule as RuleId;
   if (severity(risk) > severity(sec.maxRisk)) return sec.rule as RuleId;
-  if (sel.network === 'deny' && tool.capabilities.includes('network.outbound')) return 'network.deny';
+  if (sel.network === 'deny' && (tool.network === true || tool.capabilities.includes('network.outbound'))) return 'network.deny';
   if (sel.allowedTools && sel.allowedTools.length > 0 && !sel.allowedTools.includes(tool.name)) return 'context.allowed_tools';
   if (tool.reserved) return 'tools.reserved';
   if (!tool.ready) return 'tools.not_ready';

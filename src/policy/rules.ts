@@ -12,7 +12,7 @@ export const RULES = {
   'tools.unknown': 'No tool by this name exists.',
   'security.daemon.capability': 'The daemon security profile removes tools that run processes or code or install skills.',
   'security.public_gateway.risk': 'The public_gateway security profile keeps only read-only tools.',
-  'network.deny': 'The network policy is deny: no tool may reach the network, and tools that need it are removed.',
+  'network.deny': 'The network policy is deny: no tool may reach the network, and tools that need it (network.outbound, webhooks, the vision service) are removed.',
   'context.allowed_tools': 'The tool is not in this execution\'s allowed tool subset.',
   // gate (SPEC §5)
   'args.invalid': 'The arguments do not match the tool\'s parameter schema.',

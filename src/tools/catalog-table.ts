@@ -42,6 +42,8 @@ export interface CatalogEntry {
   readonly requires?: readonly string[];
   /** Reserved names: in the catalog, never offered, calling them is `unavailable`. */
   readonly reserved?: boolean;
+  /** Reaches the network although the seed's capabilities do not say network.outbound (webhooks, a vision service). */
+  readonly reachesNetwork?: true;
 }
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: 'string', description, ...extra });
@@ -110,7 +112,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     name: 'vision_analyze', description: 'Analyse an image', risk: 'read_only', capabilities: ['media.read'],
     parameters: obj({ image: str('Image path or http(s) URL', { minLength: 1 }), question: str('What to look for') }, ['image']),
     guarded: { urlsOrPaths: ['image'] },
-    requires: ['services.vision.base_url', 'services.vision.api_key'],
+    requires: ['services.vision.base_url', 'services.vision.api_key'], reachesNetwork: true,
   },
   {
     name: 'read_spill', description: 'Read content spilled from a large tool output', risk: 'read_only', capabilities: ['fs.read'],
@@ -152,12 +154,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'notify', description: 'Send a notification', risk: 'write', capabilities: ['message.send'],
     parameters: obj({ target: str('Configured notification target', { minLength: 1 }), text: str('Notification text', { minLength: 1 }), title: str('Title') }, ['target', 'text']),
-    requires: ['notify.targets'],
+    requires: ['notify.targets'], reachesNetwork: true,
   },
   {
     name: 'message', description: 'Send a message', risk: 'write', capabilities: ['message.send'],
     parameters: obj({ target: str('Configured message target', { minLength: 1 }), text: str('Message text', { minLength: 1 }) }, ['target', 'text']),
-    requires: ['notify.targets'],
+    requires: ['notify.targets'], reachesNetwork: true,
   },
   {
     name: 'clarify', description: 'Ask the user a clarifying question', risk: 'write', capabilities: ['message.ask'],

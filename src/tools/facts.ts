@@ -6,7 +6,7 @@ import type { Tool } from './types.ts';
 
 export function catalogFacts(entry: CatalogEntry, config: Config): ToolFacts {
   const [ready, detail] = readiness(entry, config);
-  return { name: entry.name, riskLevel: entry.risk, capabilities: entry.capabilities, reserved: entry.reserved ?? false, ready, readinessDetail: detail };
+  return { name: entry.name, riskLevel: entry.risk, capabilities: entry.capabilities, reserved: entry.reserved ?? false, ready, readinessDetail: detail, network: entry.reachesNetwork === true };
 }
 
 /**
@@ -17,7 +17,7 @@ export function liveToolFacts(tool: Tool): ToolFacts {
   const entry = CATALOG_BY_NAME.get(tool.name);
   const [ready, detail] = tool.readinessDetail();
   const capabilities = [...new Set([...(entry?.capabilities ?? []), ...tool.capabilities])];
-  return { name: tool.name, riskLevel: tool.riskLevel, capabilities, reserved: entry?.reserved ?? false, ready: ready && tool.isReady(), readinessDetail: detail };
+  return { name: tool.name, riskLevel: tool.riskLevel, capabilities, reserved: entry?.reserved ?? false, ready: ready && tool.isReady(), readinessDetail: detail, network: entry?.reachesNetwork === true };
 }
 
 /** Lookup over the catalog metadata, for contexts that judge calls without running them. */

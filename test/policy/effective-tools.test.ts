@@ -102,6 +102,11 @@ describe('network policy', () => {
     expect(OUTBOUND.sort()).toEqual(['image_generate', 'skill_install', 'text_to_speech', 'web_fetch', 'web_search']);
   });
 
+  it('deny also removes tools that reach the network without declaring it: webhooks and the vision service', () => {
+    for (const name of ['notify', 'message', 'vision_analyze']) expect(removedBy({ network: 'deny' }, name)).toBe('network.deny');
+    expect(removedBy({ network: 'allow' }, 'notify')).toBeUndefined();
+  });
+
   it.each(['restricted', 'allow'] as const)('%s keeps network tools', (network) => {
     expect(offered({ network })).toEqual(expect.arrayContaining(['web_fetch', 'web_search']));
   });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -147,6 +148,16 @@ describe('search_files', () => {
 
   it('says a missing path does not exist', async () => {
     expect(await call(tool('search_files'), { path: 'nowhere', pattern: 'x' })).toEqual({ success: false, errorKind: 'business', error: 'search_files: path: nowhere does not exist' });
+  });
+
+  it('refuses a FIFO at once instead of blocking on it, named or met in a walk', async () => {
+    const dir = join(ws, 'fifos');
+    await mkdir(dir, { recursive: true });
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    await writeFile(join(dir, 'note.txt'), 'needle here');
+    expect(await call(tool('search_files'), { path: 'fifos/pipe', pattern: 'x' })).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/neither a directory nor a regular file/) });
+    const r = out<Found>(await call(tool('search_files'), { path: 'fifos', pattern: 'needle' }));
+    expect(r.matches.map((m) => m.file)).toEqual(['note.txt']);
   });
 
   it('a runaway pattern is stopped at its budget while the event loop keeps running', async () => {

@@ -54,4 +54,22 @@ describe('notify', () => {
     expect(r).toMatchObject({ success: false, errorKind: 'validation' });
     expect(r.error).toMatch(field);
   });
+
+  it('does not follow a redirect, so the configured headers never reach another origin', async () => {
+    hooks.answer((_q, r) => r.writeHead(307, { location: 'http://elsewhere.test/steal' }).end());
+    const r = await executeTool(notifyTool(config('http://hooks.test/services/T0/B0/path-token-123456'), net()), { target: 'ops', text: 'x' }, buildContext());
+    expect(r).toMatchObject({ success: false, error: expect.stringMatching(/redirect, which is not followed/) });
+    expect(hooks.requests).toHaveLength(1);
+    expect(r.error).not.toContain('path-token-123456');
+  });
+
+  it('keeps a token in the target URL\'s path out of the error of a slow target, and posts once', async () => {
+    hooks.answer(() => {});
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('timeout')), 300);
+    const r = await executeTool(notifyTool(config('http://hooks.test/services/T0/B0/path-token-123456'), net()), { target: 'ops', text: 'x' }, buildContext(), { signal: controller.signal, graceMs: 2_000 });
+    expect(r.success).toBe(false);
+    expect(JSON.stringify(r)).not.toContain('path-token-123456');
+    expect(hooks.requests).toHaveLength(1);
+  });
 });

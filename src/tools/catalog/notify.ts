@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { FetchLimitError, guardedFetch, SsrfBlockedError } from '../../guard/ssrf/index.ts';
+import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError } from '../../guard/ssrf/index.ts';
 import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
 import { guardInit, type NetDeps } from '../net-deps.ts';
@@ -7,7 +7,11 @@ import { fail, ok, type ToolResult } from '../types.ts';
 
 export type WebhookDeps = NetDeps;
 
-/** Posts a JSON body to a configured target through the guarded fetch; the target's URL and headers stay out of the result. */
+/**
+ * Posts a JSON body to a configured target through the guarded fetch; the
+ * target's URL (webhook URLs carry tokens in their path) and headers stay out of
+ * the result. Redirects are not followed: the configured headers must not reach another origin.
+ */
 export async function postToTarget(config: Config, tool: string, target: string, body: unknown, signal: AbortSignal, deps: WebhookDeps): Promise<ToolResult> {
   const t = config.notify.targets[target];
   if (!t) {
@@ -17,15 +21,28 @@ export async function postToTarget(config: Config, tool: string, target: string,
   try {
     const res = await guardedFetch(t.url, {
       method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: JSON.stringify(body), signal,
-      ...guardInit(config, deps), maxBytes: 64 * 1024,
+      ...guardInit(config, deps), maxBytes: 64 * 1024, maxRedirects: 0,
     });
     if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
     return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);
   } catch (err) {
     if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: target "${target}" is refused by the network guard (${err.rule})`);
-    if (err instanceof FetchLimitError) return fail(err.rule === 'fetch.timeout' ? 'timeout' : 'internal', `${tool}: ${redactText(err.message)}`);
-    return fail('internal', `${tool}: target "${target}" could not be reached: ${redactText((err as Error).message)}`);
+    if (err instanceof FetchLimitError) {
+      const why = err.rule === 'fetch.too_many_redirects' ? 'answered with a redirect, which is not followed for notify targets' : `stopped: ${FETCH_LIMIT_RULES[err.rule]}`;
+      // a timeout may come after the request was sent: not retried, so a slow target does not get it twice
+      return err.rule === 'fetch.timeout'
+        ? { ...fail('timeout', `${tool}: target "${target}" ${why} (${err.rule})`), effectful: true }
+        : fail('business', `${tool}: target "${target}" ${why} (${err.rule})`);
+    }
+    return fail('internal', `${tool}: target "${target}" could not be reached: ${withoutUrl(redactText((err as Error).message), t.url)}`);
   }
+}
+
+/** An error text with the target's URL (and its path, where tokens live) cut out. */
+function withoutUrl(text: string, url: string): string {
+  const u = new URL(url);
+  return [url, u.href, u.pathname.length > 1 ? u.pathname : null].filter((x): x is string => x !== null)
+    .reduce((out, part) => out.split(part).join('[target]'), text);
 }
 
 export function notifyTool(config: Config, deps: WebhookDeps = {}) {

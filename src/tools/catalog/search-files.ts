@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Config } from '../../config/schema.ts';
@@ -37,7 +38,8 @@ type Match = { file: string; line?: number; text?: string };
 
 /** The text of a file worth searching: regular, not too large, not binary. */
 async function searchableText(file: string): Promise<string | null> {
-  const handle = await open(file, 'r').catch(() => null);
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, holding a libuv thread for good
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
   if (!handle) return null;
   try {
     const info = await handle.stat();
@@ -69,6 +71,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       }
       const info = await stat(root).catch(() => null);
       if (!info) return fail('business', `search_files: path: ${path} does not exist`);
+      if (!info.isDirectory() && !info.isFile()) return fail('business', `search_files: path: ${path} is neither a directory nor a regular file`);
       // a single file is searched as it is; a directory is walked without following symlinks
       const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal })) : [{ rel: basename(root), abs: root }];
       const matches: Match[] = [];
