@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +158,20 @@ describe('image_generate', () => {
     expect(r.error).toContain('safe_write_root');
     expect(api.requests).toEqual([]);
     expect(await generated()).toEqual([]);
+  });
+});
+
+describe('a generated file is checked again when it is written', () => {
+  it('refuses the write when generated/ became a symlink out of the workspace during the service call', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'echo-media-outside-'));
+    api.answer((req, res) => {
+      // while the service "works", generated/ is swapped for a link to a directory outside
+      void symlink(outside, join(workspace, 'generated')).then(() => openaiScript(req, res));
+    });
+    const r = await run(imageGenerateTool, { prompt: 'x' }, { tools: { restrict_to_workspace: true } });
+    expect(r).toMatchObject({ success: false, errorKind: 'denied' });
+    expect(await readdir(outside)).toEqual([]);
+    await rm(outside, { recursive: true, force: true });
   });
 });
 

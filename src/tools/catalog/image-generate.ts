@@ -22,11 +22,17 @@ export async function confineGenerated(config: Config, tool: string, path: strin
   return refused ? { ...refused, error: `${tool}: cannot write ${path}: ${refused.error}` } : null;
 }
 
-/** Writes a generated file; the name is fresh, so an existing file is never replaced. */
-export async function writeGenerated(config: Config, path: string, data: Buffer): Promise<void> {
+/**
+ * Writes a generated file; the name is fresh, so an existing file is never replaced.
+ * Checked again here: the service call before it can take minutes, time enough to swap a directory for a symlink.
+ */
+export async function writeGenerated(config: Config, tool: string, path: string, data: Buffer): Promise<ToolResult | null> {
+  const refused = await confineGenerated(config, tool, path);
+  if (refused) return refused;
   const file = inWorkspace(config, path);
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, data, { flag: 'wx' });
+  return null;
 }
 
 export function imageGenerateTool(config: Config, net: NetDeps = {}) {
@@ -57,7 +63,8 @@ export function imageGenerateTool(config: Config, net: NetDeps = {}) {
       const mime = imageTypeOf(bytes);
       if (!mime || !EXTENSION[mime]) return fail('internal', 'image_generate: the image service returned data that is not an image');
       const path = mime === 'image/png' ? probe : probe.replace(/\.png$/, `.${EXTENSION[mime]}`);
-      await writeGenerated(config, path, bytes);
+      const unwritable = await writeGenerated(config, 'image_generate', path, bytes);
+      if (unwritable) return unwritable;
       return ok({ path, bytes: bytes.length });
     },
   });

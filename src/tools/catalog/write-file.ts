@@ -7,19 +7,31 @@ import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
+/** The path resolved somewhere else between the check and the write: a symlink was swapped. Nothing was written. */
+export class PathChangedError extends Error {
+  override readonly name = 'PathChangedError';
+  constructor(readonly path: string) {
+    super(`${path} resolved to another place while it was being written (a symlink changed); nothing was written`);
+  }
+}
+
+const resolvedPath = (file: string) => realPathOf(resolve(file)).catch(() => resolve(file));
+
 /**
  * Writes through a temp file and rename, so a reader never sees half a file. A symlink
  * is written through to its target (what the path policy judged), not replaced, and an
- * existing file keeps its permission bits.
+ * existing file keeps its permission bits. The path is resolved again just before the
+ * rename; if it moved (a racing symlink swap), the write is abandoned.
  */
 export async function atomicWrite(file: string, content: string): Promise<void> {
-  const target = await realPathOf(resolve(file)).catch(() => resolve(file));
+  const target = await resolvedPath(file);
   await mkdir(dirname(target), { recursive: true });
   const mode = (await stat(target).catch(() => null))?.mode;
   const tmp = `${target}.${randomBytes(6).toString('hex')}.echo-agent.tmp`;
   try {
     await writeFile(tmp, content, { encoding: 'utf8', flag: 'wx' });
     if (mode !== undefined) await chmod(tmp, mode & 0o7777);
+    if (await resolvedPath(file) !== target || await realPathOf(dirname(tmp)).catch(() => null) !== dirname(target)) throw new PathChangedError(file);
     await rename(tmp, target);
   } catch (err) {
     await rm(tmp, { force: true });
@@ -41,6 +53,7 @@ export function writeFileTool(config: Config) {
         await atomicWrite(file, content);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
+        if (err instanceof PathChangedError) return fail('denied', `write_file: path: ${path} ${err.message.slice(err.path.length + 1)}`);
         if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
         throw err;
       }
