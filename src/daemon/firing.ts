@@ -41,17 +41,20 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     const due = await lockDueJobs(tx, { limit: batch, now });
     const active = await activeRunsOf(tx, due.map((j) => j.id));
     const plans: JobPlan[] = [];
-    const invalid: { job_id: string; record: AuditInput }[] = [];
+    const invalid: { job_id: string; record: AuditInput; row: NewRun | null }[] = [];
     for (const job of due) {
       const planned = planJob(job, now, active.get(job.id) ?? []);
       if ('invalid' in planned) {
-        // a stored schedule that no longer parses (e.g. tz data changed): stop firing it, loudly
-        invalid.push({ job_id: job.id, record: planned.invalid });
-        opts.logger?.error({ job_id: job.id, err: planned.error }, 'job schedule is invalid; firing stopped');
+        // a stored job that can no longer be planned (tz data changed, a value edited by hand): stop firing it, loudly
+        const row: NewRun | null = job.next_fire_at
+          ? { job_id: job.id, nominal_at: job.next_fire_at, state: 'skipped', skip_reason: `job.schedule_invalid: ${planned.error.message}` }
+          : null;
+        invalid.push({ job_id: job.id, record: planned.invalid, row });
+        opts.logger?.error({ job_id: job.id, err: planned.error }, 'job cannot be planned; firing stopped');
       } else plans.push(planned);
     }
     for (const c of plans.flatMap((p) => p.cancel)) await cancelRun(tx, c);
-    const created = await createRuns(tx, plans.flatMap((p) => p.rows));
+    const created = await createRuns(tx, [...plans.flatMap((p) => p.rows), ...invalid.flatMap((i) => (i.row ? [i.row] : []))]);
     const queuedBy = new Map<string, CreatedRun[]>();
     for (const r of created) if (r.state === 'queued') queuedBy.set(r.job_id, [...(queuedBy.get(r.job_id) ?? []), r]);
     await advanceJobs(tx, plans.map(({ job, schedule, plan }) => {
@@ -118,23 +121,28 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
 
 /** The runs and skips of one due job, or the record of why its stored schedule cannot be planned. */
 function planJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan | { invalid: AuditInput; error: Error } {
-  let plan: FiringPlan;
-  let schedule: Schedule;
   try {
-    schedule = parseSchedule(job.schedule, job.timezone);
-    plan = planFiring({
-      schedule, nextFireAt: job.next_fire_at, now, policy: job.misfire_policy,
-      catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count,
-    });
+    return planValidJob(job, now, active);
   } catch (err) {
     const error = err as Error;
-    return { error, invalid: { kind: 'job.schedule_invalid', actor: 'scheduler', job_id: job.id, reason: error.message, data: { schedule: job.schedule, timezone: job.timezone } } };
+    return { error, invalid: { kind: 'job.schedule_invalid', actor: 'scheduler', job_id: job.id, reason: error.message, data: { schedule: job.schedule, timezone: job.timezone, jitter_seconds: job.jitter_seconds } } };
   }
+}
+
+function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
+  const schedule = parseSchedule(job.schedule, job.timezone);
+  const plan = planFiring({
+    schedule, nextFireAt: job.next_fire_at, now, policy: job.misfire_policy,
+    catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count,
+  });
+  // an instant that already has an active run (re-planned, e.g. after a schedule change) is accounted for: neither cancelled nor inserted again
+  const existing = new Set(active.map((r) => r.nominal_at.getTime()));
   const rows: NewRun[] = plan.skipped.map((s) => ({ job_id: job.id, nominal_at: s.instant, state: 'skipped', skip_reason: `${s.rule}: ${s.reason}` }));
   const cancel: { run_id: string; reason: string }[] = [];
   let running = active.filter((r) => r.state === 'running').length;
   let waiting = active.length - running;
   for (const instant of plan.fire) {
+    if (existing.has(instant.getTime())) continue;
     const decision = decideOverlap(job.overlap_policy, { running, queued: waiting });
     if (decision.action === 'skip') {
       rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `${decision.rule}: ${decision.reason}` });
@@ -148,8 +156,15 @@ function planJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan | { inval
       running = 0;
       waiting = 0;
     }
-    rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, job.jitter_seconds) });
+    rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, jitterBound(schedule, instant, job.jitter_seconds)) });
     waiting++;
   }
   return { job, schedule, plan, rows, cancel };
+}
+
+/** The jitter of an instant stays below the gap to the next one, so a run never starts after its successor is due. */
+function jitterBound(schedule: Schedule, instant: Date, jitterSeconds: number): number {
+  if (jitterSeconds <= 0) return jitterSeconds;
+  const next = nextInstant(schedule, instant);
+  return next ? Math.min(jitterSeconds, (next.getTime() - instant.getTime()) / 2000) : jitterSeconds;
 }

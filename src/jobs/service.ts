@@ -1,4 +1,4 @@
-import type { Executor } from '../store/db.ts';
+import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { issueGrant } from '../store/grants.ts';
 import { createJob, getJob, updateJob, type JobPatch } from '../store/jobs.ts';
@@ -40,9 +40,14 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks): JobDe
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
-  firstFire(parsed.data.schedule, parsed.data.timezone, new Date());
+  if (firstFire(parsed.data.schedule, parsed.data.timezone, new Date()) === null) {
+    throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
+  }
   return parsed.data;
 }
+
+/** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */
+const schedulerNow = async (deps: JobServiceDeps): Promise<Date> => deps.now?.() ?? databaseNow(deps.db);
 
 function firstFire(schedule: string, timezone: string, now: Date): Date | null {
   try {
@@ -77,7 +82,7 @@ async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionCon
 /** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
 export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
   const def = parseDefinition(input, deps.checks);
-  const now = deps.now?.() ?? new Date();
+  const now = await schedulerNow(deps);
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
     next_fire_at: firstFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
@@ -96,7 +101,7 @@ export async function updateJobFromCall(
   if (!before) return null;
   const merged = mergedDefinition(before, patch, deps.checks);
   const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
-  const now = deps.now?.() ?? new Date();
+  const now = await schedulerNow(deps);
   const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: firstFire(merged.schedule, merged.timezone, now) } : {}) };
   const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' });
   if (!updated) return null;

@@ -37,6 +37,7 @@ export const DEFAULT_SKIP_BATCH = 1000;
 
 export const MISFIRE_RULES = {
   'misfire.on_time': 'An instant due within the grace period is not a misfire, so it runs.',
+  'misfire.superseded': 'Misfire policy skip or run_once: a later instant is due too, so only the latest runs (no backlog of a fast schedule).',
   'misfire.skip.late': 'Misfire policy skip: an instant missed by more than the grace period does not run.',
   'misfire.run_once.latest': 'Misfire policy run_once: the latest missed instant runs once to catch up.',
   'misfire.run_once.covered': 'Misfire policy run_once: one run catches up, so the other missed instants do not run.',
@@ -157,6 +158,11 @@ export function planFiring(input: FiringInput): FiringPlan {
     else if (policy === 'run_once') misfired.push(i);
     else if (ms <= ctx.windowMs) candidates.push(i);
     else skipped.push(windowSkip(ctx, i));
+  }
+  // skip and run_once never run a backlog, even one inside the grace period (a fast schedule after a stall)
+  if (policy !== 'run_all' && candidates.length > 1) {
+    for (const i of candidates.slice(0, -1)) skipped.push(skip(i, 'misfire.superseded', `a later instant (${candidates[candidates.length - 1]!.toISOString()}) is due too`));
+    candidates = candidates.slice(-1);
   }
   // run_once: nothing on time -> the latest misfired instant is the catch-up run
   if (candidates.length === 0 && misfired.length > 0) {

@@ -50,6 +50,12 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     expect(await listApprovals(database().db)).toEqual([]);
   }, 30_000);
 
+  it('refuses a schedule that would never fire (an "at" instant in the past)', async () => {
+    const r = await runCli(['jobs', 'create', '--name', 'late', '--schedule', 'at 2020-01-01T00:00:00Z', '--prompt', 'x'], { env });
+    expect(r.stderr).toMatch(/schedule: has no instant after now/);
+    expect(r.code).toBe(65);
+  });
+
   it('names an unknown step tool', async () => {
     const file = join(dir, 'bad-step.yaml');
     writeFileSync(file, 'name: s\nschedule: "0 3 * * *"\npayload:\n  kind: steps\n  steps:\n    - tool: list_dri\n');

@@ -48,6 +48,19 @@ describe('a stored schedule that no longer parses', () => {
     expect(record!.reason).toBeTruthy();
   });
 
+  it('records the due instant it could not plan as skipped, and a value no schedule can use (negative jitter) is caught per job', async () => {
+    const { db } = database();
+    await db.execute(sql`update jobs set paused = true`);
+    const bad = await dueJob();
+    await db.execute(sql`update jobs set jitter_seconds = -1 where id = ${bad.id}`);
+    const healthy = await dueJob();
+    const report = await fireDueJobs(db);
+    expect(report.queued.map((r) => r.job_id)).toEqual([healthy.id]);
+    const rows = await db.execute<{ state: string; skip_reason: string }>(sql`select state, skip_reason from runs where job_id = ${bad.id}`);
+    expect(rows.rows).toEqual([{ state: 'skipped', skip_reason: expect.stringMatching(/^job\.schedule_invalid: .*jitter/) }]);
+    expect((await getJob(db, bad.id))?.next_fire_at).toBeNull();
+  });
+
   it('a pass that records one and cancels a run does not deadlock with that run finishing at the same moment', async () => {
     const { db } = database();
     await db.execute(sql`update jobs set paused = true`);

@@ -87,12 +87,12 @@ describe('the grace between on time and misfired', () => {
     expect(plan.fire.map(hm)).toEqual(fired);
   });
 
-  it('on-time instants all run under run_once: a busy tick is not a misfire', () => {
+  it('a busy tick under run_once runs the latest on-time instant, not a backlog of them', () => {
     const plan = planFiring({
       schedule: parseSchedule('*/5 * * * * *'), nextFireAt: d('2026-01-01T12:00:00Z'), now: d('2026-01-01T12:00:12Z'), policy: 'run_once', catchupWindowSeconds: 0,
     });
-    expect(plan.fire.map(hm)).toEqual(['12:00:00', '12:00:05', '12:00:10']);
-    expect(plan.skipped).toEqual([]);
+    expect(plan.fire.map(hm)).toEqual(['12:00:10']);
+    expect(plan.skipped.map((s) => [hm(s.instant), s.rule])).toEqual([['12:00:00', 'misfire.superseded'], ['12:00:05', 'misfire.superseded']]);
   });
 
   it('names the rule a fired instant ran under', () => {
@@ -119,8 +119,9 @@ describe('a long outage of a fast schedule is handled in batches', () => {
   }
 
   it.each([
-    ['skip', 3600, 31], // 11:59:30 .. 12:00:00 are within the 30 s grace
-    ['run_once', 3600, 31],
+    // 11:59:30 .. 12:00:00 are within the 30 s grace, but skip and run_once run no backlog: only 12:00:00
+    ['skip', 3600, 1],
+    ['run_once', 3600, 1],
     ['run_all', 3600, 100],
   ] as const)('%s, every 1s down 3h: 10,801 instants, each accounted once, as one unbounded call would (%i runs)', (policy, window, fired) => {
     const input: FiringInput = { schedule: parseSchedule('every 1s'), nextFireAt: DOWN_FROM, now, policy, catchupWindowSeconds: window };
@@ -209,5 +210,25 @@ describe('misfire across a DST change', () => {
       '2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z', '2026-11-01T07:00:00.000Z', '2026-11-01T08:00:00.000Z',
     ]);
     expectAccounted(input, [plan]);
+  });
+});
+
+describe('a fast schedule after a stall: no backlog inside the grace period', () => {
+  const every5s = parseSchedule('every 5s');
+  const now = d('2026-01-01T12:00:02Z');
+  const base = { schedule: every5s, nextFireAt: d('2026-01-01T11:00:00Z'), now, catchupWindowSeconds: 3600 } as const;
+
+  it.each(['skip', 'run_once'] as const)('%s fires one instant, the latest, and accounts for the rest', (policy) => {
+    const plan = planFiring({ ...base, policy });
+    expect(plan.fire.map(hm)).toEqual(['12:00:00']);
+    expect(plan.skipped.filter((s) => s.rule === 'misfire.superseded').map((s) => hm(s.instant)))
+      .toEqual(['11:59:35', '11:59:40', '11:59:45', '11:59:50', '11:59:55']);
+    expectAccounted({ ...base, policy }, [plan]);
+  });
+
+  it('run_all still runs every instant inside its window (up to the cap)', () => {
+    const plan = planFiring({ ...base, policy: 'run_all' });
+    expect(plan.fire).toHaveLength(100);
+    expect(plan.skipped.some((s) => s.rule === 'misfire.superseded')).toBe(false);
   });
 });

@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { fireDueJobs } from '../../src/daemon/firing.ts';
+import { createJob, type NewJob } from '../../src/store/jobs.ts';
+import { claimRun } from '../../src/store/run-claim.ts';
+import { getRun, insertRun, listRuns } from '../../src/store/runs.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+const minute = 60_000;
+const thisMinute = () => new Date(Math.floor(Date.now() / minute) * minute);
+
+async function dueJob(over: Partial<NewJob> = {}) {
+  await database().db.execute(sql`update jobs set paused = true`);
+  return createJob(database().db, {
+    name: 'j', owner: 'test', created_by: 'test', schedule: '* * * * *', timezone: 'UTC',
+    payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, next_fire_at: thisMinute(), ...over,
+  });
+}
+
+describe('re-planning an instant that already has a run', () => {
+  it('cancel_other leaves the running run of that very instant alone and inserts nothing', async () => {
+    const { db } = database();
+    const job = await dueJob({ overlap_policy: 'cancel_other' });
+    const run = (await insertRun(db, { job_id: job.id, nominal_at: thisMinute() }))!;
+    await claimRun(db, { run_id: run.id, owner: 'w', lease_seconds: 60 });
+    // a schedule change wrote next_fire_at = the same instant again
+    const report = await fireDueJobs(db);
+    expect(report.queued).toEqual([]);
+    expect((await getRun(db, run.id))?.state).toBe('running');
+    expect(await listRuns(db, { job_id: job.id })).toHaveLength(1);
+  });
+});
+
+describe('jitter', () => {
+  it('stays below half the gap to the next instant, so a run starts before its successor is due', async () => {
+    const { db } = database();
+    const job = await dueJob({ jitter_seconds: 3600 });
+    const [queued] = (await fireDueJobs(db)).queued;
+    expect(queued?.job_id).toBe(job.id);
+    const run = (await getRun(db, queued!.id))!;
+    expect(run.not_before!.getTime() - run.nominal_at.getTime()).toBeLessThan(30_000);
+  });
+});
