@@ -2,7 +2,10 @@ import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { issueGrant } from '../store/grants.ts';
 import { createJob, getJob, updateJob, type JobPatch } from '../store/jobs.ts';
-import { insertRun } from '../store/runs.ts';
+import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
+import { decideOverlap } from '../scheduler/overlap.ts';
+import { jobs } from '../store/schema.ts';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import { nextInstant, parseSchedule } from '../scheduler/schedule.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
@@ -132,13 +135,37 @@ export function definitionInputOf(job: JobRow): JobDefinitionInput {
   };
 }
 
-/** "Run now": the same path as firing, with trigger manual. */
+/** A manual run the job's overlap policy does not allow now. */
+export class RunRefusedError extends Error {
+  override readonly name = 'RunRefusedError';
+  constructor(readonly rule: string, reason: string) {
+    super(`${rule}: ${reason}`);
+  }
+}
+
+/**
+ * "Run now": trigger manual, under the job's lock and its overlap policy like a
+ * fired instant (skip refuses while a run is active, cancel_other cancels the others).
+ */
 export async function manualRun(deps: JobServiceDeps, id: string, actor: string): Promise<RunRow | null> {
-  const job = await getJob(deps.db, id);
-  if (!job) return null;
-  const run = await insertRun(deps.db, { job_id: id, nominal_at: deps.now?.() ?? new Date(), trigger: 'manual' });
-  if (!run) return null;
-  await appendAudit(deps.db, { kind: 'run.queued', actor, job_id: id, run_id: run.id, data: { trigger: 'manual' } });
-  await deps.enqueue?.(run.id);
+  const run = await deps.db.transaction(async (tx) => {
+    const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    if (!job) return null;
+    const active = (await activeRunsOf(tx, [id])).get(id) ?? [];
+    const running = active.filter((r) => r.state === 'running').length;
+    const decision = decideOverlap(job.overlap_policy, { running, queued: active.length - running });
+    if (decision.action === 'skip') throw new RunRefusedError(decision.rule, decision.reason);
+    if (decision.action === 'cancel_running_then_start') {
+      for (const other of active) await cancelRun(tx, { run_id: other.id, reason: `${decision.rule}: replaced by a manual run requested by ${actor}` });
+    }
+    const now = deps.now?.() ?? await databaseNow(tx);
+    // a manual instant that happens to equal a fired one moves by a millisecond instead of vanishing
+    const created = await insertRun(tx, { job_id: id, nominal_at: now, trigger: 'manual' })
+      ?? await insertRun(tx, { job_id: id, nominal_at: new Date(now.getTime() + 1), trigger: 'manual' });
+    if (!created) throw new Error(`a manual run of ${id} could not be inserted`);
+    await appendAudit(tx, { kind: 'run.queued', actor, job_id: id, run_id: created.id, rule: decision.rule, data: { trigger: 'manual' } });
+    return created;
+  });
+  if (run) await deps.enqueue?.(run.id);
   return run;
 }

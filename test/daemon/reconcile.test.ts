@@ -24,8 +24,9 @@ afterAll(async () => {
   await redis.quit();
 });
 
+// overlap allow: several manual runs of one job may wait at once
 const newJob = (name: string, max_retries = 0) => createJob(database().db, {
-  name, owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC',
+  name, owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC', overlap_policy: 'allow',
   payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, max_retries,
 });
 

@@ -8,6 +8,8 @@ import { createGuard } from '../../src/guard/index.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { listRuns } from '../../src/store/runs.ts';
+import { runs } from '../../src/store/schema.ts';
+import { eq } from 'drizzle-orm';
 import { effectLedger } from '../../src/store/effects.ts';
 import { buildContext, NO_TOOLS } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
@@ -109,8 +111,13 @@ describe('workflow', () => {
     const { id } = created.output as { id: string };
     const shown = await executeTool(tools.get('workflow')!, { action: 'show', id }, alice());
     expect((shown.output as { workflow: { steps: unknown } }).workflow.steps).toEqual(steps);
+    // its first run still waits, and a workflow's overlap policy is skip: a second one is refused, saying why
+    const early = await executeTool(tools.get('workflow')!, { action: 'run', id }, alice());
+    expect(early).toMatchObject({ success: false, error: expect.stringMatching(/overlap/) });
+    const [first] = await listRuns(database().db, { job_id: id });
+    await database().db.update(runs).set({ state: 'succeeded' }).where(eq(runs.id, first!.id));
     const again = await executeTool(tools.get('workflow')!, { action: 'run', id }, alice());
-    expect(again.success).toBe(true);
+    expect(again.success, again.error).toBe(true);
     expect(enqueued).toHaveLength(2);
   });
 

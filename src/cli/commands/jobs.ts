@@ -174,13 +174,16 @@ export function registerJobsCommands(program: Command): void {
     .action(async (id: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       const actor = await actorName(opts.as);
-      const [{ manualRun }, { configuredQueueBackend }, { openRunQueue }] = await Promise.all([
+      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue }] = await Promise.all([
         import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'),
       ]);
       const run = await withStore(config, async (db, url) => {
         const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix);
         try {
           return await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+        } catch (err) {
+          if (err instanceof RunRefusedError) throw new CliError(`jobs run ${id}: not queued, ${err.message}`, EXIT.failure);
+          throw err;
         } finally {
           await queue.close();
         }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { JobInputError, createJobFromCall, manualRun, mergedDefinition, parseDefinition, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
+import { JobInputError, RunRefusedError, createJobFromCall, manualRun, mergedDefinition, parseDefinition, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
 import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
@@ -93,6 +93,7 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
         }
       } catch (err) {
         if (err instanceof JobInputError) return fail('validation', err.message);
+        if (err instanceof RunRefusedError) return fail('business', `run: not queued, ${err.message}`);
         throw err;
       }
     },
