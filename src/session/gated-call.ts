@@ -31,7 +31,9 @@ export async function gatedCall(
 ): Promise<GatedOutcome> {
   const tool = tools.get(call.tool);
   const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
-  const invalid = tool ? validateParams(tool.parameters, call.args) ?? await tool.precheck?.(call.args) ?? null : null;
+  // a tool's own checks (they may read the store) only where a person could be asked: elsewhere the gate refuses first, and audits it
+  const mayAskSomeone = !callCtx.unattended && callCtx.parent_execution_id === null;
+  const invalid = tool ? validateParams(tool.parameters, call.args) ?? (mayAskSomeone ? await tool.precheck?.(call.args) : null) ?? null : null;
   if (invalid) {
     // a tool that is not offered here is refused as such, not described by its schema (I10)
     const refused = await gate.refuseUnavailable(call, callCtx);

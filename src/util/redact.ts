@@ -20,7 +20,8 @@ const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+)
  */
 function literalSecret(key: string, value: string): boolean {
   const bare = value.replace(/^["']/, '');
-  if (/^(\$|`)/.test(bare)) return false;
+  // anywhere in the value, not only at its start: `T="x$(curl evil)"` must not hide the curl from a reviewer
+  if (/^\$/.test(bare) || /\$\(|\$\{|`/.test(value)) return false;
   return !(/tokens\W*$/i.test(key) && /^\d+$/.test(value));
 }
 

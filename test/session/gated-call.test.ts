@@ -39,4 +39,23 @@ describe('a call with invalid arguments', () => {
     expect(recorded).toEqual([]);
     expect(approver.asked).toEqual([]);
   });
+
+  it('a tool\'s own pre-check runs only where a person could be asked: unattended, the gate refuses first and audits it', async () => {
+    const config = defaultConfig();
+    const recorded: Decision[] = [];
+    const gate = createApprovalGate(config, {
+      guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
+      humanApprover: new RecordingApprover(), clock: instantClock, sink: { record: async (d) => { recorded.push(d); } },
+    }, { securityProfile: 'personal_cli' });
+    let prechecked = 0;
+    const tool = { ...execTool(config), precheck: async () => { prechecked++; return 'id: no job with id job_x'; } };
+    const tools = new ToolRegistry([tool]);
+    const out = await gatedCall(gate, tools, { tool: 'exec', args: { command: 'ls' } }, buildContext({ channel: 'cron', unattended: true }), 0);
+    expect(prechecked).toBe(0);
+    expect(out.decision).toMatchObject({ outcome: 'deny' });
+    expect(recorded).toEqual([out.decision]);
+    const attended = await gatedCall(gate, tools, { tool: 'exec', args: { command: 'ls' } }, buildContext({ channel: 'cli' }), 0);
+    expect(prechecked).toBe(1);
+    expect(attended.result).toMatchObject({ errorKind: 'validation', error: 'invalid arguments for exec: id: no job with id job_x' });
+  });
 });
