@@ -66,16 +66,34 @@ export function configuredQueueBackend(config: Config, databaseUrl: string, sche
     : { kind: 'postgres', url: databaseUrl, schema: queueSchemaFor(config.queue.prefix, schema) };
 }
 
+/**
+ * Starts everything, or nothing: a start that fails half-way (the HTTP port is
+ * taken, Redis is down, a migration fails) undoes what it had started, so the
+ * process can exit instead of firing jobs with no signal handler or health check.
+ */
 export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
+  const undo: (() => Promise<unknown>)[] = [];
+  try {
+    return await assembleDaemon(config, opts, undo);
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch(() => {});
+    throw err;
+  }
+}
+
+async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => Promise<unknown>)[]): Promise<Daemon> {
   const { logger } = opts;
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
+  undo.push(() => resolved.stop());
   const schema = opts.database?.schema;
   const database = openDatabase({ url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+  undo.push(() => database.close());
   const applied = await migrate(database.pool, schema ? { schema } : {});
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
   const queue = openRunQueue(backend, config.queue.prefix);
+  undo.push(() => queue.close());
   logger.info({ backend: backend.kind }, 'queue ready');
 
   const metrics = createMetrics();
@@ -94,6 +112,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   agentHost.bind(agent);
   const deps = { ...base, agent };
   const worker: QueueWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
+  undo.push(async () => { shutdown.abort(); await worker?.close(true); await processes.closeAll(); });
 
   let stopping = false;
   const fireOnce = (): Promise<number> => fireUntilDone(database.db, {
@@ -139,6 +158,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   };
   await reconcileOnce();
   const loops = [loop('firing', config.daemon.tick_seconds * 1000, fireOnce), loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce)];
+  undo.push(() => { stopping = true; return Promise.all(loops.map((l) => l.stop())); });
   const http = opts.http === false ? null : await startHttp({
     host: config.daemon.http.host, port: config.daemon.http.port, metrics, logger,
     health: {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { withStore } from '../store-session.ts';
 
@@ -13,19 +14,33 @@ export function registerDaemonCommands(program: Command): void {
       const logger = createLogger(config.logging.level);
       logger.info({ config: file ?? '(built-in defaults)' }, 'configuration loaded');
       for (const w of warnings) logger.warn({ path: w.path }, `config: ${w.path}: ${w.message}`);
-      const daemon = await startDaemon(config, { logger });
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          logger.info({ signal }, 'signal received');
-          daemon.stop().then(resolve, (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exitCode = 1;
-            resolve();
-          });
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
+      // listening before the start: a SIGTERM during initdb or migrations stops cleanly once the start is done
+      let signalled: string | null = null;
+      let wake: (() => void) | null = null;
+      const onSignal = (signal: string) => {
+        if (signalled) return;
+        signalled = signal;
+        logger.info({ signal }, 'signal received');
+        wake?.();
+      };
+      process.on('SIGTERM', () => onSignal('SIGTERM'));
+      process.on('SIGINT', () => onSignal('SIGINT'));
+      let daemon: Awaited<ReturnType<typeof startDaemon>>;
+      try {
+        daemon = await startDaemon(config, { logger });
+      } catch (err) {
+        logger.fatal({ err }, 'the daemon could not start; everything it had started was stopped');
+        // a stray handle (a library's timer) must not keep a failed daemon alive
+        setTimeout(() => process.exit(EXIT.unavailable), 5_000).unref();
+        throw new CliError(`daemon: could not start: ${(err as Error).message}`, EXIT.unavailable);
+      }
+      if (!signalled) await new Promise<void>((resolve) => { wake = resolve; });
+      try {
+        await daemon.stop();
+      } catch (err) {
+        logger.error({ err }, 'shutdown failed');
+        process.exitCode = 1;
+      }
     });
 
   program
