@@ -52,9 +52,15 @@ export interface AgentTurnInput {
   readonly call: ToolCaller;
   readonly limits: AgentLimits;
   readonly signal: AbortSignal;
-  /** Refusals already counted against the run (nested loops share their parent's count). */
-  readonly denialsSoFar?: () => number;
   readonly onDenial?: () => Promise<number>;
+  /** What the whole run has used, shared by a loop and its sub-agents: one budget for all of them. */
+  readonly spent?: RunSpending;
+}
+
+/** A run's running totals; sub-agent loops add to their parent's. */
+export interface RunSpending {
+  tokens: number;
+  denials: number;
 }
 
 /** What the model gets back from one call; long outputs are cut (big files are spilled by the tools themselves). */
@@ -69,14 +75,19 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
   const { limits, signal } = input;
   const messages: ChatMessage[] = [{ role: 'system', content: input.system }, { role: 'user', content: input.prompt }];
   const calls: CallRecord[] = [];
-  let denials = input.denialsSoFar?.() ?? 0;
+  const spent: RunSpending = input.spent ?? { tokens: 0, denials: 0 };
   let tokens = 0;
   let turns = 0;
   const done = (status: AgentStatus, final: string | null, error: string | null = null): AgentOutcome =>
-    ({ status, final, messages, calls, denials, turns, tokens, error });
+    ({ status, final, messages, calls, denials: spent.denials, turns, tokens, error });
+  const overBudget = () => (spent.denials >= limits.maxDenials ? done('denied', null, `stopped after ${spent.denials} refusals (max_denials_per_run)`)
+    : spent.tokens >= limits.tokenBudget ? done('token_budget', null, `stopped after using ${spent.tokens} tokens (budget ${limits.tokenBudget})`) : null);
 
   while (turns < limits.maxTurns) {
     if (signal.aborted) return done('cancelled', null, abortReason(signal));
+    // a sub-agent may have used up the run's refusals or tokens
+    const spentOut = overBudget();
+    if (spentOut) return spentOut;
     turns++;
     let res;
     try {
@@ -86,8 +97,12 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
       return done('model_error', null, redactText(`the model endpoint failed: ${(err as Error).message}`));
     }
     tokens += res.total_tokens;
+    spent.tokens += res.total_tokens;
     messages.push({ role: 'assistant', content: res.content, ...(res.tool_calls.length > 0 ? { tool_calls: res.tool_calls } : {}) });
     if (res.tool_calls.length === 0) return done('completed', res.content);
+    // the response that crossed the budget does not get its calls run
+    const crossed = overBudget();
+    if (crossed) return crossed;
 
     for (const request of res.tool_calls) {
       const index = calls.length;
@@ -95,12 +110,13 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
       calls.push({ index, tool: request.name, decision: outcome.decision, success: outcome.result.success, ...(outcome.result.errorKind ? { errorKind: outcome.result.errorKind } : {}) });
       messages.push({ role: 'tool', tool_call_id: request.id, content: toolMessage(outcome, args !== null) });
       if (outcome.decision && outcome.decision.outcome !== 'allow') {
-        denials = input.onDenial ? await input.onDenial() : denials + 1;
-        if (denials >= limits.maxDenials) return done('denied', null, `stopped after ${denials} refusals (max_denials_per_run)`);
+        spent.denials = input.onDenial ? await input.onDenial() : spent.denials + 1;
       }
+      // checked after every call, not once per response: a call past a limit never runs
+      const stop = overBudget();
+      if (stop) return stop;
       if (signal.aborted) return done('cancelled', null, abortReason(signal));
     }
-    if (tokens >= limits.tokenBudget) return done('token_budget', null, `stopped after using ${tokens} tokens (budget ${limits.tokenBudget})`);
   }
   return done('max_turns', null, `stopped after ${limits.maxTurns} model turns (max_turns)`);
 }

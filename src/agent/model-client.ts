@@ -69,7 +69,8 @@ export function openAiChatClient(opts: OpenAiClientOptions): ChatClient {
         content: choice?.message.content ?? null,
         tool_calls: calls,
         finish_reason: choice?.finish_reason ?? 'unknown',
-        total_tokens: completion.usage?.total_tokens ?? 0,
+        // an endpoint that reports no usage is still held to the budget: about 4 characters a token
+        total_tokens: completion.usage?.total_tokens ?? estimateTokens(req.messages, choice?.message.content ?? '', calls),
       };
     },
   };
@@ -87,4 +88,10 @@ function toSdkMessage(m: ChatMessage): OpenAI.Chat.Completions.ChatCompletionMes
     };
   }
   return { role: m.role, content: m.content };
+}
+
+/** A rough count for endpoints without `usage`: prompt and answer at about 4 characters a token. */
+export function estimateTokens(messages: readonly ChatMessage[], answer: string, calls: readonly { arguments: string }[]): number {
+  const chars = JSON.stringify(messages).length + answer.length + calls.reduce((n, c) => n + c.arguments.length, 0);
+  return Math.ceil(chars / 4);
 }

@@ -13,7 +13,7 @@ import { gatedCall } from '../session/gated-call.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { runAgentLoop, type AgentOutcome } from './loop.ts';
+import { runAgentLoop, type RunSpending, type AgentOutcome } from './loop.ts';
 import type { ChatClient, OfferedFunction } from './model-client.ts';
 import { systemPrompt } from './system-prompt.ts';
 
@@ -64,7 +64,8 @@ export interface AgentRuntime {
 interface RunHooks {
   readonly opts: AgentRunOptions;
   readonly depth: number;
-  denials: number;
+  /** Shared with every sub-agent of the run: one token budget, one refusal count. */
+  readonly spent: RunSpending;
 }
 
 export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
@@ -103,7 +104,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       // scope (a child job's run) is a run of its own, even while the run that created it still works here
       const parent = ctx.parent_execution_id && !runOpts.scope ? live.get(ctx.parent_execution_id) : undefined;
       const depth = parent ? parent.depth + 1 : 0;
-      const hooks: RunHooks = { opts: parent?.opts ?? runOpts, depth, denials: 0 };
+      const hooks: RunHooks = { opts: parent?.opts ?? runOpts, depth, spent: parent?.spent ?? { tokens: 0, denials: 0 } };
       const opts = hooks.opts;
       if (depth > MAX_NESTING) return failed(`sub-agents nest at most ${MAX_NESTING} deep`);
       if (!deps.chat) return failed('agent turns need a model: set model.base_url and model.name in the config');
@@ -119,7 +120,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
             maxTurns: config.model.max_turns, maxTokens: config.model.max_tokens, tokenBudget: config.model.token_budget,
             maxDenials: config.permissions.approval.max_denials_per_run, temperature: config.model.temperature,
           },
-          onDenial: opts.onDenial ?? (async () => ++hooks.denials),
+          spent: hooks.spent,
+          // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here
+          onDenial: opts.onDenial ?? (async () => hooks.spent.denials + 1),
           call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) }),
         });
       } finally {
