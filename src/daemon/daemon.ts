@@ -41,6 +41,8 @@ export interface DaemonOptions {
   readonly work?: boolean;
   /** External tools added to the built-in ones. */
   readonly extraTools?: readonly Tool[];
+  /** How long without a successful firing pass before /healthz fails (default max(60 s, 10 ticks)). */
+  readonly firingStaleMs?: number;
 }
 
 export interface Daemon {
@@ -157,14 +159,21 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     return { stop: async () => { clearInterval(timer); await running; } };
   };
   await reconcileOnce();
-  const loops = [loop('firing', config.daemon.tick_seconds * 1000, fireOnce), loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce)];
+  let lastFiredAt = Date.now();
+  const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); };
+  const loops = [loop('firing', config.daemon.tick_seconds * 1000, firedAndNoted), loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce)];
+  // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
+  const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
   undo.push(() => { stopping = true; return Promise.all(loops.map((l) => l.stop())); });
   const http = opts.http === false ? null : await startHttp({
     host: config.daemon.http.host, port: config.daemon.http.port, metrics, logger,
     health: {
       async check() {
         await database.pool.query('select 1');
-        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} waiting` };
+        if (worker && !worker.worker.isRunning()) throw new Error('the queue worker is not running');
+        const since = Date.now() - lastFiredAt;
+        if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
+        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} waiting`, firing: `last pass ${Math.round(since / 1000)} s ago` };
       },
     },
   });

@@ -29,4 +29,25 @@ describe('/healthz and /metrics', () => {
     const down = await fetch(`${base}/healthz`);
     expect(down.status).toBe(503);
   });
+
+  it('fails /healthz when no firing pass has succeeded for a while', async () => {
+    await daemon?.stop().catch(() => {});
+    const { url, schema, pool } = database();
+    const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 0.1 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
+    daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q2` }, firingStaleMs: 800 });
+    const base = `http://127.0.0.1:${daemon.httpPort}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const locker = await pool.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table jobs in access exclusive mode');
+      await new Promise((r) => setTimeout(r, 1_500));
+      const stale = await fetch(`${base}/healthz`);
+      expect(stale.status).toBe(503);
+      expect(await stale.json()).toMatchObject({ error: expect.stringMatching(/no firing pass has succeeded/) });
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+  }, 30_000);
 });
