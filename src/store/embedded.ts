@@ -118,11 +118,23 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
   await ensureDatabase(password, port);
   logger.info({ host: HOST, port, database: EMBEDDED_DATABASE }, 'embedded PostgreSQL is ready');
   let stopped: Promise<void> | undefined;
-  return {
-    url,
-    owned: true,
-    stop: () => (stopped ??= server.stop().then(() => logger.info('embedded PostgreSQL stopped'))),
+  const stop = async () => {
+    // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
+    // a pool closed just now may still show for a moment: look a few times before deciding
+    let others = 0;
+    for (let i = 0; i < 10; i++) {
+      others = await otherClients(password, port).catch(() => 0);
+      if (others === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (others > 0) {
+      logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
+      return;
+    }
+    await server.stop();
+    logger.info('embedded PostgreSQL stopped');
   };
+  return { url, owned: true, stop: () => (stopped ??= stop()) };
 }
 
 export interface ResolvedDatabase {
@@ -136,6 +148,19 @@ export async function resolveDatabaseUrl(config: Config, logger: Logger): Promis
   if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
   const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger });
   return { url: server.url, embedded: true, stop: () => server.stop() };
+}
+
+/** Client connections to the server other than the one asking. */
+async function otherClients(password: string, port: number): Promise<number> {
+  const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  await client.connect();
+  try {
+    const res = await client.query<{ n: number }>(
+      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+    return res.rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
 }
 
 async function ensureDatabase(password: string, port: number): Promise<void> {

@@ -54,6 +54,25 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 }
 
 describe('embedded PostgreSQL', () => {
+  it('the starter leaves the server running while another process that found it running is still connected', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const first = await startEmbedded({ dataDir, port, logger: capture().logger });
+    const adopter = await startEmbedded({ dataDir, port, logger: capture().logger });
+    expect(adopter.owned).toBe(false);
+    const client = new pg.Client({ connectionString: adopter.url });
+    await client.connect();
+    const pid = Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    try {
+      await first.stop();
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.end();
+      process.kill(pid, 'SIGINT');
+      for (let i = 0; i < 100 && (await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
+    }
+  }, SLOW);
+
   it('an interrupted first initialisation (its side directory already holds PG_VERSION) does not block the next start', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
