@@ -47,7 +47,7 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
     return deny(base, 11, answer.answer === 'timeout' ? 'approval.human.timeout' : 'approval.human.unavailable', undefined, ids);
   }
   if (answer.request_id !== requestId || answer.call_hash !== base.call_hash) {
-    return deny(base, 11, 'approval.human.unavailable', 'The approval answer does not belong to this call.', ids);
+    return deny(base, 11, 'approval.human.mismatch', undefined, ids);
   }
   const who = { ...ids, approver: answer.approver };
   if (answer.answer === 'deny') return deny(base, 11, 'approval.human.deny', undefined, who);

@@ -43,6 +43,7 @@ export const RULES = {
   'approval.human.deny': 'A human refused this call.',
   'approval.human.timeout': 'Nobody answered the approval request in time.',
   'approval.human.unavailable': 'No human approver is reachable for this channel.',
+  'approval.human.mismatch': 'The approval answer belongs to another request or another call than this one, so it does not count.',
   'approval.would_ask': 'This call would be sent to a human for approval.',
   'approval.would_ask_smart': 'This call would be sent to the smart reviewer, then possibly to a human.',
   'run.max_denials': 'The run collected too many refusals and was stopped.',

@@ -172,7 +172,7 @@ describe('step 11: the human', () => {
   });
   it.each([
     ['deny', 'approval.human.deny'], ['timeout', 'approval.human.timeout'], ['never', 'approval.human.timeout'],
-    ['wrong_hash', 'approval.human.unavailable'],
+    ['wrong_hash', 'approval.human.mismatch'],
   ] as const)('%s -> refused (%s)', async (answer, rule) => {
     const h = harness();
     h.approver.answer = answer;
