@@ -73,6 +73,34 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
+  it('a first start killed during initdb leaves nothing the next start takes for a cluster', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-child.ts'], {
+      cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, detached: true, stdio: 'ignore',
+    });
+    // kill the whole group (the node process and its initdb) as soon as initdb has written PG_VERSION
+    let killed = false;
+    for (let i = 0; i < 600 && !killed; i++) {
+      const entries = await fs.readdir(dataDir).catch(() => [] as string[]);
+      const hasVersion = async (dir: string) => entries.includes(dir) && (await fs.readdir(path.join(dataDir, dir)).catch(() => [] as string[])).includes('PG_VERSION');
+      if (await hasVersion('pg.init') || await hasVersion('pg')) {
+        process.kill(-child.pid!, 'SIGKILL');
+        killed = true;
+      } else await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(killed).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    // a complete cluster never existed, so <data_dir>/pg must not claim to be one
+    expect(await fs.stat(path.join(dataDir, 'pg', 'PG_VERSION')).catch(() => null)).toBeNull();
+    const server = await startEmbedded({ dataDir, port, logger: capture().logger });
+    try {
+      expect(await query(server.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await server.stop();
+    }
+  }, SLOW);
+
   it('an interrupted first initialisation (its side directory already holds PG_VERSION) does not block the next start', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
