@@ -137,12 +137,24 @@ function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
   });
   // an instant that already has an active run (re-planned, e.g. after a schedule change) is accounted for: neither cancelled nor inserted again
   const existing = new Set(active.map((r) => r.nominal_at.getTime()));
-  const rows: NewRun[] = plan.skipped.map((s) => ({ job_id: job.id, nominal_at: s.instant, state: 'skipped', skip_reason: `${s.rule}: ${s.reason}` }));
+  // instants planFiring held back for max_runs go through the overlap decision too: if overlap keeps some
+  // fires from running, max_runs is not reached and the held-back ones must not say it was
+  const capped = plan.skipped.filter((s) => s.rule === 'misfire.max_runs');
+  const rows: NewRun[] = plan.skipped.filter((s) => s.rule !== 'misfire.max_runs')
+    .map((s) => ({ job_id: job.id, nominal_at: s.instant, state: 'skipped', skip_reason: `${s.rule}: ${s.reason}` }));
+  const remaining = job.max_runs === null ? Infinity : job.max_runs - job.fired_count;
+  const queuedNow = () => rows.filter((r) => r.state === 'queued').length;
   const cancel: { run_id: string; reason: string }[] = [];
   let running = active.filter((r) => r.state === 'running').length;
   let waiting = active.length - running;
-  for (const instant of plan.fire) {
+  const candidates = [...plan.fire, ...capped.map((c) => c.instant)].sort((x, y) => x.getTime() - y.getTime());
+  for (const instant of candidates) {
     if (existing.has(instant.getTime())) continue;
+    if (queuedNow() >= remaining) {
+      const held = capped.find((c) => c.instant.getTime() === instant.getTime());
+      rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `misfire.max_runs: ${held?.reason ?? `max_runs (${job.max_runs}) reached`}` });
+      continue;
+    }
     const decision = decideOverlap(job.overlap_policy, { running, queued: waiting });
     if (decision.action === 'skip') {
       rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `${decision.rule}: ${decision.reason}` });

@@ -42,3 +42,18 @@ describe('jitter', () => {
     expect(run.not_before!.getTime() - run.nominal_at.getTime()).toBeLessThan(30_000);
   });
 });
+
+describe('max_runs with a catch-up that overlap holds back', () => {
+  it('says max_runs only when it was reached: held-back instants carry the overlap reason and the schedule goes on', async () => {
+    const { db } = database();
+    // four due minutes, run_all, two runs left, overlap skip: only the first can run now
+    const job = await dueJob({ misfire_policy: 'run_all', max_runs: 2, next_fire_at: new Date(thisMinute().getTime() - 3 * minute) });
+    await fireDueJobs(db);
+    const rows = await db.execute<{ state: string; skip_reason: string | null }>(sql`select state, skip_reason from runs where job_id = ${job.id} order by nominal_at`);
+    expect(rows.rows.map((r) => r.state)).toEqual(['queued', 'skipped', 'skipped', 'skipped']);
+    expect(rows.rows.some((r) => r.skip_reason?.startsWith('misfire.max_runs'))).toBe(false);
+    const after = await db.execute<{ next_fire_at: Date | null }>(sql`select next_fire_at from jobs where id = ${job.id}`);
+    expect(after.rows[0]!.next_fire_at).not.toBeNull();
+  });
+});
+
