@@ -186,3 +186,47 @@ export async function withPrivateTmp<T>(dataDir: string, user: OsUser | null, fn
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
+
+/** How long a starter waits for another one to finish before giving up. */
+const START_LOCK_WAIT_MS = 120_000;
+
+/**
+ * One starter at a time per data directory: `<data_dir>/pg.start.lock` holds the pid of
+ * the process starting the server. A lock whose process is gone is stale and taken over.
+ */
+export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(dataDir, 'pg.start.lock');
+  const deadline = Date.now() + START_LOCK_WAIT_MS;
+  let told = false;
+  for (;;) {
+    try {
+      await fs.writeFile(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(await fs.readFile(lock, 'utf8').catch(() => ''), 10);
+      if (!Number.isInteger(holder) || holder <= 0 || !alive(holder)) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`process ${holder} has been starting the embedded PostgreSQL of ${dataDir} for over ${START_LOCK_WAIT_MS / 1000} s (${lock})`);
+      if (!told) logger.info({ pid: holder }, 'another process is starting the embedded PostgreSQL; waiting for it');
+      told = true;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
   checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, setAsideIncomplete,
-  withPrivateTmp, type OsUser,
+  withPrivateTmp, withStartLock, type OsUser,
 } from './embedded-files.ts';
 
 export const EMBEDDED_DATABASE = 'echo_agent';
@@ -42,10 +42,15 @@ function urlFor(password: string, port: number): string {
  * is missing; a stale postmaster.pid is removed; a live server of this directory is reused.
  */
 export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServer> {
-  const { logger, port } = opts;
   const dataDir = path.resolve(opts.dataDir);
-  const pgDir = path.join(dataDir, PG_DIR);
   await fs.mkdir(dataDir, { recursive: true, mode: 0o750 });
+  // two starters at once (a daemon and a CLI command, two first starts) take turns: the second finds the server running
+  return withStartLock(dataDir, opts.logger, () => startLocked(opts, dataDir));
+}
+
+async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<EmbeddedServer> {
+  const { logger, port } = opts;
+  const pgDir = path.join(dataDir, PG_DIR);
   const initialised = await exists(path.join(pgDir, 'PG_VERSION'));
   if (initialised && !(await exists(path.join(dataDir, 'pg-password')))) {
     throw new Error(`${pgDir} exists but ${path.join(dataDir, 'pg-password')} is missing, so nothing can log in; restore the file or move ${pgDir} away`);

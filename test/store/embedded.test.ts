@@ -73,6 +73,21 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
+  it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const [a, b] = await Promise.all([startEmbedded({ dataDir, port, logger: capture().logger }), startEmbedded({ dataDir, port, logger: capture().logger })]);
+    try {
+      expect([a.owned, b.owned].sort()).toEqual([false, true]);
+      expect(a.url).toBe(b.url);
+      expect(await query(b.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+      expect(await fs.readdir(dataDir)).not.toContain('pg.start.lock');
+    } finally {
+      await (a.owned ? b : a).stop();
+      await (a.owned ? a : b).stop();
+    }
+  }, SLOW);
+
   it('a first start killed during initdb leaves nothing the next start takes for a cluster', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
