@@ -68,9 +68,24 @@ function openRedisQueue(url: string, prefix: string): RunQueue {
   });
 }
 
+/**
+ * The database URL for the queue's own connections. BullMQ pins their search_path
+ * to its schema through `options`; a search_path in the URL's `options` (a
+ * deployment that keeps echo-agent's tables in a schema) would win and hide the queue's tables.
+ */
+export function queueConnectionUrl(url: string): string {
+  const u = new URL(url);
+  const options = u.searchParams.get('options');
+  if (options === null) return url;
+  const kept = options.replace(/(^|\s)(-c\s*|--)search_path=\S+/g, '').trim();
+  if (kept) u.searchParams.set('options', kept);
+  else u.searchParams.delete('options');
+  return u.toString();
+}
+
 function openPostgresQueue(url: string, schema: string, prefix: string): RunQueue {
   const bound = withBackend(createPostgresBackend);
-  const connection = { connectionString: url, schema, migrate: true, max: 10 };
+  const connection = { connectionString: queueConnectionUrl(url), schema, migrate: true, max: 10 };
   // the PostgreSQL backend has no key prefix; the queue name carries it instead
   const name = `${prefix}-${QUEUE_NAME}`;
   const queue = new bound.Queue<RunMessage>(name, { connection });
