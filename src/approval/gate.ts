@@ -13,6 +13,7 @@ import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type 
 import { approvalScopes } from './scopes.ts';
 import { askHuman } from './human-step.ts';
 import { askSmartReviewer } from './smart-step.ts';
+import { unattendedVerdict } from './unattended-step.ts';
 
 export interface ToolCall {
   readonly tool: string;
@@ -111,17 +112,13 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
 
   // Step 4: unattended; every unattended call ends here (I12).
   if (ctx.unattended) {
-    if (risk === 'read_only' && !isFlagged) return allow(base, 4, 'unattended.read_only', 'auto');
-    if (risk === 'dangerous') return deny(base, 4, 'unattended.dangerous');
-    if (isFlagged) return deny(base, 4, 'unattended.flagged', `A flagged call cannot run unattended because nobody can approve it: ${flagged.map((f) => f.rule).join(', ')}.`);
-    if (ctx.cron_authorized) return allow(base, 4, 'unattended.cron_authorized', 'auto');
-    if (approval.unattended_policy === 'deny') return deny(base, 4, 'unattended.policy_deny');
-    if (risk === 'exec') return deny(base, 4, 'unattended.allow_safe.exec');
-    const scope = await deps.guard.writeScope(call);
-    if (scope === 'not_files') return deny(base, 4, 'unattended.allow_safe.not_file');
-    return scope === 'workspace'
-      ? allow(base, 4, 'unattended.allow_safe.write', 'auto')
-      : deny(base, 4, 'unattended.allow_safe.path');
+    const v = await unattendedVerdict({
+      risk, flagged: isFlagged, cronAuthorized: ctx.cron_authorized, policy: approval.unattended_policy, writeScope: () => deps.guard.writeScope(call),
+    });
+    if (v.outcome === 'allow') return allow(base, 4, v.rule, 'auto');
+    return v.rule === 'unattended.flagged'
+      ? deny(base, 4, v.rule, `A flagged call cannot run unattended because nobody can approve it: ${flagged.map((f) => f.rule).join(', ')}.`)
+      : deny(base, 4, v.rule);
   }
 
   // Step 5: attended low risk.

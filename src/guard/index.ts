@@ -64,13 +64,19 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     },
     async writeScope(call: GuardedCall): Promise<WriteScope> {
       const g = guardedOf(call.tool);
-      if (!g.writePaths && !g.diffPaths) return 'not_files';
+      if (!writesFiles(call.tool)) return 'not_files';
       const touched = diffTargets(g, call.args);
       if (touched === null) return 'outside';
       const writes = [...strings(call.args, g.writePaths), ...touched];
       return writes.length === 0 || await writesInside(writes, config.tools.workspace, fs) ? 'workspace' : 'outside';
     },
   };
+}
+
+/** Whether a tool's writes are files (its catalog row names the paths it writes), which a workspace policy can judge. */
+export function writesFiles(tool: string): boolean {
+  const g = CATALOG_BY_NAME.get(tool)?.guarded;
+  return Boolean(g?.writePaths || g?.diffPaths);
 }
 
 /** The files a diff argument would change; null when they cannot be known (malformed, absolute or escaping paths). */

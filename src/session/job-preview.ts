@@ -2,6 +2,10 @@ import type { Config } from '../config/schema.ts';
 import { effectiveTools, type EffectiveTools } from '../policy/effective-tools.ts';
 import { stricterProfile } from '../policy/security-profiles.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { unattendedVerdict } from '../approval/unattended-step.ts';
+import { writesFiles } from '../guard/index.ts';
+import type { RiskLevel } from '../policy/risk.ts';
+import type { RuleId } from '../policy/rules.ts';
 
 /** What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset. */
 export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[]): EffectiveTools {
@@ -29,4 +33,27 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
     '  dangerous tools are refused in every run, whatever is approved here.',
   );
   return lines;
+}
+
+export interface ToolOutlook {
+  readonly name: string;
+  readonly risk: RiskLevel;
+  /** What gate step 4 does with an unflagged call of this tool tonight. */
+  readonly tonight: 'allowed' | 'allowed inside the workspace' | 'refused';
+  readonly rule: RuleId;
+}
+
+/**
+ * What each tool the job's runs are offered may do tonight, from the gate's own
+ * step-4 table: the answer to "what may job X do tonight" per tool. A call the guard flags is refused whatever this says.
+ */
+export async function toolOutlook(config: Config, offered: readonly { name: string; risk: RiskLevel }[], cronAuthorized: boolean): Promise<ToolOutlook[]> {
+  return Promise.all(offered.map(async (t) => {
+    const v = await unattendedVerdict({
+      risk: t.risk, flagged: false, cronAuthorized, policy: config.permissions.approval.unattended_policy,
+      writeScope: async () => (writesFiles(t.name) ? 'workspace' : 'not_files'),
+    });
+    const tonight = v.outcome === 'deny' ? 'refused' : v.rule === 'unattended.allow_safe.write' ? 'allowed inside the workspace' : 'allowed';
+    return { name: t.name, risk: t.risk, tonight, rule: v.rule };
+  }));
 }

@@ -29,7 +29,7 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (jobId: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ getJob }, { liveGrant }, { runAuthorization }, { builtinTools }, { jobToolSet }] = await Promise.all([
+      const [{ getJob }, { liveGrant }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
         import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../jobs/run-authorization.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
       const report = await withStore(config, async (db) => {
@@ -47,7 +47,7 @@ export function registerGrantCommands(program: Command): void {
           authorization: auth,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, definition_matches: grant.definition_hash === job.definition_hash } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
-          tools: set.offered, removed: set.removed,
+          tools: await toolOutlook(config, set.offered, auth.cron_authorized), removed: set.removed,
         };
       });
       if (!report) throw new CliError(`no job with id ${jobId}`, EXIT.failure);
@@ -61,13 +61,9 @@ export function registerGrantCommands(program: Command): void {
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})` : 'grant: none',
-        report.authorization.cron_authorized
-          ? 'tonight: read_only calls allowed; write and exec calls allowed; dangerous calls refused'
-          : `tonight: read_only calls allowed; others follow unattended_policy=${report.unattended_policy}; dangerous calls refused`,
-        '',
-        'tools its runs may use (security profile >= daemon):',
+        `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused):`,
       ].join('\n') + '\n');
-      printTable(['TOOL', 'RISK'], report.tools.map((t) => [t.name, t.risk]));
+      printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
       process.stdout.write('\nnot available to its runs:\n');
       printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
     });

@@ -1,0 +1,33 @@
+import type { WriteScope } from '../guard/types.ts';
+import type { RiskLevel } from '../policy/risk.ts';
+import type { RuleId } from '../policy/rules.ts';
+
+export interface UnattendedFacts {
+  readonly risk: RiskLevel;
+  readonly flagged: boolean;
+  readonly cronAuthorized: boolean;
+  readonly policy: 'deny' | 'allow_safe';
+  /** Where the call writes; asked only when the answer turns on it (allow_safe, a write). */
+  readonly writeScope: () => Promise<WriteScope>;
+}
+
+export interface UnattendedVerdict {
+  readonly outcome: 'allow' | 'deny';
+  readonly rule: RuleId;
+}
+
+/**
+ * Gate step 4 (SPEC §5): every unattended call ends here (I12). Pure but for
+ * the write scope, which the caller supplies; the gate and `grants show` share it.
+ */
+export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedVerdict> {
+  if (f.risk === 'read_only' && !f.flagged) return { outcome: 'allow', rule: 'unattended.read_only' };
+  if (f.risk === 'dangerous') return { outcome: 'deny', rule: 'unattended.dangerous' };
+  if (f.flagged) return { outcome: 'deny', rule: 'unattended.flagged' };
+  if (f.cronAuthorized) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
+  if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
+  if (f.risk === 'exec') return { outcome: 'deny', rule: 'unattended.allow_safe.exec' };
+  const scope = await f.writeScope();
+  if (scope === 'not_files') return { outcome: 'deny', rule: 'unattended.allow_safe.not_file' };
+  return scope === 'workspace' ? { outcome: 'allow', rule: 'unattended.allow_safe.write' } : { outcome: 'deny', rule: 'unattended.allow_safe.path' };
+}
