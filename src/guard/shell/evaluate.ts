@@ -11,6 +11,11 @@ export interface EvalContext {
   walkSubst(stmts: readonly Stmt[]): readonly Invocation[];
   /** The output of a substitution when it is static (`$(echo rm)`), else null. */
   substOutput(stmts: readonly Stmt[]): string | null;
+  /**
+   * A value bash expands once more as shell text (`${x@P}` runs its `$(…)`): walked
+   * like code when it is known (null: unknown), so what it would run counts.
+   */
+  expandsAsCode(value: string | null, text: string): void;
 }
 
 interface Acc {
@@ -56,6 +61,7 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   else if (op === ':?' || op === '?') { argValue(); out = known ?? UNKNOWN; }
   else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : known === '' ? '' : a; }
   else if ((op === '%' || op === '%%') && known === HOME) { argValue(); out = HOME; }
+  else if (op === '@' && p.arg && /^P$/.test(argValue())) { ctx.expandsAsCode(known ?? null, `\${${p.name}@P}`); out = UNKNOWN; }
   else { argValue(); out = UNKNOWN; }
   if (p.name === 'IFS' && op === '' && known === undefined) out = ' ';
   return quoted ? out : live(fields(out, ctx));

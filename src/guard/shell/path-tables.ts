@@ -18,7 +18,7 @@ export const SYSTEM_SUBDIRS: ReadonlySet<string> = new Set([
 export const HOME_PARENTS: ReadonlySet<string> = new Set(['home', 'Users']);
 
 /** Block devices and raw memory: writing them destroys disks or the running kernel. */
-export const BLOCK_DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|loop\d|dm-\d|md\d|sr\d|nbd\d|zd\d|rbd\d|ram\d|mtd|ubi|bcache|fd\d|r?disk\d|mapper\/|disk\/|(k)?mem$|port$)/;
+export const BLOCK_DEVICE = /^\/dev\/(block\/|sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|loop\d|dm-\d|md\d|sr\d|nbd\d|zd\d|rbd\d|ram\d|mtd|ubi|bcache|fd\d|r?disk\d|mapper\/|disk\/|(k)?mem$|port$)/;
 
 /** Files whose contents are password hashes or root's keys. */
 export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];

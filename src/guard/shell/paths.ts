@@ -39,6 +39,8 @@ export function canonical(v: string, cwd: Canon | null): Canon | null {
       continue;
     }
     segs.push(s);
+    // /proc/<pid>/root is a symlink to the root directory: /proc/self/root/etc/shadow is /etc/shadow
+    if (base === 'root' && segs.length === 3 && segs[0] === 'proc' && segs[2] === 'root' && /^(\d+|self|thread-self)$/.test(segs[1]!)) segs = [];
   }
   return base === 'root' ? { base, segs } : { base, segs, up };
 }

@@ -170,4 +170,6 @@ export const READERS = new Set([
   'cmp', 'comm', 'paste', 'join', 'fold', 'fmt', 'pr', 'column', 'vi', 'vim', 'nvim', 'view', 'nano', 'emacs', 'ed', 'code', 'openssl', 'curl', 'wget',
   'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'iconv', 'jq', 'yq', 'install', 'mv', 'ln', 'unshadow', 'john', 'bat', 'batcat', 'mcedit',
   'zcat', 'zless', 'xargs', 'docker', 'kubectl', 'sftp', 'nc', 'ncat', 'socat', 'python', 'python3', 'perl', 'ruby', 'node', 'source', '.',
+  'rev', 'shuf', 'split', 'csplit', 'expand', 'unexpand', 'cksum', 'sum', 'b2sum', 'sha224sum', 'sha384sum', 'look', 'ptx', 'tsort', 'uuencode',
+  'lz4', 'lzma', 'pv', 'mail', 'mailx',
 ]);

@@ -29,6 +29,8 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.service.disruptive', severity: 'ask', reason: 'Stopping, restarting, disabling or masking a service interrupts what depends on it.' },
   { id: 'shell.download.exec', severity: 'ask', reason: 'Running downloaded or decoded content executes code nobody has reviewed.' },
   { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },
+  { id: 'shell.expansion.prompt', severity: 'ask', reason: 'A prompt expansion (${var@P}) runs the command substitutions in a value the guard cannot see.' },
+  { id: 'shell.interpreter.unseen_script', severity: 'ask', reason: 'A shell runs a script from a process substitution or a redirected file whose text the guard cannot see.' },
   { id: 'shell.credential.write', severity: 'ask', reason: 'Writing credential or shell start-up files can leak secrets or plant commands that run later.' },
   { id: 'shell.sql.destructive', severity: 'ask', reason: 'The statement drops, truncates or deletes data without a WHERE clause.' },
   { id: 'shell.find.delete', severity: 'ask', reason: 'find deleting what it matches can remove many files at once.' },

@@ -22,7 +22,8 @@ export interface State {
 
 export const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, vars: new Map(st.vars), ...over });
 
-const showArg = (v: string): string => {
+/** An argument as the guard shows it in a finding. */
+export const showArg = (v: string): string => {
   const d = display(v);
   return d === '' || /[\s"'`$;&|<>()\\]/.test(d) ? JSON.stringify(d) : d;
 };
@@ -33,7 +34,8 @@ export function substOutput(stmts: readonly Stmt[], st: State, depth: number): s
   const only = stmts.length === 1 ? stmts[0]! : null;
   if (!only || depth > 4) return null;
   const stages = only.cmd.kind === 'pipe' ? only.cmd.stages : [only];
-  const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => substOutput(s, st, depth + 1) };
+  // only computes output: the walk itself judges what the words would run
+  const quiet: EvalContext = { vars: st.vars, cwd: st.cwd, walkSubst: () => [], substOutput: (s) => substOutput(s, st, depth + 1), expandsAsCode: () => {} };
   let prev: Invocation | null = null;
   let out: string | null = null;
   for (const stage of stages) {

@@ -4,8 +4,8 @@ import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import { HOME_DIR, canonical, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
-import { subcommandOf } from './static-output.ts';
-import { copy, makeInvocation, setVar, stdinText, substOutput, trackState, type State } from './shell-state.ts';
+import { staticOutput, subcommandOf } from './static-output.ts';
+import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
@@ -156,6 +156,10 @@ export class Walker {
         return this.invocations.slice(before);
       },
       substOutput: (stmts) => substOutput(stmts, st, 0),
+      expandsAsCode: (value, text) => {
+        if (value === null || !isKnown(value)) this.emit('shell.expansion.prompt', text);
+        else this.nestedCode(`: "${value.replace(/["\\]/g, '\\$&')}"`, copy(st));
+      },
     };
   }
 
@@ -285,6 +289,39 @@ export class Walker {
     else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
   }
 
+  /** `bash <(…)`, `. <(…)`: the script is what the substituted command prints, when that is static; else nobody can see it. */
+  private scriptFromSubstitution(script: Arg, st: State, inv: Invocation): void {
+    if (script.info.inner.some(carriesDownload)) return; // shell.download.exec already
+    const last = script.info.inner[script.info.inner.length - 1];
+    const text = last ? staticOutput(last) : null;
+    if (text !== null) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
+    else this.emit('shell.interpreter.unseen_script', `${inv.text} (script from a process substitution)`);
+  }
+
+  /** `bash < file`, `bash </dev/tcp/…`: a script on stdin from a redirect rather than a heredoc or a pipe. */
+  private scriptOnStdin(inv: Invocation, st: State): void {
+    const from = [...inv.redirs].reverse().find((r) => r.op === '<' && r.target);
+    if (!from || inv.upstream.length > 0) return;
+    const target = from.target!.v;
+    if (/^\/dev\/(tcp|udp)\//.test(target)) {
+      this.emit('shell.download.exec', `${inv.text} (script read from the network: ${target})`);
+      return;
+    }
+    if (isFdPath(target)) {
+      // `bash < <(…)`: what the substituted command prints, when static
+      if (from.inner.some(carriesDownload)) return;
+      const last = from.inner[from.inner.length - 1];
+      const text = last ? staticOutput(last) : null;
+      if (text !== null) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
+      else this.emit('shell.interpreter.unseen_script', `${inv.text} (script on stdin from a process substitution)`);
+      return;
+    }
+    const content = this.files.lookup(canonical(target, from.cwd ?? st.cwd));
+    if (content === DOWNLOADED) this.emit('shell.download.exec', `${inv.text} (runs downloaded ${target})`);
+    else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
+    else if (!isKnown(target)) this.emit('shell.interpreter.unseen_script', `${inv.text} (script on stdin from ${showArg(target)})`);
+  }
+
   /** Commands whose arguments are themselves code: shells, eval, trap, alias, find -exec. */
   private special(inv: Invocation, st: State, head: Arg): void {
     if (head.v.includes('/')) this.runsFile(head, st, inv.program);
@@ -301,7 +338,9 @@ export class Walker {
     } else if (view?.family === 'eval' && view.code) {
       this.nestedCode(plain(view.code.v), st);
     }
-    if (view?.script) this.runsFile(view.script, st, inv.program);
+    if (view?.script && isFdPath(view.script.v)) this.scriptFromSubstitution(view.script, st, inv);
+    else if (view?.script) this.runsFile(view.script, st, inv.program);
+    if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) this.scriptOnStdin(inv, st);
     const rest = inv.args.map((a) => literal(a.v));
     if (inv.program === 'alias') {
       for (const a of inv.args) { const eq = a.v.indexOf('='); if (eq > 0) this.nestedCode(plain(a.v.slice(eq + 1)), copy(st)); }
@@ -349,3 +388,6 @@ export class Walker {
     this.stmts(stmts, copy(st, { depth: st.depth + 1 }));
   }
 }
+
+/** What a process substitution expands to: a pipe under /dev/fd (or /proc/self/fd). */
+const isFdPath = (v: string): boolean => /^\/(dev|proc\/self)\/fd\//.test(v);

@@ -8,6 +8,8 @@ const POWER_TARGET = /^(poweroff|reboot|halt|kexec|rescue|emergency|runlevel[06]
 const DISRUPT_VERBS = new Set(['stop', 'restart', 'disable', 'mask', 'kill', 'try-restart', 'reload-or-restart', 'try-reload-or-restart', 'condrestart', 'force-reload', 'isolate']);
 const SYSTEMCTL = { short: 'tspHMnoPT', long: ['type', 'state', 'signal', 'property', 'host', 'machine', 'lines', 'output', 'root', 'kill-whom', 'kill-value', 'job-mode', 'what', 'timestamp', 'message', 'boot-loader-entry', 'reboot-argument', 'drop-in', 'when'] } as const;
 const SERVICE_VERBS = new Set(['stop', 'restart', 'force-reload', 'condrestart', 'try-restart', 'zap']);
+const LOGIN1 = /org\.freedesktop\.login1/;
+const LOGIN1_POWER = /(^|\.)(PowerOff|Reboot|Halt|KExec|Suspend|Hibernate|HybridSleep|SuspendThenHibernate)(WithFlags)?$/;
 const LAUNCHCTL_VERBS = new Set(['stop', 'unload', 'bootout', 'remove', 'kill', 'disable']);
 
 export function checkSystem(inv: Invocation, emit: Emit): void {
@@ -24,6 +26,11 @@ export function checkSystem(inv: Invocation, emit: Emit): void {
     } else if (prog === 'systemctl' && DISRUPT_VERBS.has(verb)) {
       emit('shell.service.disruptive', inv.text);
     }
+    return;
+  }
+  // the same power calls straight to logind over D-Bus
+  if ((prog === 'busctl' || prog === 'dbus-send' || prog === 'gdbus' || prog === 'qdbus') && words.some((w) => LOGIN1.test(w)) && words.some((w) => LOGIN1_POWER.test(w))) {
+    emit('shell.system.power', inv.text);
     return;
   }
   if ((prog === 'service' || prog === 'rc-service') && words.some((w) => SERVICE_VERBS.has(w))) { emit('shell.service.disruptive', inv.text); return; }
