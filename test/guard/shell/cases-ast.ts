@@ -85,4 +85,5 @@ export const AST_FORMS: readonly ShellCase[] = [
   ['split "/etc/shadow" /tmp/s', 'deny', 'shell.secret.read'],
   ['cat /proc/self/root/etc/shadow', 'deny', 'shell.secret.read'],
   ['dd if=/dev/zero of=/dev/block/8:0', 'deny', 'shell.device.write'],
+  ['chmod --rec 755 /usr', 'ask', 'shell.chmod.recursive'],
 ];

@@ -66,7 +66,8 @@ export function checkPermissions(inv: Invocation, emit: Emit): void {
   if (inv.program === 'chmod') {
     const words = inv.args.map((a) => plain(a.v));
     const opts = words.filter((w) => w.startsWith('-') && !MODE_WORD.test(w));
-    const recursive = opts.some((w) => w === '--recursive' || (/^-[^-]/.test(w) && w.includes('R')));
+    // GNU takes any unambiguous prefix of a long option: --rec, --recur
+    const recursive = opts.some((w) => (w.length >= 5 && '--recursive'.startsWith(w)) || (/^-[^-]/.test(w) && w.includes('R')));
     const mode = words.find((w) => !(w.startsWith('-') && !MODE_WORD.test(w)) && !w.startsWith('--reference'));
     if (mode !== undefined && permissive(mode)) emit('shell.chmod.permissive', inv.text);
     if (recursive) emit('shell.chmod.recursive', inv.text);
