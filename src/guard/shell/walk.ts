@@ -367,7 +367,9 @@ export class Walker {
 
   private callFunction(inv: Invocation, st: State): void {
     const body = this.functions.get(inv.program);
-    if (!body || st.funcs.includes(inv.program) || inv.args.length === 0) return;
+    // a call without arguments at the top adds nothing to the walk at its definition; inside another
+    // function's body it may close a cycle (a calls b, b calls a), which only walking it shows
+    if (!body || st.funcs.includes(inv.program) || (inv.args.length === 0 && st.funcs.length === 0)) return;
     const vars = new Map(st.vars);
     inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));
     vars.set('@', inv.args.map((a) => a.v).join(FIELD_SPLIT));

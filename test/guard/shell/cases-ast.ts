@@ -86,4 +86,7 @@ export const AST_FORMS: readonly ShellCase[] = [
   ['cat /proc/self/root/etc/shadow', 'deny', 'shell.secret.read'],
   ['dd if=/dev/zero of=/dev/block/8:0', 'deny', 'shell.device.write'],
   ['chmod --rec 755 /usr', 'ask', 'shell.chmod.recursive'],
+  // a fork bomb through two functions calling each other
+  ['a(){ b|b& }; b(){ a|a& }; a', 'deny', 'shell.process.fork_bomb'],
+  ['a(){ echo a; }; b(){ a; a; }; b', 'allow'],
 ];
