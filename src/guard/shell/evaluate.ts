@@ -114,6 +114,7 @@ function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: bo
       case 'arith':
         acc.computed = true;
         expandWord(p.expr, ctx, acc, true);
+        arithmeticValues(p.expr.raw, ctx);
         text += UNKNOWN;
         break;
     }
@@ -150,4 +151,15 @@ export function expandArgs(words: readonly Word[], ctx: EvalContext): Arg[] {
     for (const v of e.values) out.push({ v, info: e.info });
   }
   return out;
+}
+
+/**
+ * Arithmetic evaluates a variable's value as an expression, and a subscript in it
+ * (`a[$(cmd)]`) is expanded: a known value holding a substitution is walked as code.
+ */
+export function arithmeticValues(expr: string, ctx: EvalContext): void {
+  for (const name of new Set(expr.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])) {
+    const value = ctx.vars.get(name);
+    if (value !== undefined && /\$\(|`|\$\{/.test(value)) ctx.expandsAsCode(value, `$((${name}))`);
+  }
 }

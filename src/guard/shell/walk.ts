@@ -1,5 +1,5 @@
 import type { GuardFinding, NormalisedCommand } from '../types.ts';
-import { expand, expandArgs, type EvalContext } from './evaluate.ts';
+import { arithmeticValues, expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import { HOME_DIR, canonical, showCanon, type Canon } from './paths.ts';
@@ -112,7 +112,7 @@ export class Walker {
       case 'func':
         this.functions.set(c.name.toLowerCase(), c.body);
         return this.stmt(c.body, copy(st, { funcs: [...st.funcs, c.name.toLowerCase()] }));
-      case 'arith': expand(c.expr, this.ctx(st)); return;
+      case 'arith': { const ctx = this.ctx(st); expand(c.expr, ctx); arithmeticValues(c.expr.raw, ctx); return; }
       case 'test': expandArgs(c.words, this.ctx(st)); return;
       case 'coproc': return this.stmt(c.body, copy(st, { background: true }));
     }
@@ -184,6 +184,8 @@ export class Walker {
 
   private simple(c: Extract<Command, { kind: 'simple' }>, s: Stmt, st: State): void {
     const ctx = this.ctx(st);
+    // `let` evaluates its words as arithmetic, which expands variable values (see arithmeticValues)
+    if (c.words[0]?.raw === 'let') arithmeticValues(c.words.slice(1).map((w) => w.raw).join(' '), ctx);
     const assigned: [string, string][] = [];
     for (const a of c.assigns) {
       if (a.index) expand(a.index, ctx);

@@ -89,4 +89,9 @@ export const AST_FORMS: readonly ShellCase[] = [
   // a fork bomb through two functions calling each other
   ['a(){ b|b& }; b(){ a|a& }; a', 'deny', 'shell.process.fork_bomb'],
   ['a(){ echo a; }; b(){ a; a; }; b', 'allow'],
+  // arithmetic evaluates a variable's value, expanding subscripts in it
+  ["x='a[$(rm -rf ~)]'; echo $((x))", 'deny', RH],
+  ["x='a[$(rm -rf ~)]'; (( x ))", 'deny', RH],
+  ["x='a[$(rm -rf ~)]'; let y=x", 'deny', RH],
+  ['i=1; echo $((i + 1))', 'allow'],
 ];
