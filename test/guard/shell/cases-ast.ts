@@ -94,4 +94,10 @@ export const AST_FORMS: readonly ShellCase[] = [
   ["x='a[$(rm -rf ~)]'; (( x ))", 'deny', RH],
   ["x='a[$(rm -rf ~)]'; let y=x", 'deny', RH],
   ['i=1; echo $((i + 1))', 'allow'],
+  // more programs that take over whole devices
+  ['ddrescue -f /dev/zero /dev/sda', 'deny', 'shell.device.write'],
+  ['ddrescue /dev/sda disk.img disk.map', 'allow'],
+  ['pvcreate /dev/sdb', 'deny', 'shell.device.mkfs'],
+  ['zpool create tank /dev/sdb', 'deny', 'shell.device.mkfs'],
+  ['zpool status', 'allow'],
 ];

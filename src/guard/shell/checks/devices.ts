@@ -5,7 +5,7 @@ import { isKnown, literal } from '../values.ts';
 import { writeTargets } from './targets.ts';
 
 /** Formatters that are only dangerous on a device (mkswap on a swap file is fine). */
-const FORMAT_ON_DEVICE = new Set(['mke2fs', 'mkswap', 'mkntfs', 'mkdosfs', 'mkexfatfs', 'mkudffs', 'mkisofs-dev', 'mlabel']);
+const FORMAT_ON_DEVICE = new Set(['mke2fs', 'mkswap', 'mkntfs', 'mkdosfs', 'mkexfatfs', 'mkudffs', 'mkisofs-dev', 'mlabel', 'pvcreate']);
 const PARTITIONERS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted']);
 
 const deviceOperand = (inv: Invocation): string | null => {
@@ -30,6 +30,16 @@ export function checkDevices(inv: Invocation, emit: Emit): void {
     return;
   }
   if (prog === 'wipefs' || prog === 'blkdiscard') { emit('shell.device.wipe', inv.text); return; }
+  // ddrescue IN OUT: only its output is written (reading a failing disk into an image is its point)
+  if (prog === 'ddrescue') {
+    const out = parseOptions(inv.args).operands[1];
+    if (out && isBlockDevice(canonical(out.v, inv.cwd))) emit('shell.device.write', inv.text);
+    return;
+  }
+  // a new pool or volume group takes over whole devices
+  if ((prog === 'zpool' && ['create', 'add', 'attach', 'replace', 'labelclear'].includes(literal(inv.args[0]?.v ?? '') ?? '')) || prog === 'vgcreate' || prog === 'pvremove') {
+    if (deviceOperand(inv)) { emit('shell.device.mkfs', inv.text); return; }
+  }
   const words = inv.args.map((a) => literal(a.v) ?? '');
   const p = parseOptions(inv.args);
   const wipes =
