@@ -20,13 +20,13 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
   for (const run of await listExpiredLeases(db)) {
     const job = await getJob(db, run.job_id, { includeRemoved: true });
     const reason = `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died or hung`;
+    // only while that very lease is still expired: a holder that renewed since keeps its run
+    const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     if (job && !job.removed_at && run.attempt <= job.max_retries) {
-      // only while that very lease is still expired: a holder that renewed since keeps its run
-      const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
       if (await retryRun(db, { run_id: run.id, ...holder, error: reason, not_before: new Date() })) {
         await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt } });
       }
-    } else if (await markInterrupted(db, { run_id: run.id, ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true, reason })) {
+    } else if (await markInterrupted(db, { run_id: run.id, ...holder, reason })) {
       await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
     }
     leasesExpired++;

@@ -50,6 +50,9 @@ export type RunResult =
   | { readonly kind: 'finished'; readonly state: FinalState; readonly run: RunRow | null }
   | { readonly kind: 'retrying'; readonly notBefore: Date; readonly attempt: number };
 
+/** Where a run's records go: the daemon's shared writer, or straight to the database. */
+const appender = (deps: RunExecutorDeps): AuditAppend => deps.audit ?? directAppend(deps.db);
+
 /**
  * Executes one run. The claim comes first: a redelivered or stalled duplicate
  * finds the run already claimed and does nothing.
@@ -69,7 +72,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const stale = job.removed_at ? 'the job was removed before the run started'
     : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started' : null;
   if (stale) {
-    const run = await changeWithRecord(db, deps.audit ?? directAppend(db), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
+    const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },
     });
     return { kind: 'finished', state: 'cancelled', run };
@@ -90,7 +93,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant });
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   // run.started commits with the run's first decision (or its end), not on its own
-  const { audit, lead: started } = withLeadingRecord(deps.audit ?? directAppend(db), {
+  const { audit, lead: started } = withLeadingRecord(appender(deps), {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
@@ -193,13 +196,13 @@ async function settle(
     if (!(await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore }))) {
       return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
     }
-    await (deps.audit ?? directAppend(db))({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
+    await appender(deps)({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
     logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
     return { kind: 'retrying', notBefore, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   // the final state and its record commit together
-  const finished = await changeWithRecord(db, deps.audit ?? directAppend(db),
+  const finished = await changeWithRecord(db, appender(deps),
     finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
       rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
@@ -207,14 +210,14 @@ async function settle(
   if (!finished) {
     // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
     const now = await getRun(db, run.id);
-    await (deps.audit ?? directAppend(db))({
+    await appender(deps)({
       kind: 'run.outcome_discarded', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: now?.state ?? null,
       reason: `the run had already ended as ${now?.state ?? 'unknown'}; this attempt's outcome ${state} was not applied`, data: { attempt: run.attempt },
     });
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
   logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
-  const delivered = await deliverOutcome({ config: deps.config, audit: deps.audit ?? directAppend(db), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, grant.cron_authorized, deps.shutdown);
+  const delivered = await deliverOutcome({ config: deps.config, audit: appender(deps), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, grant.cron_authorized, deps.shutdown);
   if (delivered === 'delivery.failed') logger.warn({ run_id: run.id, job_id: job.id }, 'run outcome could not be delivered');
   return { kind: 'finished', state, run: finished };
 }
@@ -223,7 +226,7 @@ async function settle(
 async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, now: RunRow | null, attempted: FinalState): Promise<RunResult> {
   const state = now?.state ?? null;
   deps.logger.warn({ run_id: run.id, job_id: job.id, state, attempted }, 'run was ended elsewhere while this worker ran it');
-  await (deps.audit ?? directAppend(deps.db))({
+  await appender(deps)({
     kind: 'run.attempt_abandoned', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
     reason: `this worker stopped its attempt: the run is ${state ?? 'gone'}${now?.error ? ` (${now.error})` : ''}`, data: { attempt: run.attempt, worker: deps.workerId },
   });

@@ -1,11 +1,9 @@
 import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { issueGrant } from '../store/grants.ts';
-import { createJob, getJob, updateJob, type JobPatch } from '../store/jobs.ts';
+import { createJob, getJob, lockLiveJob, updateJob, type JobPatch } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
-import { jobs } from '../store/schema.ts';
-import { and, eq, isNull } from 'drizzle-orm';
 import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import { nextInstant, parseSchedule } from '../scheduler/schedule.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
@@ -149,7 +147,7 @@ export class RunRefusedError extends Error {
  */
 export async function manualRun(deps: JobServiceDeps, id: string, actor: string): Promise<RunRow | null> {
   const run = await deps.db.transaction(async (tx) => {
-    const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    const job = await lockLiveJob(tx, id);
     if (!job) return null;
     const active = (await activeRunsOf(tx, [id])).get(id) ?? [];
     const running = active.filter((r) => r.state === 'running').length;

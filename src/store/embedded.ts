@@ -71,13 +71,11 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   }
 
   const asRoot = process.getuid?.() === 0;
-  let serverUser: OsUser | null = null;
-  if (asRoot) {
-    const user = await ensurePostgresUser(logger);
-    serverUser = user;
-    await prepareOwnership(dataDir, pgDir, user);
-    await checkBinariesReachable(await postgresBinary(), user);
-    logger.warn({ os_user: 'postgres', uid: user.uid, data_dir: pgDir },
+  const serverUser: OsUser | null = asRoot ? await ensurePostgresUser(logger) : null;
+  if (serverUser) {
+    await prepareOwnership(dataDir, pgDir, serverUser);
+    await checkBinariesReachable(await postgresBinary(), serverUser);
+    logger.warn({ os_user: 'postgres', uid: serverUser.uid, data_dir: pgDir },
       'running as root: the embedded PostgreSQL server runs as OS user "postgres", which owns its data directory');
   }
 

@@ -42,6 +42,12 @@ export interface JobUpdate {
   readonly clearedGrant: GrantRow | null;
 }
 
+/** A job that is not removed, locked for the rest of the caller's transaction; null when there is none. */
+export async function lockLiveJob(tx: Executor, id: string): Promise<JobRow | null> {
+  const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+  return job ?? null;
+}
+
 /**
  * Applies a patch. A definition change clears the live grant in the same
  * transaction; a human-approved change then issues a new one (issueGrant).
@@ -49,7 +55,7 @@ export interface JobUpdate {
  */
 export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }): Promise<JobUpdate | null> {
   return exec.transaction(async (tx) => {
-    const [before] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    const before = await lockLiveJob(tx, id);
     if (!before) return null;
     const next = { ...before, ...stripUndefined(patch) };
     next.payload = jsonSafe(next.payload);

@@ -10,8 +10,9 @@ import { confine, inWorkspace } from './workspace-files.ts';
 /** The path resolved somewhere else between the check and the write: a symlink was swapped. Nothing was written. */
 export class PathChangedError extends Error {
   override readonly name = 'PathChangedError';
+  static readonly DETAIL = 'resolved to another place while it was being written (a symlink changed); nothing was written';
   constructor(readonly path: string) {
-    super(`${path} resolved to another place while it was being written (a symlink changed); nothing was written`);
+    super(`${path} ${PathChangedError.DETAIL}`);
   }
 }
 
@@ -53,7 +54,7 @@ export function writeFileTool(config: Config) {
         await atomicWrite(file, content);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (err instanceof PathChangedError) return fail('denied', `write_file: path: ${path} ${err.message.slice(err.path.length + 1)}`);
+        if (err instanceof PathChangedError) return fail('denied', `write_file: path: ${path} ${PathChangedError.DETAIL}`);
         if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
         throw err;
       }
