@@ -23,7 +23,7 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     if (job && !job.removed_at && run.attempt <= job.max_retries) {
-      if (await retryRun(db, { run_id: run.id, ...holder, error: reason, not_before: new Date() })) {
+      if (await retryRun(db, { run_id: run.id, ...holder, error: reason, backoff_ms: 0 })) {
         await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt } });
       }
     } else if (await markInterrupted(db, { run_id: run.id, ...holder, reason })) {

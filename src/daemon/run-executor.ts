@@ -48,7 +48,8 @@ export type RunResult =
   /** The run was ended elsewhere (cancelled, or retried by the reconciler) while this worker ran it. */
   | { readonly kind: 'ended_elsewhere'; readonly state: string | null }
   | { readonly kind: 'finished'; readonly state: FinalState; readonly run: RunRow | null }
-  | { readonly kind: 'retrying'; readonly notBefore: Date; readonly attempt: number };
+  /** notBefore is on the database clock; delayMs is the backoff, which does not depend on this host's clock. */
+  | { readonly kind: 'retrying'; readonly notBefore: Date; readonly delayMs: number; readonly attempt: number };
 
 /** Where a run's records go: the daemon's shared writer, or straight to the database. */
 const appender = (deps: RunExecutorDeps): AuditAppend => deps.audit ?? directAppend(deps.db);
@@ -192,13 +193,12 @@ async function settle(
   const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out';
   if (canRetry && run.attempt <= job.max_retries) {
     const backoff = job.retry_backoff_seconds * 1000 * 2 ** (run.attempt - 1);
-    const notBefore = new Date(Date.now() + backoff);
-    if (!(await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, not_before: notBefore }))) {
-      return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
-    }
+    const retried = await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, backoff_ms: backoff });
+    if (!retried) return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
+    const notBefore = retried.not_before!;
     await appender(deps)({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
     logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
-    return { kind: 'retrying', notBefore, attempt: run.attempt };
+    return { kind: 'retrying', notBefore, delayMs: backoff, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
   // the final state and its record commit together

@@ -15,7 +15,7 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
       const result = await executeRun(deps, runId);
       if (result.kind === 'busy') await delivery.defer(BUFFER_POLL_MS);
       if (result.kind === 'not_yet_due') await delivery.defer(result.waitMs);
-      if (result.kind === 'retrying') await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.notBefore.getTime() - Date.now() });
+      if (result.kind === 'retrying') await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.delayMs });
       if (result.kind === 'finished') metrics?.runsFinished.inc({ state: result.state });
     } finally {
       metrics?.runsActive.dec();

@@ -1,4 +1,5 @@
 import { appendAudit } from '../store/audit.ts';
+import { databaseNow } from '../store/db.ts';
 import { createJob, getJob, listJobs, removeJob } from '../store/jobs.ts';
 import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
@@ -38,10 +39,11 @@ export interface ChildJobInput {
 export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput, ctx: ToolExecutionContext): Promise<{ job: JobRow; run: RunRow }> {
   const payload = payloadSchema.safeParse(input.payload);
   if (!payload.success) throw new JobInputError(payload.error.issues.map((i) => `${['payload', ...i.path].join('.')}: ${i.message}`).join('; '));
-  const now = deps.now?.() ?? new Date();
   const owner = ctx.user_id || 'unknown';
   const parentJobId = jobOfContext(ctx);
   const { job, run } = await deps.db.transaction(async (tx) => {
+    // the nominal instant is on the scheduler's clock, the database's
+    const now = deps.now?.() ?? await databaseNow(tx);
     const parent = parentJobId && ctx.cron_authorized ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
     const held = parent ? await runAuthorization(tx, parent) : null;
     const job = await createJob(tx, {

@@ -69,7 +69,7 @@ async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionCon
   if (verdict.issue) {
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
-      approved_at: new Date(), definition_hash: job.definition_hash, actor: verdict.approver,
+      definition_hash: job.definition_hash, actor: verdict.approver,
     });
     return { grant, verdict };
   }

@@ -11,6 +11,7 @@ export interface IssueGrantInput {
   readonly approval_id: string | null;
   readonly approver: string | null;
   readonly channel: string | null;
+  /** Defaults to the database clock, the one every replica and the audit log agree on. */
   readonly approved_at?: Date | null;
   /** The definition the human saw; defaults to the job's current one. */
   readonly definition_hash?: string;
@@ -30,7 +31,7 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     await endLive(tx, g.job_id, actor, `superseded by ${id}`, 'grant.superseded');
     const [grant] = await tx.insert(jobGrants).values({
       id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
-      channel: g.channel, approved_at: g.approved_at ?? null, definition_hash: g.definition_hash ?? job.definition_hash,
+      channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? job.definition_hash,
     }).returning();
     await appendAudit(tx, {
       kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',

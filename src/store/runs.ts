@@ -147,9 +147,11 @@ const heldBy = (h: RunningHolder) => and(
 );
 
 /** A failed attempt that will be tried again after not_before. */
-export async function retryRun(exec: Executor, r: RunningHolder & { run_id: string; error: string; not_before: Date }): Promise<RunRow | null> {
+/** Back to retrying, due `backoff_ms` from now on the database clock, which the claim compares not_before with. */
+export async function retryRun(exec: Executor, r: RunningHolder & { run_id: string; error: string; backoff_ms: number }): Promise<RunRow | null> {
   const [row] = await exec.update(runs).set({
-    state: 'retrying', error: redactText(r.error), not_before: r.not_before, lease_owner: null, lease_expires_at: null,
+    state: 'retrying', error: redactText(r.error), not_before: sql`now() + make_interval(secs => ${r.backoff_ms / 1000}::double precision)`,
+    lease_owner: null, lease_expires_at: null,
   }).where(and(eq(runs.id, r.run_id), heldBy(r))).returning();
   return row ?? null;
 }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it, vi } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { definitionHash } from '../../src/store/definition-hash.ts';
@@ -45,6 +46,21 @@ describe('jobs', () => {
     ['the overlap policy', { overlap_policy: 'allow' as const }],
   ])('changing %s keeps the definition hash', (_what, to) => {
     expect(definitionHash({ ...aJob(), ...to })).toBe(definitionHash(aJob()));
+  });
+
+  it('a grant issued without an explicit time is stamped on the database clock, not the host clock', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob());
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2031-01-01T00:00:00Z'));
+      const grant = await issueGrant(db, { job_id: job.id, approval_id: 'apr_clock', approver: 'alice', channel: 'cli' });
+      vi.useRealTimers();
+      const [{ now }] = (await db.execute<{ now: Date }>(sql`select now() as now`)).rows as [{ now: Date }];
+      expect(Math.abs(grant.approved_at!.getTime() - new Date(now).getTime())).toBeLessThan(60_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a definition change clears the live grant (I2); a cosmetic change keeps it', async () => {

@@ -91,7 +91,7 @@ describe('claiming a run', () => {
     const { db } = database();
     const { run } = await queuedRun();
     await claimRun(db, { run_id: run.id, owner: 'a', lease_seconds: 60 });
-    await retryRun(db, { run_id: run.id, owner: 'a', error: 'flaky', not_before: new Date(Date.now() + 60_000) });
+    await retryRun(db, { run_id: run.id, owner: 'a', error: 'flaky', backoff_ms: 60_000 });
     const early = await claimRunWithJob(db, { run_id: run.id, owner: 'b', lease_seconds: 60 });
     expect(early).toMatchObject({ notYetDue: expect.any(Number) });
     expect((early as { notYetDue: number }).notYetDue).toBeGreaterThan(50_000);
@@ -107,7 +107,7 @@ describe('claiming a run', () => {
     await new Promise((r) => setTimeout(r, 20));
     // the reconciler listed it as expired; then the holder renews before the reconciler acts
     expect(await renewLease(db, { run_id: run.id, owner: 'slow', lease_seconds: 60 })).toBe(true);
-    expect(await retryRun(db, { run_id: run.id, owner: 'slow', leaseExpired: true, error: 'expired', not_before: new Date() })).toBeNull();
+    expect(await retryRun(db, { run_id: run.id, owner: 'slow', leaseExpired: true, error: 'expired', backoff_ms: 0 })).toBeNull();
     expect(await markInterrupted(db, { run_id: run.id, owner: 'slow', leaseExpired: true, reason: 'expired' })).toBeNull();
     expect((await getRun(db, run.id))).toMatchObject({ state: 'running', lease_owner: 'slow' });
   });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
@@ -89,9 +90,14 @@ describe('runs', () => {
     const { db } = database();
     const run = await insertRun(db, { job_id: (await newJob()).id, nominal_at: at('07:00:00') });
     await claimRun(db, { run_id: run!.id, owner: 'w1', lease_seconds: 60 });
-    const retrying = await retryRun(db, { run_id: run!.id, owner: 'w1', error: 'timeout', not_before: at('07:00:30') });
-    expect(retrying).toMatchObject({ state: 'retrying', lease_owner: null, not_before: at('07:00:30') });
+    const [{ now }] = (await db.execute<{ now: Date }>(sql`select now() as now`)).rows as [{ now: Date }];
+    const retrying = await retryRun(db, { run_id: run!.id, owner: 'w1', error: 'timeout', backoff_ms: 30_000 });
+    expect(retrying).toMatchObject({ state: 'retrying', lease_owner: null });
+    // due by the database clock, whatever this host's clock says
+    expect(retrying!.not_before!.getTime() - new Date(now).getTime()).toBeGreaterThanOrEqual(30_000);
+    expect(retrying!.not_before!.getTime() - new Date(now).getTime()).toBeLessThan(40_000);
     expect((await listQueued(db)).map((r) => r.id)).toContain(run!.id);
+    await db.execute(sql`update runs set not_before = now() - interval '1 second' where id = ${run!.id}`);
     expect(await claimRun(db, { run_id: run!.id, owner: 'w2', lease_seconds: 60 })).toMatchObject({ attempt: 2, lease_owner: 'w2' });
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LateAgentHost } from '../../src/agent/host.ts';
 import { agentChatClient } from '../../src/agent/model-config.ts';
 import { createAgentRuntime } from '../../src/agent/runtime.ts';
@@ -55,6 +55,21 @@ describe('task', () => {
     expect((listed.output as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toContain(id);
     const shown = await executeTool(tools.get('task')!, { action: 'show', id }, alice());
     expect(shown.output).toMatchObject({ task: { id, last_run: { id: run_id, state: 'queued' } } });
+  });
+
+  it("a task's run is due at the database clock's now, not at a skewed host clock's", async () => {
+    const { tools, db } = setup();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let out;
+    try {
+      vi.setSystemTime(new Date('2031-01-01T00:00:00Z'));
+      out = await executeTool(tools.get('task')!, { action: 'create', prompt: 'clock check' }, alice());
+    } finally {
+      vi.useRealTimers();
+    }
+    const { run_id } = out.output as { run_id: string };
+    const [run] = await db.select().from(runs).where(eq(runs.id, run_id));
+    expect(Math.abs(run!.nominal_at.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
   it('cancels a task: the job is removed and its queued run cancelled', async () => {
