@@ -2,6 +2,7 @@ import type { HumanApprover } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../store/db.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { answerOrigin } from './store-session.ts';
 
 /**
  * The human approver for a CLI session: a terminal prompt when there is one;
@@ -31,7 +32,7 @@ export async function cliApprover(database: Database, config: Config, tools: Too
         });
       },
       async answer(req, answer, by) {
-        return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by })).ok;
+        return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin() })).ok;
       },
       async expire(req) {
         await expireApproval(database.db, req.request_id);

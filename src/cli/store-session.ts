@@ -1,4 +1,6 @@
+import { hostname, userInfo } from 'node:os';
 import type { Config } from '../config/schema.ts';
+import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
 import { CliError, EXIT } from './errors.ts';
@@ -36,11 +38,19 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
 /** Who an admin command acts as: --as, else the OS account. Recorded in the audit log. */
 export async function actorName(flag?: string): Promise<string> {
   if (flag !== undefined && flag.trim() === '') throw new CliError('--as: is empty; give a user name or leave it out for the OS account');
-  if (flag) return flag;
-  const { userInfo } = await import('node:os');
+  return flag || osAccount();
+}
+
+/** The OS account this process runs as; `uid:N` when it has no name (a container's arbitrary uid). */
+export function osAccount(): string {
   try {
     return userInfo().username;
   } catch {
     return `uid:${process.getuid?.() ?? 'unknown'}`;
   }
+}
+
+/** Recorded with an answer beside the --as name, which is only what the caller says. */
+export function answerOrigin(): AnswerOrigin {
+  return { os_account: osAccount(), host: hostname() };
 }

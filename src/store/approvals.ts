@@ -56,10 +56,18 @@ export type AnswerResult =
   | { readonly ok: false; readonly refusal: AnswerRefusal; readonly reason: string; readonly approval: ApprovalRow | null };
 
 /** An answer counts only for this request id and this call hash, while the request is pending and unexpired. */
+/** Where an answer was given: the OS account and host of the process that recorded it. */
+export interface AnswerOrigin {
+  readonly os_account: string;
+  readonly host: string;
+}
+
 export async function answerApproval(
   exec: Executor,
-  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string },
+  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin },
 ): Promise<AnswerResult> {
+  // answered_by is who the answerer says they are; origin is the account the answer really came from
+  const from = a.origin ? { origin: a.origin } : {};
   return exec.transaction(async (tx) => {
     const [found] = await tx.select({ row: approvals, expired: sql<boolean>`${approvals.expires_at} <= now()` })
       .from(approvals).where(eq(approvals.id, a.id)).for('update');
@@ -67,7 +75,7 @@ export async function answerApproval(
       await appendAudit(tx, {
         kind: 'approval.answer_refused', actor: a.answered_by, outcome: refusal, reason: ANSWER_REFUSALS[refusal],
         execution_id: approval?.execution_id, trace_id: approval?.trace_id,
-        data: { approval_id: a.id, call_hash: a.call_hash, answer: a.answer },
+        data: { approval_id: a.id, call_hash: a.call_hash, answer: a.answer, ...from },
       });
       return { ok: false, refusal, reason: ANSWER_REFUSALS[refusal], approval };
     };
@@ -81,12 +89,12 @@ export async function answerApproval(
     }
     if (a.answer === 'always' && !row.allow_always) return refuse('always_not_allowed', row);
     const [answered] = await tx.update(approvals).set({
-      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_at: sql`now()`,
+      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: a.origin ?? null, answered_at: sql`now()`,
     }).where(eq(approvals.id, a.id)).returning();
     await appendAudit(tx, {
       kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk,
       execution_id: row.execution_id, trace_id: row.trace_id,
-      data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel },
+      data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel, ...from },
     });
     return { ok: true, approval: answered! };
   });

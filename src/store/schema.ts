@@ -144,6 +144,8 @@ export const approvals = pgTable('approvals', {
   state: text('state', { enum: APPROVAL_STATES }).notNull().default('pending'),
   answer: text('answer', { enum: APPROVAL_ANSWERS }),
   answered_by: text('answered_by'),
+  /** The OS account and host the answer came from; answered_by is only the name the answerer gave. */
+  answered_from: jsonb('answered_from').$type<{ os_account: string; host: string }>(),
   answered_at: tz('answered_at'),
   expires_at: tz('expires_at').notNull(),
   created_at: tz('created_at').notNull().defaultNow(),

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { listAudit } from '../../src/store/audit.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -31,5 +32,16 @@ describe('approvals show', () => {
     expect(r.stdout).toContain('guard: shell.download');
     expect(r.stdout).toContain('every exec call of: curl, tar');
     expect((await runCli(['approvals', 'show', 'apr_nosuch'], { env: e })).code).toBe(1);
+  });
+
+  it('an answer given --as someone records the OS account it really came from beside the claimed name', async () => {
+    const row = await createApproval(database().db, {
+      call_hash: 'hash-2', tool: 'write_file', args: { path: 'x' }, risk: 'write', channel: 'telegram', user_id: 'u1',
+      flags: [], scopes: [], allow_always: false, expires_at: new Date(Date.now() + 60_000),
+    });
+    const r = await runCli(['approvals', 'approve', row.id, '--as', 'alice'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const [answered] = await listAudit(database().db, { kind: 'approval.answered', limit: 1 });
+    expect(answered).toMatchObject({ actor: 'alice', data: { approval_id: row.id, origin: { os_account: userInfo().username, host: hostname() } } });
   });
 });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli } from '../support/cli.ts';
@@ -70,7 +70,7 @@ describe('npm start on the embedded default', () => {
     expect(state).toBe('succeeded');
 
     const show = await runCli(['grants', 'show', jobId, '--json'], { env });
-    expect(JSON.parse(show.stdout)).toMatchObject({ authorization: { cron_authorized: true }, grant: { approver: 'alice', definition_matches: true } });
+    expect(JSON.parse(show.stdout)).toMatchObject({ authorization: { cron_authorized: true }, grant: { approver: 'alice', definition_matches: true, answered_from: { os_account: userInfo().username } } });
     const verify = await runCli(['audit', 'verify'], { env });
     expect(verify.code, verify.stdout).toBe(0);
 

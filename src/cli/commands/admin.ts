@@ -29,14 +29,17 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (jobId: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ getJob }, { liveGrant }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
-        import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../jobs/run-authorization.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+      const [{ getJob }, { liveGrant }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
+        import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
+        import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
       const report = await withStore(config, async (db) => {
         const job = await getJob(db.db, jobId, { includeRemoved: true });
         if (!job) return null;
         // a child job (task, workflow, spawn_task) has no grant of its own: it runs under its parent's
         const grant = job.origin === 'cronjob' ? await liveGrant(db.db, jobId) : null;
+        // the approver is the name the answerer gave; the approval row knows the account it came from
+        const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const auth = await runAuthorization(db.db, job);
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools);
         return {
@@ -45,7 +48,7 @@ export function registerGrantCommands(program: Command): void {
             origin: job.origin, parent_job_id: job.parent_job_id,
           },
           authorization: auth,
-          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, definition_matches: grant.definition_hash === job.definition_hash } : null,
+          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === job.definition_hash } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized), removed: set.removed,
         };
@@ -59,7 +62,7 @@ export function registerGrantCommands(program: Command): void {
       process.stdout.write([
         `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}${report.job.paused ? ', PAUSED' : ''}, next ${report.job.next_fire_at?.toISOString() ?? 'never'}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
-        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
+        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})` : 'grant: none',
         `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused):`,
       ].join('\n') + '\n');

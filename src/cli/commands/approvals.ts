@@ -5,7 +5,7 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
-import { actorName, withStore } from '../store-session.ts';
+import { actorName, answerOrigin, withStore } from '../store-session.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -63,7 +63,7 @@ export function registerApprovalCommands(program: Command): void {
       const result = await withStore(configOf(cmd), async (db) => {
         const row = await getApproval(db.db, id);
         if (!row) return null;
-        return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by });
+        return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin() });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (!result.ok) throw new CliError(`${id}: ${result.reason}`, EXIT.failure);
