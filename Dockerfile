@@ -11,8 +11,11 @@ RUN apt-get update \
  && groupadd --system echo-agent \
  && useradd --system --gid echo-agent --home-dir /var/lib/echo-agent --create-home echo-agent
 WORKDIR /app
+# the example config reads its data dir and workspace from these; /app stays root-owned and read-only
 ENV NODE_ENV=production \
-    ECHO_AGENT_CONFIG=/app/config/echo-agent.yaml
+    ECHO_AGENT_CONFIG=/app/config/echo-agent.yaml \
+    STATE_DIRECTORY=/var/lib/echo-agent \
+    ECHO_AGENT_WORKSPACE=/var/lib/echo-agent/workspace
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
@@ -21,8 +24,10 @@ COPY drizzle ./drizzle
 COPY jobs ./jobs
 COPY config ./config
 COPY tsconfig.json ./
+# metrics on all interfaces, so the host can scrape the published port
 RUN cp config/echo-agent.example.yaml config/echo-agent.yaml \
- && sed -i 's#^  data_dir: ./data#  data_dir: /var/lib/echo-agent#; s#^    host: 127.0.0.1#    host: 0.0.0.0#' config/echo-agent.yaml
+ && sed -i 's#^    host: 127.0.0.1#    host: 0.0.0.0#' config/echo-agent.yaml \
+ && grep -q '^    host: 0.0.0.0' config/echo-agent.yaml
 USER echo-agent
 VOLUME ["/var/lib/echo-agent"]
 EXPOSE 9464

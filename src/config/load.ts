@@ -62,8 +62,16 @@ export function parseConfigText(text: string, file = '(inline)', env: NodeJS.Pro
     throw new ConfigError(file, [{ path: '(root)', message: `expected a mapping of sections, got ${describe(raw)}` }]);
   }
   const envProblems: ConfigProblem[] = [];
-  const substituted = substituteEnv(raw, [], env, envProblems);
-  const result = configSchema.safeParse(substituted);
+  let substituted = substituteEnv(raw, [], env, envProblems);
+  let result = configSchema.safeParse(substituted);
+  if (!result.success) {
+    // `port: ${PORT}` is text after substitution; where the schema wants a number or a boolean, read it as one
+    const retyped = retypeWholeReferences(raw, substituted, result.error.issues);
+    if (retyped !== substituted) {
+      substituted = retyped;
+      result = configSchema.safeParse(substituted);
+    }
+  }
   const problems = [...envProblems, ...(result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)))];
   if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
   return { config: result.data, warnings: configWarnings(result.data) };
@@ -87,6 +95,32 @@ function substituteEnv(value: unknown, path: (string | number)[], env: NodeJS.Pr
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, problems)]));
   }
   return value;
+}
+
+const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/;
+
+/** A copy where each value that was only an env reference and must be a number or boolean is read as one. */
+function retypeWholeReferences(raw: unknown, substituted: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  let out = substituted;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || (issue.expected !== 'number' && issue.expected !== 'boolean')) continue;
+    const before = valueAt(raw, issue.path);
+    const text = valueAt(out, issue.path);
+    if (typeof before !== 'string' || !WHOLE_REFERENCE.test(before.trim()) || typeof text !== 'string') continue;
+    const typed = issue.expected === 'boolean'
+      ? (text === 'true' ? true : text === 'false' ? false : undefined)
+      : (/^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : undefined);
+    if (typed !== undefined) out = withValueAt(out, issue.path, typed);
+  }
+  return out;
+}
+
+function withValueAt(input: unknown, path: readonly PropertyKey[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [key, ...rest] = path;
+  const copy = (Array.isArray(input) ? [...input] : { ...(input as object) }) as Record<PropertyKey, unknown>;
+  copy[key!] = withValueAt(copy[key!], rest, value);
+  return copy;
 }
 
 function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {

@@ -1,3 +1,6 @@
+import { access, mkdir } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
@@ -85,6 +88,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 
 async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => Promise<unknown>)[]): Promise<Daemon> {
   const { logger } = opts;
+  await ensureWorkspace(config.tools.workspace, logger);
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
   undo.push(() => resolved.stop());
   const schema = opts.database?.schema;
@@ -212,4 +216,16 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       logger.info('daemon stopped');
     },
   };
+}
+
+/** Jobs write into the workspace: a missing one is made at start, an unusable one stops the start with its path. */
+async function ensureWorkspace(workspace: string, logger: Logger): Promise<void> {
+  const dir = resolvePath(workspace);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o750 });
+    await access(dir, fsConstants.W_OK);
+  } catch (err) {
+    throw new Error(`tools.workspace ${dir} cannot be used: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  logger.info({ workspace: dir }, 'workspace ready');
 }

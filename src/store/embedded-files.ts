@@ -119,6 +119,13 @@ export async function ensurePostgresUser(logger: Logger): Promise<OsUser> {
  * (fixed recursively if it was copied in as root), and every ancestor must be traversable.
  */
 export async function prepareOwnership(dataDir: string, pgDir: string, user: OsUser): Promise<void> {
+  // a cluster another account runs (the daemon's service user) is not handed to postgres: its owner could no longer start it
+  const cluster = (await exists(pgDir)) ? await fs.stat(pgDir) : null;
+  if (cluster && cluster.uid !== user.uid && cluster.uid !== 0) {
+    const name = await run('id', ['-nu', String(cluster.uid)]).then((r) => r.stdout.trim(), () => '');
+    throw new Error(`${pgDir} belongs to ${name ? `OS user ${name} (uid ${cluster.uid})` : `uid ${cluster.uid}`}, which runs this embedded PostgreSQL; `
+      + `run this command as that user (sudo -u ${name || `'#${cluster.uid}'`} …), not as root, which would hand the cluster to OS user postgres`);
+  }
   const st = await fs.stat(dataDir);
   if (st.uid !== user.uid) {
     await fs.chown(dataDir, st.uid, user.gid);
@@ -126,10 +133,8 @@ export async function prepareOwnership(dataDir: string, pgDir: string, user: OsU
   }
   const blocked = await untraversable(dataDir, user);
   if (blocked) throw new Error(`OS user postgres cannot reach ${dataDir}: ${blocked}; choose a daemon.data_dir outside it or allow o+x`);
-  if (await exists(pgDir)) {
-    const pg = await fs.stat(pgDir);
-    if (pg.uid !== user.uid) await chownTree(pgDir, user);
-  }
+  // copied in as root: fixed for the server's user
+  if (cluster && cluster.uid !== user.uid) await chownTree(pgDir, user);
 }
 
 async function chownTree(dir: string, user: OsUser): Promise<void> {

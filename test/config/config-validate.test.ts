@@ -64,6 +64,22 @@ describe('config validation', () => {
     expect(config.model.name).toBe('gpt');
   });
 
+  it('reads a value that is only an env reference as the number or boolean its key needs', () => {
+    const text = 'daemon:\n  http:\n    port: ${PORT:-9464}\n  concurrency: ${C}\ntools:\n  restrict_to_workspace: ${R}\nmodel:\n  name: ${N}\n';
+    const { config } = parseConfigText(text, 'x.yaml', { C: '8', R: 'true', N: '1234' });
+    expect(config.daemon.http.port).toBe(9464);
+    expect(config.daemon.concurrency).toBe(8);
+    expect(config.tools.restrict_to_workspace).toBe(true);
+    // a text key stays text, even when its value looks like a number
+    expect(config.model.name).toBe('1234');
+  });
+
+  it('a referenced value that is not a number still names its path', () => {
+    expect(() => parseConfigText('daemon:\n  concurrency: ${C}\n', 'x.yaml', { C: 'many' })).toThrow(/daemon\.concurrency: expected number, got "many"/);
+    // only a whole reference is retyped: text around it is a mistake to report
+    expect(() => parseConfigText('daemon:\n  concurrency: x${C}\n', 'x.yaml', { C: '8' })).toThrow(/daemon\.concurrency: expected number/);
+  });
+
   it('applies inner defaults when a section is absent or partial', () => {
     const { config } = parseConfigText('permissions:\n  approval:\n    mode: strict\n', 'x.yaml', {});
     expect(config.permissions.approval).toMatchObject({ mode: 'strict', unattended_policy: 'deny', wait_timeout_seconds: 120, max_denials_per_run: 3 });

@@ -1,8 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { silentLogger } from '../../src/log/logger.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
@@ -30,4 +33,22 @@ describe('a daemon that cannot finish starting', () => {
       taken.close();
     }
   }, 60_000);
+
+  it('a workspace that cannot be made stops the start and names tools.workspace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));
+    writeFileSync(join(dir, 'a-file'), 'not a directory');
+    const { url, schema } = database();
+    const config = defaultConfig({ tools: { workspace: join(dir, 'a-file', 'ws') }, queue: { prefix: `start-ws-${process.pid}` } });
+    await expect(startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, work: false }))
+      .rejects.toThrow(/tools\.workspace .*a-file\/ws cannot be used: ENOTDIR/);
+  });
+
+  it('a missing workspace is made at start, so the first run has somewhere to write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));
+    const { url, schema } = database();
+    const config = defaultConfig({ tools: { workspace: join(dir, 'state', 'workspace') }, queue: { prefix: `start-ws2-${process.pid}` } });
+    const daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, work: false });
+    await daemon.stop();
+    expect(existsSync(join(dir, 'state', 'workspace'))).toBe(true);
+  });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDefinition } from '../../src/jobs/service.ts';
 import { cronjobArgs } from '../../src/cli/commands/jobs.ts';
 import { ROOT } from '../support/cli.ts';
+import { parseConfigText } from '../../src/config/load.ts';
 
 const run = promisify(execFile);
 
@@ -37,6 +38,28 @@ describe('packaging', () => {
     expect(text).not.toMatch(/^MemoryDenyWriteExecute=yes/m);
     expect(text).toMatch(/^EnvironmentFile=/m);
     expect(text).not.toMatch(/^IPAddressDeny=/m);
+  });
+
+  // the example config as each deployment loads it: state and workspace must land where that deployment lets it write
+  const example = () => readFileSync(`${ROOT}/config/echo-agent.example.yaml`, 'utf8');
+  it('in the image, the example config keeps its data and workspace in the volume, not in root-owned /app', () => {
+    const text = readFileSync(`${ROOT}/Dockerfile`, 'utf8');
+    const envBlock = /^ENV ((?:.*\\\n)*.*)$/m.exec(text)![1]!;
+    const env = Object.fromEntries([...envBlock.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    const volume = /^VOLUME \["([^"]+)"\]/m.exec(text)![1]!;
+    const { config } = parseConfigText(example(), 'example', env);
+    expect(config.daemon.data_dir).toBe(volume);
+    expect(config.tools.workspace.startsWith(`${volume}/`)).toBe(true);
+  });
+
+  it('under systemd, the example config keeps its data and workspace inside ReadWritePaths', () => {
+    const unit = readFileSync(`${ROOT}/systemd/echo-agent.service`, 'utf8');
+    const env: Record<string, string> = { STATE_DIRECTORY: `/var/lib/${/^StateDirectory=(\S+)/m.exec(unit)![1]}` };
+    for (const m of unit.matchAll(/^Environment=([A-Z_]+)=(\S+)$/gm)) env[m[1]!] = m[2]!;
+    const writable = /^ReadWritePaths=(\S+)/m.exec(unit)![1]!;
+    const { config } = parseConfigText(example(), 'example', env);
+    expect(config.daemon.data_dir).toBe(writable);
+    expect(config.tools.workspace.startsWith(`${writable}/`)).toBe(true);
   });
 
   it.each(readdirSync(`${ROOT}/jobs`).filter((f) => f.endsWith('.yaml')))('jobs/%s is a valid job definition for jobs create --file', (file) => {

@@ -231,6 +231,17 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
+  it.runIf(process.getuid?.() === 0)('as root, a cluster owned by another account (the daemon\'s service user) is left alone with a clear error', async () => {
+    const dataDir = await tempDataDir();
+    const pgDir = path.join(dataDir, 'pg');
+    await fs.mkdir(pgDir);
+    await fs.writeFile(path.join(pgDir, 'PG_VERSION'), '18\n');
+    await fs.writeFile(path.join(dataDir, 'pg-password'), 'x'.repeat(32), { mode: 0o600 });
+    await fs.chown(pgDir, 4242, 4242);
+    await expect(startEmbedded({ dataDir, port: await freePort(), logger: capture().logger })).rejects.toThrow(/belongs to uid 4242, .*run this command as that user \(sudo -u '#4242'/);
+    expect((await fs.stat(pgDir)).uid).toBe(4242);
+  });
+
   it('resolveDatabaseUrl uses database.url when configured and the embedded server otherwise', async () => {
     const configured = await resolveDatabaseUrl(defaultConfig({ database: { url: 'postgres://u@db.example:5432/x' } }), capture().logger);
     expect(configured).toMatchObject({ url: 'postgres://u@db.example:5432/x', embedded: false });
