@@ -28,7 +28,8 @@ export interface RiskInput {
  * capabilities and what its arguments ask for. Every source can only raise it.
  */
 export function classifyRisk(tool: RiskInput, args: Readonly<Record<string, unknown>> = {}): RiskLevel {
-  const sources: RiskLevel[] = [STATIC_RISK_MAP.get(tool.name) ?? 'write'];
+  // a tool outside the static map (an external tool) is what it declares, write when it declares nothing
+  const sources: RiskLevel[] = [STATIC_RISK_MAP.get(tool.name) ?? tool.riskLevel ?? 'write'];
   if (tool.riskLevel) sources.push(tool.riskLevel);
   for (const [cap, floor] of CAPABILITY_FLOOR) if (tool.capabilities?.includes(cap)) sources.push(floor);
   const listArg = TOOL_LIST_ARGS[tool.name];

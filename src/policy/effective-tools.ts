@@ -58,8 +58,8 @@ export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null 
   }
   if (sel.deny.includes(tool.name)) return 'tools.deny';
   const sec = SECURITY_PROFILE_RULES[sel.security];
-  if (tool.capabilities.some((c) => (sec.denyCapabilities as readonly string[]).includes(c))) return sec.rule as RuleId;
-  if (severity(risk) > severity(sec.maxRisk)) return sec.rule as RuleId;
+  if (sec.rule && tool.capabilities.some((c) => (sec.denyCapabilities as readonly string[]).includes(c))) return sec.rule;
+  if (sec.rule && severity(risk) > severity(sec.maxRisk)) return sec.rule;
   if (sel.network === 'deny' && (tool.network === true || tool.capabilities.includes('network.outbound'))) return 'network.deny';
   if (sel.allowedTools && sel.allowedTools.length > 0 && !sel.allowedTools.includes(tool.name)) return 'context.allowed_tools';
   if (tool.reserved) return 'tools.reserved';

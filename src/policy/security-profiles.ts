@@ -1,5 +1,6 @@
 import type { Capability } from './capabilities.ts';
 import type { RiskLevel } from './risk.ts';
+import type { RuleId } from './rules.ts';
 
 export const SECURITY_PROFILES = ['personal_cli', 'daemon', 'public_gateway'] as const;
 export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
@@ -9,7 +10,8 @@ export interface SecurityProfileRule {
   readonly denyCapabilities: readonly Capability[];
   /** Tools whose effective risk is above this are removed. */
   readonly maxRisk: RiskLevel;
-  readonly rule: string;
+  /** null: the profile removes nothing, so no rule can name it. */
+  readonly rule: RuleId | null;
 }
 
 /** SPEC §4 step 2, as data. Listed least to most strict: the order defines max(a, b). */
@@ -17,7 +19,7 @@ export interface SecurityProfileRule {
 const DAEMON_DENIED: readonly Capability[] = ['process.exec', 'process.manage', 'code.exec', 'skill.install'];
 
 export const SECURITY_PROFILE_RULES: Readonly<Record<SecurityProfile, SecurityProfileRule>> = {
-  personal_cli: { denyCapabilities: [], maxRisk: 'dangerous', rule: 'security.personal_cli' },
+  personal_cli: { denyCapabilities: [], maxRisk: 'dangerous', rule: null },
   daemon: {
     denyCapabilities: DAEMON_DENIED,
     maxRisk: 'dangerous',

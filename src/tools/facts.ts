@@ -16,7 +16,8 @@ export function catalogFacts(entry: CatalogEntry, config: Config): ToolFacts {
 export function liveToolFacts(tool: Tool): ToolFacts {
   const entry = CATALOG_BY_NAME.get(tool.name);
   const [ready, detail] = tool.readinessDetail();
-  const capabilities = [...new Set([...(entry?.capabilities ?? []), ...tool.capabilities])];
+  // not in the catalog: an external (MCP-style) tool, which SPEC §3 marks with mcp.call
+  const capabilities = [...new Set([...(entry?.capabilities ?? ['mcp.call' as const]), ...tool.capabilities])];
   return { name: tool.name, riskLevel: tool.riskLevel, capabilities, reserved: entry?.reserved ?? false, ready: ready && tool.isReady(), readinessDetail: detail, network: entry?.reachesNetwork === true };
 }
 

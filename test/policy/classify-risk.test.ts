@@ -17,6 +17,10 @@ describe('risk classification (I7)', () => {
     expect(classifyRisk({ name: 'mcp__shell', riskLevel: 'exec', capabilities: ['mcp.call'] })).toBe('exec');
   });
 
+  it('takes an unknown (MCP) tool at its declared read_only: the write default is only for no declaration', () => {
+    expect(classifyRisk({ name: 'mcp__weather', riskLevel: 'read_only', capabilities: ['mcp.call'] })).toBe('read_only');
+  });
+
   it('gives an unknown tool without declaration the write default', () => {
     expect(classifyRisk({ name: 'mcp__thing' })).toBe('write');
   });
