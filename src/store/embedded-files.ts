@@ -57,10 +57,19 @@ export interface LivePostmaster {
  * (or the pid now belongs to something that is not postgres).
  */
 export async function checkPostmasterPid(pgDir: string, logger: Logger): Promise<LivePostmaster | null> {
+  const found = await readPostmaster(pgDir);
+  if (found === null || found.live) return found && { pid: found.pid, port: found.port };
   const file = path.join(pgDir, 'postmaster.pid');
+  await fs.rm(file, { force: true });
+  logger.warn({ file, pid: Number.isNaN(found.pid) ? null : found.pid }, 'removed a stale postmaster.pid (its server is not running)');
+  return null;
+}
+
+/** What postmaster.pid says, and whether its server really runs; changes nothing. Null: no file. */
+export async function readPostmaster(pgDir: string): Promise<(LivePostmaster & { live: boolean }) | null> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await fs.readFile(path.join(pgDir, 'postmaster.pid'), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
@@ -68,10 +77,8 @@ export async function checkPostmasterPid(pgDir: string, logger: Logger): Promise
   const lines = text.split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isServerOf(pid, pgDir))) return { pid, port };
-  await fs.rm(file, { force: true });
-  logger.warn({ file, pid: Number.isNaN(pid) ? null : pid }, 'removed a stale postmaster.pid (its server is not running)');
-  return null;
+  const live = Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isServerOf(pid, pgDir));
+  return { pid, port, live };
 }
 
 /**

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
-  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, setAsideIncomplete,
+  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, readPostmaster, setAsideIncomplete,
   withPrivateTmp, withStartLock, type OsUser,
 } from './embedded-files.ts';
 
@@ -151,6 +151,15 @@ export async function resolveDatabaseUrl(config: Config, logger: Logger): Promis
   if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
   const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger });
   return { url: server.url, embedded: true, stop: () => server.stop() };
+}
+
+/** The configured database, or the embedded server only when one already runs: for commands that must not start one. */
+export async function runningDatabaseUrl(config: Config): Promise<string | null> {
+  if (config.database.url) return config.database.url;
+  const dataDir = path.resolve(config.daemon.data_dir);
+  const server = await readPostmaster(path.join(dataDir, PG_DIR));
+  if (!server?.live || server.port !== config.database.embedded_port) return null;
+  return embeddedUrl(dataDir, server.port).catch(() => null);
 }
 
 /** Client connections to the server other than the one asking. */

@@ -16,6 +16,7 @@ interface CheckCallOptions {
   nested?: boolean;
   approvalSource: 'human' | 'auto';
   dns: boolean;
+  store: boolean;
   json?: boolean;
 }
 
@@ -32,6 +33,7 @@ export function registerCheckCallCommand(check: Command): void {
     .option('--nested', 'the call comes from a nested execution (sub-agent)')
     .addOption(new Option('--approval-source <source>', 'approval source of the surrounding context').choices(['human', 'auto']).default('auto'))
     .option('--no-dns', 'do not resolve host names in URL checks')
+    .option('--no-store', 'do not look up persistent approvals (step 9) in the database')
     .option('--json', 'print the Decision as JSON')
     .action(async (opts: CheckCallOptions, cmd: Command) => {
       const { config } = configFor(cmd);
@@ -43,23 +45,32 @@ export function registerCheckCallCommand(check: Command): void {
         parent_execution_id: opts.nested ? 'check-call-parent' : null, tool: opts.tool, params: args,
       });
       // the gate and guard load a WASM shell parser and undici: only for this command
-      const [{ createApprovalGate }, { emptyAllowlist }, { createGuard }, { catalogLookup }] = await Promise.all([
+      const [{ createApprovalGate }, { emptyAllowlist }, { createGuard }, { catalogLookup }, { smartReviewerFromConfig }, { checkAllowlist }] = await Promise.all([
         import('../../approval/gate.ts'), import('../../approval/ports.ts'), import('../../guard/index.ts'), import('../../tools/facts.ts'),
+        import('../../agent/model-config.ts'), import('../check-allowlist.ts'),
       ]);
-      const smartConfigured = config.permissions.approval.smart_model !== '';
+      const allowlist = opts.store ? checkAllowlist(config) : null;
       const gate = createApprovalGate(config, {
         guard: createGuard(config, { dns: opts.dns }),
-        allowlist: emptyAllowlist,
+        allowlist: allowlist ?? emptyAllowlist,
         lookupTool: catalogLookup(config),
-        // never called in a dry run; its presence says step 10 would consult it
-        smartReviewer: smartConfigured ? { review: async () => 'ESCALATE' } : null,
+        // the runtime's own test of whether step 10 has a reviewer; this stand-in is never called in a dry run
+        smartReviewer: smartReviewerFromConfig(config) ? { review: async () => 'ESCALATE' } : null,
         humanApprover: null,
       }, {
         dryRun: true,
         // unattended calls only happen in the daemon, which never runs looser than `daemon` (I4)
         securityProfile: opts.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile,
       });
-      const decision = await gate.check({ tool: opts.tool, args }, ctx);
+      let decision;
+      try {
+        decision = await gate.check({ tool: opts.tool, args }, ctx);
+      } finally {
+        await allowlist?.close();
+      }
+      const unchecked = allowlist?.notConsulted();
+      // not a silent default: the verdict may differ where a stored "always" would have matched
+      if (unchecked) process.stderr.write(`note: step 9: ${unchecked}\n`);
       if (opts.json) printJson(decision);
       else printDecision(decision);
       process.exitCode = decisionExitCode(decision);
