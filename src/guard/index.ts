@@ -8,6 +8,9 @@ import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
 import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand, type WriteScope } from './types.ts';
 
+/** How long the gate waits for a URL's DNS answer. */
+const GATE_LOOKUP_TIMEOUT_MS = 5_000;
+
 export interface GuardDeps {
   /** false: judge URLs without resolving names (offline checks). */
   readonly dns?: boolean;
@@ -52,7 +55,9 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       }
       const urls = [...strings(call.args, g.urls), ...strings(call.args, g.urlsOrPaths).filter((v) => HAS_SCHEME.test(v))];
       for (const url of urls) {
-        const verdict = await checkUrl(url, { lookup, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist });
+        // a slow name server must not hold the gate: past this the name counts as unresolved (an ask)
+        const signal = AbortSignal.timeout(GATE_LOOKUP_TIMEOUT_MS);
+        const verdict = await checkUrl(url, { lookup, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist, signal });
         findings.push(...verdict.findings);
       }
       if (g.readPaths || g.writePaths || g.diffPaths) {

@@ -14,7 +14,7 @@ let internal: ScriptedServer;
 
 beforeAll(async () => {
   site = await scriptedServer();
-  internal = await scriptedServer((_q, r) => r.end('internal secret'));
+  internal = await scriptedServer((_q, r) => r.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret'));
 });
 afterAll(async () => {
   await Promise.all([site.close(), internal.close()]);
@@ -147,5 +147,17 @@ describe('web_fetch arguments', () => {
     expect(r).toMatchObject({ success: false, errorKind: 'validation' });
     expect(r.error).toContain(message);
     expect(site.connections).toBe(0);
+  });
+});
+
+describe('web_fetch of a non-public URL', () => {
+  const url = () => `http://127.0.0.1:${internal.port}/`;
+  it('is refused without a person, and fetched once a person approved the flagged call', async () => {
+    const tool = webFetchTool(defaultConfig(), net());
+    const auto = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'auto' } });
+    expect(auto).toMatchObject({ success: false, errorKind: 'denied', error: expect.stringContaining('ssrf.ip.loopback') });
+    expect(internal.requests).toEqual([]);
+    const human = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'human', approval_id: 'apr_1', approver: 'alice' } });
+    expect(human, JSON.stringify(human)).toMatchObject({ success: true, output: { text: 'internal secret' } });
   });
 });

@@ -79,7 +79,8 @@ function judgeAll(host: string, texts: readonly string[], literal: boolean): { a
   return { addresses, findings };
 }
 
-async function resolveAll(lookup: Lookup, host: string, signal?: AbortSignal): Promise<string[] | Error> {
+/** Every address of a name, or the error; gives up when `signal` aborts. */
+export async function resolveAll(lookup: Lookup, host: string, signal?: AbortSignal): Promise<string[] | Error> {
   let onAbort: (() => void) | undefined;
   try {
     signal?.throwIfAborted();

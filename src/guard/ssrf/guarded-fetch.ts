@@ -1,5 +1,5 @@
 import type { NetworkPolicy } from '../../policy/network-policy.ts';
-import { checkUrl } from './check-url.ts';
+import { checkUrl, resolveAll, type UrlVerdict } from './check-url.ts';
 import { FetchLimitError, SsrfBlockedError } from './errors.ts';
 import { redactUrl } from './redact.ts';
 import { normaliseHeaders, planRedirect, type HopRequest } from './redirect.ts';
@@ -25,6 +25,11 @@ export interface GuardedFetchInit {
   readonly signal?: AbortSignal;
   /** I/O seam (default: pinned undici). Every hop's URL is checked before the transport sees it. */
   readonly transport?: Transport;
+  /**
+   * A person approved this call knowing its target is not public (SPEC §6: such a target is an `ask`): the
+   * first hop may go there. Still pinned to the checked addresses; every redirect is judged in full.
+   */
+  readonly humanApprovedTarget?: boolean;
 }
 
 export interface GuardedResponse {
@@ -68,11 +73,13 @@ export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Pr
     const verdict = await checkUrl(req.url, { lookup, networkPolicy: init.networkPolicy ?? 'allow', allowlist: init.allowlist ?? [], signal });
     const halt = stopped(req.url);
     if (halt) throw halt;
-    if (verdict.decision !== 'allow') throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
+    const approved = init.humanApprovedTarget === true && redirects.length === 0 && approvableTarget(verdict);
+    const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict.host, signal) : verdict.addresses;
+    if (verdict.decision !== 'allow' && !(approved && addresses.length > 0)) throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
 
     let res;
     try {
-      res = await transport({ ...req, url: new URL(req.url).href, addresses: verdict.addresses, signal, maxBytes });
+      res = await transport({ ...req, url: new URL(req.url).href, addresses, signal, maxBytes, ...(approved ? { nonPublicApproved: true } : {}) });
     } catch (err) {
       if (err instanceof SsrfBlockedError || err instanceof FetchLimitError) throw err;
       throw stopped(req.url) ?? err;
@@ -85,4 +92,15 @@ export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Pr
     redirects.push(plan.next.url);
     req = plan.next;
   }
+}
+
+/** Only a non-public target is a person's to approve; a bad URL, the network policy or a failed lookup is not. */
+function approvableTarget(v: UrlVerdict): boolean {
+  return v.decision === 'ask' && v.findings.every((f) => f.severity === 'ask' && !f.rule.startsWith('ssrf.dns.'));
+}
+
+/** A name refused by the name rules (`localhost`, `*.internal`) was never resolved; once approved it is. */
+async function namedAddresses(lookup: Lookup, host: string, signal: AbortSignal): Promise<string[]> {
+  const answer = await resolveAll(lookup, host, signal);
+  return answer instanceof Error ? [] : answer;
 }

@@ -8,6 +8,8 @@ import type { HopRequest } from './redirect.ts';
 /** A request whose URL has passed checkUrl; `addresses` is the checked answer it may connect to. */
 export interface PinnedRequest extends HopRequest {
   readonly addresses: readonly string[];
+  /** A person approved this non-public target: the peer must still be one of `addresses`, but need not be public. */
+  readonly nonPublicApproved?: boolean;
   readonly signal: AbortSignal;
   readonly maxBytes: number;
 }
@@ -37,9 +39,9 @@ export interface UndiciTransportOptions {
 }
 
 /** Refusal of a connected socket, or undefined when its peer is one of the checked, public addresses. */
-export function checkRemoteAddress(remote: string | undefined, pinned: readonly string[]): { rule: string; reason: string } | undefined {
+export function checkRemoteAddress(remote: string | undefined, pinned: readonly string[], nonPublicApproved = false): { rule: string; reason: string } | undefined {
   if (!remote) return { rule: 'ssrf.socket.no_remote', reason: SOCKET_RULES['ssrf.socket.no_remote'] };
-  const block = blockedAddress(remote)[0];
+  const block = nonPublicApproved ? undefined : blockedAddress(remote)[0];
   if (block) return { rule: block.rule, reason: `${block.reason} (connected socket peer)` };
   if (!pinned.some((p) => sameAddress(p, remote))) return { rule: 'ssrf.socket.mismatch', reason: SOCKET_RULES['ssrf.socket.mismatch'] };
   return undefined;
@@ -50,7 +52,7 @@ export function checkRemoteAddress(remote: string | undefined, pinned: readonly 
  * so no second DNS lookup can happen; the Host header and TLS SNI stay the URL's name. Every socket's peer is
  * checked again before undici may write to it.
  */
-export function pinnedConnector(addresses: readonly string[], base: buildConnector.connector, url: string): buildConnector.connector {
+export function pinnedConnector(addresses: readonly string[], base: buildConnector.connector, url: string, nonPublicApproved = false): buildConnector.connector {
   return (opts, callback) => {
     if (addresses.length === 0) {
       callback(new SsrfBlockedError('ssrf.socket.unpinned', 'ask', SOCKET_RULES['ssrf.socket.unpinned'], redactUrl(url)), null);
@@ -65,7 +67,7 @@ export function pinnedConnector(addresses: readonly string[], base: buildConnect
           else callback(err ?? new Error('connect failed'), null);
           return;
         }
-        const refusal = checkRemoteAddress((socket as Socket).remoteAddress, addresses);
+        const refusal = checkRemoteAddress((socket as Socket).remoteAddress, addresses, nonPublicApproved);
         if (refusal) {
           socket.destroy();
           return callback(blocked(refusal), null);
@@ -74,7 +76,7 @@ export function pinnedConnector(addresses: readonly string[], base: buildConnect
       }) as unknown as Socket | undefined;
       // undici's connector returns the socket: check the peer at TCP connect, before a TLS handshake goes out
       pending?.prependOnceListener?.('connect', () => {
-        const refusal = checkRemoteAddress(pending.remoteAddress, addresses);
+        const refusal = checkRemoteAddress(pending.remoteAddress, addresses, nonPublicApproved);
         if (refusal) pending.destroy(blocked(refusal));
       });
     };
@@ -90,7 +92,7 @@ export function undiciTransport(options: UndiciTransportOptions = {}): Transport
   return async (req) => {
     const url = new URL(req.url);
     const base = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
-    const client = new Client(url.origin, { connect: pinnedConnector(req.addresses, base, req.url), pipelining: 1 });
+    const client = new Client(url.origin, { connect: pinnedConnector(req.addresses, base, req.url, req.nonPublicApproved === true), pipelining: 1 });
     try {
       const res = await client.request({
         path: `${url.pathname}${url.search}`,

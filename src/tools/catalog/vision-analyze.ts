@@ -43,10 +43,10 @@ async function readWorkspaceImage(config: Config, path: string, maxBytes: number
   return mime ? { mime, data } : fail('business', `image: ${path} is not a PNG, JPEG, GIF or WebP image`);
 }
 
-async function fetchImage(config: Config, net: NetDeps, url: string, maxBytes: number, signal: AbortSignal): Promise<Image | ToolResult> {
+async function fetchImage(config: Config, net: NetDeps, url: string, maxBytes: number, signal: AbortSignal, humanApprovedTarget: boolean): Promise<Image | ToolResult> {
   let res;
   try {
-    res = await guardedFetch(url, { ...guardInit(config, net), signal, maxBytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000, headers: { accept: 'image/*', 'accept-encoding': 'identity' } });
+    res = await guardedFetch(url, { ...guardInit(config, net), signal, humanApprovedTarget, maxBytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000, headers: { accept: 'image/*', 'accept-encoding': 'identity' } });
   } catch (err) {
     return netFailure('vision_analyze', err, secretsOf(config));
   }
@@ -60,7 +60,7 @@ async function fetchImage(config: Config, net: NetDeps, url: string, maxBytes: n
 export function visionAnalyzeTool(config: Config, net: NetDeps = {}) {
   return defineTool('vision_analyze', config, {
     timeoutSeconds: (TIMEOUT_MS + config.tools.web_fetch.timeout_seconds * 1000) / 1000 + 5,
-    async execute(params, _ctx, { signal }) {
+    async execute(params, _ctx, { signal, approval }) {
       const missing = unready('vision_analyze', config);
       if (missing) return missing;
       const source = String(params.image);
@@ -68,7 +68,7 @@ export function visionAnalyzeTool(config: Config, net: NetDeps = {}) {
       let image: Image | ToolResult;
       if (HAS_SCHEME.test(source)) {
         if (!/^https?:\/\//i.test(source)) return fail('validation', 'image: must be a workspace path or an http(s) URL');
-        image = await fetchImage(config, net, source, maxBytes, signal);
+        image = await fetchImage(config, net, source, maxBytes, signal, approval?.approval_source === 'human');
       } else {
         image = await readWorkspaceImage(config, source, maxBytes);
       }

@@ -48,7 +48,7 @@ export function webFetchTool(config: Config, net: NetDeps = {}) {
   const limits = config.tools.web_fetch;
   return defineTool('web_fetch', config, {
     timeoutSeconds: limits.timeout_seconds + 5,
-    async execute(params, _ctx, { signal }) {
+    async execute(params, _ctx, { signal, approval }) {
       const url = String(params.url);
       let parsed: URL;
       try {
@@ -62,6 +62,8 @@ export function webFetchTool(config: Config, net: NetDeps = {}) {
       try {
         res = await guardedFetch(url, {
           ...guardInit(config, net), signal, maxBytes: limits.max_bytes, timeoutMs: limits.timeout_seconds * 1000,
+          // the gate flagged a non-public target and a person approved the call anyway (SPEC §6)
+          humanApprovedTarget: approval?.approval_source === 'human',
           headers: { accept: 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.9,*/*;q=0.1', 'accept-encoding': 'identity' },
         });
       } catch (err) {

@@ -279,3 +279,29 @@ describe('pinnedConnector with undici\'s own connector', () => {
     expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.socket.unpinned' });
   });
 });
+
+describe('a non-public target a person approved (SPEC §6: it is an ask, not a deny)', () => {
+  it('is fetched on the first hop, pinned to the checked address', async () => {
+    const res = await guardedFetch(`http://127.0.0.1:${internal.port}/`, { lookup, humanApprovedTarget: true });
+    expect(res.body.toString()).toBe('internal secret');
+    expect(internal.state.connections).toBe(1);
+  });
+
+  it('covers only that hop: a redirect to a non-public address is still refused', async () => {
+    behaviourA = (_q, r) => r.writeHead(302, { location: `http://127.0.0.1:${internal.port}/` }).end();
+    const { connector } = net();
+    const err = await guardedFetch('http://public.test/start', { lookup, humanApprovedTarget: true, transport: undiciTransport({ connector }) }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.ip.loopback' });
+    expect(internal.state.connections).toBe(0);
+  });
+
+  it.each([
+    ['the network policy', `http://127.0.0.1:PORT/`, { networkPolicy: 'deny' as const }, 'network.deny'],
+    ['a name that does not resolve', 'http://nowhere.test/', {}, 'ssrf.dns.failed'],
+    ['a URL with credentials', 'http://u:p@127.0.0.1:PORT/', {}, 'ssrf.userinfo'],
+  ])('does not override %s', async (_what, url, extra, rule) => {
+    const err = await guardedFetch(url.replace('PORT', String(internal.port)), { lookup, humanApprovedTarget: true, ...extra }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule });
+    expect(internal.state.connections).toBe(0);
+  });
+});
