@@ -44,5 +44,13 @@ describe('check call and the stored decisions it depends on', () => {
     const smart = await runCli([...gitStatus, '--no-store'], { env: withEndpoint });
     expect(JSON.parse(smart.stdout)).toMatchObject({ outcome: 'would_ask', step: 10, rule: 'approval.would_ask_smart' });
   });
-});
 
+  it('a trusted channel lets exec through unasked, but not a download aimed at the metadata service', async () => {
+    const env = { ECHO_AGENT_CONFIG: configFile('permissions:\n  approval:\n    trusted_channels: [telegram]\n') };
+    const call = (command: string) => runCli(['check', 'call', '--tool', 'exec', '--args', JSON.stringify({ command }), '--channel', 'telegram', '--no-store', '--json'], { env });
+    expect(JSON.parse((await call('curl -s https://example.com/')).stdout)).toMatchObject({ outcome: 'allow', step: 8 });
+    const metadata = await call('curl -s http://169.254.169.254/latest/meta-data/iam/security-credentials/');
+    expect(metadata.code).toBe(2);
+    expect(JSON.parse(metadata.stdout)).toMatchObject({ outcome: 'would_ask', step: 11, flagged: [{ rule: 'shell.network.private_target' }] });
+  });
+});

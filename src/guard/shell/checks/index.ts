@@ -5,11 +5,12 @@ import { checkFind, checkMove, checkRm } from './delete.ts';
 import { checkDevices } from './devices.ts';
 import { checkGit, checkPermissions, checkSql } from './data.ts';
 import { checkExec } from './exec.ts';
+import { checkNetworkTarget } from './network.ts';
 import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts';
 import { checkSystem } from './system.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions,
+  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
