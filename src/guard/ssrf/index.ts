@@ -4,6 +4,6 @@ export { FETCH_LIMIT_RULES, FetchLimitError, SsrfBlockedError } from './errors.t
 export { guardedFetch, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type GuardedFetchInit, type GuardedResponse } from './guarded-fetch.ts';
 export { NAME_RULES, blockedName, type NameRule } from './name-rules.ts';
 export { redactUrl } from './redact.ts';
-export { CREDENTIAL_HEADERS, planRedirect, type HopRequest, type RedirectPlan } from './redirect.ts';
+export { CROSS_ORIGIN_HEADERS, planRedirect, type HopRequest, type RedirectPlan } from './redirect.ts';
 export { systemLookup, type Lookup } from './system-lookup.ts';
 export { SOCKET_RULES, checkRemoteAddress, pinnedConnector, undiciTransport, type HopResponse, type PinnedRequest, type Transport } from './transport.ts';

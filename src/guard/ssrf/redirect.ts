@@ -13,8 +13,14 @@ export type RedirectPlan =
 
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-/** Headers that carry credentials; they never follow a redirect to another origin. */
-export const CREDENTIAL_HEADERS: readonly string[] = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'x-auth-token'];
+/**
+ * The only headers that follow a redirect to another origin. Any other may carry a credential under a
+ * name nobody listed (`api-key`, `x-goog-api-key`, `private-token`, …), so it stays with its origin.
+ */
+export const CROSS_ORIGIN_HEADERS: readonly string[] = [
+  'accept', 'accept-encoding', 'accept-language', 'user-agent', 'cache-control', 'pragma',
+  'content-type', 'content-length', 'content-encoding', 'content-language',
+];
 
 /** Headers describing a request body; dropped when a redirect turns the request into a GET. */
 const BODY_HEADERS: readonly string[] = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location', 'transfer-encoding'];
@@ -34,7 +40,7 @@ const without = (headers: Readonly<Record<string, string>>, names: readonly stri
 
 /**
  * The next request after a response, as the fetch standard does it: 303 (and 301/302 after POST) become
- * GET without a body; 307/308 keep method and body; credentials are dropped when the origin changes.
+ * GET without a body; 307/308 keep method and body; only CROSS_ORIGIN_HEADERS go on when the origin changes.
  * Pure: the caller checks the next URL with checkUrl before sending anything.
  */
 export function planRedirect(req: HopRequest, status: number, location: string | undefined): RedirectPlan {
@@ -48,7 +54,7 @@ export function planRedirect(req: HopRequest, status: number, location: string |
   const toGet = (status === 303 && req.method !== 'HEAD') || ((status === 301 || status === 302) && req.method === 'POST');
   let headers: Record<string, string> = { ...req.headers };
   if (toGet) headers = without(headers, BODY_HEADERS);
-  if (nextUrl.origin !== new URL(req.url).origin) headers = without(headers, CREDENTIAL_HEADERS);
+  if (nextUrl.origin !== new URL(req.url).origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.includes(k)));
   nextUrl.hash = '';
   const next: HopRequest = toGet
     ? { url: nextUrl.href, method: 'GET', headers }

@@ -170,15 +170,15 @@ describe('guardedFetch on allowed targets', () => {
     expect(dialled).toEqual(['93.184.216.99:80', `${PUBLIC_A}:80`]);
   });
 
-  it('drops credentials on a cross-origin redirect and keeps them on a same-origin one', async () => {
+  it('on a cross-origin redirect keeps only plain headers (a credential may hide under any name); same-origin keeps all', async () => {
     behaviourA = (q, r) => (q.url === '/start' ? r.writeHead(302, { location: '/again' }).end() : r.writeHead(301, { location: 'http://other.test/landing' }).end());
-    const headers = { Authorization: 'Bearer t0k3n', Cookie: 'sid=1', 'Proxy-Authorization': 'Basic eA==', 'X-Trace': '7' };
+    const headers = { Authorization: 'Bearer t0k3n', Cookie: 'sid=1', 'Proxy-Authorization': 'Basic eA==', 'X-Goog-Api-Key': 'k3y', Accept: 'text/html' };
     const res = await guardedFetch('http://public.test/start', { lookup, headers, transport: undiciTransport(net()) });
     expect(res).toMatchObject({ status: 200, url: 'http://other.test/landing', redirects: ['http://public.test/again', 'http://other.test/landing'] });
     expect(res.body.toString()).toBe('b saw /landing');
     expect(siteA.requests[1]?.headers).toMatchObject({ authorization: 'Bearer t0k3n', cookie: 'sid=1' });
     const atB = siteB.requests[0]!.headers;
-    expect([atB.authorization, atB.cookie, atB['proxy-authorization'], atB['x-trace']]).toEqual([undefined, undefined, undefined, '7']);
+    expect([atB.authorization, atB.cookie, atB['proxy-authorization'], atB['x-goog-api-key'], atB.accept]).toEqual([undefined, undefined, undefined, undefined, 'text/html']);
   });
 
   it('turns a POST into a GET without body after 303, keeps it after 307', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { guardedFetch, planRedirect, type HopRequest, type Lookup, type PinnedRequest, type Transport } from '../../../src/guard/ssrf/index.ts';
 
-const creds = { authorization: 'Bearer t0k3n', cookie: 'sid=1', 'proxy-authorization': 'Basic x', accept: 'text/html' };
+const creds = { authorization: 'Bearer t0k3n', cookie: 'sid=1', 'proxy-authorization': 'Basic x', 'x-goog-api-key': 'k', 'private-token': 'p', accept: 'text/html' };
 const post: HopRequest = { url: 'https://a.test/form', method: 'POST', headers: { ...creds, 'content-type': 'text/plain' }, body: 'hello' };
 
 describe('planRedirect', () => {
@@ -41,7 +41,7 @@ describe('planRedirect', () => {
     ['http://a.test/form', 'a scheme downgrade'],
     ['https://a.test:8443/', 'another port'],
     ['//b.test/', 'a protocol-relative host'],
-  ])('drops credentials when redirected to %s (%s)', (location) => {
+  ])('drops every header but the plain ones (credentials under any name) when redirected to %s (%s)', (location) => {
     const plan = planRedirect({ ...post, method: 'GET' }, 302, location);
     if (plan.kind !== 'redirect') throw new Error('expected a redirect');
     expect(plan.next.headers).toEqual({ accept: 'text/html', 'content-type': 'text/plain' });
