@@ -51,6 +51,8 @@ export interface EffectiveTools {
 /** Why a tool is not offered in this selection, or null when it is (SPEC §4, in order). */
 export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null {
   const risk = classifyRisk({ name: tool.name, riskLevel: tool.riskLevel, capabilities: tool.capabilities });
+  // whatever else would remove it, a reserved name answers as reserved (SPEC §3)
+  if (tool.reserved) return 'tools.reserved';
   if (sel.allow.length > 0) {
     if (!sel.allow.includes(tool.name) && !sel.also_allow.includes(tool.name)) return 'tools.allow';
   } else if (!profileMembers(sel.profile).has(tool.name) && !sel.also_allow.includes(tool.name)) {
@@ -62,7 +64,6 @@ export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null 
   if (sec.rule && severity(risk) > severity(sec.maxRisk)) return sec.rule;
   if (sel.network === 'deny' && (tool.network === true || tool.capabilities.includes('network.outbound'))) return 'network.deny';
   if (sel.allowedTools && sel.allowedTools.length > 0 && !sel.allowedTools.includes(tool.name)) return 'context.allowed_tools';
-  if (tool.reserved) return 'tools.reserved';
   if (!tool.ready) return 'tools.not_ready';
   return null;
 }

@@ -59,6 +59,9 @@ describe('tool profiles', () => {
   it('never offers reserved names', () => {
     expect(removedBy({}, 'agents_list')).toBe('tools.reserved');
     expect(removedBy({ allow: ['agents_route'] }, 'agents_route')).toBe('tools.reserved');
+    // also where the profile or a deny would have removed it anyway: the caller learns it is reserved
+    expect(removedBy({ profile: 'minimal' }, 'agents_list')).toBe('tools.reserved');
+    expect(removedBy({ deny: ['agents_list'] }, 'agents_list')).toBe('tools.reserved');
   });
 });
 
