@@ -2,6 +2,7 @@ import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { knowledgeChunks } from './catalog-schema.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
+import { redactText } from '../util/redact.ts';
 
 export interface KnowledgeDocument {
   /** Relative to the workspace (or absolute when outside it), forward slashes. */
@@ -37,7 +38,8 @@ export async function replaceKnowledge(
       .where(and(eq(knowledgeChunks.memory_scope, input.memory_scope), coveredBy(input.under)))
       .returning({ id: knowledgeChunks.id });
     const rows = input.documents.flatMap((d) => d.chunks.map((content, chunk) => ({
-      id: newId('kno'), memory_scope: input.memory_scope, path: d.path, chunk, content,
+      // stored redacted (I11): a snippet is cut and highlighted by the database, where a credential's shape is lost
+      id: newId('kno'), memory_scope: input.memory_scope, path: d.path, chunk, content: redactText(content),
     })));
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
       await tx.insert(knowledgeChunks).values(rows.slice(i, i + INSERT_BATCH));

@@ -101,6 +101,17 @@ describe('knowledge_index and knowledge_search', () => {
     expect(limited.results).toHaveLength(1);
   });
 
+  it('a credential in an indexed file never reaches a snippet, even where the highlight splits its key (I11)', async () => {
+    await project('creds', { 'app.env': 'dugong settings\nDB_PASSWORD=hunter2dugong\napi_key: sk-dugongsecret123\n' });
+    out(await call(tools().index, { path: 'creds' }));
+    for (const query of ['password dugong', 'key dugong', 'hunter2dugong']) {
+      const hits = out<Hits>(await call(tools().search, { query }));
+      expect(JSON.stringify(hits)).not.toMatch(/hunter2dugong|sk-dugongsecret123/);
+    }
+    const found = out<Hits>(await call(tools().search, { query: 'password' }));
+    expect(found.results.map((h) => h.path)).toContain('creds/app.env');
+  });
+
   it('re-indexing a path replaces its chunks: edited content is new, deleted files are dropped, siblings stay', async () => {
     const dir = await project('wiki', { 'a.md': 'platypus original text\n', 'b.md': 'echidna lives here\n' });
     await project('other', { 'c.md': 'wombat sibling\n' });
