@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { newId } from '../store/ids.ts';
+import { redactText } from '../util/redact.ts';
 import { KILL_GRACE_MS, killGroup, minimalEnv, signalGroup } from './spawn-limits.ts';
 
 export const SIGNALS = ['TERM', 'KILL', 'INT', 'HUP', 'USR1', 'USR2', 'STOP', 'CONT'] as const;
@@ -59,6 +60,8 @@ export interface ProcessInfo {
   readonly command: string;
   readonly pid: number;
   readonly running: boolean;
+  /** What it started still runs in its group after it exited (`sleep 99 &`): it counts against the limit and can be signalled. */
+  readonly group_running: boolean;
   readonly exit_code: number | null;
   readonly signal: string | null;
   readonly started_at: string;
@@ -107,10 +110,19 @@ export class ProcessTable {
     this.maxKept = maxLive * 2;
   }
 
+  /** Entries whose leader or group still runs: a shell that backgrounded work and exited still holds its place. */
   live(): number {
     let n = 0;
-    for (const e of this.entries.values()) if (e.running) n++;
+    for (const e of this.entries.values()) if (e.running || this.groupRunning(e)) n++;
     return n;
+  }
+
+  /** Its group has members; once seen empty it is forgotten, since an empty group's id can be reused by another. */
+  private groupRunning(e: Entry): boolean {
+    if (!this.groups.has(e.pid)) return false;
+    if (signalGroup(e.pid, 0)) return true;
+    this.groups.delete(e.pid);
+    return false;
   }
 
   /** Spawns in its own process group with the minimal environment; rejects with ProcessError when it cannot start. */
@@ -147,23 +159,25 @@ export class ProcessTable {
     this.groups.add(entry.pid);
     openTables.add(this);
     installExitHook();
-    return info(entry);
+    return this.info(entry);
   }
 
   list(): ProcessInfo[] {
-    return [...this.entries.values()].map(info);
+    return [...this.entries.values()].map((e) => this.info(e));
   }
 
   get(id: string): ProcessInfo | undefined {
     const e = this.entries.get(id);
-    return e ? info(e) : undefined;
+    return e ? this.info(e) : undefined;
   }
 
   /** To the whole group, so what a shell started gets it too. */
   signal(id: string, name: SignalName): ProcessInfo {
-    const e = this.running(id);
+    const e = this.entries.get(id);
+    if (!e) throw unknown(id);
+    if (!e.running && !this.groupRunning(e)) throw this.exited(e);
     if (!signalGroup(e.pid, `SIG${name}` as NodeJS.Signals)) throw new ProcessError(`${id} is no longer running`);
-    return info(e);
+    return this.info(e);
   }
 
   async write(id: string, text: string, eof = false): Promise<number> {
@@ -180,7 +194,7 @@ export class ProcessTable {
   read(id: string, offset: number): ReturnType<OutputRing['read']> & { process: ProcessInfo } {
     const e = this.entries.get(id);
     if (!e) throw unknown(id);
-    return { ...e.output.read(offset), process: info(e) };
+    return { ...e.output.read(offset), process: this.info(e) };
   }
 
   /** Kills every process group this table started (leaders that exited may have left children) and waits for the leaders. */
@@ -203,8 +217,20 @@ export class ProcessTable {
   private running(id: string): Entry {
     const e = this.entries.get(id);
     if (!e) throw unknown(id);
-    if (!e.running) throw new ProcessError(`${id} has exited (exit_code ${e.exit_code ?? 'none'}${e.signal ? `, ${e.signal}` : ''})`);
+    if (!e.running) throw this.exited(e);
     return e;
+  }
+
+  private exited(e: Entry): ProcessError {
+    return new ProcessError(`${e.id} has exited (exit_code ${e.exit_code ?? 'none'}${e.signal ? `, ${e.signal}` : ''})`);
+  }
+
+  /** What callers see of a process: its command redacted (I11), as every answer shows it. */
+  private info(e: Entry): ProcessInfo {
+    return {
+      id: e.id, command: redactText(e.command), pid: e.pid, running: e.running, group_running: !e.running && this.groupRunning(e),
+      exit_code: e.exit_code, signal: e.signal, started_at: e.started_at,
+    };
   }
 
   private evictExited(): void {
@@ -219,9 +245,6 @@ function unknown(id: string): ProcessError {
   return new ProcessError(`no process ${id} was started by this tool here`);
 }
 
-function info(e: Entry): ProcessInfo {
-  return { id: e.id, command: e.command, pid: e.pid, running: e.running, exit_code: e.exit_code, signal: e.signal, started_at: e.started_at };
-}
 
 /** Detached groups outlive their parent: if the host exits without closeAll, take them along. */
 function installExitHook(): void {

@@ -57,7 +57,7 @@ describe('process', () => {
     expect(id).toMatch(/^prc_[a-z2-7]+$/);
     expect(alive(pid)).toBe(true);
     const listed = (await call({ action: 'list' })).output as { processes: { id: string; command: string; pid: number; running: boolean; exit_code: number | null; started_at: string }[] };
-    expect(listed.processes).toEqual([{ id, command: 'cat', pid, running: true, exit_code: null, signal: null, started_at: expect.any(String) }]);
+    expect(listed.processes).toEqual([{ id, command: 'cat', pid, running: true, group_running: false, exit_code: null, signal: null, started_at: expect.any(String) }]);
     expect(Date.parse(listed.processes[0]!.started_at)).not.toBeNaN();
 
     expect(await call({ action: 'write', id, input: 'hello\n' })).toMatchObject({ success: true, output: { bytes: 6 } });
@@ -128,6 +128,30 @@ describe('process', () => {
     await call({ action: 'signal', id: first.id, signal: 'KILL' });
     await until(() => table.live() < 2);
     await start('sleep 30');
+  });
+
+  it('work a shell backgrounded and left behind still counts against the limit, and can be signalled', async () => {
+    const { call, start, table } = harness(1);
+    const { id } = await start('sleep 30 & echo started', { shell: true });
+    await until(async () => !read(await call({ action: 'read', id })).running);
+    const listed = (await call({ action: 'list' })).output as { processes: { id: string; running: boolean; group_running: boolean }[] };
+    expect(listed.processes.find((p) => p.id === id)).toMatchObject({ running: false, group_running: true });
+    const second = await call({ action: 'start', command: 'sleep 30' });
+    expect(second.error).toMatch(/1 processes are running already/);
+    expect(await call({ action: 'signal', id, signal: 'KILL' })).toMatchObject({ success: true });
+    await until(() => table.live() === 0);
+    await start('true');
+  });
+
+  it('lists and reads processes with their commands redacted (I11)', async () => {
+    const { call, start } = harness();
+    const { id } = await start("sleep 5 --header 'Authorization: Bearer abcdefgh12345678'");
+    const listed = JSON.stringify((await call({ action: 'list' })).output);
+    const shown = JSON.stringify((await call({ action: 'read', id })).output);
+    for (const text of [listed, shown]) {
+      expect(text).toContain(id);
+      expect(text).not.toContain('abcdefgh12345678');
+    }
   });
 
   it('keeps the newest output in a ring of tools.exec.max_output_bytes and says what was dropped', async () => {
