@@ -71,7 +71,13 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
       (r) => (controller.signal.aborted && !r.success && r.errorKind !== 'timeout'
         ? fail('timeout', `${tool.name} stopped after its deadline: ${r.error ?? ''}`.trim())
         : r),
-      (err: unknown) => fail(controller.signal.aborted ? 'timeout' : 'internal', redactText(`${tool.name} failed: ${errorText(err)}`)),
+      (err: unknown) => {
+        if (controller.signal.aborted) return fail('timeout', redactText(`${tool.name} failed: ${errorText(err)}`));
+        const db = databaseCause(err);
+        // text the database cannot store (NUL) is the caller's to fix, not a failure worth a retry
+        if (db && UNSTORABLE_TEXT.has(db.code)) return fail('validation', `${tool.name}: an argument holds a character the database cannot store (such as NUL)`);
+        return fail('internal', redactText(`${tool.name} failed: ${db ? `database error: ${db.message}` : errorText(err)}`));
+      },
     );
     return await Promise.race([run, stopped]);
   } finally {
@@ -83,4 +89,21 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** untranslatable_character, character_not_in_repertoire: e.g. "\u0000 cannot be converted to text". */
+const UNSTORABLE_TEXT = new Set(['22P05', '22021']);
+
+/**
+ * The PostgreSQL error behind a failure, if any. drizzle wraps it in an error whose message quotes the
+ * whole statement and its parameters, which is no text for a model or a run's output.
+ */
+function databaseCause(err: unknown): { code: string; message: string } | null {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && depth < 3; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: e.message };
+    if (e.name !== 'DrizzleQueryError' && !('query' in e)) return null;
+  }
+  return null;
 }

@@ -92,6 +92,11 @@ describe('exec', () => {
     expect(r.error).toMatch(/^command: does not parse/);
   });
 
+  it.each(['   ', '# only a comment', '\n\t\n'])('refuses a line with nothing to run (%j) as validation, naming the field', async (command) => {
+    const r = await exec({ command });
+    expect(r).toMatchObject({ success: false, errorKind: 'validation', error: 'command: names no program' });
+  });
+
   it.each(['/', '..', 'escape', root])('refuses a working directory outside the workspace: %s', async (cwd) => {
     const r = await exec({ command: 'pwd', cwd });
     expect(r).toMatchObject({ success: false, errorKind: 'denied' });

@@ -36,6 +36,15 @@ describe('memory', () => {
     expect(out(await call(memory(), { action: 'get', key: 'city' }))).toEqual({ key: 'city', found: false });
   });
 
+  it('a value the database cannot store (NUL) is a validation error that quotes no SQL, not a retryable crash', async () => {
+    const r = await call(memory(), { action: 'set', key: 'k', value: 'x\u0000y' });
+    expect(r).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(r.error).toMatch(/cannot store \(such as NUL\)/);
+    expect(r.error).not.toMatch(/insert into|params:/i);
+    const t = await call(todo(), { action: 'add', text: 'a\u0000b' });
+    expect(t).toMatchObject({ success: false, errorKind: 'validation' });
+  });
+
   it("keeps each scope's memory to itself", async () => {
     out(await call(memory(), { action: 'set', key: 'pin', value: 'alice-only' }, { memory_scope: 'alice' }));
     out(await call(memory(), { action: 'set', key: 'pin', value: 'bob-only' }, { memory_scope: 'bob' }));

@@ -36,6 +36,8 @@ export function launchFor(command: string, shell: boolean): Launch | ToolResult 
     if (err instanceof ShellSyntaxError) return fail('validation', `command: does not parse as a command line (${redactText(err.message)})`);
     throw err;
   }
+  // blanks or only a comment: nothing to run
+  if (stmts.length === 0) return fail('validation', 'command: names no program');
   const syntax = shellSyntax(stmts);
   if (syntax) return fail('validation', `command: uses shell syntax (${syntax}); set shell: true to run it with bash -c`);
   const cmd = stmts[0]!.cmd;
