@@ -60,7 +60,10 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
   let registry: ToolRegistry | undefined;
   const jobs: JobChangeDeps = {
     db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}),
-    checks: { knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets) },
+    checks: {
+      knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets),
+      defaultCatchupWindowSeconds: config.daemon.catchup_window_seconds,
+    },
   };
   registry = new ToolRegistry([
     ...extra,

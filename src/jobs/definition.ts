@@ -48,6 +48,8 @@ export const AUTHORISED_FIELDS = ['payload', 'tools', 'schedule', 'timezone', 'd
 export interface DefinitionChecks {
   readonly knownTool: (name: string) => boolean;
   readonly notifyTargets: readonly string[];
+  /** `daemon.catchup_window_seconds`: the window of a definition that names none. */
+  readonly defaultCatchupWindowSeconds?: number;
 }
 
 /** Names in the definition that refer to nothing here, each with its path. */

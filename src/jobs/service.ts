@@ -35,16 +35,25 @@ export class JobInputError extends Error {
  * scheduler's parser, tool and target names against this build and config.
  */
 export function parseDefinition(input: unknown, checks: DefinitionChecks): JobDefinition {
-  const parsed = jobDefinitionSchema.safeParse(input);
+  const withDefaults = checks.defaultCatchupWindowSeconds !== undefined && input !== null && typeof input === 'object' && !Array.isArray(input)
+    && (input as Record<string, unknown>).catchup_window_seconds === undefined
+    ? { ...input, catchup_window_seconds: checks.defaultCatchupWindowSeconds } : input;
+  const parsed = jobDefinitionSchema.safeParse(withDefaults);
   if (!parsed.success) {
     throw new JobInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'job definition'}: ${i.message}`).join('; '));
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
-  if (firstFire(parsed.data.schedule, parsed.data.timezone, new Date()) === null) {
-    throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
-  }
+  // early, on this host's clock; the scheduler's clock decides again when the job is stored (futureFire)
+  futureFire(parsed.data.schedule, parsed.data.timezone, new Date());
   return parsed.data;
+}
+
+/** The first instant after `now`; a schedule without one is refused, not stored to never fire. */
+function futureFire(schedule: string, timezone: string, now: Date): Date {
+  const next = firstFire(schedule, timezone, now);
+  if (next === null) throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
+  return next;
 }
 
 /** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */
@@ -86,7 +95,7 @@ export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitio
   const now = await schedulerNow(deps);
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
-    next_fire_at: firstFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
+    next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
   });
   return { job, ...(await applyGrantPolicy(deps.db, job, ctx, approval)) };
 }
@@ -103,7 +112,7 @@ export async function updateJobFromCall(
   const merged = mergedDefinition(before, patch, deps.checks);
   const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
   const now = await schedulerNow(deps);
-  const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: firstFire(merged.schedule, merged.timezone, now) } : {}) };
+  const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: futureFire(merged.schedule, merged.timezone, now) } : {}) };
   const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' });
   if (!updated) return null;
   if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };

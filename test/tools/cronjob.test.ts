@@ -36,6 +36,24 @@ describe('the cronjob tool', () => {
     expect(out.error).toMatch(field);
   });
 
+  it('a definition without a catch-up window takes daemon.catchup_window_seconds from the config', async () => {
+    const tuned = builtinTools(defaultConfig({ daemon: { catchup_window_seconds: 120 } }), { db: database().db }).get('cronjob')!;
+    const ctx = buildContext({ channel: 'cli', user_id: 'alice' });
+    expect((await executeTool(tuned, create('window-default'), ctx)).success).toBe(true);
+    expect((await executeTool(tuned, { ...create('window-own'), options: { catchup_window_seconds: 900 } }, ctx)).success).toBe(true);
+    const byName = new Map((await listJobs(database().db)).map((j) => [j.name, j.catchup_window_seconds]));
+    expect([byName.get('window-default'), byName.get('window-own')]).toEqual([120, 900]);
+  });
+
+  it('an "at" instant still ahead on this host but past on the scheduler\'s (database) clock is refused, not stored to never fire', async () => {
+    const ahead = builtinTools(config, { db: database().db, now: () => new Date(Date.now() + 3_600_000) }).get('cronjob')!;
+    const soon = new Date(Date.now() + 600_000).toISOString();
+    const out = await executeTool(ahead, { ...create('at-skewed'), schedule: `at ${soon}` }, buildContext({ channel: 'cli', user_id: 'alice' }));
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toMatch(/^schedule: has no instant after now/);
+    expect((await listJobs(database().db)).map((j) => j.name)).not.toContain('at-skewed');
+  });
+
   it('is refused before it runs in an unattended context, even cron_authorized (I1)', async () => {
     const db = database().db;
     const tools = builtinTools(config, { db });
