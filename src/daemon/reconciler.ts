@@ -3,6 +3,7 @@ import { appendAudit } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
 import { getJob } from '../store/jobs.ts';
 import { listExpiredLeases, listQueued, markInterrupted, retryRun } from '../store/runs.ts';
+import { retryBackoffMs } from './retry-backoff.ts';
 import type { RunQueue } from '../queue/run-queue.ts';
 
 export interface ReconcileReport {
@@ -23,8 +24,10 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     if (job && !job.removed_at && run.attempt <= job.max_retries) {
-      if (await retryRun(db, { run_id: run.id, ...holder, error: reason, backoff_ms: 0 })) {
-        await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt } });
+      // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
+      const backoff = retryBackoffMs(job, run.attempt);
+      if (await retryRun(db, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff })) {
+        await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt, backoff_ms: backoff } });
       }
     } else if (await markInterrupted(db, { run_id: run.id, ...holder, reason })) {
       await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });

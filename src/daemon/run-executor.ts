@@ -16,6 +16,7 @@ import type { NetDeps } from '../tools/net-deps.ts';
 import { deliverOutcome } from './delivery.ts';
 import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
+import { retryBackoffMs } from './retry-backoff.ts';
 import { runAuthorization } from '../jobs/run-authorization.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
 
@@ -192,7 +193,7 @@ async function settle(
   }
   const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out';
   if (canRetry && run.attempt <= job.max_retries) {
-    const backoff = job.retry_backoff_seconds * 1000 * 2 ** (run.attempt - 1);
+    const backoff = retryBackoffMs(job, run.attempt);
     const retried = await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, backoff_ms: backoff });
     if (!retried) return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
     const notBefore = retried.not_before!;

@@ -61,4 +61,19 @@ describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () 
       if (expected === 'retrying') expect(await queue.holds(run!.id, 1)).toBe(true);
     }
   });
+
+  it('a retry after a dead worker waits the job\'s backoff, like a failure the worker saw itself', async () => {
+    const db = database().db;
+    const job = await createJob(db, {
+      name: 'dead-worker-backoff', owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC', overlap_policy: 'allow',
+      payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, max_retries: 2, retry_backoff_seconds: 45,
+    });
+    const run = await manualRun({ db }, job.id, 'test');
+    await claimRun(db, { run_id: run!.id, owner: 'dead-host:2', lease_seconds: 60 });
+    await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run!.id}`);
+    await reconcile(db, queue, silentLogger);
+    const [{ wait }] = (await db.execute<{ wait: number }>(sql`select extract(epoch from not_before - now())::float as wait from runs where id = ${run!.id}`)).rows as [{ wait: number }];
+    expect(wait).toBeGreaterThan(40);
+    expect(wait).toBeLessThanOrEqual(45);
+  });
 });
