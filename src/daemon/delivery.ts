@@ -11,6 +11,7 @@ export const DELIVERY_RULES = {
   'delivery.sent': 'The run\'s outcome was posted to the job\'s delivery target.',
   'delivery.failed': 'Posting the run\'s outcome to the job\'s delivery target failed; the run\'s own state stands.',
   'delivery.not_authorized': 'Only a run under a live human grant delivers its outcome; the grant covers the delivery target, and this run had none.',
+  'delivery.shutdown': 'The daemon was stopping, so the run\'s outcome was not posted; the run\'s own state stands.',
 } as const;
 
 export type DeliveryRule = keyof typeof DELIVERY_RULES;
@@ -53,6 +54,11 @@ export async function deliverOutcome(deps: DeliveryDeps, job: JobRow, run: RunRo
   if (!cronAuthorized) {
     await record('delivery.not_authorized');
     return 'delivery.not_authorized';
+  }
+  // stopping: a post would be cut off at once, and recorded as a failure it was not
+  if (shutdown?.aborted) {
+    await record('delivery.shutdown');
+    return 'delivery.shutdown';
   }
   const signal = shutdown ? AbortSignal.any([shutdown, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   const sent = await postToTarget(deps.config, 'delivery', target, deliveryBody(job, run, outcome), signal, deps.net ?? {});

@@ -26,7 +26,7 @@ afterEach(() => hooks.reset());
 const net = (): NetDeps => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) });
 const config = defaultConfig({ notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
 
-async function runDelivered(authorised: boolean) {
+async function runDelivered(authorised: boolean, shutdown?: AbortSignal) {
   const db = database().db;
   const job = await createJob(db, {
     name: 'delivered', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [],
@@ -34,7 +34,7 @@ async function runDelivered(authorised: boolean) {
   });
   if (authorised) await authorise(db, job);
   const run = (await manualRun({ db }, job.id, 'test'))!;
-  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', net: net() };
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', net: net(), ...(shutdown ? { shutdown } : {}) };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
   return { job, run: (await getRun(db, run.id))!, records: await listAudit(db, { run_id: run.id, kind: 'run.delivery' }) };
 }
@@ -62,5 +62,13 @@ describe('delivery: where a job\'s results go', () => {
     const { run, records } = await runDelivered(true);
     expect(run.state).toBe('succeeded');
     expect(records).toEqual([expect.objectContaining({ rule: 'delivery.failed', reason: expect.stringContaining('HTTP 503') })]);
+  });
+
+  it('a run finishing while the daemon stops posts nothing and says so, instead of a failure that was not one', async () => {
+    const stopping = new AbortController();
+    stopping.abort(new Error('shutdown'));
+    const { records } = await runDelivered(true, stopping.signal);
+    expect(hooks.connections).toBe(0);
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.shutdown' })]);
   });
 });
