@@ -125,6 +125,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     parallel: config.daemon.firing_passes, logger, stopping: () => stopping,
     async onFired(report) {
       for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
+      for (const [reason, n] of Object.entries(report.skipped)) metrics.instantsSkipped.inc({ reason }, n);
       // 10,000 runs due at once: one enqueue after another would add seconds of lateness
       for (let i = 0; i < report.queued.length; i += ENQUEUE_CHUNK) {
         await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() })));

@@ -11,7 +11,8 @@ import { activeRunsOf, cancelRun, createRuns, type ActiveRun, type CreatedRun, t
 export interface FiringReport {
   /** Runs created and to be enqueued after commit. */
   readonly queued: readonly CreatedRun[];
-  readonly skipped: number;
+  /** Instants recorded as skipped, by rule (the skip reason's rule id). */
+  readonly skipped: Readonly<Record<string, number>>;
   /** Queue lateness of each created run: firing time minus nominal instant, ms. */
   readonly lateness: readonly number[];
   /** Some job still has due instants (a long outage, or more due jobs than one batch): fire again at once. */
@@ -68,7 +69,7 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     const queued = [...queuedBy.values()].flat();
     return {
       queued,
-      skipped: created.length - queued.length,
+      skipped: skipsByRule(created),
       lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
       more: due.length === batch || plans.some((p) => p.plan.more),
     };
@@ -179,4 +180,14 @@ function jitterBound(schedule: Schedule, instant: Date, jitterSeconds: number): 
   if (jitterSeconds <= 0) return jitterSeconds;
   const next = nextInstant(schedule, instant);
   return next ? Math.min(jitterSeconds, (next.getTime() - instant.getTime()) / 2000) : jitterSeconds;
+}
+
+function skipsByRule(created: readonly CreatedRun[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of created) {
+    if (r.state !== 'skipped') continue;
+    const rule = (r.skip_reason ?? 'unknown').split(':')[0]!;
+    out[rule] = (out[rule] ?? 0) + 1;
+  }
+  return out;
 }

@@ -33,7 +33,7 @@ export async function insertRuns(exec: Executor, rs: readonly NewRun[]): Promise
 }
 
 /** What the firing loop needs back of the runs it created: enqueue them and report lateness. */
-export type CreatedRun = Pick<RunRow, 'id' | 'job_id' | 'nominal_at' | 'state' | 'not_before'>;
+export type CreatedRun = Pick<RunRow, 'id' | 'job_id' | 'nominal_at' | 'state' | 'not_before' | 'skip_reason'>;
 
 /** insertRuns returning only CreatedRun's columns, for the firing loop's thousand-row passes. */
 export async function createRuns(exec: Executor, rs: readonly NewRun[]): Promise<CreatedRun[]> {
@@ -60,7 +60,7 @@ const INSERT_RUNS = `
     as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before)
   on conflict (job_id, nominal_at) do nothing`;
 const INSERT_RUNS_FULL = `${INSERT_RUNS} returning *`;
-const INSERT_RUNS_BRIEF = `${INSERT_RUNS} returning id, job_id, nominal_at, state, not_before`;
+const INSERT_RUNS_BRIEF = `${INSERT_RUNS} returning id, job_id, nominal_at, state, not_before, skip_reason`;
 const INSERT_CHUNK = 5000;
 
 export async function recordSkip(exec: Executor, s: { job_id: string; nominal_at: Date; reason: string; trigger?: 'cron' | 'manual' }): Promise<RunRow | null> {

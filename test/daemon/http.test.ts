@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { createJob } from '../../src/store/jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -50,4 +51,20 @@ describe('/healthz and /metrics', () => {
       locker.release();
     }
   }, 30_000);
+
+  it('counts skipped instants by rule in echo_agent_instants_skipped_total', async () => {
+    await daemon?.stop().catch(() => {});
+    const { url, schema, db } = database();
+    const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 3600 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
+    daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q3` }, work: false });
+    // missed by an hour under misfire skip: recorded as skipped, not run
+    await createJob(db, {
+      name: 'missed', owner: 'test', created_by: 'test', schedule: '0 * * * *', timezone: 'UTC', misfire_policy: 'skip',
+      payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false,
+      next_fire_at: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000),
+    });
+    await daemon.fireOnce();
+    const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
+    expect(text).toMatch(/echo_agent_instants_skipped_total\{reason="misfire\.skip\.late"\} [1-9]/);
+  });
 });
