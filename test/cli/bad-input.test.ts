@@ -54,6 +54,11 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     const r = await runCli(['jobs', 'create', '--name', 'late', '--schedule', 'at 2020-01-01T00:00:00Z', '--prompt', 'x'], { env });
     expect(r.stderr).toMatch(/schedule: has no instant after now/);
     expect(r.code).toBe(65);
+    // with --json the outcome is JSON on stdout, and the error is on stderr all the same
+    const json = await runCli(['jobs', 'create', '--name', 'late', '--schedule', 'at 2020-01-01T00:00:00Z', '--prompt', 'x', '--json'], { env });
+    expect(json.code).toBe(65);
+    expect(json.stderr).toMatch(/schedule: has no instant after now/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ result: { success: false } });
   });
 
   it('names an unknown step tool', async () => {

@@ -131,6 +131,8 @@ describe('echo-agent config validate', () => {
     const r = await runCli(['config', 'validate', files[0]![1], '--json']);
     expect(r.code).toBe(78);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, problems: [{ path: 'permissions.approval.mode' }] });
+    // and the error still reaches stderr, where a person or a log looks for it
+    expect(r.stderr).toMatch(/permissions\.approval\.mode/);
   });
 
   it('refuses a file that does not exist with exit 78', async () => {

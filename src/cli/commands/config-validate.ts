@@ -22,8 +22,9 @@ export function registerConfigCommands(program: Command): void {
         }
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
+        // the JSON is for tools; the error always reaches stderr too, as every other failing command's does
         if (opts.json) printJson({ ok: false, file: err.file, problems: err.problems, warnings: [] });
-        else process.stderr.write(`${err.message}\n`);
+        process.stderr.write(`${err.message}\n`);
         process.exitCode = EXIT_CONFIG;
       }
     });

@@ -92,7 +92,7 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
   if (json) printJson(outcome);
   else if (outcome.result.success) process.stdout.write(`${JSON.stringify(outcome.result.output, null, 2)}\n`);
   if (!outcome.result.success) {
-    if (!json) process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
+    process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
 }
