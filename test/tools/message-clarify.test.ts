@@ -121,6 +121,13 @@ describe('clarify', () => {
     expect(Date.now() - started).toBeLessThan(500);
   });
 
+  it('a sub-agent (nested execution) does not ask the person (I5), and says so at once', async () => {
+    const { clarifier, asked } = scripted('never');
+    const r = await executeTool(clarifyTool(defaultConfig({}), clarifier), { question: 'Proceed?' }, buildContext({ parent_execution_id: 'exe-parent' }));
+    expect(r).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/sub-agent does not ask the person/) });
+    expect(asked).toEqual([]);
+  });
+
   it('fails when the question goes unanswered', async () => {
     const r = await executeTool(clarifyTool(defaultConfig({}), scripted(null).clarifier), { question: 'Proceed?' }, buildContext());
     expect(r).toMatchObject({ success: false, errorKind: 'business', error: 'clarify: the question was not answered' });
