@@ -33,6 +33,13 @@ const toolsSchema = z.strictObject({
     max_bytes: z.number().int().positive().default(2 * 1024 * 1024),
     timeout_seconds: seconds(20),
   }).prefault({}),
+  /** task, spawn_task and workflow: how far jobs may create jobs, so an agent cannot fan out without end. */
+  child_jobs: z.strictObject({
+    /** A top-level job's children are depth 1. */
+    max_depth: z.number().int().min(1).max(20).default(3),
+    /** Child jobs one execution (a run, a session turn) may create. */
+    max_per_execution: z.number().int().min(1).max(1000).default(20),
+  }).prefault({}),
 }).prefault({});
 
 const skillsSchema = z.strictObject({

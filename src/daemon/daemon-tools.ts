@@ -60,6 +60,7 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
   let registry: ToolRegistry | undefined;
   const jobs: JobChangeDeps = {
     db, ...(host.enqueue ? { enqueue: host.enqueue } : {}), ...(host.now ? { now: host.now } : {}),
+    childLimits: config.tools.child_jobs,
     checks: {
       knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets),
       defaultCatchupWindowSeconds: config.daemon.catchup_window_seconds,

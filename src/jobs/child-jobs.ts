@@ -1,5 +1,6 @@
 import { appendAudit } from '../store/audit.ts';
-import { databaseNow } from '../store/db.ts';
+import { sql } from 'drizzle-orm';
+import { databaseNow, type Executor } from '../store/db.ts';
 import { createJob, getJob, listJobs, removeJob } from '../store/jobs.ts';
 import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
@@ -42,6 +43,7 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   const owner = ctx.user_id || 'unknown';
   const parentJobId = jobOfContext(ctx);
   const { job, run } = await deps.db.transaction(async (tx) => {
+    await checkChildLimits(tx, deps.childLimits ?? DEFAULT_CHILD_LIMITS, parentJobId, ctx.execution_id);
     // the nominal instant is on the scheduler's clock, the database's
     const now = deps.now?.() ?? await databaseNow(tx);
     const parent = parentJobId && ctx.cron_authorized ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
@@ -62,6 +64,33 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   await deps.enqueue?.(run.id);
   return { job, run };
 }
+
+const DEFAULT_CHILD_LIMITS = { max_depth: 3, max_per_execution: 20 } as const;
+
+/**
+ * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
+ * too many for the creating execution: a run's agent must not be able to fan out without end.
+ */
+async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, parentJobId: string | null, executionId: string): Promise<void> {
+  // serialises one execution's creations, so two calls at once cannot both take the last place
+  await tx.execute(sql`select pg_advisory_xact_lock(${CHILD_LOCK_CLASS}, hashtext(${executionId}))`);
+  const [{ n }] = (await tx.execute<{ n: number }>(sql`select count(*)::int as n from jobs where parent_execution_id = ${executionId}`)).rows as [{ n: number }];
+  if (n >= limits.max_per_execution) {
+    throw new JobInputError(`this execution has created ${n} child jobs, the most tools.child_jobs.max_per_execution allows`, 'business');
+  }
+  // the new job is depth 1 below a scheduled job or a session, one more below each child job above it
+  let depth = 1;
+  for (let id = parentJobId; id !== null;) {
+    const above = await getJob(tx, id, { includeRemoved: true });
+    if (!above) break;
+    if (above.origin !== 'cronjob') depth++;
+    if (depth > limits.max_depth) throw new JobInputError(`child jobs nest at most ${limits.max_depth} deep (tools.child_jobs.max_depth)`, 'business');
+    id = above.parent_job_id;
+  }
+}
+
+/** Advisory lock class for "one execution creates a child job". */
+const CHILD_LOCK_CLASS = 0x6368696c; // 'chil'
 
 export interface ChildSummary {
   readonly id: string;

@@ -13,6 +13,8 @@ import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-p
 
 export interface JobServiceDeps {
   readonly db: Executor;
+  /** `tools.child_jobs`: how deep and how many child jobs (task, spawn_task, workflow) may go. */
+  readonly childLimits?: { readonly max_depth: number; readonly max_per_execution: number };
   /** Puts a queued run on the queue (the daemon's RunQueue.enqueue). Without it, the reconciler picks the run up. */
   readonly enqueue?: (runId: string) => Promise<void>;
   readonly now?: () => Date;
@@ -24,7 +26,8 @@ export interface JobChangeDeps extends JobServiceDeps {
 }
 
 export class JobInputError extends Error {
-  constructor(message: string) {
+  /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
+  constructor(message: string, readonly kind: 'validation' | 'business' = 'validation') {
     super(message);
     this.name = 'JobInputError';
   }

@@ -6,7 +6,8 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
-import { listJobs } from '../../src/store/jobs.ts';
+import { createJob, listJobs } from '../../src/store/jobs.ts';
+import { createChildJob } from '../../src/jobs/child-jobs.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import { runs } from '../../src/store/schema.ts';
 import { eq } from 'drizzle-orm';
@@ -140,6 +141,34 @@ describe('workflow', () => {
     const out = await run('workflow', { action: 'create', name: 'bad', steps: [{ tool: '' }] });
     expect(out).toMatchObject({ success: false, errorKind: 'validation' });
     expect(out.error).toMatch(/payload\.steps\.0\.tool/);
+  });
+});
+
+describe('child job limits (tools.child_jobs)', () => {
+  it('one execution creates at most max_per_execution child jobs; another execution has its own count', async () => {
+    const db = database().db;
+    const config = defaultConfig({ tools: { child_jobs: { max_per_execution: 2 } } });
+    const tools = builtinTools(config, { db });
+    const ctx = alice();
+    for (const prompt of ['one', 'two']) expect((await executeTool(tools.get('task')!, { action: 'create', prompt }, ctx)).success).toBe(true);
+    const third = await executeTool(tools.get('task')!, { action: 'create', prompt: 'three' }, ctx);
+    expect(third).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/created 2 child jobs, the most tools\.child_jobs\.max_per_execution allows/) });
+    expect((await executeTool(tools.get('task')!, { action: 'create', prompt: 'elsewhere' }, alice())).success).toBe(true);
+  });
+
+  it('child jobs nest at most max_depth deep below a scheduled job', async () => {
+    const db = database().db;
+    const base = { owner: 'alice', created_by: 'alice', schedule: 'at 2099-01-01T00:00:00Z', timezone: 'UTC', payload: { kind: 'agent' as const, prompt: 'p' }, tools: [], paused: false };
+    const root = await createJob(db, { ...base, name: 'root' });
+    const first = await createJob(db, { ...base, name: 'first', origin: 'task', parent_job_id: root.id });
+    const second = await createJob(db, { ...base, name: 'second', origin: 'task', parent_job_id: first.id });
+    const runOf = (jobId: string) => buildContext({ unattended: true, channel: 'cron', user_id: 'alice', session_key: `cron:${jobId}` });
+    const input = { origin: 'task' as const, name: 'deeper', payload: { kind: 'agent' as const, prompt: 'q' } };
+    // a child of `second` would be depth 3
+    await expect(createChildJob({ db, childLimits: { max_depth: 2, max_per_execution: 20 } }, input, runOf(second.id))).rejects.toMatchObject({ kind: 'business', message: expect.stringMatching(/nest at most 2 deep/) });
+    await expect(createChildJob({ db, childLimits: { max_depth: 3, max_per_execution: 20 } }, input, runOf(second.id))).resolves.toMatchObject({ job: { parent_job_id: second.id } });
+    // directly below the scheduled job is depth 1
+    await expect(createChildJob({ db, childLimits: { max_depth: 1, max_per_execution: 20 } }, input, runOf(root.id))).resolves.toMatchObject({ job: { parent_job_id: root.id } });
   });
 });
 

@@ -21,7 +21,7 @@ export function spawnTaskTool(config: Config, deps: JobServiceDeps) {
         }, ctx);
         return ok({ job_id: job.id, run_id: run.id, tools: job.tools, parent_job_id: job.parent_job_id });
       } catch (err) {
-        if (err instanceof JobInputError) return fail('validation', `spawn_task: ${err.message}`);
+        if (err instanceof JobInputError) return fail(err.kind, `spawn_task: ${err.message}`);
         throw err;
       }
     },

@@ -17,7 +17,7 @@ export function taskTool(config: Config, deps: JobServiceDeps) {
           const { job, run } = await createChildJob(deps, { origin: 'task', name: title, payload: { kind: 'agent', prompt: params.prompt } }, ctx);
           return ok({ id: job.id, run_id: run.id, title, state: run.state });
         } catch (err) {
-          if (err instanceof JobInputError) return fail('validation', `task: ${err.message}`);
+          if (err instanceof JobInputError) return fail(err.kind, `task: ${err.message}`);
           throw err;
         }
       }

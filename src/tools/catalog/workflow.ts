@@ -20,7 +20,7 @@ export function workflowTool(config: Config, deps: JobServiceDeps) {
           const { job, run } = await createChildJob(deps, { origin: 'workflow', name: params.name, payload: { kind: 'steps', steps: params.steps as never } }, ctx);
           return ok({ id: job.id, run_id: run.id, steps: params.steps.length });
         } catch (err) {
-          if (err instanceof JobInputError) return fail('validation', `workflow: ${err.message}`);
+          if (err instanceof JobInputError) return fail(err.kind, `workflow: ${err.message}`);
           throw err;
         }
       }
