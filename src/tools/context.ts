@@ -106,7 +106,10 @@ export function nestedContext(
     parent_execution_id: parent.execution_id,
     agent_id: opts.agent_id ?? parent.agent_id,
     attempt_index: 0,
-    is_replay: false,
+    // a retried parent replays its sub-agent too: the child's recorded side effects are recalled, not repeated;
+    // its keys live under the parent call's own key (stable across attempts), so they never collide with the parent's
+    is_replay: parent.is_replay,
+    trace_id: parent.idempotency_key ? `${parent.trace_id}/${parent.idempotency_key.slice(0, 16)}` : parent.trace_id,
     approval_source: 'auto' as const,
     // an empty list means "no restriction", so a narrowing that left nothing must say so explicitly
     allowed_tools: narrowed.length === 0 && (opts.allowed_tools?.length ?? 0) > 0 ? [NO_TOOLS] : narrowed,

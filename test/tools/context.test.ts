@@ -49,4 +49,16 @@ describe('ToolExecutionContext', () => {
     const attended = nestedContext(buildContext({ unattended: false, cron_authorized: false }));
     expect(attended).toMatchObject({ unattended: false, cron_authorized: false });
   });
+
+  it('a nested execution replays with its parent, under keys of its own that stay the same across attempts', () => {
+    const call = (attempt: number) => contextForCall(buildContext({ trace_id: 'run_1', is_replay: attempt > 1 }), { tool: 'delegate_task', callIndex: 2, params: { prompt: 'p' } });
+    const [first, retry] = [nestedContext(call(1)), nestedContext(call(2))];
+    expect([first.is_replay, retry.is_replay]).toEqual([false, true]);
+    // the retry's sub-agent derives the same keys as the first attempt's, so the ledger recalls its side effects
+    const keyIn = (ctx: typeof first) => contextForCall(ctx, { tool: 'message', callIndex: 0, params: { text: 'hi' } }).idempotency_key;
+    expect(keyIn(retry)).toBe(keyIn(first));
+    // and never the parent's own call with the same tool, index and params
+    expect(keyIn(first)).not.toBe(contextForCall(call(1), { tool: 'message', callIndex: 0, params: { text: 'hi' } }).idempotency_key);
+    expect(first.trace_id.startsWith('run_1/')).toBe(true);
+  });
 });
