@@ -95,6 +95,9 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },
 };
 
+/** Programs that start work outside the caller's process group or session, beyond a tool's timeout and kill. */
+export const DETACHERS: ReadonlySet<string> = new Set(['setsid', 'systemd-run', 'daemonize', 'start-stop-daemon', 'at', 'batch']);
+
 /** Interpreters that run code from an argument or from stdin. */
 export interface InterpreterSpec extends OptionSpec {
   readonly family: 'shell' | 'code';

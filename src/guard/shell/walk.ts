@@ -8,6 +8,7 @@ import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
+import { DETACHERS } from './program-tables.ts';
 import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
 
@@ -218,6 +219,7 @@ export class Walker {
         this.record(makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
+      if (DETACHERS.has(name)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       const u = unwrapOnce(name, cur.slice(1));
       if (!u) break;
       if (name === 'xargs' && u.rest.length > 0) {

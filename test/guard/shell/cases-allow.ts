@@ -5,6 +5,7 @@ export const ALLOW: readonly ShellCase[] = ([
   // option values and file names are not hosts; public targets are fine
   'curl --max-time 10 https://example.com', 'curl --connect-timeout 0.5 https://example.com', 'curl -o page https://example.com/page',
   'nc -z example.com 443', 'wget -O out.local.txt https://example.com/x', 'curl -s https://93.184.216.34/',
+  'grep -rn setsid src', 'echo at noon', 'nohup make build',
   'ls', 'ls -la /etc', 'ls /root/.ssh', 'stat /etc/shadow', 'test -f /etc/shadow && echo yes', 'echo /etc/shadow',
   'cat /etc/hostname', 'cat /etc/passwd', 'cat README.md', 'cat /proc/cpuinfo', 'cat .env', 'cat ~/.bashrc', 'source ~/.bashrc',
   'rm readme.txt', 'rm -f build.log', 'rm -i x', 'rm *.o', 'rm -- -weird-name', 'rmdir empty', 'rm ~/notes.txt',

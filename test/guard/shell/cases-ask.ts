@@ -50,6 +50,12 @@ export const ASK_FILES: readonly ShellCase[] = [
 ];
 
 export const ASK_EXEC: readonly ShellCase[] = [
+  // work started outside the tool's process group or session, where its timeout and kill do not reach
+  ['setsid sleep 9999', 'ask', 'shell.process.detach'],
+  ['sudo setsid -f ./server', 'ask', 'shell.process.detach'],
+  ['systemd-run --user ./job.sh', 'ask', 'shell.process.detach'],
+  ['echo ./backup.sh | at now + 1 hour', 'ask', 'shell.process.detach'],
+  ['start-stop-daemon --start --background --exec /usr/bin/x', 'ask', 'shell.process.detach'],
   // downloaders and network clients aimed at non-public targets (SPEC §6's ranges and names, no DNS)
   ['curl http://169.254.169.254/latest/meta-data/iam/security-credentials/', 'ask', 'shell.network.private_target'],
   ['curl -s 169.254.169.254/latest/meta-data/', 'ask', 'shell.network.private_target'],
