@@ -52,10 +52,12 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
     if (!Array.isArray(steps)) throw new CliError(`steps file ${flags.steps}: expected a list of {tool, args}`, EXIT.dataErr);
   }
   if (flags.steps && flags.prompt) throw new CliError('give --steps or --prompt, not both');
-  if (flags.model !== undefined && (steps || (action === 'create' && !flags.prompt))) throw new CliError('--model: is for an agent payload; give it with --prompt');
+  const fileAgent = payload !== null && typeof payload === 'object' && (payload as { kind?: unknown }).kind === 'agent' ? payload as Record<string, unknown> : null;
+  if (flags.model !== undefined && (steps || (action === 'create' && !flags.prompt && !fileAgent))) throw new CliError('--model: is for an agent payload; give it with --prompt');
   const model = flags.model ? { model: flags.model } : {};
-  // on update, --model alone changes the stored agent payload's model (merged with it)
-  const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...model } : flags.model ? { kind: 'agent', ...model } : undefined;
+  // --model alone: the file's agent payload on create, the stored one on update (merged with it)
+  const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...model }
+    : flags.model ? { ...(fileAgent ?? { kind: 'agent' }), ...model } : undefined;
   if (flags.tools !== undefined) {
     options.tools = flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
     // an empty list would mean "the default set", the opposite of what an empty --tools looks like
