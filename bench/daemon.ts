@@ -37,7 +37,7 @@ async function rawBullmq(backend: QueueBackend, prefix: string, concurrency: num
   const all = new Promise<void>((resolve) => {
     queue.work(async () => {
       if (++done === N) resolve();
-    }, { concurrency });
+    }, { concurrency }).run();
   });
   const start = performance.now();
   for (let i = 0; i < N; i += 200) await Promise.all(Array.from({ length: Math.min(200, N - i) }, (_, k) => queue.enqueue(`raw_${i + k}`)));
@@ -69,13 +69,14 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
   const worker = startWorker({ ...deps, queue }, { concurrency, logger: silentLogger });
   let done = 0;
   const all = new Promise<void>((resolve) => {
-    worker.worker.on('completed', () => { if (++done === N) resolve(); });
+    worker.bullmq.on('completed', () => { if (++done === N) resolve(); });
   });
+  worker.start();
   const start = performance.now();
   for (let i = 0; i < runs.length; i += 200) await Promise.all(runs.slice(i, i + 200).map((r) => queue.enqueue(r.id)));
   await all;
   const rate = N / ((performance.now() - start) / 1000);
-  await worker.close();
+  await worker.stop(Promise.resolve(), () => {});
   await queue.close();
   return rate;
 }

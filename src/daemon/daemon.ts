@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
-import { openRunQueue, type QueueBackend, type QueueWorker, type RunQueue } from '../queue/run-queue.ts';
+import { openRunQueue, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
@@ -25,7 +25,7 @@ import { recoverSkillInstalls } from '../skills/recover.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
-import { startWorker } from './worker.ts';
+import { startWorker, type RunWorker } from './worker.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
@@ -98,7 +98,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
-  const queue = openRunQueue(backend, config.queue.prefix);
+  const queue = openRunQueue(backend, config.queue.prefix, {
+    onError: (err, where) => logger.warn({ err, where }, 'queue connection error'),
+    onWarning: (message, detail) => logger.error(detail, message),
+  });
   undo.push(() => queue.close());
   logger.info({ backend: backend.kind }, 'queue ready');
 
@@ -117,8 +120,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const agent = daemonAgentRuntime(base);
   agentHost.bind(agent);
   const deps = { ...base, agent };
-  const worker: QueueWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
-  undo.push(async () => { shutdown.abort(); await worker?.close(true); await processes.closeAll(); });
+  const worker: RunWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
+  undo.push(async () => { await worker?.stop(Promise.resolve(), () => shutdown.abort()); await processes.closeAll(); });
 
   let stopping = false;
   const fireOnce = (): Promise<number> => fireUntilDone(database.db, {
@@ -175,13 +178,15 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     health: {
       async check() {
         await database.pool.query('select 1');
-        if (worker && !worker.worker.isRunning()) throw new Error('the queue worker is not running');
+        if (worker && !worker.isRunning()) throw new Error('the queue worker is not running');
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
         return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} waiting`, firing: `last pass ${Math.round(since / 1000)} s ago` };
       },
     },
   });
+  // runs are taken only once everything they rely on (HTTP, loops, undo steps) is in place
+  worker?.start();
   logger.info({ worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
   await logAuditHead();
 
@@ -197,14 +202,11 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
       }
       if (worker) {
-        const graceful = worker.close();
-        const timedOut = await Promise.race([graceful.then(() => false), deadline]);
-        if (timedOut) {
-          logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds }, 'stop timeout reached; cancelling running work');
+        const { abandoned } = await worker.stop(deadline, () => {
+          logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds, running: worker.running() }, 'stop timeout reached; cancelling running work');
           shutdown.abort();
-          await Promise.race([graceful, new Promise((r) => setTimeout(r, 5_000))]);
-          await worker.close(true).catch(() => {});
-        }
+        });
+        if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
       }
       await processes.closeAll();
       await http?.close();

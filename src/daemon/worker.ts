@@ -1,15 +1,43 @@
 import type { Logger } from 'pino';
-import type { RunQueue, QueueWorker } from '../queue/run-queue.ts';
+import type { Worker } from 'bullmq';
+import type { RunMessage, RunQueue } from '../queue/run-queue.ts';
 import type { Metrics } from './metrics.ts';
 import { executeRun, type RunExecutorDeps } from './run-executor.ts';
 
 /** How long a buffered run waits before looking again whether the running one has finished. */
 const BUFFER_POLL_MS = 2_000;
+/** A delivery that arrives while stopping goes back on the queue for this long, for any replica. */
+const HAND_BACK_MS = 1_000;
+/** After cancelling, how long runs get to record themselves as interrupted. */
+const CANCEL_GRACE_MS = 5_000;
+/** How long the queue's own close may take once no handler runs. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+export interface RunWorker {
+  /** Starts taking runs: the last step of a start. */
+  start(): void;
+  isRunning(): boolean;
+  /** The BullMQ worker, for observers (benchmarks count its completions). */
+  readonly bullmq: Worker<RunMessage>;
+  /** Runs being executed by this process now. */
+  running(): number;
+  /**
+   * Takes no new runs and waits for the running ones until `deadline`; then calls
+   * `cancel` and gives them CANCEL_GRACE_MS to record themselves. Returns the runs
+   * still going after that (hung past their abort): their lease expires and the
+   * reconciler of any replica takes them over.
+   */
+  stop(deadline: Promise<unknown>, cancel: () => void): Promise<{ timedOut: boolean; abandoned: string[] }>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Consumes the queue: each delivery is a run id, and the database decides what happens. */
-export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?: Metrics }, opts: { concurrency: number; logger: Logger }): QueueWorker {
+export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?: Metrics }, opts: { concurrency: number; logger: Logger }): RunWorker {
   const { queue, metrics } = deps;
-  return queue.work(async (runId, delivery) => {
+  const inFlight = new Map<Promise<void>, string>();
+  let stopping = false;
+  const execute = async (runId: string, delivery: Parameters<Parameters<RunQueue['work']>[0]>[1]) => {
     metrics?.runsActive.inc();
     try {
       const result = await executeRun(deps, runId);
@@ -20,5 +48,36 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     } finally {
       metrics?.runsActive.dec();
     }
+  };
+  const qw = queue.work(async (runId, delivery) => {
+    // BullMQ may hand over a job it fetched just before the pause
+    if (stopping) await delivery.defer(HAND_BACK_MS);
+    const p = execute(runId, delivery);
+    inFlight.set(p, runId);
+    try { await p; } finally { inFlight.delete(p); }
   }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: (err) => opts.logger.warn({ err }, 'queue worker connection error') });
+
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);
+  };
+  let closed = false;
+  return {
+    bullmq: qw.worker,
+    start: () => qw.run(),
+    isRunning: () => !closed && qw.worker.isRunning(),
+    running: () => inFlight.size,
+    async stop(deadline, cancel) {
+      stopping = true;
+      await Promise.race([qw.pause().catch(() => {}), sleep(CLOSE_TIMEOUT_MS)]);
+      const timedOut = await Promise.race([idle().then(() => false), deadline.then(() => true)]);
+      if (timedOut) {
+        cancel();
+        await Promise.race([idle(), sleep(CANCEL_GRACE_MS)]);
+      }
+      const abandoned = [...inFlight.values()];
+      closed = true;
+      await Promise.race([qw.close().catch(() => {}), sleep(CLOSE_TIMEOUT_MS)]);
+      return { timedOut, abandoned };
+    },
+  };
 }

@@ -36,8 +36,20 @@ export interface Delivery {
 }
 
 export interface QueueWorker {
-  close(force?: boolean): Promise<void>;
+  /** Starts taking deliveries; the worker is made stopped so a start can finish wiring first. */
+  run(): void;
+  /** Takes no new deliveries; running handlers go on. */
+  pause(): Promise<void>;
+  /** Forced: does not wait for running handlers (the caller waits for them, with its own deadline). */
+  close(): Promise<void>;
   readonly worker: Worker<RunMessage>;
+}
+
+export interface QueueOptions {
+  /** Errors of the queue's own connections; BullMQ emits them, and an unheard one would be lost. */
+  readonly onError?: (err: Error, where: 'queue' | 'worker') => void;
+  /** What the queue found at open that an operator must fix (Redis eviction policy). */
+  readonly onWarning?: (message: string, detail: Record<string, unknown>) => void;
 }
 
 export const QUEUE_NAME = 'runs';
@@ -48,24 +60,51 @@ export function jobIdFor(runId: string, attempt = 0): string {
   return `${runId}.${attempt}`;
 }
 
-export function openRunQueue(backend: QueueBackend, prefix: string): RunQueue {
-  return backend.kind === 'redis' ? openRedisQueue(backend.url, prefix) : openPostgresQueue(backend.url, backend.schema, prefix);
+export function openRunQueue(backend: QueueBackend, prefix: string, opts: QueueOptions = {}): RunQueue {
+  return backend.kind === 'redis' ? openRedisQueue(backend.url, prefix, opts) : openPostgresQueue(backend.url, backend.schema, prefix, opts);
+}
+
+/** How long a Redis connection may take to quit before it is cut: quitting waits on a server that may be down. */
+const QUIT_TIMEOUT_MS = 2_000;
+
+async function quitOrCut(c: Redis): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const quit = c.quit().then(() => true, () => false);
+  const timedOut = new Promise<false>((r) => { timer = setTimeout(() => r(false), QUIT_TIMEOUT_MS); });
+  const quitted = await Promise.race([quit, timedOut]);
+  clearTimeout(timer);
+  if (!quitted) c.disconnect();
 }
 
 const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 }, attempts: 1 } as const;
 
-function openRedisQueue(url: string, prefix: string): RunQueue {
+function openRedisQueue(url: string, prefix: string, opts: QueueOptions): RunQueue {
   // BullMQ never closes connections it is given, so this module owns and closes them.
   const producer = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
   const connections: Redis[] = [producer];
   const queue = new Queue<RunMessage>(QUEUE_NAME, { connection: producer, prefix });
-  return wrap('redis', queue, (processor, concurrency, lockDuration) => {
+  void checkEvictionPolicy(producer, opts);
+  return wrap('redis', queue, opts, (processor, concurrency, lockDuration) => {
     const workerConn = new Redis(url, { maxRetriesPerRequest: null });
     connections.push(workerConn);
-    return new Worker<RunMessage>(QUEUE_NAME, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: true });
+    return new Worker<RunMessage>(QUEUE_NAME, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: false });
   }, async () => {
-    await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(connections.map(quitOrCut));
   });
+}
+
+/**
+ * Redis that evicts keys drops queued jobs and their locks. PostgreSQL still holds
+ * every run and the reconciler sends lost ones again, so this is reported, not refused.
+ * A managed Redis may forbid CONFIG; then nothing can be said.
+ */
+export async function checkEvictionPolicy(redis: Redis, opts: QueueOptions): Promise<string | null> {
+  const reply = await redis.config('GET', 'maxmemory-policy').catch(() => null) as unknown;
+  const policy = Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : null;
+  if (policy !== null && policy !== 'noeviction') {
+    opts.onWarning?.(`Redis evicts keys (maxmemory-policy ${policy}): queued runs can vanish and come back only with the reconciler, seconds to minutes late; set maxmemory-policy noeviction`, { maxmemory_policy: policy });
+  }
+  return policy;
 }
 
 /**
@@ -83,24 +122,26 @@ export function queueConnectionUrl(url: string): string {
   return u.toString();
 }
 
-function openPostgresQueue(url: string, schema: string, prefix: string): RunQueue {
+function openPostgresQueue(url: string, schema: string, prefix: string, opts: QueueOptions): RunQueue {
   const bound = withBackend(createPostgresBackend);
   const connection = { connectionString: queueConnectionUrl(url), schema, migrate: true, max: 10 };
   // the PostgreSQL backend has no key prefix; the queue name carries it instead
   const name = `${prefix}-${QUEUE_NAME}`;
   const queue = new bound.Queue<RunMessage>(name, { connection });
-  return wrap('postgres', queue as unknown as Queue<RunMessage>, (processor, concurrency, lockDuration) =>
-    new bound.Worker<RunMessage>(name, processor, { connection, concurrency, lockDuration, autorun: true }) as unknown as Worker<RunMessage>,
+  return wrap('postgres', queue as unknown as Queue<RunMessage>, opts, (processor, concurrency, lockDuration) =>
+    new bound.Worker<RunMessage>(name, processor, { connection, concurrency, lockDuration, autorun: false }) as unknown as Worker<RunMessage>,
   async () => {});
 }
 
 function wrap(
   kind: QueueBackend['kind'],
   queue: Queue<RunMessage>,
+  opts: QueueOptions,
   makeWorker: (p: Processor<RunMessage>, concurrency: number, lockDuration: number) => Worker<RunMessage>,
   closeConnections: () => Promise<void>,
 ): RunQueue {
   const workers: Worker<RunMessage>[] = [];
+  queue.on('error', (err) => opts.onError?.(err, 'queue'));
   return {
     backend: kind,
     async enqueue(runId, opts = {}) {
@@ -124,21 +165,28 @@ function wrap(
       const c = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
       return Object.values(c).reduce((a, b) => a + b, 0);
     },
-    work(handler, opts) {
+    work(handler, workOpts) {
       const worker = makeWorker(async (job, token) => handler(job.data.runId, {
         attemptsMade: job.attemptsMade,
         async defer(ms) {
           await job.moveToDelayed(Date.now() + ms, token);
           throw new DelayedError();
         },
-      }), opts.concurrency, opts.lockDurationMs ?? 60_000);
+      }), workOpts.concurrency, workOpts.lockDurationMs ?? 60_000);
       // run failures are recorded by the handler; this is the queue connection itself
-      worker.on('error', (err) => opts.onError?.(err));
+      const report = workOpts.onError ?? ((err: Error) => opts.onError?.(err, 'worker'));
+      worker.on('error', report);
       workers.push(worker);
-      return { worker, close: (force) => worker.close(force) };
+      return {
+        worker,
+        run: () => { worker.run().catch(report); },
+        pause: () => worker.pause(true),
+        // BullMQ answers a later close(true) with an earlier, still waiting close(): only one close is ever asked for
+        close: () => worker.close(true),
+      };
     },
     async close() {
-      await Promise.all(workers.map((w) => w.close().catch(() => {})));
+      await Promise.all(workers.map((w) => w.close(true).catch(() => {})));
       await queue.close();
       await closeConnections();
     },

@@ -44,6 +44,40 @@ describe('graceful shutdown', () => {
     expect((await listAudit(db, { run_id: run!.id, kind: 'run.state' }))[0]).toMatchObject({ outcome: 'interrupted' });
   }, 60_000);
 
+  it('a run that cannot end even when cancelled (its row is locked) does not hold the stop for ever', async () => {
+    const { db, url, schema, pool } = database();
+    const marker = join(mkdtempSync(join(tmpdir(), 'echo-stop-')), 'executions');
+    const job = await createJob(db, {
+      name: 'stuck', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
+    });
+    await authorise(db, job);
+    const config = defaultConfig({ ...crashTestConfig(`test-stuck-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.2, reconcile_seconds: 60, lease_seconds: 30 } });
+    const daemon = await startDaemon(config, {
+      logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qs` }, http: false, extraTools: [slowTool(marker)],
+    });
+    const run = await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test');
+    const start = Date.now();
+    while ((await getRun(db, run!.id))!.state !== 'running') {
+      if (Date.now() - start > 20_000) throw new Error('the run never started');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const locker = await pool.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('select 1 from runs where id = $1 for update', [run!.id]);
+      const stopping = Date.now();
+      await daemon.stop();
+      // 1 s timeout, 5 s for the cancelled run, 5 s for the queue and 5 s for the pool, at most
+      expect(Date.now() - stopping).toBeLessThan(20_000);
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+    // never recorded as finished by a stop that gave up on it: its lease expiring is what hands it on
+    expect((await getRun(db, run!.id))!.state).toBe('running');
+  }, 60_000);
+
   it('a firing pass hung on a lock does not hold the stop past its timeout', async () => {
     const { url, schema, pool } = database();
     const config = defaultConfig({ ...crashTestConfig(`test-hang-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.1, reconcile_seconds: 60 } });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
+import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { slowTool } from '../support/slow-tool.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
@@ -33,6 +39,29 @@ describe('a daemon that cannot finish starting', () => {
       taken.close();
     }
   }, 60_000);
+
+  it('takes no run before the start is complete: a start that fails at its HTTP port has executed nothing', async () => {
+    const { db, url, schema } = database();
+    const marker = join(mkdtempSync(join(tmpdir(), 'echo-start-norun-')), 'executions');
+    const job = await createJob(db, {
+      name: 'early', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
+    });
+    await authorise(db, job);
+    // queued before the start: the start's first reconcile pass enqueues it
+    const run = await manualRun({ db, enqueue: async () => {} }, job.id, 'test');
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const config = defaultConfig({ ...crashTestConfig(`start-norun-${randomBytes(3).toString('hex')}`), daemon: { http: { port: (taken.address() as AddressInfo).port } } });
+      await expect(startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qn` }, extraTools: [slowTool(marker)] }))
+        .rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect((await getRun(db, run!.id))!).toMatchObject({ state: 'queued', attempt: 0 });
+  }, 30_000);
 
   it('a workspace that cannot be made stops the start and names tools.workspace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));

@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRunQueue } from '../../src/queue/run-queue.ts';
+
+// a Redis of this test's own, so it can be set up badly and killed
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const servers: ChildProcess[] = [];
+afterEach(() => { for (const s of servers.splice(0)) s.kill('SIGKILL'); });
+
+async function ownRedis(args: string[]): Promise<{ url: string; server: ChildProcess }> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  servers.push(server);
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.on('data', (d: Buffer) => { if (/Ready to accept connections/.test(d.toString())) resolve(); });
+    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, server };
+}
+
+describe('the run queue on an operator\'s Redis', () => {
+  it('reports a Redis that evicts keys, naming the policy and the fix', async () => {
+    const { url } = await ownRedis(['--maxmemory-policy', 'allkeys-lru']);
+    const warnings: Array<[string, Record<string, unknown>]> = [];
+    const queue = openRunQueue({ kind: 'redis', url }, 'evict', { onWarning: (m, d) => warnings.push([m, d]) });
+    await queue.depth();
+    await queue.close();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]![0]).toMatch(/maxmemory-policy allkeys-lru.*noeviction/);
+    expect(warnings[0]![1]).toEqual({ maxmemory_policy: 'allkeys-lru' });
+  }, 20_000);
+
+  it('says nothing of a Redis set up as the README asks', async () => {
+    const { url } = await ownRedis(['--maxmemory-policy', 'noeviction']);
+    const warnings: string[] = [];
+    const queue = openRunQueue({ kind: 'redis', url }, 'noevict', { onWarning: (m) => warnings.push(m) });
+    await queue.depth();
+    await queue.close();
+    expect(warnings).toEqual([]);
+  }, 20_000);
+
+  it('closes within seconds while Redis is down, instead of waiting for it to come back', async () => {
+    const { url, server } = await ownRedis(['--maxmemory-policy', 'noeviction']);
+    const errors: string[] = [];
+    const queue = openRunQueue({ kind: 'redis', url }, 'outage', { onError: (err, where) => errors.push(`${where}: ${err.message}`) });
+    const worker = queue.work(async () => {}, { concurrency: 1 });
+    worker.run();
+    await queue.enqueue('run_outage');
+    server.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    await queue.close();
+    expect(Date.now() - started).toBeLessThan(8_000);
+    // the lost connection reached the caller instead of being dropped
+    expect(errors.length).toBeGreaterThan(0);
+  }, 30_000);
+});
