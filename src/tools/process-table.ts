@@ -89,6 +89,9 @@ export interface StartSpec {
   readonly cwd: string;
 }
 
+/** How often a group left behind by its leader is checked for members. */
+const GROUP_SWEEP_MS = 1_000;
+
 /** Every table with live groups, for the last-chance kill when the host exits without closeAll. */
 const openTables = new Set<ProcessTable>();
 let exitHook = false;
@@ -102,6 +105,8 @@ export class ProcessTable {
   private readonly entries = new Map<string, Entry>();
   /** Groups that may still have members; an empty group's id can be reused by another process group. */
   private readonly groups = new Set<number>();
+
+  private sweep: NodeJS.Timeout | undefined;
 
   /** Exited entries stay readable until this many entries are held. */
   private readonly maxKept: number;
@@ -152,6 +157,7 @@ export class ProcessTable {
       entry.exit_code = code;
       entry.signal = signal;
       if (!signalGroup(entry.pid, 0)) this.groups.delete(entry.pid);
+      else this.watchGroups();
       markExited();
     });
     this.evictExited();
@@ -201,6 +207,8 @@ export class ProcessTable {
   async closeAll(graceMs = KILL_GRACE_MS): Promise<void> {
     const groups = [...this.groups];
     this.groups.clear();
+    clearInterval(this.sweep);
+    this.sweep = undefined;
     await Promise.all(groups.map((pgid) => killGroup(pgid, graceMs)));
     await Promise.all([...this.entries.values()].map(async (e) => {
       await Promise.race([e.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
@@ -233,11 +241,27 @@ export class ProcessTable {
     };
   }
 
+  /** An entry whose group still runs keeps its place: evicting it would take it off the limit and out of reach. */
   private evictExited(): void {
     for (const [id, e] of this.entries) {
       if (this.entries.size < this.maxKept) return;
-      if (!e.running) this.entries.delete(id);
+      if (!e.running && !this.groupRunning(e)) this.entries.delete(id);
     }
+  }
+
+  /**
+   * A group left behind by its leader is looked at every second and forgotten once
+   * empty, so its id is not signalled later after the kernel gave it to a stranger.
+   */
+  private watchGroups(): void {
+    if (this.sweep) return;
+    this.sweep = setInterval(() => {
+      for (const e of this.entries.values()) if (!e.running) this.groupRunning(e);
+      if (![...this.entries.values()].some((e) => !e.running && this.groups.has(e.pid))) {
+        clearInterval(this.sweep);
+        this.sweep = undefined;
+      }
+    }, GROUP_SWEEP_MS).unref();
   }
 }
 

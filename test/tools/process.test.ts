@@ -143,6 +143,31 @@ describe('process', () => {
     await start('true');
   });
 
+  it('an exited shell whose backgrounded work still runs is never evicted, so it stays on the limit and in reach', async () => {
+    // maxLive 2 keeps 4 entries: exited ones are evicted oldest first to make room
+    const { call, start, table } = harness(2);
+    const { id } = await start('sleep 30 & echo started', { shell: true });
+    await until(async () => !read(await call({ action: 'read', id })).running);
+    for (let i = 0; i < 6; i++) {
+      const { id: quick } = await start('true');
+      await until(async () => !read(await call({ action: 'read', id: quick })).running);
+    }
+    expect(table.get(id)).toMatchObject({ running: false, group_running: true });
+    expect(table.live()).toBe(1);
+    await start('sleep 30');
+    expect((await call({ action: 'start', command: 'sleep 30' })).error).toMatch(/2 processes are running already/);
+  });
+
+  it('forgets a left-behind group soon after it empties, without anyone asking', async () => {
+    const { start, table } = harness(2);
+    const { id } = await start('sleep 0.3 & echo started', { shell: true });
+    await until(() => table.get(id)?.running === false);
+    // the group is remembered while its member runs, then dropped by the sweep
+    const groups = (table as unknown as { groups: Set<number> }).groups;
+    expect(groups.size).toBe(1);
+    await until(() => groups.size === 0, 5_000);
+  });
+
   it('lists and reads processes with their commands redacted (I11)', async () => {
     const { call, start } = harness();
     const { id } = await start("sleep 5 --header 'Authorization: Bearer abcdefgh12345678'");
