@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Ignore } from '@balena/dockerignore';
 import { describe, expect, it } from 'vitest';
 import { parseDefinition } from '../../src/jobs/service.ts';
 import { cronjobArgs } from '../../src/cli/commands/jobs.ts';
@@ -10,6 +12,8 @@ import { ROOT } from '../support/cli.ts';
 import { parseConfigText } from '../../src/config/load.ts';
 
 const run = promisify(execFile);
+// a CommonJS module whose types claim a default export; require gives the factory itself
+const dockerignore = createRequire(import.meta.url)('@balena/dockerignore') as () => Ignore;
 
 describe('packaging', () => {
   it('the Dockerfile passes dockerfile-utils lint', async () => {
@@ -25,6 +29,16 @@ describe('packaging', () => {
     expect(text).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini"/m);
     expect(text).toMatch(/^HEALTHCHECK /m);
     expect(text).toMatch(/^CMD \[/m);
+  });
+
+  it('the build context leaves out local state and local configs, which may hold credentials', () => {
+    const ignored = dockerignore().add(readFileSync(`${ROOT}/.dockerignore`, 'utf8').split('\n'));
+    for (const p of ['config/echo-agent.yaml', 'config/prod.yaml', 'data/pg-password', '.env', '.env.local', 'node_modules/x/index.js', '.echo-agent/state']) {
+      expect(ignored.ignores(p), p).toBe(true);
+    }
+    for (const p of ['config/echo-agent.example.yaml', 'src/cli/main.ts', 'drizzle/0000_init.sql', 'jobs/nightly-report.yaml', 'package-lock.json']) {
+      expect(ignored.ignores(p), p).toBe(false);
+    }
   });
 
   it('the systemd unit verifies clean and scores at most 1.5 in systemd-analyze security', async () => {
