@@ -14,7 +14,14 @@ export function checkAllowlist(config: Config): CheckAllowlist {
   let missing: string | null = null;
   const open = async (): Promise<Database | null> => {
     const [{ runningDatabaseUrl }, { openDatabase }] = await Promise.all([import('../store/embedded.ts'), import('../store/db.ts')]);
-    const url = await runningDatabaseUrl(config);
+    let url: string | null;
+    try {
+      url = await runningDatabaseUrl(config);
+    } catch (err) {
+      // e.g. a data dir owned by the daemon's user: the check still answers, and says what it could not see
+      missing = `the embedded database's files in ${config.daemon.data_dir} could not be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}), so persistent approvals were not looked up`;
+      return null;
+    }
     if (!url) {
       missing = 'no database is running (start the daemon, or set database.url), so persistent approvals were not looked up';
       return null;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,16 @@ describe('check call and the stored decisions it depends on', () => {
     expect(r.stderr).toMatch(/note: step 9: no database is running/);
     // and it starts none
     expect(existsSync(join(dir, 'data', 'pg'))).toBe(false);
+  });
+
+  it("embedded database files it may not read give a note on step 9, not a crash", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-check-unreadable-'));
+    // a directory where the pid file should be: unreadable as a file, whoever runs the test (root reads any file)
+    mkdirSync(join(dir, 'data', 'pg', 'postmaster.pid'), { recursive: true });
+    const r = await runCli(gitStatus, { cwd: dir, env: { ECHO_AGENT_CONFIG: '' } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'would_ask', step: 11 });
+    expect(r.stderr).toMatch(/note: step 9: the embedded database's files in .*data could not be read \(EISDIR\)/);
   });
 
   it('a smart model without an endpoint is no step 10, as at runtime: the call goes to a human', async () => {
