@@ -101,8 +101,9 @@ const UNSTORABLE_TEXT = new Set(['22P05', '22021']);
 function databaseCause(err: unknown): { code: string; message: string } | null {
   let e: unknown = err;
   for (let depth = 0; e instanceof Error && depth < 3; depth++, e = e.cause) {
+    // pg's DatabaseError carries the server's severity; a Node errno (EPERM, EROFS) is five capitals too
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: e.message };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof (e as { severity?: unknown }).severity === 'string') return { code, message: e.message };
     if (e.name !== 'DrizzleQueryError' && !('query' in e)) return null;
   }
   return null;

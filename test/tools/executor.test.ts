@@ -71,6 +71,16 @@ describe('tool executor', () => {
     expect(r.error).not.toContain('hunter2');
   });
 
+  it('a file system error with a five-letter code (EPERM) is no database error', async () => {
+    const t = tool({ run: async () => { throw Object.assign(new Error("EPERM: operation not permitted, open '/ws/x'"), { code: 'EPERM', errno: -1 }); } });
+    const r = await executeTool(t, { name: 'a' }, buildContext());
+    expect(r).toMatchObject({ success: false, errorKind: 'internal' });
+    expect(r.error).toBe("probe failed: EPERM: operation not permitted, open '/ws/x'");
+    // nor is one that happens to look like PostgreSQL's "cannot store" codes
+    const lookalike = tool({ run: async () => { throw Object.assign(new Error('odd'), { code: '22P05' }); } });
+    expect(await executeTool(lookalike, { name: 'a' }, buildContext())).toMatchObject({ errorKind: 'internal', error: 'probe failed: odd' });
+  });
+
   it('passes is_replay through to the tool', async () => {
     let replay: boolean | undefined;
     const t = tool({ run: async (_p, ctx) => { replay = ctx.is_replay; return ok(); } });
