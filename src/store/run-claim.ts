@@ -40,7 +40,7 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
   if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null };
   // not claimed: already taken or finished, not yet due, or held back behind a running sibling
   const [still] = await namedQuery<{ state: string; wait_ms: number | null }>(exec, 'echo_run_state',
-    `select state, case when not_before > now() then ceil(extract(epoch from not_before - now()) * 1000)::int end as wait_ms from runs where id = $1`, [c.run_id]);
+    `select state, case when not_before > now() then least(ceil(extract(epoch from not_before - now()) * 1000), 2147483000)::int end as wait_ms from runs where id = $1`, [c.run_id]);
   if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
   return still.wait_ms !== null ? { notYetDue: still.wait_ms } : 'busy';
 }

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { MAX_TIMER_SECONDS } from '../../src/config/schema.ts';
+import { retryBackoffMs } from '../../src/daemon/retry-backoff.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
 import { createJob, getJob } from '../../src/store/jobs.ts';
@@ -98,6 +100,22 @@ describe('claiming a run', () => {
     expect((await getRun(db, run.id))?.state).toBe('retrying');
     await db.execute(sql`update runs set not_before = now() - interval '1 second' where id = ${run.id}`);
     expect(await claimRun(db, { run_id: run.id, owner: 'b', lease_seconds: 60 })).toMatchObject({ state: 'running', attempt: 2 });
+  });
+
+  it('a retry far in the future is still answered as not yet due, within the longest wait a timer can hold', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    await claimRun(db, { run_id: run.id, owner: 'a', lease_seconds: 60 });
+    await retryRun(db, { run_id: run.id, owner: 'a', error: 'flaky', backoff_ms: 60_000 });
+    await db.execute(sql`update runs set not_before = now() + interval '400 days' where id = ${run.id}`);
+    expect(await claimRunWithJob(db, { run_id: run.id, owner: 'b', lease_seconds: 60 })).toEqual({ notYetDue: 2_147_483_000 });
+  });
+
+  it('the retry backoff doubles per attempt up to the longest timer, however many retries a job allows', () => {
+    const job = { retry_backoff_seconds: 30 };
+    expect([1, 2, 3].map((a) => retryBackoffMs(job, a))).toEqual([30_000, 60_000, 120_000]);
+    // a day's backoff, retried 20 times, would be 2^19 days
+    expect(retryBackoffMs({ retry_backoff_seconds: 86_400 }, 20)).toBe(MAX_TIMER_SECONDS * 1000);
   });
 
   it('a run whose holder renewed its lease is not taken over as expired', async () => {
