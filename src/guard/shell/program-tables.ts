@@ -145,6 +145,44 @@ export const AWK_EXEC = /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"/;
 /** Programs that fetch remote content. */
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'httpie', 'lwp-request', 'get', 'lynx', 'links', 'w3m', 'nc', 'ncat', 'netcat', 'socat', 'ftp', 'tftp', 'invoke-webrequest', 'iwr', 'irm', 'invoke-restmethod']);
 
+/**
+ * How curl and wget spell their options: which take a value, so that every other word
+ * is a URL to them (`curl -m 10 127.1`: `10` is a time, `127.1` a host).
+ */
+export const DOWNLOADER_OPTIONS = {
+  curl: {
+    short: 'AbcCdDeEFHKmoPQrtTuUwxXyYz',
+    long: [
+      'abstract-unix-socket', 'alt-svc', 'aws-sigv4', 'cacert', 'capath', 'cert', 'cert-type', 'ciphers', 'config', 'connect-timeout', 'connect-to',
+      'continue-at', 'cookie', 'cookie-jar', 'create-file-mode', 'crlfile', 'curves', 'data', 'data-ascii', 'data-binary', 'data-raw', 'data-urlencode',
+      'delegation', 'dns-interface', 'dns-ipv4-addr', 'dns-ipv6-addr', 'dns-servers', 'doh-url', 'dump-header', 'ech', 'engine', 'etag-compare',
+      'etag-save', 'expect100-timeout', 'form', 'form-string', 'ftp-account', 'ftp-alternative-to-user', 'ftp-method', 'ftp-port', 'ftp-ssl-ccc-mode',
+      'happy-eyeballs-timeout-ms', 'haproxy-clientip', 'header', 'hostpubmd5', 'hostpubsha256', 'hsts', 'interface', 'ip-tos', 'ipfs-gateway', 'json',
+      'keepalive-time', 'key', 'key-type', 'krb', 'libcurl', 'limit-rate', 'local-port', 'login-options', 'mail-auth', 'mail-from', 'mail-rcpt',
+      'max-filesize', 'max-redirs', 'max-time', 'netrc-file', 'noproxy', 'oauth2-bearer', 'output', 'output-dir', 'parallel-max', 'pass', 'pinnedpubkey',
+      'preproxy', 'proto', 'proto-default', 'proto-redir', 'proxy', 'proxy-cacert', 'proxy-capath', 'proxy-cert', 'proxy-header', 'proxy-key',
+      'proxy-pass', 'proxy-service-name', 'proxy-user', 'proxy1.0', 'pubkey', 'quote', 'random-file', 'range', 'rate', 'referer', 'request',
+      'request-target', 'resolve', 'retry', 'retry-delay', 'retry-max-time', 'sasl-authzid', 'service-name', 'socks4', 'socks4a', 'socks5',
+      'socks5-gssapi-service', 'socks5-hostname', 'speed-limit', 'speed-time', 'stderr', 'telnet-option', 'tftp-blksize', 'time-cond', 'tls-max',
+      'tls13-ciphers', 'tlsauthtype', 'tlspassword', 'tlsuser', 'trace', 'trace-ascii', 'unix-socket', 'upload-file', 'url', 'url-query', 'user',
+      'user-agent', 'variable', 'write-out',
+    ],
+  },
+  wget: {
+    short: 'oaeOPtTwQlARDXIUBi',
+    long: [
+      'output-file', 'append-output', 'execute', 'input-file', 'base', 'config', 'bind-address', 'bind-dns-address', 'tries', 'output-document', 'wait',
+      'waitretry', 'timeout', 'dns-timeout', 'connect-timeout', 'read-timeout', 'limit-rate', 'quota', 'directory-prefix', 'cut-dirs', 'default-page',
+      'user', 'password', 'http-user', 'http-password', 'ftp-user', 'ftp-password', 'header', 'max-redirect', 'proxy-user', 'proxy-password', 'referer',
+      'save-cookies', 'load-cookies', 'post-data', 'post-file', 'method', 'body-data', 'body-file', 'user-agent', 'level', 'accept', 'reject',
+      'accept-regex', 'reject-regex', 'domains', 'exclude-domains', 'include-directories', 'exclude-directories', 'ca-certificate', 'ca-directory',
+      'certificate', 'certificate-type', 'private-key', 'private-key-type', 'secure-protocol', 'ciphers', 'crl-file', 'pinnedpubkey', 'random-file',
+      'egd-file', 'hsts-file', 'warc-file', 'warc-header', 'warc-max-size', 'warc-cdx', 'warc-dedup', 'warc-tempdir', 'restrict-file-names',
+      'prefer-family', 'local-encoding', 'remote-encoding', 'report-speed', 'retry-on-http-error', 'compression', 'use-askpass',
+    ],
+  },
+} as const satisfies Readonly<Record<string, OptionSpec>>;
+
 /** Decoders that turn opaque text into code: [program, options meaning decode]. */
 export const DECODERS: Readonly<Record<string, readonly string[] | 'always'>> = {
   base64: ['d', 'decode', 'D'], base32: ['d', 'decode'], basenc: ['d', 'decode'], xxd: ['r', 'revert'], uudecode: 'always',

@@ -4,6 +4,9 @@ import type { ShellCase } from './cases-deny.ts';
 export const ALLOW: readonly ShellCase[] = ([
   // option values and file names are not hosts; public targets are fine
   'curl --max-time 10 https://example.com', 'curl --connect-timeout 0.5 https://example.com', 'curl -o page https://example.com/page',
+  // option values that the URL parser would read as 0.0.0.10 or 10.0.0.5 are values, not hosts
+  'curl -m 10 https://example.com', 'curl --retry 0 -m 0.5 https://example.com', 'curl --connect-timeout 10.5 https://example.com',
+  'wget -T 10 -t 3 -w 0.5 https://example.com/x', 'curl --resolve example.com:443:93.184.216.34 https://example.com/', 'nc -w 10 example.com 443',
   'nc -z example.com 443', 'wget -O out.local.txt https://example.com/x', 'curl -s https://93.184.216.34/',
   'grep -rn setsid src', 'echo at noon', 'nohup make build',
   'ls', 'ls -la /etc', 'ls /root/.ssh', 'stat /etc/shadow', 'test -f /etc/shadow && echo yes', 'echo /etc/shadow',

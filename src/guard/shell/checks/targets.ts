@@ -1,7 +1,7 @@
 import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { INTERPRETERS, TRANSFER_OPTIONS } from '../program-tables.ts';
+import { DOWNLOADER_OPTIONS, INTERPRETERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -43,7 +43,7 @@ export function writeTargets(inv: Invocation): Target[] {
     const p = parseOptions(inv.args, INTERPRETERS.perl);
     for (const a of p.operands) out.push(at(inv, a));
   } else if (prog === 'curl' || prog === 'wget') {
-    const p = parseOptions(inv.args, prog === 'curl' ? { short: 'oXdHuFTAeEKrwmxyYzbc', long: ['output', 'request', 'data', 'header', 'user', 'form', 'upload-file', 'user-agent', 'config', 'cookie', 'cookie-jar', 'url'] } : { short: 'OoaPedUt', long: ['output-document', 'output-file', 'append-output', 'directory-prefix', 'execute', 'user-agent', 'tries', 'header', 'post-data', 'post-file'] });
+    const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[prog]);
     for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
   }
   return out;
