@@ -8,6 +8,11 @@ export interface GuardFinding {
   readonly severity: 'deny' | 'ask';
   readonly matched: string;
   readonly reason: string;
+  /**
+   * For a non-public network target: the address (or, for a name rule, the name) it is about.
+   * A person's approval of the call covers these targets only, not what a later lookup returns.
+   */
+  readonly target?: string;
 }
 
 /** A command of a shell line after normalisation, used for allowlist scopes. */

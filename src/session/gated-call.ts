@@ -46,9 +46,15 @@ export async function gatedCall(
     approval_source: decision.approval_source ?? 'auto',
     ...(decision.approval_id ? { approval_id: decision.approval_id } : {}),
     ...(decision.approver ? { approver: decision.approver } : {}),
+    ...(decision.approval_source === 'human' ? { approved_targets: approvedTargets(decision) } : {}),
   } as const;
   const result = await executeTool(tool, call.args, contextForCall(ctx, { tool: call.tool, callIndex, params: call.args }, { approval_source: approval.approval_source }), {
     approval, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.ledger ? { ledger: opts.ledger } : {}),
   });
   return { decision, result };
+}
+
+/** What the person was shown as non-public targets: their approval reaches those and no others. */
+function approvedTargets(decision: Decision): string[] {
+  return [...new Set(decision.flagged.flatMap((f) => (f.target !== undefined ? [f.target] : [])))];
 }

@@ -20,6 +20,8 @@ export interface CallApproval {
   readonly approval_source: 'human' | 'auto';
   readonly approval_id?: string;
   readonly approver?: string;
+  /** With a human approval: the non-public network targets the person saw flagged, and so approved (SPEC §6). */
+  readonly approved_targets?: readonly string[];
 }
 
 /** What a tool's execute receives besides its params: a cancel signal and the call's approval. */

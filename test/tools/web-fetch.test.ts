@@ -4,6 +4,12 @@ import { undiciTransport } from '../../src/guard/ssrf/index.ts';
 import { webFetchTool } from '../../src/tools/catalog/web-fetch.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
+import { createApprovalGate } from '../../src/approval/gate.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { gatedCall } from '../../src/session/gated-call.ts';
+import { catalogLookup } from '../../src/tools/facts.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import { instantClock, MemoryAllowlist, RecordingApprover } from '../support/gate-harness.ts';
 import type { NetDeps } from '../../src/tools/net-deps.ts';
 import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../support/fake-internet.ts';
 
@@ -157,7 +163,25 @@ describe('web_fetch of a non-public URL', () => {
     const auto = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'auto' } });
     expect(auto).toMatchObject({ success: false, errorKind: 'denied', error: expect.stringContaining('ssrf.ip.loopback') });
     expect(internal.requests).toEqual([]);
-    const human = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'human', approval_id: 'apr_1', approver: 'alice' } });
+    const human = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'human', approval_id: 'apr_1', approver: 'alice', approved_targets: ['127.0.0.1'] } });
     expect(human, JSON.stringify(human)).toMatchObject({ success: true, output: { text: 'internal secret' } });
+  });
+
+  it('through the gate: the person is shown the address, and their approval reaches that address only', async () => {
+    const config = defaultConfig();
+    const deps = net();
+    const approver = new RecordingApprover('once');
+    const gate = createApprovalGate(config, {
+      guard: createGuard(config, { lookup: deps.lookup! }), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
+      humanApprover: approver, clock: instantClock,
+    }, { securityProfile: 'personal_cli' });
+    const out = await gatedCall(gate, new ToolRegistry([webFetchTool(config, deps)]), { tool: 'web_fetch', args: { url: url() } }, buildContext({ channel: 'cli' }), 0);
+    expect(out.decision).toMatchObject({ outcome: 'allow', step: 11, approval_source: 'human', flagged: [{ rule: 'ssrf.ip.loopback', target: '127.0.0.1' }] });
+    expect(approver.asked).toHaveLength(1);
+    expect(out.result, JSON.stringify(out.result)).toMatchObject({ success: true, output: { text: 'internal secret' } });
+    // an approval for another address does not reach this one
+    const tool = webFetchTool(config, deps);
+    const elsewhere = await executeTool(tool, { url: url() }, buildContext(), { approval: { approval_source: 'human', approved_targets: ['10.0.0.9'] } });
+    expect(elsewhere).toMatchObject({ success: false, errorKind: 'denied', error: expect.stringContaining('ssrf.approved_target_changed') });
   });
 });

@@ -45,6 +45,7 @@ export const URL_RULES = {
   'ssrf.dns.empty': 'The name resolved to no address, so it cannot be shown to be public.',
   'ssrf.allowed': 'Every address of the target is public.',
   'ssrf.unresolved': 'Offline check (no DNS): the name passed the name denylist, but its addresses were not resolved or checked.',
+  'ssrf.approved_target_changed': 'A person approved this call for other non-public addresses than the target has now; the approval does not cover them.',
 } as const;
 
 type UrlRule = keyof typeof URL_RULES;
@@ -74,7 +75,7 @@ function judgeAll(host: string, texts: readonly string[], literal: boolean): { a
     const { address, blocks } = judgeAddress(text);
     if (addresses.includes(address)) continue;
     addresses.push(address);
-    for (const b of blocks) findings.push(finding(b.rule, 'ask', literal ? address : `${host} -> ${address}`, b.reason));
+    for (const b of blocks) findings.push({ ...finding(b.rule, 'ask', literal ? address : `${host} -> ${address}`, b.reason), target: address });
   }
   return { addresses, findings };
 }
@@ -122,7 +123,7 @@ export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise
     return verdict(host, addresses, findings);
   }
   const named = blockedName(host);
-  if (named) return verdict(host, [], [finding(named.rule, 'ask', host, named.reason)]);
+  if (named) return verdict(host, [], [{ ...finding(named.rule, 'ask', host, named.reason), target: host }]);
   if (opts.lookup === null) return verdict(host, [], [], 'ssrf.unresolved');
 
   const answer = await resolveAll(opts.lookup ?? systemLookup, host, opts.signal);

@@ -1,5 +1,5 @@
 import type { NetworkPolicy } from '../../policy/network-policy.ts';
-import { checkUrl, resolveAll, type UrlVerdict } from './check-url.ts';
+import { checkUrl, resolveAll, URL_RULES, type UrlVerdict } from './check-url.ts';
 import { FetchLimitError, SsrfBlockedError } from './errors.ts';
 import { redactUrl } from './redact.ts';
 import { normaliseHeaders, planRedirect, type HopRequest } from './redirect.ts';
@@ -26,10 +26,11 @@ export interface GuardedFetchInit {
   /** I/O seam (default: pinned undici). Every hop's URL is checked before the transport sees it. */
   readonly transport?: Transport;
   /**
-   * A person approved this call knowing its target is not public (SPEC §6: such a target is an `ask`): the
-   * first hop may go there. Still pinned to the checked addresses; every redirect is judged in full.
+   * The non-public targets a person saw flagged and approved (SPEC §6: such a target is an `ask`): the
+   * first hop may go there, and only there. A lookup that now answers another non-public address is
+   * refused; the hop is pinned to the checked addresses, and every redirect is judged in full.
    */
-  readonly humanApprovedTarget?: boolean;
+  readonly approvedTargets?: readonly string[];
 }
 
 export interface GuardedResponse {
@@ -73,7 +74,12 @@ export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Pr
     const verdict = await checkUrl(req.url, { lookup, networkPolicy: init.networkPolicy ?? 'allow', allowlist: init.allowlist ?? [], signal });
     const halt = stopped(req.url);
     if (halt) throw halt;
-    const approved = init.humanApprovedTarget === true && redirects.length === 0 && approvableTarget(verdict);
+    const approvable = init.approvedTargets !== undefined && redirects.length === 0 && approvableTarget(verdict);
+    const approved = approvable && verdict.findings.every((f) => f.target !== undefined && init.approvedTargets!.includes(f.target));
+    if (approvable && !approved) {
+      const now = verdict.findings.map((f) => f.target ?? f.matched).join(', ');
+      throw new SsrfBlockedError('ssrf.approved_target_changed', 'ask', `${URL_RULES['ssrf.approved_target_changed']} (approved: ${init.approvedTargets!.join(', ') || 'none'}; now: ${now})`, redactUrl(req.url));
+    }
     const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict.host, signal) : verdict.addresses;
     if (verdict.decision !== 'allow' && !(approved && addresses.length > 0)) throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
 

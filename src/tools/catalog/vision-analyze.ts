@@ -43,10 +43,10 @@ async function readWorkspaceImage(config: Config, path: string, maxBytes: number
   return mime ? { mime, data } : fail('business', `image: ${path} is not a PNG, JPEG, GIF or WebP image`);
 }
 
-async function fetchImage(config: Config, net: NetDeps, url: string, maxBytes: number, signal: AbortSignal, humanApprovedTarget: boolean): Promise<Image | ToolResult> {
+async function fetchImage(config: Config, net: NetDeps, url: string, maxBytes: number, signal: AbortSignal, approvedTargets: readonly string[] | undefined): Promise<Image | ToolResult> {
   let res;
   try {
-    res = await guardedFetch(url, { ...guardInit(config, net), signal, humanApprovedTarget, maxBytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000, headers: { accept: 'image/*', 'accept-encoding': 'identity' } });
+    res = await guardedFetch(url, { ...guardInit(config, net), signal, ...(approvedTargets ? { approvedTargets } : {}), maxBytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000, headers: { accept: 'image/*', 'accept-encoding': 'identity' } });
   } catch (err) {
     return netFailure('vision_analyze', err, secretsOf(config));
   }
@@ -68,7 +68,7 @@ export function visionAnalyzeTool(config: Config, net: NetDeps = {}) {
       let image: Image | ToolResult;
       if (HAS_SCHEME.test(source)) {
         if (!/^https?:\/\//i.test(source)) return fail('validation', 'image: must be a workspace path or an http(s) URL');
-        image = await fetchImage(config, net, source, maxBytes, signal, approval?.approval_source === 'human');
+        image = await fetchImage(config, net, source, maxBytes, signal, approval?.approved_targets);
       } else {
         image = await readWorkspaceImage(config, source, maxBytes);
       }

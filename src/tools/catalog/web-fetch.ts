@@ -63,7 +63,7 @@ export function webFetchTool(config: Config, net: NetDeps = {}) {
         res = await guardedFetch(url, {
           ...guardInit(config, net), signal, maxBytes: limits.max_bytes, timeoutMs: limits.timeout_seconds * 1000,
           // the gate flagged a non-public target and a person approved the call anyway (SPEC §6)
-          humanApprovedTarget: approval?.approval_source === 'human',
+          ...(approval?.approved_targets ? { approvedTargets: approval.approved_targets } : {}),
           headers: { accept: 'text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.9,*/*;q=0.1', 'accept-encoding': 'identity' },
         });
       } catch (err) {

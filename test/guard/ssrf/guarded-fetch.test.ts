@@ -282,7 +282,7 @@ describe('pinnedConnector with undici\'s own connector', () => {
 
 describe('a non-public target a person approved (SPEC §6: it is an ask, not a deny)', () => {
   it('is fetched on the first hop, pinned to the checked address', async () => {
-    const res = await guardedFetch(`http://127.0.0.1:${internal.port}/`, { lookup, humanApprovedTarget: true });
+    const res = await guardedFetch(`http://127.0.0.1:${internal.port}/`, { lookup, approvedTargets: ['127.0.0.1'] });
     expect(res.body.toString()).toBe('internal secret');
     expect(internal.state.connections).toBe(1);
   });
@@ -290,9 +290,29 @@ describe('a non-public target a person approved (SPEC §6: it is an ask, not a d
   it('covers only that hop: a redirect to a non-public address is still refused', async () => {
     behaviourA = (_q, r) => r.writeHead(302, { location: `http://127.0.0.1:${internal.port}/` }).end();
     const { connector } = net();
-    const err = await guardedFetch('http://public.test/start', { lookup, humanApprovedTarget: true, transport: undiciTransport({ connector }) }).catch((e) => e);
+    const err = await guardedFetch('http://public.test/start', { lookup, approvedTargets: ['127.0.0.1'], transport: undiciTransport({ connector }) }).catch((e) => e);
     expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.ip.loopback' });
     expect(internal.state.connections).toBe(0);
+  });
+
+  it('reaches only the targets the person saw: a name that now answers another non-public address is refused', async () => {
+    // approved as intranet.test -> 10.0.0.9; the lookup at fetch time says 127.0.0.1
+    const rebound = lookupOf({ 'intranet.test': ['127.0.0.1'] });
+    const err = await guardedFetch(`http://intranet.test:${internal.port}/`, { lookup: rebound, approvedTargets: ['10.0.0.9'] }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.approved_target_changed' });
+    expect(err.reason).toContain('approved: 10.0.0.9; now: 127.0.0.1');
+    expect(internal.state.connections).toBe(0);
+  });
+
+  it('a call approved while its target was public is not let through to a non-public address it rebinds to', async () => {
+    const err = await guardedFetch(`http://rebind.test:${internal.port}/`, { lookup, approvedTargets: [] }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.approved_target_changed' });
+    expect(internal.state.connections).toBe(0);
+  });
+
+  it('an approved name (localhost) is resolved and reached once approved', async () => {
+    const res = await guardedFetch(`http://localhost:${internal.port}/`, { lookup: async () => [{ address: '127.0.0.1', family: 4 }], approvedTargets: ['localhost'] });
+    expect(res.body.toString()).toBe('internal secret');
   });
 
   it.each([
@@ -300,7 +320,7 @@ describe('a non-public target a person approved (SPEC §6: it is an ask, not a d
     ['a name that does not resolve', 'http://nowhere.test/', {}, 'ssrf.dns.failed'],
     ['a URL with credentials', 'http://u:p@127.0.0.1:PORT/', {}, 'ssrf.userinfo'],
   ])('does not override %s', async (_what, url, extra, rule) => {
-    const err = await guardedFetch(url.replace('PORT', String(internal.port)), { lookup, humanApprovedTarget: true, ...extra }).catch((e) => e);
+    const err = await guardedFetch(url.replace('PORT', String(internal.port)), { lookup, approvedTargets: ['127.0.0.1', 'nowhere.test'], ...extra }).catch((e) => e);
     expect(err).toMatchObject({ name: 'SsrfBlockedError', rule });
     expect(internal.state.connections).toBe(0);
   });
