@@ -35,16 +35,19 @@ export interface AgentRuntimeDeps {
   readonly wrapSink?: (sink: DecisionSink) => DecisionSink;
 }
 
-export interface AuditScope {
+/** The run a call belongs to: whom its records name, and what authorises it. Sub-agents share their run's. */
+export interface RunScope {
   readonly job_id?: string;
   readonly run_id?: string;
   /** This run's writer, when it is not the runtime's own. */
   readonly audit?: AuditAppend;
+  /** A daemon run: whether the grant it started with still holds (see GateDeps.grantInForce). */
+  readonly grantInForce?: () => Promise<boolean>;
 }
 
 export interface AgentRunOptions {
   readonly signal: AbortSignal;
-  readonly scope?: AuditScope;
+  readonly scope?: RunScope;
   /** Counts a refusal against the run and returns the run's total. */
   readonly onDenial?: () => Promise<number>;
   readonly model?: string;
@@ -55,7 +58,7 @@ export const MAX_NESTING = 3;
 
 export interface AgentRuntime {
   securityProfile(ctx: ToolExecutionContext): SecurityProfile;
-  gateFor(ctx: ToolExecutionContext, scope?: AuditScope): ApprovalGate;
+  gateFor(ctx: ToolExecutionContext, scope?: RunScope): ApprovalGate;
   /** The tools offered to the model in this context: its effective set, nothing else (I10). */
   offered(ctx: ToolExecutionContext): OfferedFunction[];
   run(prompt: string, ctx: ToolExecutionContext, opts: AgentRunOptions): Promise<AgentOutcome>;
@@ -76,13 +79,14 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const securityProfile = (ctx: ToolExecutionContext): SecurityProfile =>
     (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
 
-  const gateFor = (ctx: ToolExecutionContext, scope: AuditScope = {}): ApprovalGate => {
+  const gateFor = (ctx: ToolExecutionContext, scope: RunScope = {}): ApprovalGate => {
     const sink = auditDecisionSink(deps.db, scope, scope.audit ?? deps.audit);
     return createApprovalGate(config, {
       guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
       sink: deps.wrapSink ? deps.wrapSink(sink) : sink,
       humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
       smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
+      ...(scope.grantInForce ? { grantInForce: scope.grantInForce } : {}),
     }, { securityProfile: securityProfile(ctx) });
   };
 

@@ -35,6 +35,8 @@ export interface GateDeps {
   readonly clock?: Clock;
   readonly sink?: DecisionSink | null;
   readonly newId?: () => string;
+  /** The daemon: whether the run's grant is still live and the same one, asked before a call relies on cron_authorized. */
+  readonly grantInForce?: () => Promise<boolean>;
 }
 
 export interface GateOptions {
@@ -114,6 +116,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   if (ctx.unattended) {
     const v = await unattendedVerdict({
       risk, flagged: isFlagged, cronAuthorized: ctx.cron_authorized, policy: approval.unattended_policy, writeScope: () => deps.guard.writeScope(call),
+      ...(deps.grantInForce ? { grantInForce: deps.grantInForce } : {}),
     });
     if (v.outcome === 'allow') return allow(base, 4, v.rule, 'auto');
     return v.rule === 'unattended.flagged'

@@ -6,6 +6,8 @@ export interface UnattendedFacts {
   readonly risk: RiskLevel;
   readonly flagged: boolean;
   readonly cronAuthorized: boolean;
+  /** Whether the authorisation the run started with is still in force; asked only when a call relies on it. */
+  readonly grantInForce?: () => Promise<boolean>;
   readonly policy: 'deny' | 'allow_safe';
   /** Where the call writes; asked only when the answer turns on it (allow_safe, a write). */
   readonly writeScope: () => Promise<WriteScope>;
@@ -24,7 +26,10 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
   if (f.risk === 'read_only' && !f.flagged) return { outcome: 'allow', rule: 'unattended.read_only' };
   if (f.risk === 'dangerous') return { outcome: 'deny', rule: 'unattended.dangerous' };
   if (f.flagged) return { outcome: 'deny', rule: 'unattended.flagged' };
-  if (f.cronAuthorized) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
+  if (f.cronAuthorized) {
+    // a revocation reaches a run already under way at its next call, not only the next run
+    return !f.grantInForce || await f.grantInForce() ? { outcome: 'allow', rule: 'unattended.cron_authorized' } : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
+  }
   if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
   if (f.risk === 'exec') return { outcome: 'deny', rule: 'unattended.allow_safe.exec' };
   const scope = await f.writeScope();

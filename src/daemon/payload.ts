@@ -1,4 +1,4 @@
-import type { AgentRuntime } from '../agent/runtime.ts';
+import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
 import type { Config } from '../config/schema.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
@@ -37,6 +37,12 @@ export interface PayloadDeps {
   readonly ledger?: EffectLedger;
   /** Where the run's decision records go (the daemon's writer, with run.started leading). */
   readonly audit?: AuditAppend;
+  /** Whether the grant the run started with still holds; asked before a call relies on it. */
+  readonly grantInForce?: () => Promise<boolean>;
+}
+
+function scopeOf(deps: PayloadDeps, job: JobRow, runId: string): RunScope {
+  return { job_id: job.id, run_id: runId, ...(deps.audit ? { audit: deps.audit } : {}), ...(deps.grantInForce ? { grantInForce: deps.grantInForce } : {}) };
 }
 
 export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
@@ -46,7 +52,7 @@ export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: T
 /** A step list: no model; each step goes through the same gate and executor as an agent's calls. */
 async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
   if (job.payload.kind !== 'steps') throw new Error('not a steps payload');
-  const gate = deps.agent.gateFor(ctx, { job_id: job.id, run_id: runId, ...(deps.audit ? { audit: deps.audit } : {}) });
+  const gate = deps.agent.gateFor(ctx, scopeOf(deps, job, runId));
   const maxDenials = deps.config.permissions.approval.max_denials_per_run;
   const steps: StepRecord[] = [];
   let denials = 0;
@@ -89,7 +95,7 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
   if (job.payload.kind !== 'agent') throw new Error('not an agent payload');
   const { prompt, model } = job.payload;
   const out = await deps.agent.run(prompt, ctx, {
-    signal, scope: { job_id: job.id, run_id: runId, ...(deps.audit ? { audit: deps.audit } : {}) }, onDenial: () => addDenial(deps.db, runId), ...(model ? { model } : {}),
+    signal, scope: scopeOf(deps, job, runId), onDenial: () => addDenial(deps.db, runId), ...(model ? { model } : {}),
   });
   const transcript = out.messages.length > 0
     ? await saveTranscript(deps.db, {

@@ -18,6 +18,8 @@ import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
 import { runAuthorization } from '../jobs/run-authorization.ts';
+import type { Authorization } from '../store/grants.ts';
+import { getJob } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
 
 export interface RunExecutorDeps {
@@ -113,7 +115,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
     const agent = deps.agent ?? daemonAgentRuntime(deps);
     let outcome: PayloadOutcome;
     try {
-      outcome = await runPayload({ ...deps, agent, audit }, job, runId, ctx, controller.signal);
+      outcome = await runPayload({ ...deps, agent, audit, grantInForce: grantStillHeld(db, job, auth) }, job, runId, ctx, controller.signal);
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
       logger.error({ run_id: runId, job_id: job.id, err }, 'run payload threw');
@@ -232,4 +234,17 @@ async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, n
     reason: `this worker stopped its attempt: the run is ${state ?? 'gone'}${now?.error ? ` (${now.error})` : ''}`, data: { attempt: run.attempt, worker: deps.workerId },
   });
   return { kind: 'ended_elsewhere', state };
+}
+
+/**
+ * Asked before each call that relies on cron_authorized: the job's authorisation read afresh must still name
+ * the grant the run started with, so `grants revoke` (or a definition change) stops a run already under way.
+ */
+function grantStillHeld(db: Executor, job: JobRow, started: Authorization): () => Promise<boolean> {
+  return async () => {
+    const current = await getJob(db, job.id, { includeRemoved: true });
+    if (!current || current.definition_hash !== job.definition_hash) return false;
+    const now = await runAuthorization(db, current);
+    return now.cron_authorized && now.grant_id === started.grant_id;
+  };
 }

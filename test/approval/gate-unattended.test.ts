@@ -31,6 +31,18 @@ describe('step 4: the seed unattended / cron_authorized table', () => {
     expect(d).toMatchObject({ outcome, step: 4, rule });
   });
 
+  it('a grant withdrawn since the run started no longer covers write and exec calls; read-only calls never ask about it', async () => {
+    let asked = 0;
+    const h = harness({}, { grantInForce: async () => { asked++; return false; } });
+    const write = await h.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), unattended({ cron_authorized: true }));
+    expect(write).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.grant_withdrawn' });
+    expect(asked).toBe(1);
+    expect(await h.gate.check(call('read_file', { path: 'out.txt' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.read_only' });
+    expect(asked).toBe(1);
+    const held = harness({}, { grantInForce: async () => true });
+    expect(await held.gate.check(call('exec', { command: 'ls' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.cron_authorized' });
+  });
+
   it('allow_safe refuses a write whose path leaves the workspace', async () => {
     const h = harness({ permissions: { approval: { unattended_policy: 'allow_safe' } } });
     h.guard.scope = 'outside';

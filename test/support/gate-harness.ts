@@ -72,7 +72,7 @@ export interface Harness {
   allowlist: MemoryAllowlist;
 }
 
-export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfile; reviewer?: RecordingReviewer | null; dryRun?: boolean } = {}): Harness {
+export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfile; reviewer?: RecordingReviewer | null; dryRun?: boolean; grantInForce?: () => Promise<boolean> } = {}): Harness {
   const config = defaultConfig(cfg);
   const guard = new ScriptedGuard();
   const approver = new RecordingApprover();
@@ -80,6 +80,7 @@ export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfil
   const allowlist = new MemoryAllowlist();
   const gate = createApprovalGate(config, {
     guard, allowlist, lookupTool: catalogLookup(config), smartReviewer: reviewer ?? null, humanApprover: approver, clock: instantClock,
+    ...(opts.grantInForce ? { grantInForce: opts.grantInForce } : {}),
   }, { securityProfile: opts.security ?? config.security.profile, dryRun: opts.dryRun ?? false });
   return { gate, config, guard, approver, reviewer: reviewer ?? new RecordingReviewer(), allowlist };
 }

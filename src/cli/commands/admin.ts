@@ -75,12 +75,19 @@ export function registerGrantCommands(program: Command): void {
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
     .action(async (jobId: string, opts: { why: string; as?: string; json?: boolean }, cmd: Command) => {
       if (!opts.why.trim()) throw new CliError('--why: a reason is required');
-      const { revokeGrant } = await import('../../store/grants.ts');
+      const [{ revokeGrant }, { listRuns }] = await Promise.all([import('../../store/grants.ts'), import('../../store/runs.ts')]);
       const by = await actorName(opts.as);
-      const revoked = await withStore(configOf(cmd), (db) => revokeGrant(db.db, { job_id: jobId, by, why: opts.why }));
-      if (!revoked) throw new CliError(`job ${jobId} has no live grant`, EXIT.failure);
-      if (opts.json) printJson(revoked);
-      else process.stdout.write(`revoked grant ${revoked.id} of ${jobId}\n`);
+      const result = await withStore(configOf(cmd), async (db) => {
+        const revoked = await revokeGrant(db.db, { job_id: jobId, by, why: opts.why });
+        return revoked ? { revoked, running: (await listRuns(db.db, { job_id: jobId, states: ['running'] })).map((r) => r.id) } : null;
+      });
+      if (!result) throw new CliError(`job ${jobId} has no live grant`, EXIT.failure);
+      if (opts.json) printJson({ ...result.revoked, running_runs: result.running });
+      else {
+        process.stdout.write(`revoked grant ${result.revoked.id} of ${jobId}\n`);
+        // what the revocation does to work already under way, so nobody has to guess
+        if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next write or exec call is refused (unattended.grant_withdrawn)\n`);
+      }
     });
 }
 
