@@ -1,6 +1,7 @@
 import type { HumanApprover } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../store/db.ts';
+import type { JobRow } from '../store/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { answerOrigin } from './store-session.ts';
 
@@ -22,7 +23,7 @@ export async function cliApprover(database: Database, config: Config, tools: Too
   }
   return ttyApprover({
     input: process.stdin, output: process.stderr, approver: actor,
-    describe: (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }) : []),
+    describe: async (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }, await storedJob(database, req.args)) : []),
     persist: {
       async create(req) {
         await createApproval(database.db, {
@@ -39,4 +40,11 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       },
     },
   });
+}
+
+/** The job an update call names, as stored now: what the person is really asked to authorise. */
+export async function storedJob(database: Database, args: Readonly<Record<string, unknown>>): Promise<JobRow | null> {
+  if (args.action !== 'update' || typeof args.id !== 'string') return null;
+  const { getJob } = await import('../store/jobs.ts');
+  return getJob(database.db, args.id);
 }

@@ -1,5 +1,6 @@
 import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
+import { getApproval } from '../store/approvals.ts';
 import { issueGrant } from '../store/grants.ts';
 import { createJob, getJob, lockLiveJob, updateJob, type JobPatch } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
@@ -103,15 +104,29 @@ export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitio
   return { job, ...(await applyGrantPolicy(deps.db, job, ctx, approval)) };
 }
 
+/** The definition fields of a cronjob call's arguments (`options` holds the optional ones). */
+export function definitionFields(params: Record<string, unknown>): Partial<JobDefinitionInput> {
+  const given = { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<JobDefinitionInput>;
+}
+
 /**
  * `cronjob update`: any definition change clears the grant (in updateJob);
- * a human-approved change issues a new one for the new definition.
+ * a human-approved change issues a new one for the new definition, and only
+ * if the job is still the one the person was shown when asked.
  */
 export async function updateJobFromCall(
   deps: JobChangeDeps, id: string, patch: Partial<JobDefinitionInput>, ctx: ToolExecutionContext, approval: CallApproval | undefined,
 ): Promise<ChangeResult | null> {
   const before = await getJob(deps.db, id);
   if (!before) return null;
+  if (approval?.approval_source === 'human' && approval.approval_id) {
+    const asked = await getApproval(deps.db, approval.approval_id);
+    // the person approved this change to the job as it stood; a change made since is not what they saw
+    if (asked && before.updated_at > asked.created_at) {
+      throw new JobInputError(`job ${id} was changed at ${before.updated_at.toISOString()}, after approval ${asked.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
+    }
+  }
   const merged = mergedDefinition(before, patch, deps.checks);
   const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
   const now = await schedulerNow(deps);

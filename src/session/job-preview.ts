@@ -6,6 +6,8 @@ import { unattendedVerdict } from '../approval/unattended-step.ts';
 import { writesFiles } from '../guard/index.ts';
 import type { RiskLevel } from '../policy/risk.ts';
 import type { RuleId } from '../policy/rules.ts';
+import { definitionFields, definitionInputOf } from '../jobs/service.ts';
+import type { JobRow } from '../store/schema.ts';
 
 /** What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset. */
 export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[]): EffectiveTools {
@@ -15,21 +17,32 @@ export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readon
   });
 }
 
-/** Lines for the approval prompt of a cronjob create/update: what the human is authorising. */
-export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>): string[] {
-  const payload = (args.payload ?? {}) as { kind?: string; steps?: { tool: string }[]; prompt?: string };
-  const jobTools = Array.isArray((args.options as { tools?: unknown } | undefined)?.tools) ? ((args.options as { tools: string[] }).tools) : [];
-  const set = jobToolSet(config, tools, jobTools);
-  const lines = [
-    `  job: ${String(args.name ?? args.id ?? '')}  schedule: ${String(args.schedule ?? '(unchanged)')} ${String(args.timezone ?? '')}`.trimEnd(),
-  ];
+/**
+ * Lines for the approval prompt of a cronjob create/update: what the human is authorising. For an
+ * update that is the job as it will be (`stored` with the call's changes), not only the changes:
+ * a grant covers the whole definition, settings the call leaves alone included.
+ */
+export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>, stored: JobRow | null = null): string[] {
+  const patch = definitionFields(args);
+  const base = args.action === 'update' && stored ? definitionInputOf(stored) : null;
+  const payload = (base && patch.payload?.kind === base.payload.kind ? { ...base.payload, ...patch.payload } : patch.payload ?? base?.payload ?? {}) as
+    { kind?: string; steps?: { tool: string }[]; prompt?: string; model?: string };
+  const def = { ...base, ...patch };
+  const set = jobToolSet(config, tools, def.tools ?? []);
+  const lines = [`  job: ${String(def.name ?? args.id ?? '')}${stored ? ` (${stored.id})` : ''}  schedule: ${String(def.schedule ?? '(unchanged)')} ${String(def.timezone ?? '')}`.trimEnd()];
+  if (base) {
+    const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(base[k as keyof typeof base]));
+    lines.push(`  this call changes: ${changed.join(', ') || 'nothing'}; everything below is the job as it will be, and approving authorises all of it`);
+  } else if (args.action === 'update') {
+    lines.push('  the job as stored could not be read: only the changes are shown');
+  }
   if (payload.kind === 'steps') lines.push(`  steps: ${(payload.steps ?? []).map((s) => s.tool).join(' -> ')}`);
-  if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}`);
-  const delivery = (args.options as { delivery?: { notify?: unknown } | null } | undefined)?.delivery?.notify;
+  if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}${payload.model ? `  (model ${payload.model})` : ''}`);
+  const delivery = (def.delivery as { notify?: unknown } | null | undefined)?.notify;
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   lines.push(
     `  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:`,
-    `    ${set.offered.map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)'}`,
+    `    ${set.offered.map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)'}${(def.tools ?? []).length === 0 ? '   (the job names no tools: every tool the daemon offers)' : ''}`,
     '  dangerous tools are refused in every run, whatever is approved here.',
   );
   return lines;

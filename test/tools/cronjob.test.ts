@@ -5,7 +5,10 @@ import { createGuard } from '../../src/guard/index.ts';
 import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { effectLedger } from '../../src/store/effects.ts';
-import { listJobs } from '../../src/store/jobs.ts';
+import { getJob, listJobs, updateJob } from '../../src/store/jobs.ts';
+import { createApproval } from '../../src/store/approvals.ts';
+import { liveGrant } from '../../src/store/grants.ts';
+import { describeJobCall } from '../../src/session/job-preview.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -73,5 +76,40 @@ describe('the cronjob tool', () => {
     const replay = await executeTool(tool(), params, { ...ctx, is_replay: true }, { ledger, ...human });
     expect(replay).toEqual(first);
     expect((await listJobs(db)).filter((j) => j.name === 'tool-replay')).toHaveLength(1);
+  });
+
+  it('a human approval of an update no longer applies once the job changed after the person was asked', async () => {
+    const db = database().db;
+    const withTarget = defaultConfig({ notify: { targets: { ops: { url: 'https://hooks.example/ops' }, evil: { url: 'https://evil.example/x' } } } });
+    const cron = builtinTools(withTarget, { db }).get('cronjob')!;
+    const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'human' });
+    const created = await executeTool(cron, create('tool-race'), ctx, human);
+    const id = (created.output as { job: { id: string } }).job.id;
+    // the person is asked about a prompt change ...
+    const asked = await createApproval(db, { call_hash: 'h', tool: 'cronjob', args: { action: 'update', id }, risk: 'dangerous', channel: 'cli', expires_at: new Date(Date.now() + 60_000) });
+    await new Promise((r) => setTimeout(r, 20));
+    // ... while another, unapproved change sends every outcome elsewhere
+    await updateJob(db, id, { delivery: { notify: 'evil' } }, { actor: 'mallory' });
+    const out = await executeTool(cron, { action: 'update', id, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] } }, ctx,
+      { approval: { approval_source: 'human', approval_id: asked.id, approver: 'alice' } });
+    expect(out).toMatchObject({ success: false, errorKind: 'business' });
+    expect(out.error).toMatch(new RegExp(`job ${id} was changed at .*, after approval ${asked.id} was asked for; nothing was changed`));
+    expect(await liveGrant(db, id)).toBeNull();
+    expect((await getJob(db, id))!.payload).toMatchObject({ steps: [{ tool: 'read_file' }] });
+  });
+
+  it('the approval prompt of an update shows the job as it will be, settings the call leaves alone included', async () => {
+    const db = database().db;
+    const withTarget = defaultConfig({ notify: { targets: { ops: { url: 'https://hooks.example/ops' } } } });
+    const tools = builtinTools(withTarget, { db });
+    const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'human' });
+    const created = await executeTool(tools.get('cronjob')!, { ...create('tool-preview'), options: { delivery: { notify: 'ops' }, tools: ['read_file'] } }, ctx, human);
+    const stored = (await getJob(db, (created.output as { job: { id: string } }).job.id))!;
+    const lines = describeJobCall(withTarget, tools, { action: 'update', id: stored.id, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }] } }, stored).join('\n');
+    expect(lines).toContain('schedule: 0 4 * * * UTC');
+    expect(lines).toContain('this call changes: payload;');
+    expect(lines).toContain("each run's outcome is posted to notify target: ops");
+    expect(lines).toContain('steps: list_dir');
+    expect(lines).toMatch(/unattended with:\n {4}read_file\(read_only\)\n/);
   });
 });

@@ -6,6 +6,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
+import { storedJob } from '../attended-deps.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -44,7 +45,8 @@ export function registerApprovalCommands(program: Command): void {
       ]);
       const shown = await withStore(config, async (db) => {
         const row = await getApproval(db.db, id);
-        return row ? { row, job: row.tool === 'cronjob' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args) : [] } : null;
+        const stored = row?.tool === 'cronjob' ? await storedJob(db, row.args) : null;
+        return row ? { row, job: row.tool === 'cronjob' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored) : [] } : null;
       });
       if (!shown) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (opts.json) {

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { JobInputError, RunRefusedError, createJobFromCall, manualRun, mergedDefinition, parseDefinition, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
+import { JobInputError, RunRefusedError, createJobFromCall, definitionFields, manualRun, mergedDefinition, parseDefinition, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
 import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
@@ -18,10 +18,6 @@ function summary(job: JobRow) {
 const needId = (params: Record<string, unknown>): string | null => (typeof params.id === 'string' && params.id !== '' ? params.id : null);
 
 /** The definition fields a create or update call gives: the named ones and `options`. */
-function definitionFields(params: Record<string, unknown>): Partial<JobDefinitionInput> {
-  const given = { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) };
-  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<JobDefinitionInput>;
-}
 
 /**
  * The definition a create or update call would store, checked before the gate
@@ -92,7 +88,7 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return fail('validation', `action: unknown action ${action}`);
         }
       } catch (err) {
-        if (err instanceof JobInputError) return fail('validation', err.message);
+        if (err instanceof JobInputError) return fail(err.kind, err.message);
         if (err instanceof RunRefusedError) return fail('business', `run: not queued, ${err.message}`);
         throw err;
       }
