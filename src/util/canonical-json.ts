@@ -11,11 +11,20 @@ function sortKeys(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
+      if (v !== undefined) setOwn(out, key, sortKeys(v));
     }
     return out;
   }
   return value;
+}
+
+/**
+ * `out[key] = v` for every key: for `__proto__` (an own key of any parsed JSON) assignment would set the
+ * prototype instead, and the key would drop out of the JSON and so out of every hash taken of it.
+ */
+export function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[key] = v;
 }
 
 export function sha256(text: string): string {

