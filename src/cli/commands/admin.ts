@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { noteIfCut, parseInstant, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 
@@ -88,50 +87,5 @@ export function registerGrantCommands(program: Command): void {
         // what the revocation does to work already under way, so nobody has to guess
         if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next write or exec call is refused (unattended.grant_withdrawn)\n`);
       }
-    });
-}
-
-
-/** `SEQ:HASH` as `audit verify` prints it. */
-function parseHead(value: string): { seq: number; hash: string } {
-  const m = /^(\d+):([0-9a-f]{64})$/.exec(value.trim());
-  if (!m) throw new CliError(`--head: expected SEQ:HASH as audit verify prints it (e.g. 42:3f…, 64 hex digits), got "${value}"`);
-  return { seq: Number(m[1]), hash: m[2]! };
-}
-
-export function registerAuditCommands(program: Command): void {
-  const audit = program.command('audit').description('the append-only, hash-chained audit log');
-  audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
-    .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
-      const limit = parseLimit('--limit', opts.limit);
-      const since = parseInstant('--since', opts.since);
-      const { listAudit } = await import('../../store/audit.ts');
-      const rows = await withStore(configOf(cmd), (db) => listAudit(db.db, {
-        ...(opts.job ? { job_id: opts.job } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
-      }));
-      noteIfCut(rows, limit);
-      if (opts.json) printJson(rows);
-      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
-    });
-  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)')
-    .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
-    .option('--json', 'print JSON')
-    .action(async (opts: { head?: string; json?: boolean }, cmd: Command) => {
-      const expectHead = opts.head === undefined ? undefined : parseHead(opts.head);
-      const { verifyAudit } = await import('../../store/audit-verify.ts');
-      const verdict = await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {}));
-      if (opts.json) printJson(verdict);
-      else if (verdict.ok) process.stdout.write(`audit chain ok: ${verdict.checked} records, head ${verdict.head.seq}:${verdict.head.hash}\n`);
-      else process.stdout.write(`audit chain BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
-      if (!verdict.ok) process.exitCode = EXIT.failure;
-    });
-  audit.command('export').description('every record in chain order as JSON lines').option('--job <id>', 'one job').option('--since <instant>', 'ISO date or instant')
-    .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
-      const since = parseInstant('--since', opts.since);
-      const { exportAudit } = await import('../../store/audit.ts');
-      await withStore(configOf(cmd), async (db) => {
-        for await (const row of exportAudit(db.db, { ...(opts.job ? { job_id: opts.job } : {}), ...(since ? { since } : {}) })) process.stdout.write(`${JSON.stringify(row)}\n`);
-      });
     });
 }

@@ -1,0 +1,112 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import type { Config } from '../../config/schema.ts';
+import { configFor } from '../config-option.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { noteIfCut, parseInstant, parseLimit } from '../option-values.ts';
+import { printJson, printTable } from '../output.ts';
+import { withStore } from '../store-session.ts';
+
+const configOf = (cmd: Command): Config => configFor(cmd).config;
+
+/** `SEQ:HASH` as `audit verify` prints it. */
+function parseHead(value: string): { seq: number; hash: string } {
+  const m = /^(\d+):([0-9a-f]{64})$/.exec(value.trim());
+  if (!m) throw new CliError(`--head: expected SEQ:HASH as audit verify prints it (e.g. 42:3f…, 64 hex digits), got "${value}"`);
+  return { seq: Number(m[1]), hash: m[2]! };
+}
+
+interface Verdict {
+  ok: boolean;
+  checked: number;
+  head: { seq: number; hash: string } | null;
+  firstBad?: { seq: number; problem: string; detail: string } | undefined;
+  from?: number | null;
+}
+
+function printVerdict(verdict: Verdict, json: boolean | undefined, what: string): void {
+  if (json) printJson(verdict);
+  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from seq ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n`);
+  else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
+  if (!verdict.ok) process.exitCode = EXIT.failure;
+}
+
+/** An export checked with no database: each record against its hash, each against the one before. */
+async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined): Promise<Verdict> {
+  const { ChainWalk, parseExportLine } = await import('../../store/audit-file.ts');
+  const walk = new ChainWalk();
+  const stream = createReadStream(file, 'utf8');
+  const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
+  await opened.catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`--file: ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, EXIT.failure);
+  });
+  let lineNo = 0;
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    try {
+      walk.push(parseExportLine(line, lineNo));
+    } catch (err) {
+      throw new CliError(`--file: ${file}: ${(err as Error).message}`, EXIT.dataErr);
+    }
+  }
+  let firstBad = walk.firstBad ?? undefined;
+  if (!firstBad && expectHead) {
+    const head = walk.head;
+    if (!head || head.seq < expectHead.seq) firstBad = { seq: (head?.seq ?? 0) + 1, problem: 'removed', detail: `the export ends at ${head?.seq ?? 0}, but record ${expectHead.seq} was seen before` };
+    else if (head.seq === expectHead.seq && head.hash !== expectHead.hash) firstBad = { seq: head.seq, problem: 'edited', detail: `record ${head.seq} no longer has the hash seen before` };
+  }
+  return { ok: !firstBad, checked: walk.checked, head: walk.head, from: walk.from, ...(firstBad ? { firstBad } : {}) };
+}
+
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('the append-only, hash-chained audit log');
+  audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
+    .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
+    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+      const limit = parseLimit('--limit', opts.limit);
+      const since = parseInstant('--since', opts.since);
+      const { listAudit } = await import('../../store/audit.ts');
+      const rows = await withStore(configOf(cmd), (db) => listAudit(db.db, {
+        ...(opts.job ? { job_id: opts.job } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
+      }));
+      noteIfCut(rows, limit);
+      if (opts.json) printJson(rows);
+      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
+    });
+  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)')
+    .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
+    .option('--file <export.jsonl>', 'check an unfiltered `audit export` instead of the database (no database needed)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { head?: string; file?: string; json?: boolean }, cmd: Command) => {
+      const expectHead = opts.head === undefined ? undefined : parseHead(opts.head);
+      if (opts.file !== undefined) {
+        if (opts.file.trim() === '') throw new CliError('--file: expected a path to an audit export');
+        printVerdict(await verifyFile(opts.file, expectHead), opts.json, `audit export ${opts.file}`);
+        return;
+      }
+      const { verifyAudit } = await import('../../store/audit-verify.ts');
+      printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {})), opts.json, 'audit chain');
+    });
+  audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
+    .option('--job <id>', 'one job').option('--since <instant>', 'ISO date or instant')
+    .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
+      const since = parseInstant('--since', opts.since);
+      const [{ exportAudit }, { ChainWalk }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts')]);
+      // a filtered export is not contiguous, so only the full one can be checked on the way out
+      const walk = opts.job || since ? null : new ChainWalk();
+      await withStore(configOf(cmd), async (db) => {
+        for await (const row of exportAudit(db.db, { ...(opts.job ? { job_id: opts.job } : {}), ...(since ? { since } : {}) })) {
+          walk?.push(row);
+          process.stdout.write(`${JSON.stringify(row)}\n`);
+        }
+      });
+      if (walk?.firstBad) {
+        process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
+        process.exitCode = EXIT.failure;
+      } else if (walk) {
+        process.stderr.write(`exported ${walk.checked} records, chain ok, head ${walk.head?.seq ?? 0}:${walk.head?.hash ?? ''}; check the file later with: echo-agent audit verify --file FILE --head SEQ:HASH\n`);
+      }
+    });
+}

@@ -1,0 +1,59 @@
+import { auditHash, GENESIS_HASH } from './audit.ts';
+import type { AuditProblem } from './audit-verify.ts';
+import type { AuditRow } from './schema.ts';
+
+/**
+ * The chain checked record by record as it streams past, with no database: for
+ * `audit export` (which warns when what it writes is broken) and for
+ * `audit verify --file` on an export kept elsewhere. Each record must match its
+ * own hash; consecutive records must link (seq + 1, prev_hash = previous hash).
+ */
+export class ChainWalk {
+  private prev: { seq: number; hash: string } | null = null;
+  private first: number | null = null;
+  checked = 0;
+  firstBad: { seq: number; problem: AuditProblem; detail: string } | null = null;
+
+  push(row: AuditRow): void {
+    this.checked++;
+    if (this.firstBad) return;
+    this.first ??= row.seq;
+    if (auditHash(row) !== row.hash) {
+      this.firstBad = { seq: row.seq, problem: 'edited', detail: `record ${row.seq} does not match its hash` };
+      return;
+    }
+    const prev = this.prev ?? (row.seq === 1 ? { seq: 0, hash: GENESIS_HASH } : null);
+    if (prev && (row.seq !== prev.seq + 1 || row.prev_hash !== prev.hash)) {
+      this.firstBad = row.seq > prev.seq + 1 && row.prev_hash !== prev.hash
+        ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing` }
+        : { seq: row.seq, problem: row.seq <= prev.seq ? 'reordered' : 'edited', detail: `record ${row.seq} does not follow record ${prev.seq}` };
+      return;
+    }
+    this.prev = { seq: row.seq, hash: row.hash };
+  }
+
+  /** The last linked record, and where the walk began (an export from the start begins at 1). */
+  get head(): { seq: number; hash: string } | null {
+    return this.prev;
+  }
+
+  get from(): number | null {
+    return this.first;
+  }
+}
+
+/** One exported line back into a record; the error names the line and what is wrong with it. */
+export function parseExportLine(line: string, lineNo: number): AuditRow {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    throw new Error(`line ${lineNo}: not JSON`);
+  }
+  const r = v as Record<string, unknown>;
+  if (!r || typeof r !== 'object' || typeof r.seq !== 'number' || typeof r.at !== 'string' || typeof r.kind !== 'string'
+    || typeof r.prev_hash !== 'string' || typeof r.hash !== 'string' || Number.isNaN(Date.parse(r.at))) {
+    throw new Error(`line ${lineNo}: not an audit record as audit export writes it (seq, at, kind, prev_hash, hash)`);
+  }
+  return { ...(r as unknown as AuditRow), at: new Date(r.at), data: (r.data ?? {}) as Record<string, unknown> };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appendAudits } from '../../src/store/audit.ts';
+import { runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+const dir = mkdtempSync(join(tmpdir(), 'echo-audit-file-'));
+let env: NodeJS.ProcessEnv;
+let lines: string[];
+
+beforeAll(async () => {
+  const { db, schema } = database();
+  await appendAudits(db, Array.from({ length: 6 }, (_, i) => ({ kind: 'test.event', actor: 'alice', reason: `event ${i + 1}`, data: { i: i + 1 } })));
+  const config = join(dir, 'echo-agent.yaml');
+  writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${schema}\n`);
+  env = { ECHO_AGENT_CONFIG: config };
+  const exported = await runCli(['audit', 'export'], { env });
+  expect(exported.code, exported.stderr).toBe(0);
+  expect(exported.stderr).toMatch(/exported 6 records, chain ok, head 6:[0-9a-f]{64}/);
+  lines = exported.stdout.trim().split('\n');
+});
+
+// no database: the file is all a later reader has
+const offline = { ECHO_AGENT_CONFIG: '' };
+const write = (name: string, content: string[]) => {
+  const file = join(dir, name);
+  writeFileSync(file, `${content.join('\n')}\n`);
+  return file;
+};
+
+describe('an audit export checked offline (audit verify --file)', () => {
+  it('passes as exported and names its head, which --head then pins', async () => {
+    const file = write('whole.jsonl', lines);
+    const r = await runCli(['audit', 'verify', '--file', file], { env: offline });
+    expect(r.code, r.stderr).toBe(0);
+    const head = /head (6:[0-9a-f]{64})/.exec(r.stdout)![1]!;
+    expect((await runCli(['audit', 'verify', '--file', file, '--head', head], { env: offline })).code).toBe(0);
+  });
+
+  it.each([
+    ['an edited record', (l: string[]) => l.map((x, i) => (i === 2 ? x.replace('event 3', 'nothing to see') : x)), 3, 'edited'],
+    ['a removed record', (l: string[]) => l.filter((_, i) => i !== 3), 4, 'removed'],
+    // read in order, record 2 is missing where it belongs
+    ['two records swapped', (l: string[]) => [l[0]!, l[2]!, l[1]!, ...l.slice(3)], 2, 'removed'],
+  ])('detects %s', async (name, change, seq, problem) => {
+    const file = write(`${name.replace(/\s/g, '-')}.jsonl`, change(lines));
+    const r = await runCli(['audit', 'verify', '--file', file], { env: offline });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`BROKEN at record ${seq}: ${problem}`);
+  });
+
+  it('detects a cut tail against a head seen before', async () => {
+    const whole = await runCli(['audit', 'verify', '--file', write('all.jsonl', lines)], { env: offline });
+    const head = /head (6:[0-9a-f]{64})/.exec(whole.stdout)![1]!;
+    const r = await runCli(['audit', 'verify', '--file', write('cut.jsonl', lines.slice(0, 4)), '--head', head], { env: offline });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('BROKEN at record 5: removed (the export ends at 4, but record 6 was seen before)');
+  });
+
+  it('a line that is no audit record is an input error naming the line', async () => {
+    const r = await runCli(['audit', 'verify', '--file', write('bad.jsonl', [lines[0]!, '{"seq": "two"}'])], { env: offline });
+    expect(r.code).toBe(65);
+    expect(r.stderr).toMatch(/--file: .*bad\.jsonl: line 2: not an audit record/);
+    const missing = await runCli(['audit', 'verify', '--file', join(dir, 'nope.jsonl')], { env: offline });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.jsonl: no such file/);
+    expect(readFileSync(join(dir, 'bad.jsonl'), 'utf8')).toContain('two');
+  });
+});
