@@ -1,4 +1,4 @@
-import { and, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { systemClock, type Clock } from '../approval/ports.ts';
 import { redact } from '../util/redact.ts';
 import { appendAudit, jsonSafe } from './audit.ts';
@@ -106,8 +106,10 @@ export async function getApproval(exec: Executor, id: string): Promise<ApprovalR
 }
 
 /** Newest first. */
+/** Pending means answerable: a request past its expiry is not listed as pending, whether or not the reconciler has marked it yet. */
 export async function listApprovals(exec: Executor, f: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRow[]> {
-  return exec.select().from(approvals).where(f.state ? eq(approvals.state, f.state) : undefined)
+  const answerable = f.state === 'pending' ? gt(approvals.expires_at, sql`now()`) : undefined;
+  return exec.select().from(approvals).where(and(f.state ? eq(approvals.state, f.state) : undefined, answerable))
     .orderBy(desc(approvals.created_at), desc(approvals.id)).limit(f.limit ?? 100);
 }
 

@@ -71,6 +71,15 @@ describe('approvals', () => {
     expect((await getApproval(db, fresh.id))?.state).toBe('pending');
   });
 
+  it('a request past its expiry is no longer listed as pending, before any reconciler pass marks it', async () => {
+    const stale = await createApproval(database().db, request({ expires_at: new Date(Date.now() - 1_000) }));
+    const fresh = await createApproval(database().db, request());
+    const pending = (await listApprovals(database().db, { state: 'pending' })).map((r) => r.id);
+    expect(pending).toContain(fresh.id);
+    expect(pending).not.toContain(stale.id);
+    expect((await getApproval(database().db, stale.id))!.state).toBe('pending');
+  });
+
   it('a waiter sees an answer given from another connection while it polls', async () => {
     const { db } = database();
     const row = await createApproval(db, request());
