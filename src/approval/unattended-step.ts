@@ -27,8 +27,11 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
   if (f.risk === 'dangerous') return { outcome: 'deny', rule: 'unattended.dangerous' };
   if (f.flagged) return { outcome: 'deny', rule: 'unattended.flagged' };
   if (f.cronAuthorized) {
-    // a revocation reaches a run already under way at its next call, not only the next run
-    return !f.grantInForce || await f.grantInForce() ? { outcome: 'allow', rule: 'unattended.cron_authorized' } : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
+    // a revocation reaches a run already under way at its next call, not only the next run:
+    // from then on the run is judged as one without a grant, and a refusal says why
+    if (!f.grantInForce || await f.grantInForce()) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
+    const without = await unattendedVerdict({ ...f, cronAuthorized: false });
+    return without.outcome === 'allow' ? without : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
   }
   if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
   if (f.risk === 'exec') return { outcome: 'deny', rule: 'unattended.allow_safe.exec' };

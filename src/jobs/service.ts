@@ -2,7 +2,7 @@ import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { getApproval } from '../store/approvals.ts';
 import { issueGrant } from '../store/grants.ts';
-import { createJob, getJob, lockLiveJob, updateJob, type JobPatch } from '../store/jobs.ts';
+import { createJob, DefinitionChangedSince, getJob, lockLiveJob, updateJob, type JobPatch } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
@@ -120,18 +120,16 @@ export async function updateJobFromCall(
 ): Promise<ChangeResult | null> {
   const before = await getJob(deps.db, id);
   if (!before) return null;
-  if (approval?.approval_source === 'human' && approval.approval_id) {
-    const asked = await getApproval(deps.db, approval.approval_id);
-    // the person approved this change to the job as it stood; a change made since is not what they saw
-    if (asked && before.updated_at > asked.created_at) {
-      throw new JobInputError(`job ${id} was changed at ${before.updated_at.toISOString()}, after approval ${asked.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
-    }
-  }
+  // the person approved this change to the job as it stood when they were asked; a definition changed since is not what they saw
+  const asked = approval?.approval_source === 'human' && approval.approval_id ? await getApproval(deps.db, approval.approval_id) : null;
   const merged = mergedDefinition(before, patch, deps.checks);
   const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
   const now = await schedulerNow(deps);
   const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: futureFire(merged.schedule, merged.timezone, now) } : {}) };
-  const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' });
+  const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' }, asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
+    if (!(err instanceof DefinitionChangedSince)) throw err;
+    throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
+  });
   if (!updated) return null;
   if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
   return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval)) };

@@ -181,12 +181,13 @@ function wrap(
         worker,
         run: () => { worker.run().catch(report); },
         pause: () => worker.pause(true),
-        // BullMQ answers a later close(true) with an earlier, still waiting close(): only one close is ever asked for
+        // forced from the start: BullMQ answers a later close(true) with an earlier, still waiting close()
         close: () => worker.close(true),
       };
     },
     async close() {
-      await Promise.all(workers.map((w) => w.close(true).catch(() => {})));
+      // a worker whose close is already under way hands back that close: never wait on it for ever
+      await Promise.all(workers.map((w) => Promise.race([w.close(true).catch(() => {}), new Promise((r) => setTimeout(r, QUIT_TIMEOUT_MS * 2).unref())])));
       await queue.close();
       await closeConnections();
     },

@@ -22,8 +22,9 @@ export class ChainWalk {
       this.firstBad = { seq: row.seq, problem: 'edited', detail: `record ${row.seq} does not match its hash` };
       return;
     }
-    const prev = this.prev ?? (row.seq === 1 ? { seq: 0, hash: GENESIS_HASH } : null);
-    if (prev && (row.seq !== prev.seq + 1 || row.prev_hash !== prev.hash)) {
+    // an unfiltered export starts at the genesis: nothing prunes the chain, so a later start lost records
+    const prev = this.prev ?? { seq: 0, hash: GENESIS_HASH };
+    if (row.seq !== prev.seq + 1 || row.prev_hash !== prev.hash) {
       this.firstBad = row.seq > prev.seq + 1 && row.prev_hash !== prev.hash
         ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing` }
         : { seq: row.seq, problem: row.seq <= prev.seq ? 'reordered' : 'edited', detail: `record ${row.seq} does not follow record ${prev.seq}` };
@@ -32,11 +33,12 @@ export class ChainWalk {
     this.prev = { seq: row.seq, hash: row.hash };
   }
 
-  /** The last linked record, and where the walk began (an export from the start begins at 1). */
+  /** The last linked record. */
   get head(): { seq: number; hash: string } | null {
     return this.prev;
   }
 
+  /** Where the walk began: 1 for an export from the start. */
   get from(): number | null {
     return this.first;
   }

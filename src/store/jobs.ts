@@ -53,10 +53,27 @@ export async function lockLiveJob(tx: Executor, id: string): Promise<JobRow | nu
  * transaction; a human-approved change then issues a new one (issueGrant).
  * A changed schedule needs a new next_fire_at in the same patch (the scheduler computes it).
  */
-export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }): Promise<JobUpdate | null> {
+/** The job's definition changed after the moment a change to it was approved against. */
+export class DefinitionChangedSince extends Error {
+  constructor(readonly jobId: string, readonly at: Date) {
+    super(`job ${jobId}'s definition was changed at ${at.toISOString()}`);
+    this.name = 'DefinitionChangedSince';
+  }
+}
+
+/**
+ * `unchangedSince`: refuse (DefinitionChangedSince) when the definition changed after that instant,
+ * judged under the job's lock from its own job.updated records, so a pause or a resume does not count.
+ */
+export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
   return exec.transaction(async (tx) => {
     const before = await lockLiveJob(tx, id);
     if (!before) return null;
+    if (opts.unchangedSince) {
+      const [changed] = (await tx.execute<{ at: Date }>(sql`select at from audit_events where job_id = ${id} and kind = 'job.updated'
+        and at > ${opts.unchangedSince} and (data->>'definition_changed')::boolean order by seq desc limit 1`)).rows;
+      if (changed) throw new DefinitionChangedSince(id, new Date(changed.at));
+    }
     const next = { ...before, ...stripUndefined(patch) };
     next.payload = jsonSafe(next.payload);
     const hash = definitionHash(next);

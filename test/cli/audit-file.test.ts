@@ -45,6 +45,8 @@ describe('an audit export checked offline (audit verify --file)', () => {
     ['a removed record', (l: string[]) => l.filter((_, i) => i !== 3), 4, 'removed'],
     // read in order, record 2 is missing where it belongs
     ['two records swapped', (l: string[]) => [l[0]!, l[2]!, l[1]!, ...l.slice(3)], 2, 'removed'],
+    ['the first records removed', (l: string[]) => l.slice(2), 1, 'removed'],
+    ['every record removed', () => [], 1, 'removed'],
   ])('detects %s', async (name, change, seq, problem) => {
     const file = write(`${name.replace(/\s/g, '-')}.jsonl`, change(lines));
     const r = await runCli(['audit', 'verify', '--file', file], { env: offline });

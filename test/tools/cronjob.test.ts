@@ -5,7 +5,7 @@ import { createGuard } from '../../src/guard/index.ts';
 import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { effectLedger } from '../../src/store/effects.ts';
-import { getJob, listJobs, updateJob } from '../../src/store/jobs.ts';
+import { getJob, listJobs, pauseJob, updateJob } from '../../src/store/jobs.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { liveGrant } from '../../src/store/grants.ts';
 import { describeJobCall } from '../../src/session/job-preview.ts';
@@ -93,9 +93,22 @@ describe('the cronjob tool', () => {
     const out = await executeTool(cron, { action: 'update', id, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] } }, ctx,
       { approval: { approval_source: 'human', approval_id: asked.id, approver: 'alice' } });
     expect(out).toMatchObject({ success: false, errorKind: 'business' });
-    expect(out.error).toMatch(new RegExp(`job ${id} was changed at .*, after approval ${asked.id} was asked for; nothing was changed`));
+    expect(out.error).toMatch(new RegExp(`job ${id}'s definition was changed at .*, after approval ${asked.id} was asked for; nothing was changed`));
     expect(await liveGrant(db, id)).toBeNull();
     expect((await getJob(db, id))!.payload).toMatchObject({ steps: [{ tool: 'read_file' }] });
+  });
+
+  it('a pause while the person is being asked is no change to what they approve', async () => {
+    const db = database().db;
+    const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'human' });
+    const created = await executeTool(tool(), create('tool-paused-meanwhile'), ctx, human);
+    const id = (created.output as { job: { id: string } }).job.id;
+    const asked = await createApproval(db, { call_hash: 'h', tool: 'cronjob', args: { action: 'update', id }, risk: 'dangerous', channel: 'cli', expires_at: new Date(Date.now() + 60_000) });
+    await new Promise((r) => setTimeout(r, 20));
+    await pauseJob(db, id, { actor: 'bob', note: 'maintenance' });
+    const out = await executeTool(tool(), { action: 'update', id, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] } }, ctx,
+      { approval: { approval_source: 'human', approval_id: asked.id, approver: 'alice' } });
+    expect(out).toMatchObject({ success: true, output: { cron_authorized: true } });
   });
 
   it('the approval prompt of an update shows the job as it will be, settings the call leaves alone included', async () => {

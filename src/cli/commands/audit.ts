@@ -27,7 +27,7 @@ interface Verdict {
 
 function printVerdict(verdict: Verdict, json: boolean | undefined, what: string): void {
   if (json) printJson(verdict);
-  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from seq ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n`);
+  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records, head ${verdict.head?.seq}:${verdict.head?.hash}\n`);
   else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
   if (!verdict.ok) process.exitCode = EXIT.failure;
 }
@@ -52,6 +52,7 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
     }
   }
   let firstBad = walk.firstBad ?? undefined;
+  if (!firstBad && walk.checked === 0) firstBad = { seq: 1, problem: 'removed', detail: 'the file holds no records' };
   if (!firstBad && expectHead) {
     const head = walk.head;
     if (!head || head.seq < expectHead.seq) firstBad = { seq: (head?.seq ?? 0) + 1, problem: 'removed', detail: `the export ends at ${head?.seq ?? 0}, but record ${expectHead.seq} was seen before` };

@@ -9,6 +9,11 @@ export interface OptionSpec {
   readonly attached?: string;
   /** Long options that take a value (`--x=v` or `--x v`). */
   readonly long?: readonly string[];
+  /**
+   * Long options that take none, listed where a program has many: an abbreviation is resolved among
+   * every name, so `--netrc` is not read as a prefix of `--netrc-file` and made to swallow the next word.
+   */
+  readonly flags?: readonly string[];
   /** Long names meaning a short option (`recursive` → `r`). */
   readonly alias?: Readonly<Record<string, string>>;
   /** Options end at the first operand (wrappers, interpreters). */
@@ -43,7 +48,7 @@ const valueArg = (text: string, from: Arg): Arg => ({ v: text, info: from.info }
  * prefix of one (`--rec` is `--recursive`, `--sig` is `--signal`).
  */
 function resolveLong(raw: string, spec: OptionSpec): { name: string; known: boolean } {
-  const names = [...(spec.long ?? []), ...Object.keys(spec.alias ?? {})];
+  const names = [...(spec.long ?? []), ...(spec.flags ?? []), ...Object.keys(spec.alias ?? {})];
   if (names.includes(raw)) return { name: raw, known: true };
   const matches = [...new Set(names.filter((n) => n.startsWith(raw)))];
   return matches.length === 1 ? { name: matches[0]!, known: true } : { name: raw, known: false };

@@ -10,6 +10,11 @@ const KA = 'shell.process.kill_all';
 
 export const DENY_DEVICES: readonly ShellCase[] = [
   ['dd if=/dev/zero of=/dev/sda', 'deny', DW],
+  // a downloader's output to a device, with yes/no options before it that must not swallow -o
+  ['curl -o /dev/sda https://x.example/img', 'deny', DW],
+  ['curl --netrc -o /dev/sda https://x.example/img', 'deny', DW],
+  ['curl --parallel --head -o /dev/sda https://x.example/img', 'deny', DW],
+  ['wget --hsts -O /dev/sda https://x.example/img', 'deny', DW],
   ['dd if=img of=/dev/nvme0n1 bs=4M', 'deny', DW],
   ['sudo dd of=/dev/mmcblk0 if=x.img', 'deny', DW],
   ['dd if=/dev/urandom of=/dev/vda1', 'deny', DW],

@@ -11,6 +11,8 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const BARE_HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|localhost|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*)(?::\d+)?(?:\/\S*)?$/i;
 /** IPv4 in hex, as the URL parser and inet_aton read it (`0x7f000001`, `0x7f.0.0.1`): never an option value. */
 const HEX_HOST = /^0x[0-9a-f]+(?:\.(?:0x[0-9a-f]+|\d+)){0,3}(?::\d+)?(?:\/\S*)?$/i;
+/** curl options naming a host the request goes through: proxies and the DNS-over-HTTPS server. */
+const VIA_OPTIONS = ['x', 'proxy', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'doh-url'];
 /** socat addresses that open a connection: TCP:host:port, TCP4-CONNECT:host:port, OPENSSL:host:port, UDP6:… */
 const SOCAT_CONNECT = /^(?:tcp|udp|openssl|sctp)[46]?(?:-connect)?:(\[[^\]]+\]|[^:,]+)/i;
 
@@ -40,7 +42,8 @@ export function checkNetworkTarget(inv: Invocation, emit: Emit): void {
  */
 function checkUrlClient(program: 'curl' | 'wget', args: readonly Arg[], flag: (arg: Arg) => void): void {
   const p = parseOptions(args, DOWNLOADER_OPTIONS[program]);
-  for (const arg of [...p.operands, ...valuesOf(p, 'url')]) {
+  // a proxy or DNS-over-HTTPS server is where the request really goes first
+  for (const arg of [...p.operands, ...valuesOf(p, 'url', ...(program === 'curl' ? VIA_OPTIONS : []))]) {
     const fromUrl = SCHEME.test(arg.v);
     const host = urlHost(fromUrl ? arg.v : `http://${arg.v}`);
     if (host && nonPublic(host, fromUrl)) flag(arg);
