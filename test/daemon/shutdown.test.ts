@@ -74,8 +74,9 @@ describe('graceful shutdown', () => {
       await locker.query('rollback');
       locker.release();
     }
-    // never recorded as finished by a stop that gave up on it: its lease expiring is what hands it on
-    expect((await getRun(db, run!.id))!.state).toBe('running');
+    // the stop gave up on it, it did not finish it: once the row is free the cancelled attempt may still
+    // record itself as interrupted, or the run stays running until its lease hands it on; never succeeded
+    expect(['running', 'interrupted']).toContain((await getRun(db, run!.id))!.state);
   }, 60_000);
 
   it('a firing pass hung on a lock does not hold the stop past its timeout', async () => {
