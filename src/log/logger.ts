@@ -18,7 +18,8 @@ export function createLogger(level: string = 'info', stream?: NodeJS.WritableStr
         method.apply(this, args.map((a) => (typeof a === 'string' ? redact(a) : a)) as Parameters<typeof method>);
       },
     },
-    serializers: { err: (err: Error) => redact({ type: err.name, message: err.message }) },
+    // errors are made plain (type, message, code, stack, cause) by redact() in the log formatter
+    serializers: { err: (err: unknown) => redact(err) },
   }, stream ?? process.stdout);
 }
 

@@ -44,6 +44,8 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[Circular]' as T;
   if (value instanceof Date) return value;
+  // an Error's message and stack are not enumerable: copied like other objects it would come out as {}
+  if (value instanceof Error) return redactedError(value, seen) as T;
   // `seen` holds the ancestors only: a value shared by two fields is not a cycle
   seen.add(value);
   try {
@@ -60,4 +62,18 @@ function isSecret(key: string, value: unknown): boolean {
   if (value === null || value === undefined || value === '') return false;
   if (typeof value === 'number' && TOKEN_COUNT.test(key)) return false;
   return SECRET_KEY.test(key);
+}
+
+/** What an error says, as data: its name, message, code and stack, its own fields and cause, redacted. */
+function redactedError(err: Error, seen: WeakSet<object>): Record<string, unknown> {
+  seen.add(err);
+  try {
+    const out: Record<string, unknown> = { type: err.name, message: redactText(err.message) };
+    for (const [k, v] of Object.entries(err)) if (k !== 'name' && v !== undefined) setOwn(out, k, isSecret(k, v) ? MASK : redact(v, seen));
+    if (err.cause !== undefined) out.cause = redact(err.cause, seen);
+    if (err.stack) out.stack = redactText(err.stack);
+    return out;
+  } finally {
+    seen.delete(err);
+  }
 }
