@@ -22,11 +22,14 @@ export interface OpenDatabaseOptions {
   readonly poolMax?: number;
   /** Per-test schema: set as search_path on every connection at startup. */
   readonly schema?: string;
-  /** Errors of idle pooled connections (e.g. the server went away); they never throw. */
+  /** Errors of pooled connections, idle or in use (e.g. the server went away); they never throw. */
   readonly onError?: (err: Error) => void;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** How long getting a connection may take before the operation fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function assertSchemaName(schema: string): string {
   if (!IDENTIFIER.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
@@ -38,10 +41,17 @@ export function openDatabase(opts: OpenDatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.poolMax ?? 10,
+    // a server that does not answer (a partition, not a restart) fails a checkout instead of hanging every loop
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     // a startup parameter, so no query can run on a connection before it is set
     ...(opts.schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  pool.on('error', (err) => opts.onError?.(err));
+  // the pool listens on idle connections only: a connection lost while checked out (a transaction open
+  // when the server restarts) would emit an 'error' nobody hears, which ends the process. Each connection
+  // reports its own; the pool's event repeats an idle one's and only has to be heard.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onError?.(err)));
+  pool.on('error', () => {});
   const db = drizzle({ client: pool, schema: tables });
   let closed: Promise<void> | undefined;
   return { pool, db, schema, close: () => (closed ??= pool.end()) };
