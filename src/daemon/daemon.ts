@@ -20,7 +20,7 @@ import { auditHead } from '../store/audit.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
-import { fireUntilDone } from './firing.ts';
+import { dbClockNow, fireUntilDone } from './firing.ts';
 import { recoverSkillInstalls } from '../skills/recover.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -131,7 +131,9 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       for (const [reason, n] of Object.entries(report.skipped)) metrics.instantsSkipped.inc({ reason }, n);
       // 10,000 runs due at once: one enqueue after another would add seconds of lateness
       for (let i = 0; i < report.queued.length; i += ENQUEUE_CHUNK) {
-        await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? 0) - Date.now() })));
+        // on the database clock, which not_before is on: a host clock behind it would hold every run back
+        const now = dbClockNow(report);
+        await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? now) - now })));
       }
     },
   });

@@ -17,6 +17,14 @@ export interface FiringReport {
   readonly lateness: readonly number[];
   /** Some job still has due instants (a long outage, or more due jobs than one batch): fire again at once. */
   readonly more: boolean;
+  /** The database clock when the pass planned, and this process's monotonic clock then: delays are reckoned from these. */
+  readonly dbNow: Date;
+  readonly monoAt: number;
+}
+
+/** The database clock now, from a reading taken earlier and the monotonic time since (the host's wall clock may be off). */
+export function dbClockNow(reading: { dbNow: Date; monoAt: number }): number {
+  return reading.dbNow.getTime() + (performance.now() - reading.monoAt);
 }
 
 interface JobPlan {
@@ -39,6 +47,7 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
   const batch = opts.batch ?? 1000;
   return db.transaction(async (tx) => {
     const now = await databaseNow(tx);
+    const monoAt = performance.now();
     const due = await lockDueJobs(tx, { limit: batch, now });
     const active = await activeRunsOf(tx, due.map((j) => j.id));
     const plans: JobPlan[] = [];
@@ -72,6 +81,7 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
       skipped: skipsByRule(created),
       lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
       more: due.length === batch || plans.some((p) => p.plan.more),
+      dbNow: now, monoAt,
     };
   });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { appendAudit } from '../store/audit.ts';
-import type { Executor } from '../store/db.ts';
+import { databaseNow, type Executor } from '../store/db.ts';
+import { dbClockNow } from './firing.ts';
 import { getJob } from '../store/jobs.ts';
 import { listExpiredLeases, listQueued, markInterrupted, retryRun } from '../store/runs.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
@@ -36,9 +37,11 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     logger.warn({ run_id: run.id, job_id: run.job_id, lease_owner: run.lease_owner }, 'run lease expired');
   }
   let requeued = 0;
+  const reading = { dbNow: await databaseNow(db), monoAt: performance.now() };
   for (const run of await listQueued(db)) {
     if (await queue.holds(run.id, run.attempt)) continue;
-    const delayMs = run.not_before ? run.not_before.getTime() - Date.now() : 0;
+    // not_before is on the database clock, and so is this delay
+    const delayMs = run.not_before ? run.not_before.getTime() - dbClockNow(reading) : 0;
     await queue.enqueue(run.id, { attempt: run.attempt, delayMs });
     requeued++;
   }

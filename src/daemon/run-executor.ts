@@ -145,12 +145,13 @@ const MAX_RENEW_INTERVAL_MS = 5_000;
  */
 function keepLease(deps: RunExecutorDeps, runId: string, controller: AbortController): NodeJS.Timeout {
   const leaseMs = deps.config.daemon.lease_seconds * 1000;
-  let renewedAt = Date.now();
+  // a monotonic clock: a step of the host's wall clock (NTP) must neither abort every run nor hide failing renewals
+  let renewedAt = performance.now();
   return setInterval(() => {
-    if (Date.now() - renewedAt > (leaseMs * 2) / 3) controller.abort(new Error('lease lost'));
+    if (performance.now() - renewedAt > (leaseMs * 2) / 3) controller.abort(new Error('lease lost'));
     if (controller.signal.aborted) return;
     renewLease(deps.db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
-      if (ours) renewedAt = Date.now();
+      if (ours) renewedAt = performance.now();
       else controller.abort(new Error('lease lost'));
     }, (err: unknown) => deps.logger.warn({ run_id: runId, err }, 'lease renewal failed'));
   }, Math.max(1000, Math.min(MAX_RENEW_INTERVAL_MS, leaseMs / 3)));
