@@ -8,6 +8,7 @@ import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } f
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { whileUnreachable } from '../store/pg-errors.ts';
 import { redactText } from '../util/redact.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
@@ -111,11 +112,12 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   const timer = setTimeout(() => controller.abort(new Error('timeout')), job.timeout_seconds * 1000);
   const renew = keepLease(deps, runId, controller);
+  const grantInForce = grantStillHeld(db, job, auth);
   try {
     const agent = deps.agent ?? daemonAgentRuntime(deps);
     let outcome: PayloadOutcome;
     try {
-      outcome = await runPayload({ ...deps, agent, audit, grantInForce: grantStillHeld(db, job, auth) }, job, runId, ctx, controller.signal);
+      outcome = await runPayload({ ...deps, agent, audit, grantInForce }, job, runId, ctx, controller.signal);
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
       logger.error({ run_id: runId, job_id: job.id, err }, 'run payload threw');
@@ -124,7 +126,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
         error: redactText(`internal error: ${err instanceof Error ? err.message : String(err)}`),
       };
     }
-    const result = await settle({ ...deps, audit }, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id });
+    const result = await settle({ ...deps, audit }, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id }, grantInForce);
     await started();
     return result;
   } finally {
@@ -179,7 +181,7 @@ export function daemonAgentRuntime(deps: Omit<RunExecutorDeps, 'agent'>): AgentR
 
 async function settle(
   deps: RunExecutorDeps, job: JobRow, run: RunRow, o: PayloadOutcome, signal: AbortSignal,
-  grant: { cron_authorized: boolean; grant_id: string | null },
+  grant: { cron_authorized: boolean; grant_id: string | null }, grantInForce: () => Promise<boolean>,
 ): Promise<RunResult> {
   const { db, logger } = deps;
   const reason = signal.aborted ? String((signal.reason as Error | undefined)?.message ?? 'aborted') : null;
@@ -205,12 +207,22 @@ async function settle(
     return { kind: 'retrying', notBefore, delayMs: backoff, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
-  // the final state and its record commit together
-  const finished = await changeWithRecord(db, appender(deps),
-    finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
-      kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
-      rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
-    });
+  // the final state and its record commit together; a database that is restarting gets about 30 s
+  // before the run is left to its lease, so a short outage does not turn a finished run into an interrupted one
+  let writes = 0;
+  const finished = await whileUnreachable(() => {
+    writes++;
+    return changeWithRecord(db, appender(deps),
+      finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
+        kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
+        rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
+      });
+  }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') });
+  if (!finished && writes > 1) {
+    // an earlier try may have committed with its answer lost: then the outcome is ours, already recorded
+    const now = await getRun(db, run.id);
+    if (now?.state === state && now.attempt === run.attempt) return afterFinish(deps, job, now, o, state, grant, grantInForce);
+  }
   if (!finished) {
     // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
     const now = await getRun(db, run.id);
@@ -220,9 +232,19 @@ async function settle(
     });
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
-  logger.info({ run_id: run.id, job_id: job.id, state, denials: o.denials }, 'run finished');
-  const delivered = await deliverOutcome({ config: deps.config, audit: appender(deps), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, grant.cron_authorized, deps.shutdown);
-  if (delivered === 'delivery.failed') logger.warn({ run_id: run.id, job_id: job.id }, 'run outcome could not be delivered');
+  return afterFinish(deps, job, finished, o, state, grant, grantInForce);
+}
+
+/** A recorded outcome: logged, and delivered where the job's grant still holds (a grant revoked mid-run delivers nothing). */
+async function afterFinish(
+  deps: RunExecutorDeps, job: JobRow, finished: RunRow, o: PayloadOutcome, state: FinalState,
+  grant: { cron_authorized: boolean }, grantInForce: () => Promise<boolean>,
+): Promise<RunResult> {
+  const { logger } = deps;
+  logger.info({ run_id: finished.id, job_id: job.id, state, denials: o.denials }, 'run finished');
+  const authorised = grant.cron_authorized && await grantInForce().catch(() => false);
+  const delivered = await deliverOutcome({ config: deps.config, audit: appender(deps), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, authorised, deps.shutdown);
+  if (delivered === 'delivery.failed') logger.warn({ run_id: finished.id, job_id: job.id }, 'run outcome could not be delivered');
   return { kind: 'finished', state, run: finished };
 }
 

@@ -42,11 +42,14 @@ describe('revoking a grant while a run of the job is under way', () => {
     const { db, url, schema } = database();
     const job = await createJob(db, {
       name: 'revoked-mid-run', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }, { tool: 'test_slow', args: {} }] },
+      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }, { tool: 'test_slow', args: {} }] }, delivery: { notify: 'ops' },
     });
     await authorise(db, job);
     const held = heldTool();
-    const config = defaultConfig({ ...crashTestConfig(`test-revoke-${randomBytes(3).toString('hex')}`), daemon: { tick_seconds: 0.2, reconcile_seconds: 60 } });
+    const config = defaultConfig({
+      ...crashTestConfig(`test-revoke-${randomBytes(3).toString('hex')}`), daemon: { tick_seconds: 0.2, reconcile_seconds: 60 },
+      notify: { targets: { ops: { url: 'https://hooks.example/ops' } } },
+    });
     const daemon = await startDaemon(config, {
       logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
     });
@@ -69,6 +72,13 @@ describe('revoking a grant while a run of the job is under way', () => {
       expect((await getRun(db, run.id))!.state).toBe('failed');
       const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
       expect(decisions.map((d) => [d.outcome, d.step, d.rule])).toEqual([['allow', 4, 'unattended.cron_authorized'], ['deny', 4, 'unattended.grant_withdrawn']]);
+      // and its outcome goes nowhere: the delivery target was part of what the revoked grant covered
+      let deliveries = await listAudit(db, { run_id: run.id, kind: 'run.delivery' });
+      for (let i = 0; i < 50 && deliveries.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        deliveries = await listAudit(db, { run_id: run.id, kind: 'run.delivery' });
+      }
+      expect(deliveries.map((d) => d.rule)).toEqual(['delivery.not_authorized']);
     } finally {
       await daemon.stop();
     }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
+import { lostConnection, whileUnreachable } from '../../src/store/pg-errors.ts';
 import { TEST_DATABASE_URL, useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -52,5 +53,24 @@ describe('a connection the server drops (a PostgreSQL restart)', () => {
     } finally {
       await d.close();
     }
+  });
+});
+
+describe('which failures are worth writing again', () => {
+  it('an unreachable or restarting server is; a statement the server refused is not', async () => {
+    const wrapped = (cause: unknown) => Object.assign(new Error('Failed query: commit'), { cause });
+    expect(lostConnection(wrapped(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })))).toBe(true);
+    expect(lostConnection(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' }))).toBe(true);
+    expect(lostConnection(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(lostConnection(wrapped(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' })))).toBe(false);
+    let tries = 0;
+    await expect(whileUnreachable(async () => { tries++; throw Object.assign(new Error('duplicate key'), { code: '23505' }); }, { delaysMs: [1, 1] })).rejects.toThrow('duplicate key');
+    expect(tries).toBe(1);
+    tries = 0;
+    expect(await whileUnreachable(async () => {
+      if (++tries < 3) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      return 'written';
+    }, { delaysMs: [1, 1, 1] })).toBe('written');
+    expect(tries).toBe(3);
   });
 });
