@@ -46,6 +46,8 @@ export interface DaemonOptions {
   readonly extraTools?: readonly Tool[];
   /** How long without a successful firing pass before /healthz fails (default max(60 s, 10 ticks)). */
   readonly firingStaleMs?: number;
+  /** Something the daemon cannot carry on without has gone (the embedded PostgreSQL died): the caller should stop it and exit non-zero. */
+  readonly onFatal?: (why: string) => void;
 }
 
 export interface Daemon {
@@ -91,6 +93,11 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await ensureWorkspace(config.tools.workspace, logger);
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
   undo.push(() => resolved.stop());
+  // nothing restarts a dead embedded server, and every pass would only fail: say so and let the supervisor restart us
+  void resolved.lost?.then((why) => {
+    logger.fatal({ data_dir: config.daemon.data_dir }, `${why}; the daemon stops so that its supervisor can start it (and the server) again`);
+    opts.onFatal?.(why);
+  });
   const schema = opts.database?.schema;
   const database = openDatabase({ url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), onError: (err) => logger.warn({ err }, 'idle database connection failed') });
   undo.push(() => database.close());

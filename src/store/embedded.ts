@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -24,8 +25,13 @@ export interface EmbeddedServer {
   readonly url: string;
   /** false when another process (a running daemon) already serves this data directory. */
   readonly owned: boolean;
+  /** Settles, with what happened, if a server this process started exits without being stopped (a crash, kill -9). */
+  readonly lost?: Promise<string>;
   stop(): Promise<void>;
 }
+
+/** How long a clean stop of the server may take before it is killed. */
+const STOP_TIMEOUT_MS = 20_000;
 
 /** The URL of the embedded server of a data directory, from its password file (what the CLI uses). */
 export async function embeddedUrl(dataDir: string, port: number): Promise<string> {
@@ -120,8 +126,20 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   }
   await ensureDatabase(password, port);
   logger.info({ host: HOST, port, database: EMBEDDED_DATABASE }, 'embedded PostgreSQL is ready');
+  // the library keeps its child to itself and waits for an 'exit' it may have missed: watch the child here
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  let exited = child === undefined || child.exitCode !== null || child.signalCode !== null;
+  const lost = new Promise<string>((resolve) => {
+    child?.once('exit', (code, signal) => {
+      exited = true;
+      if (!stopping) resolve(`the embedded PostgreSQL server (pid ${child.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
+    });
+  });
   let stopped: Promise<void> | undefined;
   const stop = async () => {
+    stopping = true;
+    if (exited) return;
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
     let others = 0;
@@ -134,15 +152,21 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
       return;
     }
-    await server.stop();
+    const clean = await Promise.race([server.stop().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
+    if (!clean && !exited) {
+      logger.warn({ pid: child?.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
+      child?.kill('SIGKILL');
+    }
     logger.info('embedded PostgreSQL stopped');
   };
-  return { url, owned: true, stop: () => (stopped ??= stop()) };
+  return { url, owned: true, lost, stop: () => (stopped ??= stop()) };
 }
 
 export interface ResolvedDatabase {
   readonly url: string;
   readonly embedded: boolean;
+  /** The embedded server this process started died under it (see EmbeddedServer.lost). */
+  readonly lost?: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -150,7 +174,7 @@ export interface ResolvedDatabase {
 export async function resolveDatabaseUrl(config: Config, logger: Logger): Promise<ResolvedDatabase> {
   if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
   const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger });
-  return { url: server.url, embedded: true, stop: () => server.stop() };
+  return { url: server.url, embedded: true, ...(server.lost ? { lost: server.lost } : {}), stop: () => server.stop() };
 }
 
 /** The configured database, or the embedded server only when one already runs: for commands that must not start one. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,36 @@ describe('npm start on the embedded default', () => {
     const code = await new Promise((r) => daemon!.once('exit', r));
     expect(code).toBe(0);
     expect(daemonLog).toContain('daemon stopped');
+  }, 240_000);
+
+  it('exits 69 when its embedded PostgreSQL is killed under it, and the next start brings both back', async () => {
+    let log = '';
+    const start = () => {
+      log = '';
+      const child = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.on('data', (d) => (log += d));
+      child.stderr!.on('data', (d) => (log += d));
+      daemon = child;
+      return child;
+    };
+    const until = async (pred: () => boolean, ms: number, what: string) => {
+      const t = Date.now();
+      while (!pred()) {
+        if (Date.now() - t > ms) throw new Error(`timed out waiting for ${what}\n${log.slice(-3000)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const first = start();
+    await until(() => log.includes('daemon started'), 90_000, 'daemon start');
+    const pid = Number(readFileSync(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 'SIGKILL');
+    const code = await new Promise<number | null>((r) => first.once('exit', (c) => r(c)));
+    expect(code, log.slice(-2000)).toBe(69);
+    expect(log).toMatch(/embedded PostgreSQL server \(pid \d+\) exited unexpectedly \(signal SIGKILL\)/);
+    // what a supervisor (systemd Restart=on-failure) does next
+    const second = start();
+    await until(() => log.includes('daemon started'), 90_000, 'daemon restart');
+    second.kill('SIGTERM');
+    expect(await new Promise((r) => second.once('exit', r))).toBe(0);
   }, 240_000);
 });

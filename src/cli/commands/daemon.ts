@@ -16,6 +16,7 @@ export function registerDaemonCommands(program: Command): void {
       for (const w of warnings) logger.warn({ path: w.path }, `config: ${w.path}: ${w.message}`);
       // listening before the start: a SIGTERM during initdb or migrations stops cleanly once the start is done
       let signalled: string | null = null;
+      let fatal: string | null = null;
       let wake: (() => void) | null = null;
       const onSignal = (signal: string) => {
         if (signalled) return;
@@ -27,7 +28,15 @@ export function registerDaemonCommands(program: Command): void {
       process.on('SIGINT', () => onSignal('SIGINT'));
       let daemon: Awaited<ReturnType<typeof startDaemon>>;
       try {
-        daemon = await startDaemon(config, { logger });
+        daemon = await startDaemon(config, {
+          logger,
+          onFatal: (why) => {
+            fatal ??= why;
+            if (signalled) return;
+            signalled = 'fatal';
+            wake?.();
+          },
+        });
       } catch (err) {
         logger.fatal({ err }, 'the daemon could not start; everything it had started was stopped');
         // a stray handle (a library's timer) must not keep a failed daemon alive
@@ -41,6 +50,7 @@ export function registerDaemonCommands(program: Command): void {
         logger.error({ err }, 'shutdown failed');
         process.exitCode = 1;
       }
+      if (fatal) throw new CliError(`daemon: stopped: ${fatal}`, EXIT.unavailable);
     });
 
   program
