@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { PASSWORD_FILE, PG_DIR } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
@@ -33,6 +34,8 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     workspace: config.tools.workspace,
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
+    // the store's files only: under systemd and in the image the workspace itself lives in data_dir
+    forbiddenRoots: [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => join(config.daemon.data_dir, name)),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
 

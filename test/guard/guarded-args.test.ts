@@ -50,3 +50,32 @@ describe('the shell guard judges relative paths from where the tool starts the c
     expect(await run('rm -rf build')).toMatchObject({ decision: 'ask', findings: [expect.objectContaining({ rule: 'shell.rm.recursive' })] });
   });
 });
+
+describe('the embedded database files are out of every file tool\'s reach', () => {
+  it('its password file and directory are refused, read or written, symlinked or not; the rest of data_dir is not', async () => {
+    const { mkdtemp, mkdir, writeFile, symlink } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    // as under systemd: the workspace lives inside data_dir
+    const dataDir = await mkdtemp(join(tmpdir(), 'echo-state-'));
+    const workspace = join(dataDir, 'workspace');
+    await mkdir(join(dataDir, 'pg'), { recursive: true });
+    await mkdir(workspace);
+    await writeFile(join(dataDir, 'pg-password'), 'hunter2');
+    await writeFile(join(workspace, 'notes.txt'), 'ok');
+    await symlink(join(dataDir, 'pg-password'), join(workspace, 'innocent.txt'));
+    const g = createGuard(defaultConfig({ daemon: { data_dir: dataDir }, tools: { workspace } }), { dns: false });
+    const check = (tool: string, args: Record<string, unknown>) => g.inspect({ tool, args }, buildContext({ channel: 'cron', unattended: true }));
+    for (const [tool, args] of [
+      ['read_file', { path: join(dataDir, 'pg-password') }],
+      ['read_file', { path: '../pg-password' }],
+      ['read_file', { path: 'innocent.txt' }],
+      ['list_dir', { path: join(dataDir, 'pg') }],
+      ['write_file', { path: join(dataDir, 'pg', 'postgresql.conf'), content: 'x' }],
+    ] as const) {
+      expect(await check(tool, args), `${tool} ${JSON.stringify(args)}`).toMatchObject({ decision: 'deny', findings: [expect.objectContaining({ rule: 'path.daemon_state' })] });
+    }
+    expect((await check('read_file', { path: 'notes.txt' })).decision).toBe('allow');
+    expect((await check('list_dir', { path: dataDir })).decision).toBe('allow');
+  });
+});

@@ -10,6 +10,7 @@ export const PATH_RULES = {
   'path.outside_safe_write_root': 'The path is written outside tools.safe_write_root.',
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
   'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
+  'path.daemon_state': "The path is the embedded database's directory or its password file in daemon.data_dir, which no tool may read or write: it would hand the store's credentials to a model or a job.",
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;
@@ -20,6 +21,8 @@ export interface PathPolicy {
   readonly restrictToWorkspace: boolean;
   /** '' = unset. Relative to the workspace. */
   readonly safeWriteRoot: string;
+  /** Files and directories no path may reach, read or write (the embedded database's); relative ones resolve against the process directory. */
+  readonly forbiddenRoots?: readonly string[];
 }
 
 // /proc/<self|thread-self|pid>[/task/<tid>]/<magic link>
@@ -52,10 +55,10 @@ const realRoot = async (root: string, fs: PathFs): Promise<string> => realPathOf
 
 type Confinement = { readonly rule: PathRule; readonly root: string; readonly label: string };
 
-async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs): Promise<GuardFinding[]> {
+async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = []): Promise<GuardFinding[]> {
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
   if (PROC_MAGIC.test(resolve(base, path))) return [finding('path.proc_escape', path)];
-  if (confinements.length === 0) return [];
+  if (confinements.length === 0 && forbidden.length === 0) return [];
   let targets: string[];
   try {
     targets = await targetsOf(path, base, fs);
@@ -65,6 +68,10 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   }
   if (targets.some((t) => PROC_MAGIC.test(t))) return [finding('path.proc_escape', path)];
   const out: GuardFinding[] = [];
+  for (const root of forbidden) {
+    const inside = targets.find((t) => isInside(t, root));
+    if (inside !== undefined) return [finding('path.daemon_state', path, `It resolves to ${shown(inside)}.`)];
+  }
   for (const c of confinements) {
     const outside = targets.find((t) => !isInside(t, c.root));
     if (outside !== undefined) out.push(finding(c.rule, path, `It resolves to ${shown(outside)}, outside ${c.label} ${c.root}.`));
@@ -94,9 +101,15 @@ export async function checkPaths(
     const code = (err as NodeJS.ErrnoException).code;
     return [finding('path.unresolvable', policy.workspace, `(the workspace or safe write root itself${code ? `: ${code}` : ''})`)];
   }
-  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs)));
-  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs)));
+  const forbidden = paths.read.length + paths.write.length > 0 ? await forbiddenRoots(policy.forbiddenRoots ?? [], fs) : [];
+  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden)));
+  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden)));
   return [...reads.flat(), ...writes.flat()];
+}
+
+/** Their real paths; one not made yet (a data dir before the first start) is taken as written. */
+async function forbiddenRoots(roots: readonly string[], fs: PathFs): Promise<string[]> {
+  return Promise.all(roots.map((r) => realRoot(r, fs).catch(() => resolve(r))));
 }
 
 /**
