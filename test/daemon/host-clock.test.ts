@@ -6,9 +6,9 @@ import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun, listRuns } from '../../src/store/runs.ts';
-import type { Tool } from '../../src/tools/types.ts';
 import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { heldTool } from '../support/held-tool.ts';
 
 const database = useTestDatabase();
 const HOUR = 3_600_000;
@@ -28,21 +28,6 @@ async function untilState(db: ReturnType<typeof database>['db'], runId: string, 
     if (performance.now() - start > ms) return state;
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function heldTool(): { tool: Tool; started: Promise<void>; release: () => void } {
-  let markStarted!: () => void;
-  let release!: () => void;
-  const started = new Promise<void>((r) => { markStarted = r; });
-  const released = new Promise<void>((r) => { release = r; });
-  return {
-    started, release,
-    tool: {
-      name: 'test_slow', description: 'waits until released', parameters: { type: 'object' }, timeoutSeconds: 60, maxRetries: 0, streamCapable: false,
-      capabilities: [], riskLevel: 'read_only', isReady: () => true, readinessDetail: () => [true, 'ready'],
-      async execute() { markStarted(); await released; return { success: true, output: 'done' }; },
-    },
-  };
 }
 
 describe('a step of the host wall clock (NTP) under a running daemon', () => {

@@ -6,9 +6,9 @@ import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import type { Tool } from '../../src/tools/types.ts';
 import { crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { heldTool } from '../support/held-tool.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
 
 const database = useTestDatabase();
@@ -17,15 +17,7 @@ describe('PostgreSQL unreachable for a few seconds as a run finishes', () => {
   it('the run still ends with its own outcome once the database is back, not interrupted at lease expiry', async () => {
     const { db, url, schema } = database();
     const proxy = await tcpProxy(5432);
-    let release!: () => void;
-    let markStarted!: () => void;
-    const started = new Promise<void>((r) => { markStarted = r; });
-    const released = new Promise<void>((r) => { release = r; });
-    const tool: Tool = {
-      name: 'test_slow', description: 'waits until released', parameters: { type: 'object' }, timeoutSeconds: 60, maxRetries: 0, streamCapable: false,
-      capabilities: [], riskLevel: 'read_only', isReady: () => true, readinessDetail: () => [true, 'ready'],
-      async execute() { markStarted(); await released; return { success: true, output: 'done' }; },
-    };
+    const held = heldTool();
     const job = await createJob(db, {
       name: 'outage', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
       payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
@@ -34,13 +26,13 @@ describe('PostgreSQL unreachable for a few seconds as a run finishes', () => {
     // the store goes through the proxy; the queue (BullMQ's PostgreSQL backend) does not, so only the store's writes fail
     const viaProxy = url.replace(':5432', `:${proxy.port}`);
     const daemon = await startDaemon(config, {
-      logger: silentLogger, database: { url: viaProxy, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [tool],
+      logger: silentLogger, database: { url: viaProxy, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
     });
     try {
       const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
-      await started;
+      await held.started;
       await proxy.cut();
-      release();
+      held.release();
       await new Promise((r) => setTimeout(r, 3_000));
       await proxy.restore();
       const start = Date.now();

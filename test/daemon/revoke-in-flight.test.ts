@@ -10,32 +10,12 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import type { Tool } from '../../src/tools/types.ts';
 import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { heldTool } from '../support/held-tool.ts';
 
 const database = useTestDatabase();
-
-/** An external (so write-classed) tool whose first call waits until the test lets it go. */
-function heldTool(): { tool: Tool; started: Promise<void>; release: () => void; calls: () => number } {
-  let calls = 0;
-  let markStarted!: () => void;
-  let release!: () => void;
-  const started = new Promise<void>((r) => { markStarted = r; });
-  const released = new Promise<void>((r) => { release = r; });
-  const tool: Tool = {
-    name: 'test_slow', description: 'waits the first time', parameters: { type: 'object' },
-    timeoutSeconds: 60, maxRetries: 0, streamCapable: false, capabilities: [], riskLevel: 'write',
-    isReady: () => true, readinessDetail: () => [true, 'ready'],
-    async execute() {
-      calls++;
-      if (calls === 1) { markStarted(); await released; }
-      return { success: true, output: `call ${calls}` };
-    },
-  };
-  return { tool, started, release, calls: () => calls };
-}
 
 describe('revoking a grant while a run of the job is under way', () => {
   it('refuses the run every later call that relied on the grant, and says why in the audit log', async () => {
@@ -45,7 +25,7 @@ describe('revoking a grant while a run of the job is under way', () => {
       payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }, { tool: 'test_slow', args: {} }] }, delivery: { notify: 'ops' },
     });
     await authorise(db, job);
-    const held = heldTool();
+    const held = heldTool('write');
     const config = defaultConfig({
       ...crashTestConfig(`test-revoke-${randomBytes(3).toString('hex')}`), daemon: { tick_seconds: 0.2, reconcile_seconds: 60 },
       notify: { targets: { ops: { url: 'https://hooks.example/ops' } } },
