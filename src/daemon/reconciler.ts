@@ -24,15 +24,18 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     const reason = `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died or hung`;
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
-    if (job && !job.removed_at && run.attempt <= job.max_retries) {
-      // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
-      const backoff = retryBackoffMs(job, run.attempt);
-      if (await retryRun(db, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff })) {
-        await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt, backoff_ms: backoff } });
+    // the state change and its record commit together: a failed append must not leave a change nobody recorded
+    await db.transaction(async (tx) => {
+      if (job && !job.removed_at && run.attempt <= job.max_retries) {
+        // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
+        const backoff = retryBackoffMs(job, run.attempt);
+        if (await retryRun(tx, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff })) {
+          await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt, backoff_ms: backoff } });
+        }
+      } else if (await markInterrupted(tx, { run_id: run.id, ...holder, reason })) {
+        await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
       }
-    } else if (await markInterrupted(db, { run_id: run.id, ...holder, reason })) {
-      await appendAudit(db, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
-    }
+    });
     leasesExpired++;
     logger.warn({ run_id: run.id, job_id: run.job_id, lease_owner: run.lease_owner }, 'run lease expired');
   }

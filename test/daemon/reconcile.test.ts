@@ -76,4 +76,24 @@ describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () 
     expect(wait).toBeGreaterThan(40);
     expect(wait).toBeLessThanOrEqual(45);
   });
+
+  it('a run whose record cannot be written keeps its state: the change and its record commit together', async () => {
+    const db = database().db;
+    const job = await newJob('unrecorded');
+    const run = await manualRun({ db }, job.id, 'test');
+    await claimRun(db, { run_id: run!.id, owner: 'dead-host:3', lease_seconds: 60 });
+    await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run!.id}`);
+    // the audit log refuses the reconciler's records for a moment (a full disk, say)
+    await db.execute(sql.raw(`create function refuse_reconciler() returns trigger language plpgsql as $$ begin
+      if new.actor = 'reconciler' then raise exception 'no space left'; end if; return new; end $$`));
+    await db.execute(sql.raw('create trigger refuse_reconciler before insert on audit_events for each row execute function refuse_reconciler()'));
+    try {
+      await expect(reconcile(db, queue, silentLogger)).rejects.toThrow();
+      expect((await getRun(db, run!.id))!.state).toBe('running');
+    } finally {
+      await db.execute(sql.raw('drop trigger refuse_reconciler on audit_events'));
+    }
+    await reconcile(db, queue, silentLogger);
+    expect((await getRun(db, run!.id))!.state).toBe('interrupted');
+  });
 });
