@@ -3,7 +3,7 @@ import { PASSWORD_FILE, PG_DIR } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
-import { checkPaths, PATH_RULES, writesInside } from './paths/index.ts';
+import { checkPaths, PATH_RULES, resolveRoots, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
@@ -35,7 +35,7 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
     // the store's files only: under systemd and in the image the workspace itself lives in data_dir
-    forbiddenRoots: [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => join(config.daemon.data_dir, name)),
+    forbiddenRoots: resolveRoots([PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => join(config.daemon.data_dir, name)), fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
 

@@ -21,8 +21,11 @@ export interface PathPolicy {
   readonly restrictToWorkspace: boolean;
   /** '' = unset. Relative to the workspace. */
   readonly safeWriteRoot: string;
-  /** Files and directories no path may reach, read or write (the embedded database's); relative ones resolve against the process directory. */
-  readonly forbiddenRoots?: readonly string[];
+  /**
+   * Files and directories no path may reach, read or write (the embedded database's), as real absolute
+   * paths: the caller resolves them (see resolveRoots), once, rather than on every call.
+   */
+  readonly forbiddenRoots?: () => Promise<readonly string[]>;
 }
 
 // /proc/<self|thread-self|pid>[/task/<tid>]/<magic link>
@@ -101,15 +104,24 @@ export async function checkPaths(
     const code = (err as NodeJS.ErrnoException).code;
     return [finding('path.unresolvable', policy.workspace, `(the workspace or safe write root itself${code ? `: ${code}` : ''})`)];
   }
-  const forbidden = paths.read.length + paths.write.length > 0 ? await forbiddenRoots(policy.forbiddenRoots ?? [], fs) : [];
+  const forbidden = paths.read.length + paths.write.length > 0 && policy.forbiddenRoots ? await policy.forbiddenRoots() : [];
   const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden)));
   const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden)));
   return [...reads.flat(), ...writes.flat()];
 }
 
-/** Their real paths; one not made yet (a data dir before the first start) is taken as written. */
-async function forbiddenRoots(roots: readonly string[], fs: PathFs): Promise<string[]> {
-  return Promise.all(roots.map((r) => realRoot(r, fs).catch(() => resolve(r))));
+/**
+ * Real paths of `roots`, kept for `ttlMs`: one not made yet (a data dir before the first start) is taken as
+ * written, and looked at again once the time is up.
+ */
+export function resolveRoots(roots: readonly string[], fs: PathFs = systemPathFs, ttlMs = 10_000): () => Promise<readonly string[]> {
+  let cached: { at: number; real: readonly string[] } | null = null;
+  return async () => {
+    if (cached && performance.now() - cached.at < ttlMs) return cached.real;
+    const real = await Promise.all(roots.map((r) => realPathOf(resolve(r), fs).catch(() => resolve(r))));
+    cached = { at: performance.now(), real };
+    return real;
+  };
 }
 
 /**

@@ -1,2 +1,2 @@
-export { PATH_RULES, checkPaths, writesInside, type PathPolicy, type PathRule } from './check-paths.ts';
+export { PATH_RULES, checkPaths, resolveRoots, writesInside, type PathPolicy, type PathRule } from './check-paths.ts';
 export { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';

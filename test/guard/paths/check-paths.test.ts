@@ -1,7 +1,7 @@
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPaths, realPathOf, writesInside, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { checkPaths, realPathOf, resolveRoots, writesInside, type PathPolicy } from '../../../src/guard/paths/index.ts';
 import { workspaceAndOutside } from '../../support/workspace.ts';
 
 /*
@@ -197,5 +197,23 @@ describe('realPathOf', () => {
     expect(await checkPaths({ read: ['l/x'], write: [] }, { workspace: '/v', restrictToWorkspace: true, safeWriteRoot: '' }, fs)).toEqual([
       expect.objectContaining({ rule: 'path.outside_workspace' }),
     ]);
+  });
+});
+
+describe('forbidden roots (the embedded database files)', () => {
+  it('are judged by their real paths: a root named through a symlink still covers what it points at, however a path reaches it', async () => {
+    // the forbidden root is named as ws/link-out, which leads to root/outside
+    const policy: PathPolicy = { workspace: ws, restrictToWorkspace: false, safeWriteRoot: '', forbiddenRoots: resolveRoots([join(ws, 'link-out')]) };
+    expect(await rules({ read: [join(outside, 'secret.txt')] }, policy)).toEqual(['path.daemon_state']);
+    expect(await rules({ write: ['link-file'] }, policy)).toEqual(['path.daemon_state']);
+    expect(await rules({ read: ['src/a.ts'] }, policy)).toEqual([]);
+  });
+
+  it('one that does not exist yet is taken as written, and found once it exists', async () => {
+    const later = join(root, 'later');
+    const roots = resolveRoots([later], undefined, 0);
+    expect(await roots()).toEqual([later]);
+    await mkdir(later);
+    expect(await roots()).toEqual([await realPathOf(later)]);
   });
 });
