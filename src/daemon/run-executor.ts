@@ -9,6 +9,7 @@ import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
 import { whileUnreachable } from '../store/pg-errors.ts';
+import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
@@ -219,9 +220,12 @@ async function settle(
       });
   }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') });
   if (!finished && writes > 1) {
-    // an earlier try may have committed with its answer lost: then the outcome is ours, already recorded
+    // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
+    // (not the reconciler's, which may have ended the run meanwhile with the same state)
     const now = await getRun(db, run.id);
-    if (now?.state === state && now.attempt === run.attempt) return afterFinish(deps, job, now, o, state, grant, grantInForce);
+    const [last] = await listAudit(db, { run_id: run.id, kind: 'run.state', limit: 1 });
+    const ours = last?.actor === 'daemon' && last.outcome === state && (last.data as { attempt?: number }).attempt === run.attempt;
+    if (now?.state === state && ours) return afterFinish(deps, job, now, o, state, grant, grantInForce);
   }
   if (!finished) {
     // cancelled between the last renewal and this finish: the record above names an outcome that did not apply

@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path';
-import { PASSWORD_FILE, PG_DIR } from '../store/embedded-files.ts';
+import { resolve } from 'node:path';
+import { storeFiles } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
@@ -35,7 +35,7 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
     // the store's files only: under systemd and in the image the workspace itself lives in data_dir
-    forbiddenRoots: resolveRoots([PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => join(config.daemon.data_dir, name)), fs),
+    forbiddenRoots: resolveRoots(storeFiles(config.daemon.data_dir), fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
 

@@ -28,8 +28,8 @@ export interface OpenDatabaseOptions {
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** How long getting a connection may take before the operation fails. */
-const CONNECT_TIMEOUT_MS = 10_000;
+/** How long getting a connection (a new one, or a free one from a busy pool) may take before the operation fails. */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 export function assertSchemaName(schema: string): string {
   if (!IDENTIFIER.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);

@@ -10,6 +10,11 @@ const run = promisify(execFile);
 export const PASSWORD_FILE = 'pg-password';
 export const PG_DIR = 'pg';
 
+/** The embedded database's files in a data dir, which no tool may read or write (path.daemon_state). */
+export function storeFiles(dataDir: string): string[] {
+  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => path.join(dataDir, name));
+}
+
 /**
  * The generated superuser password, `<data_dir>/pg-password`, mode 0600. Created once
  * (exclusively, so two starters agree), reused afterwards; the CLI reads the same file.

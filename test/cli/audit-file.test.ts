@@ -62,6 +62,13 @@ describe('an audit export checked offline (audit verify --file)', () => {
     expect(r.stdout).toContain('BROKEN at record 5: removed (the export ends at 4, but record 6 was seen before)');
   });
 
+  it('an empty file passes only against a head of 0 seen before (the export of an empty chain)', async () => {
+    const empty = write('empty.jsonl', []);
+    expect((await runCli(['audit', 'verify', '--file', empty], { env: offline })).code).toBe(1);
+    const r = await runCli(['audit', 'verify', '--file', empty, '--head', `0:${'0'.repeat(64)}`], { env: offline });
+    expect(r.code, r.stdout).toBe(0);
+  });
+
   it('a line that is no audit record is an input error naming the line', async () => {
     const r = await runCli(['audit', 'verify', '--file', write('bad.jsonl', [lines[0]!, '{"seq": "two"}'])], { env: offline });
     expect(r.code).toBe(65);

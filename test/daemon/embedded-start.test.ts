@@ -110,4 +110,21 @@ describe('npm start on the embedded default', () => {
     second.kill('SIGTERM');
     expect(await new Promise((r) => second.once('exit', r))).toBe(0);
   }, 240_000);
+
+  it('Ctrl-C on a terminal (SIGINT to the whole process group, the embedded server included) is a clean stop, exit 0', async () => {
+    let log = '';
+    const child = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    daemon = child;
+    child.stdout!.on('data', (d) => (log += d));
+    child.stderr!.on('data', (d) => (log += d));
+    const t = Date.now();
+    while (!log.includes('daemon started')) {
+      if (Date.now() - t > 90_000) throw new Error(`the daemon did not start\n${log.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code, log.slice(-2000)).toBe(0);
+    expect(log).not.toContain('exited unexpectedly');
+  }, 180_000);
 });

@@ -27,3 +27,24 @@ describe('log lines of errors', () => {
     expect(lines[0]).toMatchObject({ run: { id: 'run_1', failure: { type: 'TypeError', message: 'x is not a function' } } });
   });
 });
+
+describe('log lines of driver errors', () => {
+  it('never carry what a driver attached to an error: the Redis command and its password, the row PostgreSQL refused, query parameters', () => {
+    const { logger, lines } = capture();
+    const redis = Object.assign(new Error('WRONGPASS invalid username-password pair'), { command: { name: 'auth', args: ['default', 's3cr3t-pw'] } });
+    const pgError = Object.assign(new Error('null value in column "name" violates not-null constraint'), {
+      code: '23502', severity: 'ERROR', table: 'jobs', column: 'name', detail: 'Failing row contains (job_1, null, {"api_key": "live_abc"})',
+    });
+    const drizzle = Object.assign(new Error('Failed query: insert into jobs values ($1)\nparams: live_param_secret'), { query: 'insert into jobs values ($1)', params: ['live_param_secret'], cause: pgError });
+    logger.warn({ err: redis }, 'queue connection error');
+    logger.error({ err: drizzle }, 'run could not be recorded');
+    const text = JSON.stringify(lines);
+    for (const secret of ['s3cr3t-pw', 'live_abc', 'live_param_secret']) expect(text).not.toContain(secret);
+    expect(lines[1]!.err).toMatchObject({ message: 'Failed query: insert into jobs values ($1)', cause: { code: '23502', table: 'jobs', column: 'name' } });
+  });
+
+  it('text that quotes a JSON credential is redacted like key=value', async () => {
+    const { redactText } = await import('../../src/util/redact.ts');
+    expect(redactText('row ({"api_key": "live_abc", "name": "x"})')).toBe('row ({"api_key": [REDACTED], "name": "x"})');
+  });
+});

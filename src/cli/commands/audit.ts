@@ -34,7 +34,7 @@ function printVerdict(verdict: Verdict, json: boolean | undefined, what: string)
 
 /** An export checked with no database: each record against its hash, each against the one before. */
 async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined): Promise<Verdict> {
-  const { ChainWalk, parseExportLine } = await import('../../store/audit-file.ts');
+  const [{ ChainWalk, parseExportLine }, { GENESIS_HASH }] = await Promise.all([import('../../store/audit-file.ts'), import('../../store/audit.ts')]);
   const walk = new ChainWalk();
   const stream = createReadStream(file, 'utf8');
   const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
@@ -52,10 +52,11 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
     }
   }
   let firstBad = walk.firstBad ?? undefined;
-  if (!firstBad && walk.checked === 0) firstBad = { seq: 1, problem: 'removed', detail: 'the file holds no records' };
+  // an empty chain exports as an empty file: only a head of 0 seen before says that is all there was
+  if (!firstBad && walk.checked === 0 && expectHead?.seq !== 0) firstBad = { seq: 1, problem: 'removed', detail: `the file holds no records (an export of an empty chain passes with --head 0:${GENESIS_HASH})` };
   if (!firstBad && expectHead) {
-    const head = walk.head;
-    if (!head || head.seq < expectHead.seq) firstBad = { seq: (head?.seq ?? 0) + 1, problem: 'removed', detail: `the export ends at ${head?.seq ?? 0}, but record ${expectHead.seq} was seen before` };
+    const head = walk.head ?? { seq: 0, hash: GENESIS_HASH };
+    if (head.seq < expectHead.seq) firstBad = { seq: (head?.seq ?? 0) + 1, problem: 'removed', detail: `the export ends at ${head?.seq ?? 0}, but record ${expectHead.seq} was seen before` };
     else if (head.seq === expectHead.seq && head.hash !== expectHead.hash) firstBad = { seq: head.seq, problem: 'edited', detail: `record ${head.seq} no longer has the hash seen before` };
   }
   return { ok: !firstBad, checked: walk.checked, head: walk.head, from: walk.from, ...(firstBad ? { firstBad } : {}) };
@@ -94,7 +95,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--job <id>', 'one job').option('--since <instant>', 'ISO date or instant')
     .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
       const since = parseInstant('--since', opts.since);
-      const [{ exportAudit }, { ChainWalk }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts')]);
+      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts')]);
       // a filtered export is not contiguous, so only the full one can be checked on the way out
       const walk = opts.job || since ? null : new ChainWalk();
       await withStore(configOf(cmd), async (db) => {
@@ -107,7 +108,7 @@ export function registerAuditCommands(program: Command): void {
         process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
         process.exitCode = EXIT.failure;
       } else if (walk) {
-        process.stderr.write(`exported ${walk.checked} records, chain ok, head ${walk.head?.seq ?? 0}:${walk.head?.hash ?? ''}; check the file later with: echo-agent audit verify --file FILE --head SEQ:HASH\n`);
+        process.stderr.write(`exported ${walk.checked} records, chain ok, head ${walk.head?.seq ?? 0}:${walk.head?.hash ?? GENESIS_HASH}; check the file later with: echo-agent audit verify --file FILE --head SEQ:HASH\n`);
       }
     });
 }

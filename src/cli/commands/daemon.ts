@@ -26,13 +26,28 @@ export function registerDaemonCommands(program: Command): void {
       };
       process.on('SIGTERM', () => onSignal('SIGTERM'));
       process.on('SIGINT', () => onSignal('SIGINT'));
+      const { lostConnection } = await import('../../store/pg-errors.ts');
+      // a library connection without an 'error' listener (BullMQ opens its LISTEN connection before it
+      // listens) throws when the server goes away; while stopping that is expected, otherwise it is fatal
+      // and said in one JSON line, not as a stack trace on stderr
+      const uncaught = (err: unknown) => {
+        if (signalled && lostConnection(err)) {
+          logger.warn({ err }, 'a database connection ended while stopping');
+          return;
+        }
+        logger.fatal({ err }, 'uncaught error; the daemon exits');
+        process.exit(EXIT.software);
+      };
+      process.on('uncaughtException', uncaught);
+      process.on('unhandledRejection', uncaught);
       let daemon: Awaited<ReturnType<typeof startDaemon>>;
       try {
         daemon = await startDaemon(config, {
           logger,
           onFatal: (why) => {
-            fatal ??= why;
+            // the terminal's Ctrl-C reaches the embedded server too (same process group): a stop already asked for is no failure
             if (signalled) return;
+            fatal = why;
             signalled = 'fatal';
             wake?.();
           },

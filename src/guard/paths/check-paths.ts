@@ -66,6 +66,8 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   try {
     targets = await targetsOf(path, base, fs);
   } catch (err) {
+    // with only forbidden roots to check, a path nobody can resolve cannot be opened into them either: the tool reports it
+    if (confinements.length === 0) return [];
     const code = (err as NodeJS.ErrnoException).code;
     return [finding('path.unresolvable', path, code ? `(${code})` : '')];
   }

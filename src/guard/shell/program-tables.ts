@@ -167,7 +167,7 @@ export const DOWNLOADER_OPTIONS = {
       'tls13-ciphers', 'tlsauthtype', 'tlspassword', 'tlsuser', 'trace', 'trace-ascii', 'unix-socket', 'upload-file', 'url', 'url-query', 'user',
       'user-agent', 'variable', 'write-out', 'keepalive-cnt', 'vlan-priority', 'ssl-sessions', 'proxy-ciphers', 'proxy-crlfile', 'proxy-key-type',
       'proxy-cert-type', 'proxy-pinnedpubkey', 'proxy-tls13-ciphers', 'proxy-tlsauthtype', 'proxy-tlspassword', 'proxy-tlsuser', 'upload-flags',
-      'knownhosts', 'sigalgs', 'socks5-gssapi-nec',
+      'knownhosts', 'sigalgs',
     ],
     flags: [
       'anyauth', 'append', 'basic', 'ca-native', 'cert-status', 'compressed', 'compressed-ssh', 'create-dirs', 'crlf', 'digest', 'disable',
@@ -180,7 +180,7 @@ export const DOWNLOADER_OPTIONS = {
       'post302', 'post303', 'progress-bar', 'proxy-anyauth', 'proxy-basic', 'proxy-ca-native', 'proxy-digest', 'proxy-http2', 'proxy-insecure',
       'proxy-negotiate', 'proxy-ntlm', 'proxy-ssl-allow-beast', 'proxy-ssl-auto-client-cert', 'proxy-tlsv1', 'proxytunnel', 'raw',
       'remote-header-name', 'remote-name', 'remote-name-all', 'remote-time', 'remove-on-error', 'retry-all-errors', 'retry-connrefused', 'sasl-ir',
-      'show-error', 'show-headers', 'silent', 'skip-existing', 'socks5-basic', 'socks5-gssapi', 'ssl', 'ssl-allow-beast', 'ssl-auto-client-cert',
+      'show-error', 'show-headers', 'silent', 'skip-existing', 'socks5-basic', 'socks5-gssapi', 'socks5-gssapi-nec', 'ssl', 'ssl-allow-beast', 'ssl-auto-client-cert',
       'ssl-no-revoke', 'ssl-reqd', 'ssl-revoke-best-effort', 'sslv2', 'sslv3', 'styled-output', 'suppress-connect-headers', 'tcp-fastopen',
       'tcp-nodelay', 'tftp-no-options', 'tls-earlydata', 'tlsv1', 'tlsv1.0', 'tlsv1.1', 'tlsv1.2', 'tlsv1.3', 'tr-encoding', 'trace-time', 'use-ascii',
       'verbose', 'version', 'xattr', 'help', 'keepalive', 'buffer', 'sessionid', 'alpn', 'npn', 'progress-meter', 'clobber',
@@ -197,7 +197,7 @@ export const DOWNLOADER_OPTIONS = {
       'certificate', 'certificate-type', 'private-key', 'private-key-type', 'secure-protocol', 'ciphers', 'crl-file', 'pinnedpubkey', 'random-file',
       'egd-file', 'hsts-file', 'warc-file', 'warc-header', 'warc-max-size', 'warc-dedup', 'warc-tempdir', 'restrict-file-names',
       'prefer-family', 'local-encoding', 'remote-encoding', 'report-speed', 'retry-on-http-error', 'compression', 'use-askpass', 'backups',
-      'start-pos', 'progress', 'rejected-log', 'ftps-fallback-to-ftp',
+      'start-pos', 'progress', 'rejected-log',
     ],
     flags: [
       'quiet', 'verbose', 'no-verbose', 'debug', 'background', 'continue', 'timestamping', 'server-response', 'spider', 'recursive', 'mirror',
@@ -208,7 +208,7 @@ export const DOWNLOADER_OPTIONS = {
       'span-hosts', 'relative', 'follow-ftp', 'no-glob', 'no-passive-ftp', 'preserve-permissions', 'retr-symlinks', 'hsts', 'no-hsts', 'warc-cdx',
       'no-warc-compression', 'no-warc-digests', 'no-warc-keep-log', 'ask-password', 'no-iri', 'random-wait', 'strict-comments', 'xattr', 'no-netrc',
       'show-progress', 'no-config', 'force-html', 'keep-badhash', 'no-if-modified-since', 'no-use-server-timestamps', 'ftps-implicit',
-      'ftps-resume-ssl', 'ftps-clear-data-connection', 'version', 'help',
+      'ftps-resume-ssl', 'ftps-clear-data-connection', 'ftps-fallback-to-ftp', 'version', 'help',
     ],
   },
 } as const satisfies Readonly<Record<string, OptionSpec>>;

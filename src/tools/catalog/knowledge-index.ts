@@ -1,11 +1,12 @@
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import type { Executor } from '../../store/db.ts';
 import { replaceKnowledge, type KnowledgeDocument } from '../../store/knowledge.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type Tool, type ToolResult } from '../types.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { isInside } from '../../guard/paths/index.ts';
+import { confine, inWorkspace, storeFilesOf } from './workspace-files.ts';
 
 export const KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024;
 export const KNOWLEDGE_CHUNK_CHARS = 2000;
@@ -43,6 +44,9 @@ interface Walk {
   readonly skipped: { path: string; reason: string }[];
   bytes: number;
   truncated: boolean;
+  /** The store's files (real paths), and where a walked path really is. */
+  readonly exclude: readonly string[];
+  readonly realOf: (p: string) => string;
 }
 
 /** Workspace-relative with forward slashes; absolute when outside (restrict_to_workspace off). */
@@ -68,6 +72,8 @@ async function indexFile(w: Walk, abs: string, size: number): Promise<void> {
 }
 
 async function walkDir(w: Walk, dir: string): Promise<void> {
+  // the store's files are not indexed, whatever directory above them was named
+  if (w.exclude.some((ex) => isInside(w.realOf(dir), ex))) return void w.skipped.push({ path: storedPath(w.workspace, dir), reason: "the embedded database's files (path.daemon_state)" });
   const entries = await readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => e);
   if (entries instanceof Error) return void w.skipped.push({ path: storedPath(w.workspace, dir), reason: `unreadable directory (${entries.code ?? entries.message})` });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -77,6 +83,10 @@ async function walkDir(w: Walk, dir: string): Promise<void> {
     if (e.isDirectory()) {
       if (!IGNORED_DIRS.has(e.name)) await walkDir(w, abs);
     } else if (e.isFile()) {
+      if (w.exclude.some((ex) => isInside(w.realOf(abs), ex))) {
+        w.skipped.push({ path: storedPath(w.workspace, abs), reason: "the embedded database's files (path.daemon_state)" });
+        continue;
+      }
       const info = await lstat(abs).catch(() => null);
       if (info) await indexFile(w, abs, info.size);
     } else if (e.isSymbolicLink()) {
@@ -103,7 +113,10 @@ async function indexPath(config: Config, db: Executor, scope: string, path: stri
   if (!info) return fail('business', `path: ${path} does not exist`);
   if (!info.isFile() && !info.isDirectory()) return fail('business', `path: ${path} is not a regular file or a directory`);
   const workspace = resolve(config.tools.workspace);
-  const w: Walk = { config, workspace, signal, documents: [], skipped: [], bytes: 0, truncated: false };
+  // the walk follows no directory links, so a path's real form is the real start plus what follows it
+  const realStart = await realpath(abs).catch(() => abs);
+  const realOf = (p: string) => join(realStart, relative(abs, p));
+  const w: Walk = { config, workspace, signal, documents: [], skipped: [], bytes: 0, truncated: false, exclude: await storeFilesOf(config)(), realOf };
   if (info.isFile()) await indexFile(w, abs, info.size);
   else await walkDir(w, abs);
   if (signal.aborted) return fail('timeout', 'knowledge_index: stopped before finishing; the index was not changed');

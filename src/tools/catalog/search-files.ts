@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
-import { confine, inWorkspace, walk, type WalkEntry } from './workspace-files.ts';
+import { confine, inWorkspace, storeFilesOf, walk, type WalkEntry } from './workspace-files.ts';
 
 export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 400;
@@ -73,7 +73,8 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       if (!info) return fail('business', `search_files: path: ${path} does not exist`);
       if (!info.isDirectory() && !info.isFile()) return fail('business', `search_files: path: ${path} is neither a directory nor a regular file`);
       // a single file is searched as it is; a directory is walked without following symlinks
-      const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal })) : [{ rel: basename(root), abs: root }];
+      const exclude = await storeFilesOf(config)();
+      const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal, exclude })) : [{ rel: basename(root), abs: root }];
       const matches: Match[] = [];
       let truncated = false;
       let skipped = 0;

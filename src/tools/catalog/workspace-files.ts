@@ -1,8 +1,9 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import { checkPaths } from '../../guard/paths/index.ts';
+import { checkPaths, isInside, resolveRoots } from '../../guard/paths/index.ts';
+import { storeFiles } from '../../store/embedded-files.ts';
 import { fail, type ToolResult } from '../types.ts';
 
 /**
@@ -14,9 +15,19 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
     workspace: config.tools.workspace,
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
+    forbiddenRoots: storeFilesOf(config),
   });
   const bad = findings.find((f) => f.severity === 'deny');
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
+}
+
+const storeRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
+
+/** The embedded database's files as real paths, resolved once per config and then every 10 s. */
+export function storeFilesOf(config: Config): () => Promise<readonly string[]> {
+  let roots = storeRoots.get(config);
+  if (!roots) storeRoots.set(config, (roots = resolveRoots(storeFiles(config.daemon.data_dir))));
+  return roots;
 }
 
 /** Relative paths are relative to the workspace, as the guard resolves them. */
@@ -38,7 +49,10 @@ export interface WalkEntry {
  * The entries under `root`: a directory's entries in name order, then its subdirectories' in turn. Symlinks are yielded, never followed,
  * so a link inside the workspace cannot lead the walk outside it. Unreadable subdirectories are skipped.
  */
-export async function* walk(root: string, opts: { recursive: boolean; signal?: AbortSignal }): AsyncGenerator<WalkEntry> {
+export async function* walk(root: string, opts: { recursive: boolean; signal?: AbortSignal; exclude?: readonly string[] }): AsyncGenerator<WalkEntry> {
+  // entries are never followed through links, so an entry's real path is the root's real path and its rel
+  const realRootDir = opts.exclude?.length ? await realpath(root).catch(() => resolve(root)) : root;
+  const excluded = (rel: string) => opts.exclude?.some((ex) => isInside(join(realRootDir, rel), ex)) ?? false;
   const pending: { dir: string; rel: string }[] = [{ dir: root, rel: '' }];
   while (pending.length > 0) {
     const { dir, rel } = pending.pop()!;
@@ -51,6 +65,8 @@ export async function* walk(root: string, opts: { recursive: boolean; signal?: A
     const subdirs: { dir: string; rel: string }[] = [];
     for (const dirent of entries) {
       const entry = { rel: rel ? `${rel}/${dirent.name}` : dirent.name, abs: join(dir, dirent.name), dirent };
+      // the store's files are not listed, searched or descended into, whatever directory above them was named
+      if (excluded(entry.rel)) continue;
       yield entry;
       if (opts.recursive && dirent.isDirectory() && !SKIPPED_DIRS.has(dirent.name)) subdirs.push({ dir: entry.abs, rel: entry.rel });
     }

@@ -12,7 +12,7 @@ const BARE_HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|localhost|(?:[a-z
 /** IPv4 in hex, as the URL parser and inet_aton read it (`0x7f000001`, `0x7f.0.0.1`): never an option value. */
 const HEX_HOST = /^0x[0-9a-f]+(?:\.(?:0x[0-9a-f]+|\d+)){0,3}(?::\d+)?(?:\/\S*)?$/i;
 /** curl options naming a host the request goes through: proxies and the DNS-over-HTTPS server. */
-const VIA_OPTIONS = ['x', 'proxy', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'doh-url'];
+const VIA_OPTIONS = ['x', 'proxy', 'proxy1.0', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'doh-url'];
 /** socat addresses that open a connection: TCP:host:port, TCP4-CONNECT:host:port, OPENSSL:host:port, UDP6:… */
 const SOCAT_CONNECT = /^(?:tcp|udp|openssl|sctp)[46]?(?:-connect)?:(\[[^\]]+\]|[^:,]+)/i;
 
