@@ -31,7 +31,8 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
     // from then on the run is judged as one without a grant, and a refusal says why
     if (!f.grantInForce || await f.grantInForce()) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
     const without = await unattendedVerdict({ ...f, cronAuthorized: false });
-    return without.outcome === 'allow' ? without : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
+    // either way the record says the grant is gone: an admin reading it must not think it still counts
+    return without.outcome === 'allow' ? { outcome: 'allow', rule: 'unattended.grant_withdrawn.allow_safe' } : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
   }
   if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
   if (f.risk === 'exec') return { outcome: 'deny', rule: 'unattended.allow_safe.exec' };

@@ -41,7 +41,7 @@ describe('step 4: the seed unattended / cron_authorized table', () => {
     expect(asked).toBe(1);
     // judged from then on as a run without a grant: allow_safe still lets a workspace write through
     const safe = harness({ permissions: { approval: { unattended_policy: 'allow_safe' } } }, { grantInForce: async () => false });
-    expect(await safe.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.allow_safe.write' });
+    expect(await safe.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.grant_withdrawn.allow_safe' });
     expect(await safe.gate.check(call('exec', { command: 'ls' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'deny', rule: 'unattended.grant_withdrawn' });
     const held = harness({}, { grantInForce: async () => true });
     expect(await held.gate.check(call('exec', { command: 'ls' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.cron_authorized' });
