@@ -48,11 +48,15 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
     const now = deps.now?.() ?? await databaseNow(tx);
     const parent = parentJobId && ctx.cron_authorized ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
     const held = parent ? await runAuthorization(tx, parent) : null;
+    // only the grant the creating run started with passes on: one issued since (the run's own calls are
+    // re-checked before they run, but not in the moment between that check and this) covers a definition, not this run
+    const startedWith = held?.cron_authorized ? await grantRunStartedWith(tx, parentJobId!, ctx) : undefined;
+    const inherits = held?.cron_authorized === true && (startedWith === undefined || startedWith === held.grant_id);
     const job = await createJob(tx, {
       name: input.name, owner, created_by: owner, schedule: `at ${now.toISOString()}`, timezone: 'UTC',
       payload: payload.data, tools: childTools(ctx, input.tools ?? []), next_fire_at: null, paused: false, pause_note: null,
       origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
-      parent_grant_id: held?.cron_authorized ? held.grant_id : null,
+      parent_grant_id: inherits ? held!.grant_id : null,
     });
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
     await appendAudit(tx, {
@@ -63,6 +67,18 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   });
   await deps.enqueue?.(run.id);
   return { job, run };
+}
+
+/**
+ * The grant named by the `run.started` record of the run this context belongs to (the run itself or a
+ * sub-agent one level below it); undefined when there is no such record to go by.
+ */
+async function grantRunStartedWith(tx: Executor, jobId: string, ctx: ToolExecutionContext): Promise<string | null | undefined> {
+  const executions = [ctx.execution_id, ...(ctx.parent_execution_id ? [ctx.parent_execution_id] : [])];
+  const { rows } = await tx.execute<{ grant_id: string | null }>(sql`select data->>'grant_id' as grant_id from audit_events
+    where job_id = ${jobId} and kind = 'run.started' and execution_id in (${sql.join(executions.map((e) => sql`${e}`), sql`, `)})
+    order by seq desc limit 1`);
+  return rows.length === 0 ? undefined : rows[0]!.grant_id;
 }
 
 const DEFAULT_CHILD_LIMITS = { max_depth: 3, max_per_execution: 20 } as const;

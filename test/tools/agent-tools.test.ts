@@ -8,6 +8,9 @@ import { createGuard } from '../../src/guard/index.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { createJob, listJobs } from '../../src/store/jobs.ts';
 import { createChildJob } from '../../src/jobs/child-jobs.ts';
+import { runAuthorization } from '../../src/jobs/run-authorization.ts';
+import { appendAudit } from '../../src/store/audit.ts';
+import { issueGrant } from '../../src/store/grants.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import { runs } from '../../src/store/schema.ts';
 import { eq } from 'drizzle-orm';
@@ -169,6 +172,26 @@ describe('child job limits (tools.child_jobs)', () => {
     await expect(createChildJob({ db, childLimits: { max_depth: 3, max_per_execution: 20 } }, input, runOf(second.id))).resolves.toMatchObject({ job: { parent_job_id: second.id } });
     // directly below the scheduled job is depth 1
     await expect(createChildJob({ db, childLimits: { max_depth: 1, max_per_execution: 20 } }, input, runOf(root.id))).resolves.toMatchObject({ job: { parent_job_id: root.id } });
+  });
+});
+
+describe('the grant a child job inherits', () => {
+  it('is the one its creating run started with: a grant issued since covers the definition, not that run', async () => {
+    const db = database().db;
+    const parent = await createJob(db, { owner: 'alice', created_by: 'alice', name: 'grant-parent', schedule: 'at 2099-01-01T00:00:00Z', timezone: 'UTC', payload: { kind: 'agent', prompt: 'p' }, tools: [], paused: false });
+    const first = await issueGrant(db, { job_id: parent.id, approval_id: 'apr_1', approver: 'alice', channel: 'cli' });
+    const started = (execution: string, grant: string) => appendAudit(db, { kind: 'run.started', actor: 'daemon', job_id: parent.id, execution_id: execution, data: { grant_id: grant, cron_authorized: true } });
+    await started('exec-old', first.id);
+    // the grant is replaced while that run works (a second human approval of the same definition)
+    const second = await issueGrant(db, { job_id: parent.id, approval_id: 'apr_2', approver: 'bob', channel: 'cli' });
+    await started('exec-new', second.id);
+    const ctx = (execution_id: string) => buildContext({ unattended: true, cron_authorized: true, channel: 'cron', user_id: 'alice', session_key: `cron:${parent.id}`, execution_id });
+    const input = { origin: 'task' as const, name: 'child', payload: { kind: 'agent' as const, prompt: 'q' } };
+    const fromOld = await createChildJob({ db }, input, ctx('exec-old'));
+    expect(fromOld.job.parent_grant_id).toBeNull();
+    expect(await runAuthorization(db, fromOld.job)).toMatchObject({ cron_authorized: false, rule: 'grant.parent_changed' });
+    const fromNew = await createChildJob({ db }, input, ctx('exec-new'));
+    expect(await runAuthorization(db, fromNew.job)).toMatchObject({ cron_authorized: true, rule: 'grant.inherited', grant_id: second.id });
   });
 });
 
