@@ -211,6 +211,9 @@ const START_LOCK_WAIT_MS = 120_000;
  * One starter at a time per data directory: `<data_dir>/pg.start.lock` holds the pid of
  * the process starting the server. A lock whose process is gone is stale and taken over.
  */
+/** How long a lock file may stay empty (made, its pid not yet written) before it counts as left behind. */
+const LOCK_WRITE_GRACE_MS = 5_000;
+
 export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
   const lock = path.join(dataDir, 'pg.start.lock');
   const deadline = Date.now() + START_LOCK_WAIT_MS;
@@ -222,8 +225,15 @@ export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () =
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number.parseInt(await fs.readFile(lock, 'utf8').catch(() => ''), 10);
-      if (!Number.isInteger(holder) || holder <= 0 || !alive(holder)) {
+      // the file is made before its pid is written: an empty one is a starter between the two steps, unless it is old
+      const unreadable = !Number.isInteger(holder) || holder <= 0;
+      const age = unreadable ? Date.now() - ((await fs.stat(lock).catch(() => null))?.mtimeMs ?? 0) : 0;
+      if ((unreadable && age > LOCK_WRITE_GRACE_MS) || (!unreadable && !alive(holder))) {
         await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (unreadable) {
+        await new Promise((r) => setTimeout(r, 50));
         continue;
       }
       if (Date.now() > deadline) throw new Error(`process ${holder} has been starting the embedded PostgreSQL of ${dataDir} for over ${START_LOCK_WAIT_MS / 1000} s (${lock})`);
