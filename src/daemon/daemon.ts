@@ -217,14 +217,19 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         });
         if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
       }
-      await processes.closeAll();
-      await http?.close();
-      await queue.close();
+      // each step is tried whatever the one before did: a database gone meanwhile (Ctrl-C reaches the
+      // embedded server too) must not stop the rest of the shutdown, nor turn it into a failure
+      const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
+        await p?.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`));
+      };
+      await step('ending the processes tools started', processes.closeAll());
+      await step('closing the HTTP listener', http?.close());
+      await step('closing the queue', queue.close());
       await logAuditHead();
       // a pass still hung on a query would hold the pool open for ever
-      const closed = await Promise.race([database.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref())]);
+      const closed = await Promise.race([step('closing the database pool', database.close()).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref())]);
       if (!closed) logger.warn('database connections still busy after 5 s; leaving them');
-      await resolved.stop();
+      await step('stopping the embedded PostgreSQL', resolved.stop());
       logger.info('daemon stopped');
     },
   };

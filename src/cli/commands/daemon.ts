@@ -4,6 +4,9 @@ import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { withStore } from '../store-session.ts';
 
+/** How long after losing the embedded server a signal still counts as the reason (Ctrl-C reaches both). */
+const SIGNAL_GRACE_MS = 500;
+
 export function registerDaemonCommands(program: Command): void {
   program
     .command('daemon')
@@ -28,11 +31,19 @@ export function registerDaemonCommands(program: Command): void {
       process.on('SIGINT', () => onSignal('SIGINT'));
       const { lostConnection } = await import('../../store/pg-errors.ts');
       // a library connection without an 'error' listener (BullMQ opens its LISTEN connection before it
-      // listens) throws when the server goes away; while stopping that is expected, otherwise it is fatal
-      // and said in one JSON line, not as a stack trace on stderr
+      // listens) throws when the server goes away: expected while stopping, otherwise a lost dependency
+      // (stop, exit 69); any other uncaught error is one fatal JSON line and exit 70, not a stack trace
       const uncaught = (err: unknown) => {
-        if (signalled && lostConnection(err)) {
-          logger.warn({ err }, 'a database connection ended while stopping');
+        if (lostConnection(err)) {
+          if (signalled) {
+            logger.warn({ err }, 'a database connection ended while stopping');
+            return;
+          }
+          // the database went away (the embedded server died): stop as for any lost dependency, exit 69
+          logger.error({ err }, 'a database connection was lost outside any handler; the daemon stops');
+          fatal = `the database connection was lost (${(err as Error).message})`;
+          signalled = 'fatal';
+          wake?.();
           return;
         }
         logger.fatal({ err }, 'uncaught error; the daemon exits');
@@ -45,11 +56,14 @@ export function registerDaemonCommands(program: Command): void {
         daemon = await startDaemon(config, {
           logger,
           onFatal: (why) => {
-            // the terminal's Ctrl-C reaches the embedded server too (same process group): a stop already asked for is no failure
-            if (signalled) return;
-            fatal = why;
-            signalled = 'fatal';
-            wake?.();
+            // the terminal's Ctrl-C reaches the embedded server too (same process group), and its exit may be
+            // heard before the signal is: a stop asked for around the same moment is no failure
+            setTimeout(() => {
+              if (signalled) return;
+              fatal = why;
+              signalled = 'fatal';
+              wake?.();
+            }, SIGNAL_GRACE_MS);
           },
         });
       } catch (err) {
