@@ -219,17 +219,17 @@ async function settle(
         rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
       });
   }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') });
-  if (!finished && writes > 1) {
-    // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
-    // (not the reconciler's, which may have ended the run meanwhile with the same state)
-    const now = await getRun(db, run.id);
-    const [last] = await listAudit(db, { run_id: run.id, kind: 'run.state', limit: 1 });
-    const ours = last?.actor === 'daemon' && last.outcome === state && (last.data as { attempt?: number }).attempt === run.attempt;
-    if (now?.state === state && ours) return afterFinish(deps, job, now, o, state, grant, grantInForce);
-  }
   if (!finished) {
-    // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
     const now = await getRun(db, run.id);
+    if (writes > 1 && now?.state === state) {
+      // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
+      // (not the reconciler's, which may have ended the run meanwhile with the same state)
+      const [last] = await listAudit(db, { run_id: run.id, kind: 'run.state', limit: 1 });
+      if (last?.actor === 'daemon' && last.outcome === state && (last.data as { attempt?: number }).attempt === run.attempt) {
+        return afterFinish(deps, job, now, o, state, grant, grantInForce);
+      }
+    }
+    // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
     await appender(deps)({
       kind: 'run.outcome_discarded', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: now?.state ?? null,
       reason: `the run had already ended as ${now?.state ?? 'unknown'}; this attempt's outcome ${state} was not applied`, data: { attempt: run.attempt },

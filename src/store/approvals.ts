@@ -105,8 +105,7 @@ export async function getApproval(exec: Executor, id: string): Promise<ApprovalR
   return row ?? null;
 }
 
-/** Newest first. */
-/** Pending means answerable: a request past its expiry is not listed as pending, whether or not the reconciler has marked it yet. */
+/** Newest first. Pending means answerable: a request past its expiry is not listed as pending, whether or not the reconciler has marked it yet. */
 export async function listApprovals(exec: Executor, f: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRow[]> {
   const answerable = f.state === 'pending' ? gt(approvals.expires_at, sql`now()`) : undefined;
   return exec.select().from(approvals).where(and(f.state ? eq(approvals.state, f.state) : undefined, answerable))

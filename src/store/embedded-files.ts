@@ -206,14 +206,13 @@ export async function withPrivateTmp<T>(dataDir: string, user: OsUser | null, fn
 
 /** How long a starter waits for another one to finish before giving up. */
 const START_LOCK_WAIT_MS = 120_000;
+/** How long a lock file may stay empty (made, its pid not yet written) before it counts as left behind. */
+const LOCK_WRITE_GRACE_MS = 5_000;
 
 /**
  * One starter at a time per data directory: `<data_dir>/pg.start.lock` holds the pid of
  * the process starting the server. A lock whose process is gone is stale and taken over.
  */
-/** How long a lock file may stay empty (made, its pid not yet written) before it counts as left behind. */
-const LOCK_WRITE_GRACE_MS = 5_000;
-
 export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
   const lock = path.join(dataDir, 'pg.start.lock');
   const deadline = Date.now() + START_LOCK_WAIT_MS;

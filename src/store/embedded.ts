@@ -129,7 +129,7 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   // the library keeps its child to itself and waits for an 'exit' it may have missed: watch the child here
   const child = (server as unknown as { process?: ChildProcess }).process;
   let stopping = false;
-  let exited = child === undefined || child.exitCode !== null || child.signalCode !== null;
+  let exited = child === undefined;
   const lost = new Promise<string>((resolve) => {
     if (!child) return;
     const report = (code: number | null, signal: NodeJS.Signals | null) => {

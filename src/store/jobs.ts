@@ -48,11 +48,6 @@ export async function lockLiveJob(tx: Executor, id: string): Promise<JobRow | nu
   return job ?? null;
 }
 
-/**
- * Applies a patch. A definition change clears the live grant in the same
- * transaction; a human-approved change then issues a new one (issueGrant).
- * A changed schedule needs a new next_fire_at in the same patch (the scheduler computes it).
- */
 /** The job's definition changed after the moment a change to it was approved against. */
 export class DefinitionChangedSince extends Error {
   constructor(readonly jobId: string, readonly at: Date) {
@@ -62,6 +57,9 @@ export class DefinitionChangedSince extends Error {
 }
 
 /**
+ * Applies a patch. A definition change clears the live grant in the same
+ * transaction; a human-approved change then issues a new one (issueGrant).
+ * A changed schedule needs a new next_fire_at in the same patch (the scheduler computes it).
  * `unchangedSince`: refuse (DefinitionChangedSince) when the definition changed at or after that instant (milliseconds),
  * judged under the job's lock from its own job.updated records, so a pause or a resume does not count.
  */

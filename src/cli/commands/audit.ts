@@ -56,7 +56,7 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   if (!firstBad && walk.checked === 0 && expectHead?.seq !== 0) firstBad = { seq: 1, problem: 'removed', detail: `the file holds no records (an export of an empty chain passes with --head 0:${GENESIS_HASH})` };
   if (!firstBad && expectHead) {
     const head = walk.head ?? { seq: 0, hash: GENESIS_HASH };
-    if (head.seq < expectHead.seq) firstBad = { seq: (head?.seq ?? 0) + 1, problem: 'removed', detail: `the export ends at ${head?.seq ?? 0}, but record ${expectHead.seq} was seen before` };
+    if (head.seq < expectHead.seq) firstBad = { seq: head.seq + 1, problem: 'removed', detail: `the export ends at ${head.seq}, but record ${expectHead.seq} was seen before` };
     else if (head.seq === expectHead.seq && head.hash !== expectHead.hash) firstBad = { seq: head.seq, problem: 'edited', detail: `record ${head.seq} no longer has the hash seen before` };
   }
   return { ok: !firstBad, checked: walk.checked, head: walk.head, from: walk.from, ...(firstBad ? { firstBad } : {}) };
