@@ -6,7 +6,7 @@ import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun, listRuns } from '../../src/store/runs.ts';
-import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { heldTool } from '../support/held-tool.ts';
 
@@ -33,11 +33,7 @@ async function untilState(db: ReturnType<typeof database>['db'], runId: string, 
 describe('a step of the host wall clock (NTP) under a running daemon', () => {
   it('an hour forward does not abort runs in flight as if their lease were lost', async () => {
     const { db, url, schema } = database();
-    const job = await createJob(db, {
-      name: 'clock-forward', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
-    });
-    await authorise(db, job);
+    const job = await slowJob(db, 'clock-forward');
     const held = heldTool();
     const config = defaultConfig({ ...crashTestConfig(`test-clock-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 3, tick_seconds: 0.2, reconcile_seconds: 60 } });
     const daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q1` }, http: false, extraTools: [held.tool] });

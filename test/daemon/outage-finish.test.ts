@@ -4,9 +4,8 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { crashTestConfig } from '../support/crash-config.ts';
+import { crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { heldTool } from '../support/held-tool.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
@@ -18,10 +17,7 @@ describe('PostgreSQL unreachable for a few seconds as a run finishes', () => {
     const { db, url, schema } = database();
     const proxy = await tcpProxy(5432);
     const held = heldTool();
-    const job = await createJob(db, {
-      name: 'outage', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
-    });
+    const job = await slowJob(db, 'outage', { authorised: false });
     const config = defaultConfig({ ...crashTestConfig(`test-outage-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 60, tick_seconds: 0.5, reconcile_seconds: 60 } });
     // the store goes through the proxy; the queue (BullMQ's PostgreSQL backend) does not, so only the store's writes fail
     const viaProxy = url.replace(':5432', `:${proxy.port}`);

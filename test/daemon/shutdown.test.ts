@@ -8,9 +8,8 @@ import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { crashTestConfig, slowJob, untilRunning } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
 
@@ -20,21 +19,13 @@ describe('graceful shutdown', () => {
   it('lets running work go until the stop timeout, then cancels it and records it as interrupted', async () => {
     const { db, url, schema } = database();
     const marker = join(mkdtempSync(join(tmpdir(), 'echo-stop-')), 'executions');
-    const job = await createJob(db, {
-      name: 'long', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
-    });
-    await authorise(db, job);
+    const job = await slowJob(db, 'long');
     const config = defaultConfig({ ...crashTestConfig(`test-stop-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.2, reconcile_seconds: 60 } });
     const daemon = await startDaemon(config, {
       logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [slowTool(marker)],
     });
     const run = await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test');
-    const start = Date.now();
-    while ((await getRun(db, run!.id))!.state !== 'running') {
-      if (Date.now() - start > 20_000) throw new Error('the run never started');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilRunning(db, run!.id);
     const stopping = Date.now();
     await daemon.stop();
     expect(Date.now() - stopping).toBeGreaterThanOrEqual(1000);
@@ -47,21 +38,13 @@ describe('graceful shutdown', () => {
   it('a run that cannot end even when cancelled (its row is locked) does not hold the stop for ever', async () => {
     const { db, url, schema, pool } = database();
     const marker = join(mkdtempSync(join(tmpdir(), 'echo-stop-')), 'executions');
-    const job = await createJob(db, {
-      name: 'stuck', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
-    });
-    await authorise(db, job);
+    const job = await slowJob(db, 'stuck');
     const config = defaultConfig({ ...crashTestConfig(`test-stuck-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.2, reconcile_seconds: 60, lease_seconds: 30 } });
     const daemon = await startDaemon(config, {
       logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qs` }, http: false, extraTools: [slowTool(marker)],
     });
     const run = await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test');
-    const start = Date.now();
-    while ((await getRun(db, run!.id))!.state !== 'running') {
-      if (Date.now() - start > 20_000) throw new Error('the run never started');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilRunning(db, run!.id);
     const locker = await pool.connect();
     try {
       await locker.query('begin');

@@ -8,9 +8,8 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { slowTool } from '../support/slow-tool.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -43,11 +42,7 @@ describe('a daemon that cannot finish starting', () => {
   it('takes no run before the start is complete: a start that fails at its HTTP port has executed nothing', async () => {
     const { db, url, schema } = database();
     const marker = join(mkdtempSync(join(tmpdir(), 'echo-start-norun-')), 'executions');
-    const job = await createJob(db, {
-      name: 'early', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
-      payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
-    });
-    await authorise(db, job);
+    const job = await slowJob(db, 'early');
     // queued before the start: the start's first reconcile pass enqueues it
     const run = await manualRun({ db, enqueue: async () => {} }, job.id, 'test');
     const taken = createServer();

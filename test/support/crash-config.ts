@@ -1,4 +1,6 @@
 import { issueGrant } from '../../src/store/grants.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
 import type { Executor } from '../../src/store/db.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
@@ -17,4 +19,23 @@ export async function authorise(db: Executor, job: JobRow): Promise<void> {
   await issueGrant(db, {
     job_id: job.id, approval_id: 'apr_test', approver: 'alice', channel: 'cli', approved_at: new Date(), definition_hash: job.definition_hash, actor: 'alice',
   });
+}
+
+/** A job whose one step is the slow test tool, never due by itself (runs come from manualRun); `authorised`: with a human grant. */
+export async function slowJob(db: Executor, name: string, opts: { authorised?: boolean } = {}): Promise<JobRow> {
+  const job = await createJob(db, {
+    name, owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+    payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
+  });
+  if (opts.authorised !== false) await authorise(db, job);
+  return job;
+}
+
+/** Waits until a worker has claimed the run. */
+export async function untilRunning(db: Executor, runId: string, ms = 20_000): Promise<void> {
+  const start = Date.now();
+  while ((await getRun(db, runId))!.state !== 'running') {
+    if (Date.now() - start > ms) throw new Error('the run never started');
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
