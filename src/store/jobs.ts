@@ -96,6 +96,11 @@ export async function getJob(exec: Executor, id: string, opts: { includeRemoved?
   return job ?? null;
 }
 
+/** Jobs with this exact name, live ones first (names need not be unique). */
+export async function jobsNamed(exec: Executor, name: string): Promise<JobRow[]> {
+  return exec.select().from(jobs).where(eq(jobs.name, name)).orderBy(sql`${jobs.removed_at} is not null`, asc(jobs.created_at), asc(jobs.id)).limit(50);
+}
+
 export async function listJobs(exec: Executor, f: { owner?: string; includeRemoved?: boolean; limit?: number } = {}): Promise<JobRow[]> {
   return exec.select().from(jobs)
     .where(and(f.owner ? eq(jobs.owner, f.owner) : undefined, f.includeRemoved ? undefined : isNull(jobs.removed_at)))

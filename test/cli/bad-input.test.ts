@@ -82,8 +82,8 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     expect(empty.stderr).toMatch(/names no field to change/);
     expect(empty.code).toBe(65);
     const missing = await runCli(['jobs', 'update', 'job_nosuch', '--name', 'x'], { env });
-    expect(missing.stderr).toMatch(/id: no job with id job_nosuch/);
-    expect(missing.code).toBe(65);
+    expect(missing.stderr).toMatch(/no job with id or name "job_nosuch"/);
+    expect(missing.code).toBe(1);
     expect(await listApprovals(database().db)).toEqual([]);
   });
 
@@ -151,9 +151,10 @@ describe('unknown ids are errors', () => {
     [['jobs', 'runs', 'job_nosuch']],
     [['grants', 'list', '--job', 'job_nosuch']],
     [['jobs', 'show', 'job_nosuch']],
-  ])('%j exits 1 with "no job with id"', async (args) => {
+    [['grants', 'show', 'job_nosuch']],
+  ])('%j exits 1 with "no job with id or name"', async (args) => {
     const r = await runCli(args, { env });
-    expect(r.stderr).toMatch(/no job with id job_nosuch/);
+    expect(r.stderr).toMatch(/no job with id or name "job_nosuch"/);
     expect(r.code).toBe(1);
   });
 

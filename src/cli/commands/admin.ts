@@ -10,14 +10,13 @@ const configOf = (cmd: Command): Config => configFor(cmd).config;
 
 export function registerGrantCommands(program: Command): void {
   const grants = program.command('grants').description('which jobs hold cron authorisation, and who approved it');
-  grants.command('list').description('live grants (all with --all)').option('--job <id>', 'one job').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
+  grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
-      const [{ listGrants }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../../store/jobs.ts')]);
+      const [{ listGrants }, { jobByRef }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts')]);
       const rows = await withStore(configOf(cmd), async (db) => {
-        if (opts.job && !(await getJob(db.db, opts.job, { includeRemoved: true }))) return null;
-        return listGrants(db.db, { ...(opts.job ? { job_id: opts.job } : {}), includeRevoked: Boolean(opts.all) });
+        const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
+        return listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
       });
-      if (!rows) throw new CliError(`no job with id ${opts.job}`, EXIT.failure);
       if (opts.json) printJson(rows);
       else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'ENDED'], rows.map((g) => [
         g.id, g.job_id, g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
@@ -25,18 +24,17 @@ export function registerGrantCommands(program: Command): void {
       ]));
     });
 
-  grants.command('show').argument('<job>').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
-    .action(async (jobId: string, opts: { json?: boolean }, cmd: Command) => {
+  grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
+    .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ getJob }, { liveGrant }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
-        import('../../store/jobs.ts'), import('../../store/grants.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
+      const [{ jobByRef }, { liveGrant }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
+        import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
         import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
       const report = await withStore(config, async (db) => {
-        const job = await getJob(db.db, jobId, { includeRemoved: true });
-        if (!job) return null;
+        const job = await jobByRef(db.db, ref, { includeRemoved: true });
         // a child job (task, workflow, spawn_task) has no grant of its own: it runs under its parent's
-        const grant = job.origin === 'cronjob' ? await liveGrant(db.db, jobId) : null;
+        const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
         // the approver is the name the answerer gave; the approval row knows the account it came from
         const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const auth = await runAuthorization(db.db, job);
@@ -52,7 +50,6 @@ export function registerGrantCommands(program: Command): void {
           tools: await toolOutlook(config, set.offered, auth.cron_authorized), removed: set.removed,
         };
       });
-      if (!report) throw new CliError(`no job with id ${jobId}`, EXIT.failure);
       if (opts.json) {
         printJson(report);
         return;
@@ -70,13 +67,15 @@ export function registerGrantCommands(program: Command): void {
       printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
     });
 
-  grants.command('revoke').argument('<job>').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
+  grants.command('revoke').argument('<job>', 'job id or name').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
-    .action(async (jobId: string, opts: { why: string; as?: string; json?: boolean }, cmd: Command) => {
+    .action(async (ref: string, opts: { why: string; as?: string; json?: boolean }, cmd: Command) => {
       if (!opts.why.trim()) throw new CliError('--why: a reason is required');
-      const [{ revokeGrant }, { listRuns }] = await Promise.all([import('../../store/grants.ts'), import('../../store/runs.ts')]);
+      const [{ revokeGrant }, { listRuns }, { jobByRef }] = await Promise.all([import('../../store/grants.ts'), import('../../store/runs.ts'), import('../job-ref.ts')]);
       const by = await actorName(opts.as);
+      let jobId = ref;
       const result = await withStore(configOf(cmd), async (db) => {
+        jobId = (await jobByRef(db.db, ref, { includeRemoved: true })).id;
         const revoked = await revokeGrant(db.db, { job_id: jobId, by, why: opts.why });
         return revoked ? { revoked, running: (await listRuns(db.db, { job_id: jobId, states: ['running'] })).map((r) => r.id) } : null;
       });

@@ -64,14 +64,14 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
-  audit.command('list').description('newest records first').option('--job <id>', 'one job').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
+  audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
     .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
       const since = parseInstant('--since', opts.since);
-      const { listAudit } = await import('../../store/audit.ts');
-      const rows = await withStore(configOf(cmd), (db) => listAudit(db.db, {
-        ...(opts.job ? { job_id: opts.job } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
+      const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
+      const rows = await withStore(configOf(cmd), async (db) => listAudit(db.db, {
+        ...(opts.job ? { job_id: (await jobByRef(db.db, opts.job, { includeRemoved: true })).id } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
       }));
       noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
@@ -92,14 +92,15 @@ export function registerAuditCommands(program: Command): void {
       printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {})), opts.json, 'audit chain');
     });
   audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
-    .option('--job <id>', 'one job').option('--since <instant>', 'ISO date or instant')
+    .option('--job <job>', 'one job (id or name)').option('--since <instant>', 'ISO date or instant')
     .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
       const since = parseInstant('--since', opts.since);
-      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts')]);
+      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts')]);
       // a filtered export is not contiguous, so only the full one can be checked on the way out
       const walk = opts.job || since ? null : new ChainWalk();
       await withStore(configOf(cmd), async (db) => {
-        for await (const row of exportAudit(db.db, { ...(opts.job ? { job_id: opts.job } : {}), ...(since ? { since } : {}) })) {
+        const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
+        for await (const row of exportAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}) })) {
           walk?.push(row);
           process.stdout.write(`${JSON.stringify(row)}\n`);
         }

@@ -125,11 +125,12 @@ export function registerJobsCommands(program: Command): void {
       reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json);
     });
 
-  definitionOptions(jobs.command('update').argument('<id>').description('change a job; without a human approval the change clears its grant'))
-    .action(async (id: string, flags: DefinitionFlags, cmd: Command) => {
+  definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
+    .action(async (ref: string, flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
-      const args = cronjobArgs('update', flags, id);
-      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json);
+      const args = cronjobArgs('update', flags, ref);
+      const { jobByRef } = await import('../job-ref.ts');
+      reportCall(await withStore(config, async (db) => attendedCronjob(config, db, { ...args, id: (await jobByRef(db.db, ref)).id }, flags.as)), flags.json);
     });
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
@@ -140,14 +141,13 @@ export function registerJobsCommands(program: Command): void {
       else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], rows.map(jobLine));
     });
 
-  jobs.command('show').argument('<id>').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
-    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ getJob }, { runAuthorization }, { listRuns }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts')]);
+  jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
+    .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
+      const [{ jobByRef }, { runAuthorization }, { listRuns }] = await Promise.all([import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts')]);
       const found = await withStore(configOf(cmd), async (db) => {
-        const job = await getJob(db.db, id, { includeRemoved: true });
-        return job ? { job, authorization: await runAuthorization(db.db, job), runs: await listRuns(db.db, { job_id: id, limit: 10 }) } : null;
+        const job = await jobByRef(db.db, ref, { includeRemoved: true });
+        return { job, authorization: await runAuthorization(db.db, job), runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
       });
-      if (!found) throw new CliError(`no job with id ${id}`, EXIT.failure);
       if (opts.json) printJson(found);
       else {
         printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(found.job)]);
@@ -159,27 +159,31 @@ export function registerJobsCommands(program: Command): void {
 
   // each sub-command takes only the options it records, so none is silently dropped
   const simple = (name: string, description: string, own: readonly [flags: string, about: string][], run: (db: Database, id: string, actor: string, opts: { note?: string; why?: string }) => Promise<unknown>) =>
-    own.reduce((c, [flags, about]) => c.option(flags, about), jobs.command(name).argument('<id>').description(description))
+    own.reduce((c, [flags, about]) => c.option(flags, about), jobs.command(name).argument('<job>', 'job id or name').description(description))
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
-      .action(async (id: string, opts: { note?: string; why?: string; as?: string; json?: boolean }, cmd: Command) => {
+      .action(async (ref: string, opts: { note?: string; why?: string; as?: string; json?: boolean }, cmd: Command) => {
         const actor = await actorName(opts.as);
-        const result = await withStore(configOf(cmd), (db) => run(db, id, actor, opts));
+        const { jobByRef } = await import('../job-ref.ts');
+        let id = ref;
+        const result = await withStore(configOf(cmd), async (db) => run(db, (id = (await jobByRef(db.db, ref)).id), actor, opts));
         if (!result) throw new CliError(`no job with id ${id}`, EXIT.failure);
         if (opts.json) printJson(result);
-        else process.stdout.write(`${name}: ${id} ok\n`);
+        else process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ok\n`);
       });
   simple('pause', 'stop firing a job (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
   simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', [], async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
   simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
-  jobs.command('run').argument('<id>').description('run a job now (trigger manual), through the same queue the daemon works')
+  jobs.command('run').argument('<job>', 'job id or name').description('run a job now (trigger manual), through the same queue the daemon works')
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
-    .action(async (id: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
+    .action(async (ref: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       const actor = await actorName(opts.as);
-      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue }] = await Promise.all([
-        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'),
+      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue }, { jobByRef }] = await Promise.all([
+        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'),
       ]);
+      let id = ref;
       const run = await withStore(config, async (db, url) => {
+        id = (await jobByRef(db.db, ref)).id;
         const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix);
         try {
           return await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
@@ -195,12 +199,11 @@ export function registerJobsCommands(program: Command): void {
       else process.stdout.write(`run ${run.id} of ${id} queued\n`);
     });
 
-  jobs.command('runs').argument('<id>').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
-    .action(async (id: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
+  jobs.command('runs').argument('<job>', 'job id or name').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
+    .action(async (ref: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
-      const [{ listRuns }, { getJob }] = await Promise.all([import('../../store/runs.ts'), import('../../store/jobs.ts')]);
-      const rows = await withStore(configOf(cmd), async (db) => (await getJob(db.db, id, { includeRemoved: true }) ? listRuns(db.db, { job_id: id, limit }) : null));
-      if (!rows) throw new CliError(`no job with id ${id}`, EXIT.failure);
+      const [{ listRuns }, { jobByRef }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts')]);
+      const rows = await withStore(configOf(cmd), async (db) => listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit }));
       noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
