@@ -62,6 +62,11 @@ export interface AgentRuntime {
   /** The tools offered to the model in this context: its effective set, nothing else (I10). */
   offered(ctx: ToolExecutionContext): OfferedFunction[];
   run(prompt: string, ctx: ToolExecutionContext, opts: AgentRunOptions): Promise<AgentOutcome>;
+  /**
+   * Runs `fn` as the run of `ctx` without a model (a steps payload): sub-agents that its calls start
+   * (delegate_task) share its scope, model, token budget and refusal count, as an agent turn's do.
+   */
+  hosting<T>(ctx: ToolExecutionContext, opts: AgentRunOptions, fn: () => Promise<T>): Promise<T>;
 }
 
 interface RunHooks {
@@ -101,8 +106,18 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     });
   };
 
+  const registered = async <T>(ctx: ToolExecutionContext, hooks: RunHooks, fn: () => Promise<T>): Promise<T> => {
+    live.set(ctx.execution_id, hooks);
+    try {
+      return await fn();
+    } finally {
+      live.delete(ctx.execution_id);
+    }
+  };
+
   return {
     securityProfile, gateFor, offered,
+    hosting: (ctx, opts, fn) => registered(ctx, { opts, depth: 0, spent: { tokens: 0, denials: 0 } }, fn),
     async run(prompt, ctx, runOpts) {
       // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own
       // scope (a child job's run) is a run of its own, even while the run that created it still works here
@@ -110,15 +125,17 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const depth = parent ? parent.depth + 1 : 0;
       const hooks: RunHooks = { opts: parent?.opts ?? runOpts, depth, spent: parent?.spent ?? { tokens: 0, denials: 0 } };
       const opts = hooks.opts;
+      // an unattended sub-agent whose run is unknown here would lose the run's grant check and refusal count
+      if (ctx.parent_execution_id && ctx.unattended && !parent && !runOpts.scope) return failed('a sub-agent of an unattended run needs that run to be known to this runtime');
       if (depth > MAX_NESTING) return failed(`sub-agents nest at most ${MAX_NESTING} deep`);
-      if (!deps.chat) return failed('agent turns need a model: set model.base_url and model.name in the config');
-      const model = runOpts.model || config.model.name;
+      const chat = deps.chat;
+      if (!chat) return failed('agent turns need a model: set model.base_url and model.name in the config');
+      // a sub-agent works with its run's model
+      const model = opts.model || config.model.name;
       if (!model) return failed('agent turns need a model name: set model.name in the config or model in the payload');
       const gate = gateFor(ctx, opts.scope);
-      live.set(ctx.execution_id, hooks);
-      try {
-        return await runAgentLoop({
-          prompt, model, chat: deps.chat, tools: offered(ctx), system: systemPrompt(ctx),
+      return registered(ctx, hooks, () => runAgentLoop({
+          prompt, model, chat, tools: offered(ctx), system: systemPrompt(ctx),
           signal: runOpts.signal,
           limits: {
             maxTurns: config.model.max_turns, maxTokens: config.model.max_tokens, tokenBudget: config.model.token_budget,
@@ -128,10 +145,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here
           onDenial: opts.onDenial ?? (async () => hooks.spent.denials + 1),
           call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) }),
-        });
-      } finally {
-        live.delete(ctx.execution_id);
-      }
+        }));
     },
   };
 }

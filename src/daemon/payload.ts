@@ -1,8 +1,9 @@
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
+import type { ApprovalGate } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
-import type { JobRow } from '../store/schema.ts';
+import type { JobRow, StepsPayload } from '../store/schema.ts';
 import { addDenial } from '../store/runs.ts';
 import { saveTranscript } from '../store/transcripts.ts';
 import type { TranscriptMessage } from '../store/catalog-schema.ts';
@@ -51,16 +52,28 @@ export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: T
 
 /** A step list: no model; each step goes through the same gate and executor as an agent's calls. */
 async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
-  if (job.payload.kind !== 'steps') throw new Error('not a steps payload');
-  const gate = deps.agent.gateFor(ctx, scopeOf(deps, job, runId));
+  const { payload } = job;
+  if (payload.kind !== 'steps') throw new Error('not a steps payload');
+  const scope = scopeOf(deps, job, runId);
+  // the run's total, sub-agents' refusals included: they count through the same function
+  const tally = { denials: 0 };
+  const onDenial = async () => (tally.denials = await addDenial(deps.db, runId));
+  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }));
+}
+
+interface DenialCount {
+  readonly tally: { denials: number };
+  readonly onDenial: () => Promise<number>;
+}
+
+async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount): Promise<PayloadOutcome> {
   const maxDenials = deps.config.permissions.approval.max_denials_per_run;
   const steps: StepRecord[] = [];
-  let denials = 0;
   let failed = false;
   let retryable = false;
   let error: string | null = null;
-  const end = (stoppedByDenials: boolean): PayloadOutcome => ({ output: { steps }, denials, stoppedByDenials, retryable, failed, error });
-  for (const [index, step] of job.payload.steps.entries()) {
+  const end = (stoppedByDenials: boolean): PayloadOutcome => ({ output: { steps }, denials: count.tally.denials, stoppedByDenials, retryable, failed, error });
+  for (const [index, step] of payload.steps.entries()) {
     if (signal.aborted) break;
     const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
     if (!decision) {
@@ -71,14 +84,16 @@ async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: Tool
     }
     const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
     if (decision.outcome !== 'allow') {
-      denials = await addDenial(deps.db, runId);
+      await count.onDenial();
       steps.push({ index, tool: step.tool, decision: brief });
       failed = true;
       error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}`;
-      if (denials >= maxDenials) return end(true);
+      if (count.tally.denials >= maxDenials) return end(true);
       continue;
     }
     steps.push({ index, tool: step.tool, decision: brief, result });
+    // a step's sub-agent may have used up the run's refusals
+    if (count.tally.denials >= maxDenials) return end(true);
     if (!result.success) {
       failed = true;
       retryable ||= result.errorKind === 'internal' || result.errorKind === 'timeout';

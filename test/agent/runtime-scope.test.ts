@@ -45,3 +45,16 @@ describe('a child job\'s run in the process where its creator still runs', () =>
     expect(await listAudit(db, { run_id: 'run_parent1', kind: 'gate.decision' })).toHaveLength(0);
   });
 });
+
+describe('an unattended sub-agent whose run this runtime does not know', () => {
+  it('does not run: it would lose the run\'s grant check and refusal count', async () => {
+    const db = database().db;
+    const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-scope-test-1234' } });
+    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const orphan = buildContext({ unattended: true, cron_authorized: true, channel: 'cron', session_key: 'cron:job_orphan', parent_execution_id: 'exec-nobody-knows' });
+    const asked = model.requests.length;
+    const out = await runtime.run('orphan', orphan, { signal: new AbortController().signal });
+    expect(out).toMatchObject({ status: 'model_error', error: expect.stringContaining('needs that run to be known') });
+    expect(model.requests.length).toBe(asked);
+  });
+});

@@ -40,6 +40,8 @@ const scripts: Record<string, (body: ChatBody, turn: number) => Reply> = {
   ][turn]!,
   spawner: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'task', arguments: { action: 'create', title: 'child', prompt: 'child task: report' } }] } : { content: 'spawned' }),
   delegator: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'delegate_task', arguments: { prompt: 'sub: write the sub report' } }] } : { content: 'delegated' }),
+  // a sub-agent that thinks for a while first, so its run's grant can be revoked meanwhile
+  late: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: 'late-report.txt', content: 'late' } }], delayMs: 1_500 } : { content: 'late done' }),
   sub: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: 'sub-report.txt', content: 'from the sub-agent' } }] } : { content: 'sub done' }),
 };
 const turns = new Map<string, number>();
@@ -47,7 +49,7 @@ let model: Awaited<ReturnType<typeof startFakeModel>>;
 beforeAll(async () => {
   model = await startFakeModel((body) => {
     const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const key = prompt.startsWith('sub:') ? 'sub' : Object.keys(scripts).find((k) => prompt.includes(k)) ?? 'report';
+    const key = prompt.startsWith('sub:') ? 'sub' : prompt.startsWith('late:') ? 'late' : Object.keys(scripts).find((k) => prompt.includes(k)) ?? 'report';
     const n = turns.get(prompt) ?? 0;
     turns.set(prompt, n + 1);
     return scripts[key]!(body, n);
@@ -67,12 +69,12 @@ class Human implements HumanApprover {
   }
 }
 
-async function createAgentJob(prompt: string, human: HumanApprover | null = new Human()) {
+async function createAgentJob(prompt: string, human: HumanApprover | null = new Human(), payload: Record<string, unknown> = { kind: 'agent', prompt }) {
   const db = database().db;
   const cfg = config();
   const out = await attendedCall(
     { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: human },
-    { tool: 'cronjob', args: { action: 'create', name: prompt.slice(0, 20), schedule: '0 3 * * *', payload: { kind: 'agent', prompt } } },
+    { tool: 'cronjob', args: { action: 'create', name: prompt.slice(0, 20), schedule: '0 3 * * *', payload } },
     buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
   );
   expect(out.result.success, out.result.error).toBe(true);
@@ -193,5 +195,33 @@ describe('agent jobs in the daemon', () => {
     expect(nested).toMatchObject({ outcome: 'allow', rule: 'unattended.cron_authorized' });
     expect(nested.execution_id).not.toBe(run.execution_id);
     expect(existsSync(join(workspace, 'agent-report.txt'))).toBe(true);
+  });
+
+  it('a sub-agent started by a step shares its run: records, refusal count and the grant check', async () => {
+    const db = database().db;
+    const jobId = await createAgentJob('steps delegator', new Human(), { kind: 'steps', steps: [{ tool: 'delegate_task', args: { prompt: 'late: write the late report' } }] });
+    const queued = (await manualRun({ db }, jobId, 'test'))!;
+    const asked = model.requests.length;
+    const running = execute(queued.id);
+    while (!model.requests.slice(asked).some((r) => r.messages[1]?.content?.startsWith('late:'))) await new Promise((r) => setTimeout(r, 50));
+    // revoked while the sub-agent thinks: its write must be judged as a run without a grant
+    await revokeGrant(db, { job_id: jobId, by: 'admin', why: 'test' });
+    const run = await running;
+    expect(existsSync(join(workspace, 'late-report.txt'))).toBe(false);
+    expect(run.denials).toBe(1);
+    const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
+    expect(decisions.map((d) => [(d.data as { tool: string }).tool, d.outcome, d.rule])).toEqual([
+      ['delegate_task', 'allow', 'unattended.cron_authorized'],
+      ['write_file', 'deny', 'unattended.grant_withdrawn'],
+    ]);
+  });
+
+  it('a sub-agent works with its run\'s model, not the configured default', async () => {
+    const before = model.requests.length;
+    const run = await runJob(await createAgentJob('delegator on m2', new Human(), { kind: 'agent', prompt: 'delegator on m2', model: 'm2' }));
+    expect(run.state).toBe('succeeded');
+    const sub = model.requests.slice(before).filter((r) => r.messages[1]?.content?.startsWith('sub:'));
+    expect(sub.length).toBeGreaterThan(0);
+    expect(new Set(sub.map((r) => r.model))).toEqual(new Set(['m2']));
   });
 });
