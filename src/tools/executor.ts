@@ -30,6 +30,8 @@ export async function executeTool(
 ): Promise<ToolResult> {
   const invalid = validateParams(tool.parameters, params);
   if (invalid) return fail('validation', `invalid arguments for ${tool.name}: ${invalid}`);
+  // cancelled while the call waited (on the gate, the database): a listener added now would never fire
+  if (opts.signal?.aborted) return fail('timeout', `${tool.name} was not started: its run was cancelled (${errorText(opts.signal.reason)})`);
   const sideEffects = tool.riskLevel !== 'read_only' && opts.ledger !== undefined;
   if (sideEffects && ctx.is_replay) {
     const recorded = await opts.ledger!.recall(ctx.idempotency_key);

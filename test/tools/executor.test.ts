@@ -35,6 +35,16 @@ describe('tool executor', () => {
     expect(r.errorKind).toBe('timeout');
   });
 
+  it('does not start a tool whose run was cancelled before the call reached it', async () => {
+    let ran = false;
+    const t = tool({ run: async () => { ran = true; return ok(); } });
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('lease lost'));
+    const r = await executeTool(t, { name: 'a' }, buildContext(), { signal: cancelled.signal });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout', error: 'probe was not started: its run was cancelled (lease lost)' });
+    expect(ran).toBe(false);
+  });
+
   it('stops waiting for a tool that ignores its signal (hard stop)', async () => {
     const t = tool({ timeoutSeconds: 0.05, run: () => new Promise(() => {}) });
     const r = await executeTool(t, { name: 'a' }, buildContext(), { graceMs: 20 });
