@@ -8,7 +8,7 @@ import type { Guard } from '../guard/types.ts';
 import type { TranscriptMessage } from '../store/catalog-schema.ts';
 import type { Executor } from '../store/db.ts';
 import { saveTranscript } from '../store/transcripts.ts';
-import { buildContext, type ToolExecutionContext } from '../tools/context.ts';
+import { buildContext, restrictedTo, type ToolExecutionContext } from '../tools/context.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 
 export interface AttendedSessionDeps {
@@ -44,8 +44,12 @@ export function attendedRuntime(deps: AttendedSessionDeps): AgentRuntime {
 }
 
 /** One agent turn with a person present; the transcript is kept for session_search. */
-export async function attendedTurn(deps: AttendedSessionDeps, prompt: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<SessionTurn> {
-  const outcome = await attendedRuntime(deps).run(prompt, ctx, { signal });
+export async function attendedTurn(deps: AttendedSessionDeps, prompt: string, given: ToolExecutionContext, signal: AbortSignal): Promise<SessionTurn> {
+  const runtime = attendedRuntime(deps);
+  // the session's tool set (its --profile, this config) travels with its context, so a child job it creates
+  // (spawn_task, task) is held to it in the daemon, where another profile applies (I5)
+  const ctx = given.allowed_tools.length > 0 ? given : restrictedTo(given, runtime.offered(given).map((t) => t.name));
+  const outcome = await runtime.run(prompt, ctx, { signal });
   const transcript = outcome.messages.length > 0
     ? await saveTranscript(deps.db, {
       kind: 'session', session_key: ctx.session_key, memory_scope: ctx.memory_scope, execution_id: ctx.execution_id,

@@ -87,6 +87,11 @@ export function nextAttempt(ctx: ToolExecutionContext): ToolExecutionContext {
   return deepFreeze({ ...ctx, attempt_index: ctx.attempt_index + 1 });
 }
 
+/** The same execution held to exactly these tools; an empty list (which would mean "no restriction") says so explicitly. */
+export function restrictedTo(ctx: ToolExecutionContext, tools: readonly string[]): ToolExecutionContext {
+  return deepFreeze({ ...ctx, allowed_tools: tools.length > 0 ? [...tools] : [NO_TOOLS] });
+}
+
 /**
  * A nested execution (sub-agent, delegate_task, spawn_task). It inherits
  * unattended and cron_authorized and can only narrow the tool set (I5).
