@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
+import { knownToRedaction } from './secrets.ts';
 import { configWarnings } from './warnings.ts';
 import { unreadable } from '../util/file-errors.ts';
 
@@ -74,7 +75,7 @@ export function parseConfigText(text: string, file = '(inline)', env: NodeJS.Pro
   }
   const problems = [...envProblems, ...(result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)))];
   if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
-  return { config: result.data, warnings: configWarnings(result.data) };
+  return { config: knownToRedaction(result.data), warnings: configWarnings(result.data) };
 }
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

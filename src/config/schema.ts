@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NETWORK_POLICIES } from '../policy/network-policy.ts';
 import { SECURITY_PROFILES } from '../policy/security-profiles.ts';
 import { TOOL_PROFILES } from '../policy/tool-profiles.ts';
+import { knownToRedaction } from './secrets.ts';
 
 // Every section uses .prefault({}) so its inner defaults apply when it is absent (zod 4).
 const names = z.array(z.string().min(1)).default([]);
@@ -144,5 +145,5 @@ export type ConfigInput = z.input<typeof configSchema>;
 
 /** The configuration with every default, for tests and for running with no file. */
 export function defaultConfig(overrides: ConfigInput = {}): Config {
-  return configSchema.parse(overrides);
+  return knownToRedaction(configSchema.parse(overrides));
 }

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { Config } from '../config/schema.ts';
+import { configuredSecrets } from '../config/secrets.ts';
 import { FetchLimitError, SsrfBlockedError, type GuardedFetchInit, type Lookup, type Transport } from '../guard/ssrf/index.ts';
 import { redactText } from '../util/redact.ts';
 import { CATALOG_BY_NAME } from './catalog-table.ts';
@@ -24,12 +25,7 @@ export function guardInit(config: Config, net: NetDeps): Pick<GuardedFetchInit, 
 }
 
 /** Every configured secret, so a message echoing one (a server quoting our Authorization header) can be scrubbed. */
-export function secretsOf(config: Config): string[] {
-  const s = config.services;
-  const values = [s.web_search.api_key, s.vision.api_key, s.image.api_key, s.speech.api_key, config.model.api_key,
-    ...Object.values(config.notify.targets).flatMap((t) => Object.values(t.headers))];
-  return values.filter((v): v is string => typeof v === 'string' && v.length >= 4);
-}
+export const secretsOf = configuredSecrets;
 
 /** Text safe for a result or a log (I11): configured secrets cut out literally, then credential-looking text. */
 export function scrub(text: string, secrets: readonly string[]): string {

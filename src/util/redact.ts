@@ -26,9 +26,27 @@ function literalSecret(key: string, value: string): boolean {
   return !(/tokens\W*$/i.test(key) && /^\d+$/.test(value));
 }
 
+/** Literal credentials of this process (the configuration's), longest first so none leaves a piece of another. */
+let known: string[] = [];
+/** Shorter values would cut ordinary words out of text; such secrets are still masked by key name. */
+const MIN_KNOWN_LENGTH = 8;
+
+/** Adds credentials that redaction cuts out literally wherever they appear, whatever their shape. */
+export function rememberSecrets(values: Iterable<string>): void {
+  const next = new Set(known);
+  for (const v of values) if (v.length >= MIN_KNOWN_LENGTH) next.add(v);
+  known = [...next].sort((a, b) => b.length - a.length);
+}
+
+const withoutKnown = (text: string): string => {
+  let out = text;
+  for (const s of known) if (out.includes(s)) out = out.split(s).join(MASK);
+  return out;
+};
+
 /** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
 export function redactText(text: string): string {
-  return text
+  return withoutKnown(text)
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(:[^\s/@]*)?@/gi, `$1${MASK}@`)
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
     .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n]+/gi, `$1${MASK}`)
