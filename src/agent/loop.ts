@@ -122,6 +122,8 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
 }
 
 async function callOne(input: AgentTurnInput, request: ToolCallRequest, index: number, signal: AbortSignal) {
+  // a tool this context does not offer is refused by the gate whatever its arguments, and that refusal is audited (I8, I10)
+  if (!input.tools.some((t) => t.name === request.name)) return { args: null, outcome: await input.call({ tool: request.name, args: {} }, index, signal) };
   let args: unknown;
   try {
     args = request.arguments.trim() === '' ? {} : JSON.parse(request.arguments);

@@ -90,6 +90,15 @@ describe('the agent loop over an OpenAI-compatible endpoint', () => {
     expect(out.calls[0]!.decision).toMatchObject({ outcome: 'deny', step: 0 });
   });
 
+  it('refuses a tool that is not offered, and audits it, even when its arguments are not JSON (I8, I10)', async () => {
+    const { model, runtime } = await setup((_b, n) => (n === 0 ? { tool_calls: [{ name: 'exec', arguments: '{"command": ' }] } : { content: 'ok' }));
+    const out = await runtime.run('run id', buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_badjson' }), { signal: signal(), scope: { job_id: 'job_badjson' } });
+    expect(model.toolMessages()[0]).toMatchObject({ ok: false, refused_by: 'security.daemon.capability' });
+    expect(out.denials).toBe(1);
+    const audit = await listAudit(database().db, { job_id: 'job_badjson', kind: 'gate.decision' });
+    expect(audit.map((r) => [r.step, r.rule])).toEqual([[0, 'security.daemon.capability']]);
+  });
+
   it('tells the model when its arguments are not JSON, without counting a refusal', async () => {
     const { model, runtime } = await setup((_b, n) => (n === 0 ? { tool_calls: [{ name: 'read_file', arguments: '{"path": ' }] } : { content: 'ok' }));
     const out = await runtime.run('x', attended(), { signal: signal() });
