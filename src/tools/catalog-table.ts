@@ -208,10 +208,14 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   {
     name: 'delegate_task', description: 'Delegate a task to a sub-agent', risk: 'exec', capabilities: [],
+    // a sub-agent is a model turn: without an endpoint it could only fail when run
+    requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
   },
   {
     name: 'spawn_task', description: 'Start a sub-agent task in the background', risk: 'exec', capabilities: [],
+    // a sub-agent is a model turn: without an endpoint it could only fail when run
+    requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
   },
   // dangerous

@@ -20,6 +20,7 @@ const config = defaultConfig({
     speech: { base_url: 'https://s.example.com', api_key: 'k' },
   },
   notify: { targets: { ops: { url: 'https://hooks.example.com/x' } } },
+  model: { base_url: 'https://m.example.com/v1' },
 });
 const facts = CATALOG.map((e) => catalogFacts(e, config));
 const sel = (over: Partial<ToolSelection> = {}): ToolSelection => ({

@@ -223,7 +223,11 @@ describe('delegate_task', () => {
   });
 
   it('inherits unattended: a nested DANGEROUS call in an unattended parent is refused at step 4', async () => {
-    const out = await run('delegate_task', { prompt: 'list the jobs' }, buildContext({ unattended: true, cron_authorized: true, channel: 'cron' }));
+    const { tools, runtime } = setup();
+    const parent = buildContext({ unattended: true, cron_authorized: true, channel: 'cron' });
+    const signal = new AbortController().signal;
+    // the parent run, as the daemon hosts a steps run
+    const out = await runtime.hosting(parent, { signal }, () => executeTool(tools.get('delegate_task')!, { prompt: 'list the jobs' }, parent));
     expect(String((out.output as { answer: string }).answer)).toMatch(/unattended\.dangerous/);
   });
 
@@ -232,6 +236,13 @@ describe('delegate_task', () => {
     const config = defaultConfig();
     const tool = builtinTools(config, { db }).get('delegate_task')!;
     expect(await executeTool(tool, { prompt: 'x' }, alice())).toMatchObject({ success: false, errorKind: 'unavailable' });
+  });
+
+  it.each(['delegate_task', 'spawn_task'])('%s is not ready, so not offered, without a model endpoint (I10)', (name) => {
+    const db = database().db;
+    const tools = builtinTools(defaultConfig(), { db });
+    expect(tools.get(name)!.readinessDetail()).toEqual([false, 'missing config: model.base_url']);
+    expect(tools.facts(name)?.ready).toBe(false);
   });
 });
 
