@@ -47,7 +47,8 @@ export interface GateOptions {
 }
 
 export interface ApprovalGate {
-  check(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision>;
+  /** `signal`: the session or run was stopped; a person still being asked stops being asked. */
+  check(call: ToolCall, ctx: ToolExecutionContext, opts?: { readonly signal?: AbortSignal }): Promise<Decision>;
   /** Step 0 alone, recorded when it refuses: for a call whose arguments are invalid, which goes no further. */
   refuseUnavailable(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision | null>;
 }
@@ -57,10 +58,9 @@ export function callHash(call: ToolCall, ctx: ToolExecutionContext): string {
 }
 
 export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOptions = {}): ApprovalGate {
-  const decide = (call: ToolCall, ctx: ToolExecutionContext) => decideCall(call, ctx, config, deps, opts);
   return {
-    async check(call, ctx) {
-      const decision = await decide(call, ctx);
+    async check(call, ctx, callOpts = {}) {
+      const decision = await decideCall(call, ctx, config, deps, opts, callOpts.signal);
       await deps.sink?.record(decision, call, ctx);
       return decision;
     },
@@ -86,7 +86,7 @@ function unavailable(call: ToolCall, ctx: ToolExecutionContext, config: Config, 
 }
 
 /** SPEC §5, step by step; the first step that decides wins. */
-async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Promise<Decision> {
+async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions, signal?: AbortSignal): Promise<Decision> {
   const approval = config.permissions.approval;
   const hash = callHash(call, ctx);
   const refused = unavailable(call, ctx, config, deps, opts);
@@ -159,6 +159,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
     approver: deps.humanApprover ?? null, allowlist: deps.allowlist,
     clock: deps.clock ?? systemClock, timeoutMs: approval.wait_timeout_seconds * 1000,
     requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),
+    ...(signal ? { signal } : {}),
   });
 }
 

@@ -14,7 +14,11 @@ export interface HumanStepInput {
   readonly clock: Clock;
   readonly timeoutMs: number;
   readonly requestId: string;
+  /** The session or run was stopped: stop asking. */
+  readonly signal?: AbortSignal;
 }
+
+type Received = ApprovalAnswer | { readonly answer: 'cancelled' };
 
 /**
  * Step 11. The only place `approval_source: "human"` is produced (I3), and only
@@ -26,25 +30,35 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
   const controller = new AbortController();
   const expires = new Date(input.clock.now().getTime() + input.timeoutMs);
   const timeout = input.clock.sleep(input.timeoutMs).then((): ApprovalAnswer => ({ answer: 'timeout' }));
-  let received: ApprovalAnswer;
+  let onStop = () => {};
+  const stopped = new Promise<Received>((resolve) => {
+    onStop = () => resolve({ answer: 'cancelled' });
+    if (input.signal?.aborted) onStop();
+    else input.signal?.addEventListener('abort', onStop, { once: true });
+  });
+  let received: Received;
   try {
-    received = await Promise.race([
+    received = await Promise.race<Received>([
       approver.ask({
         request_id: requestId, call_hash: base.call_hash, tool: input.call.tool, args: input.call.args,
         risk: base.risk, flags: base.flagged, scopes: input.scopes, allow_always: input.allowAlways,
         ctx: input.ctx, expires_at: expires,
       }, controller.signal),
       timeout,
+      stopped,
     ]);
   } catch {
     received = { answer: 'unavailable' };
   } finally {
+    // the approver stops asking (and expires the persisted request)
     controller.abort();
+    input.signal?.removeEventListener('abort', onStop);
   }
   const answer = received;
   const ids = { approval_id: requestId };
   if (!('request_id' in answer)) {
-    return deny(base, 11, answer.answer === 'timeout' ? 'approval.human.timeout' : 'approval.human.unavailable', undefined, ids);
+    const rule = answer.answer === 'timeout' ? 'approval.human.timeout' : answer.answer === 'cancelled' ? 'approval.human.cancelled' : 'approval.human.unavailable';
+    return deny(base, 11, rule, undefined, ids);
   }
   if (answer.request_id !== requestId || answer.call_hash !== base.call_hash) {
     return deny(base, 11, 'approval.human.mismatch', undefined, ids);

@@ -44,6 +44,7 @@ export const RULES = {
   'approval.human.always': 'A human approved this call and recorded a persistent approval.',
   'approval.human.deny': 'A human refused this call.',
   'approval.human.timeout': 'Nobody answered the approval request in time.',
+  'approval.human.cancelled': 'The session was stopped (interrupted or out of time) while it waited for the answer, so the call was not approved.',
   'approval.human.unavailable': 'No human approver is reachable for this channel.',
   'approval.human.mismatch': 'The approval answer belongs to another request or another call than this one, so it does not count.',
   'approval.would_ask': 'This call would be sent to a human for approval.',

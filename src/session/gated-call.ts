@@ -40,7 +40,7 @@ export async function gatedCall(
     if (refused) return { decision: refused, result: fail(UNAVAILABLE_RULES.has(refused.rule) ? 'unavailable' : 'denied', refused.reason) };
     return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
   }
-  const decision = await gate.check(call, callCtx);
+  const decision = await gate.check(call, callCtx, opts.signal ? { signal: opts.signal } : {});
   if (decision.outcome !== 'allow' || !tool) return { decision, result: fail(UNAVAILABLE_RULES.has(decision.rule) ? 'unavailable' : 'denied', decision.reason) };
   const approval = {
     approval_source: decision.approval_source ?? 'auto',

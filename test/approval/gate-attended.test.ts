@@ -180,6 +180,16 @@ describe('step 11: the human', () => {
     expect(d).toMatchObject({ outcome: 'deny', step: 11, rule });
     expect(d.approval_source).toBeUndefined();
   });
+  it('stops asking when the session is stopped, and refuses the call (approval.human.cancelled)', async () => {
+    const h = harness();
+    h.approver.answer = 'never';
+    const stop = new AbortController();
+    stop.abort(new Error('interrupted'));
+    const d = await h.gate.check(exec(), attended(), { signal: stop.signal });
+    expect(d).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
+    expect(d.approval_source).toBeUndefined();
+    expect(h.approver.asked).toHaveLength(1);
+  });
   it('refuses a nested call that would need a human, without asking (I5)', async () => {
     const h = harness();
     const d = await h.gate.check(exec(), nestedContext(attended()));
