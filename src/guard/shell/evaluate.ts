@@ -8,7 +8,8 @@ export interface EvalContext {
   readonly vars: ReadonlyMap<string, string>;
   readonly cwd: Canon | null;
   /** Walks a substitution's commands (their findings count) and returns the invocations inside. */
-  walkSubst(stmts: readonly Stmt[]): readonly Invocation[];
+  /** `async`: a process substitution, which runs beside the command like a background job. */
+  walkSubst(stmts: readonly Stmt[], async?: boolean): readonly Invocation[];
   /** The output of a substitution when it is static (`$(echo rm)`), else null. */
   substOutput(stmts: readonly Stmt[]): string | null;
   /**
@@ -108,7 +109,7 @@ function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: bo
       }
       case 'proc':
         acc.computed = true;
-        acc.inner.push(...ctx.walkSubst(p.stmts));
+        acc.inner.push(...ctx.walkSubst(p.stmts, true));
         text += '/dev/fd/63';
         break;
       case 'arith':
@@ -136,6 +137,8 @@ export function expand(w: Word, ctx: EvalContext): Expanded {
   const acc: Acc = { text: '', computed: false, ansi: false, quoted: false, inner: [] };
   const text = parts(w.parts, ctx, acc, false, true);
   const info: ArgInfo = { computed: acc.computed, ansi: acc.ansi, quoted: acc.quoted, inner: acc.inner, raw: w.raw };
+  // an unquoted word that expands to nothing is no word at all: `bash ${x-} -c …` runs bash -c
+  if (text === '' && !acc.quoted) return { values: [], info };
   if (text.includes(FIELD_SPLIT)) {
     const words = text.split(FIELD_SPLIT).filter((f) => f !== '');
     return { values: words.flatMap(expandBraces), info };

@@ -65,13 +65,38 @@ function analyse(text: string, cwd: Canon | null): { findings: GuardFinding[]; c
   }
   const { reparse, lastError } = reparser();
   const stmts = reparse(text);
-  if (!stmts) return { findings: [...pre, shellFinding('shell.input.unparseable', lastError())], commands: [] };
+  if (!stmts) {
+    const error = lastError();
+    // a shell runs every complete command before the line that does not parse: those are judged too
+    const before = parsedPrefix(text, error, reparse);
+    const prefix = before ? walk(before, cwd, reparse) : { findings: [], commands: [] };
+    return { findings: [...pre, ...prefix.findings, shellFinding('shell.input.unparseable', error)], commands: prefix.commands };
+  }
+  const walked = walk(stmts, cwd, reparse);
+  return { findings: [...pre, ...walked.findings], commands: walked.commands };
+}
+
+/** How many shorter prefixes are tried before giving up on finding the commands before a syntax error. */
+const MAX_PREFIX_TRIES = 64;
+
+/** The longest run of whole lines before the syntax error that parses on its own. */
+function parsedPrefix(text: string, error: string, reparse: Reparse) {
+  const line = Number(/^(\d+):/.exec(error)?.[1] ?? 0);
+  const lines = text.split('\n');
+  for (let end = Math.min(line, lines.length) - 1, tries = 0; end >= 1 && tries < MAX_PREFIX_TRIES; end--, tries++) {
+    const stmts = reparse(lines.slice(0, end).join('\n'));
+    if (stmts) return stmts;
+  }
+  return null;
+}
+
+function walk(stmts: NonNullable<ReturnType<Reparse>>, cwd: Canon | null, reparse: Reparse): { findings: GuardFinding[]; commands: NormalisedCommand[] } {
   const walker = new Walker(reparse, shellChecks);
   try {
     walker.run(stmts, cwd);
   } catch (e) {
     // an input the walk cannot finish (e.g. nesting beyond the stack) is not allowed through
-    return { findings: [...pre, ...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], commands: [...walker.commands] };
+    return { findings: [...walker.findings, shellFinding('shell.input.too_complex', `not analysable: ${(e as Error).message}`)], commands: [...walker.commands] };
   }
-  return { findings: [...pre, ...walker.findings], commands: [...walker.commands] };
+  return { findings: [...walker.findings], commands: [...walker.commands] };
 }

@@ -17,8 +17,12 @@ export const SYSTEM_SUBDIRS: ReadonlySet<string> = new Set([
 /** Directories whose children are users' home directories. */
 export const HOME_PARENTS: ReadonlySet<string> = new Set(['home', 'Users']);
 
-/** Block devices and raw memory: writing them destroys disks or the running kernel. */
-export const BLOCK_DEVICE = /^\/dev\/(block\/|sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|loop\d|dm-\d|md\d|sr\d|nbd\d|zd\d|rbd\d|ram\d|mtd|ubi|bcache|fd\d|r?disk\d|mapper\/|disk\/|(k)?mem$|port$)/;
+/**
+ * Device nodes a write cannot harm: the data sinks and sources, terminals, the process's own streams.
+ * Every other /dev path counts as a disk or raw memory: device names vary (LVM's /dev/VG/LV, zram,
+ * drbd, pmem, a watchdog that reboots on write), so the safe ones are listed rather than the disks.
+ */
+export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|tty(S|USB|ACM)?\d*|pts\/.*|ptmx|console|stdin|stdout|stderr|fd\/.*|shm(\/.*)?|mqueue(\/.*)?|log|kmsg|tcp\/.*|udp\/.*)$/;
 
 /** Files whose contents are password hashes or root's keys. */
 export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];

@@ -1,5 +1,5 @@
 import {
-  BLOCK_DEVICE, CREDENTIAL_BASENAMES, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, display, hasGlob, isKnown } from './values.ts';
@@ -64,7 +64,8 @@ export function canonValue(c: Canon): string {
 
 const abs = (c: Canon): string => '/' + c.segs.join('/');
 
-function segRegex(seg: string): RegExp {
+/** A path segment with live glob characters as the regular expression it matches. */
+export function segRegex(seg: string): RegExp {
   let re = /^[\uE000-\uE002]/.test(seg) ? '(?!\\.)' : '';
   for (let i = 0; i < seg.length; i++) {
     const c = seg[i]!;
@@ -148,17 +149,29 @@ export function inSystemDir(c: Canon): boolean {
   return c.base === 'root' && (c.segs.length === 0 || isSystemDir(c.segs.slice(0, 1))) && c.segs[0] !== 'tmp';
 }
 
-const DEVICE_SAMPLES = ['/dev/sda', '/dev/sdb1', '/dev/nvme0n1', '/dev/vda', '/dev/xvda', '/dev/hda', '/dev/mmcblk0', '/dev/loop0', '/dev/dm-0', '/dev/md0', '/dev/disk0', '/dev/mapper/root', '/dev/mem'];
+/**
+ * The absolute path a path above home (`~/../../etc/shadow`) or far above an unknown directory reaches:
+ * climbing past / stays at /, and every home is at least one level deep, so enough `..` land at the root.
+ */
+function rooted(c: Canon | null): Canon | null {
+  if (!c || c.base === 'root') return c;
+  if ((c.base === 'home' && c.up >= 1) || (c.base === 'rel' && c.up >= DEEP_ENOUGH)) return { base: 'root', segs: c.segs };
+  return null;
+}
 
-export function isBlockDevice(c: Canon | null): boolean {
-  if (!c || c.base !== 'root') return false;
-  if (!c.segs.some(hasGlob)) return isKnown(abs(c)) && BLOCK_DEVICE.test(abs(c));
+const DEVICE_SAMPLES = ['/dev/sda', '/dev/vg0/root', '/dev/zram0', '/dev/sdb1', '/dev/nvme0n1', '/dev/vda', '/dev/xvda', '/dev/hda', '/dev/mmcblk0', '/dev/loop0', '/dev/dm-0', '/dev/md0', '/dev/disk0', '/dev/mapper/root', '/dev/mem'];
+
+export function isBlockDevice(given: Canon | null): boolean {
+  const c = rooted(given);
+  if (!c) return false;
+  if (!c.segs.some(hasGlob)) return isKnown(abs(c)) && c.segs[0] === 'dev' && c.segs.length > 1 && !HARMLESS_DEVICE.test(abs(c));
   return DEVICE_SAMPLES.some((d) => reaches(c, d, false));
 }
 
 /** /etc/shadow and friends, root's SSH keys (globs included). */
-export function isSecret(c: Canon | null): boolean {
-  if (!c || c.base !== 'root') return false;
+export function isSecret(given: Canon | null): boolean {
+  const c = rooted(given);
+  if (!c) return false;
   return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true));
 }
 
@@ -178,7 +191,8 @@ export function isCredentialFile(c: Canon | null): boolean {
   if (c.segs.some((s) => CREDENTIAL_DIRS.has(s))) return true;
   const joined = c.segs.join('/');
   if (CREDENTIAL_SUFFIXES.some((s) => ('/' + joined).endsWith('/' + s))) return true;
-  if (c.base !== 'root') return false;
-  const p = abs(c);
+  const r = rooted(c);
+  if (!r) return false;
+  const p = abs(r);
   return SYSTEM_AUTH_FILES.has(p) || SYSTEM_AUTH_DIRS.some((d) => p.startsWith(d + '/'));
 }

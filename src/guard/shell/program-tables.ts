@@ -42,6 +42,15 @@ export interface WrapperSpec extends OptionSpec {
 
 const P = { posix: true } as const;
 
+/**
+ * Wrappers that start an interactive shell when they are given no command, which then reads its
+ * script from stdin (`curl … | sudo -s`): always, or only with one of the listed options.
+ */
+export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 'always'>> = {
+  su: 'always', runuser: 'always', chroot: 'always', nsenter: 'always', unshare: 'always',
+  sudo: ['s', 'shell', 'i', 'login'], doas: ['s'],
+};
+
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   sudo: { ...P, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
   doas: { ...P, short: 'uC', noCommand: ['L'] },

@@ -86,6 +86,19 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   return { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
 }
 
+/** The program a command line finally runs, through wrappers (`sudo env nice rm …` → rm); null when not known. */
+export function innermostProgram(args: readonly Arg[]): string | null {
+  let cur = args;
+  for (let hop = 0; hop < 16 && cur.length > 0; hop++) {
+    const name = programName(cur[0]!.v);
+    if (name === null) return null;
+    const u = unwrapOnce(name, cur.slice(1));
+    if (!u || u.rest.length === 0) return name;
+    cur = u.rest;
+  }
+  return null;
+}
+
 const MAX_XARGS_ITEMS = 64;
 
 /** The command lines xargs runs when its input is static text (`echo / | xargs rm -rf`); null when unknown. */

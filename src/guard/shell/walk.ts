@@ -2,13 +2,14 @@ import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { arithmeticValues, expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import { HOME_DIR, canonical, showCanon, type Canon } from './paths.ts';
+import { HOME_DIR, canonical, segRegex, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { DETACHERS } from './program-tables.ts';
+import { DETACHERS, SHELL_WHEN_NO_COMMAND, WRAPPERS } from './program-tables.ts';
+import { has, parseOptions } from './flags.ts';
 import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
 
@@ -151,9 +152,10 @@ export class Walker {
     return {
       vars: st.vars,
       cwd: st.cwd,
-      walkSubst: (stmts) => {
+      walkSubst: (stmts, async = false) => {
         const before = this.invocations.length;
-        this.stmts(stmts, copy(st, { piped: false, background: false, stdinFrom: null }));
+        // `f(){ f <(f) <(f); }`: each call starts copies of itself that run at once, like `f|f&`
+        this.stmts(stmts, copy(st, { piped: false, background: async, stdinFrom: null }));
         return this.invocations.slice(before);
       },
       substOutput: (stmts) => substOutput(stmts, st, 0),
@@ -235,6 +237,13 @@ export class Walker {
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
         this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
+        if (u.code === null && !u.remote && startsShell(name, cur.slice(1))) {
+          // the shell it starts reads the script on stdin: judged as `sh` reading it
+          const local = copy(st, { cwd });
+          const shell = makeInvocation('sh', [], local, redirs, appends);
+          this.special(shell, local, { v: 'sh', info: head.info });
+          this.record(shell);
+        }
         return;
       }
       cur = u.rest;
@@ -266,7 +275,13 @@ export class Walker {
     const name = programName(head.v);
     if (name === null) return [];
     if (!hasGlob(head.v)) return [name];
-    const re = new RegExp('^' + [...name].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('') + '$');
+    // the basename as the shell globs it, character classes included (`/bin/r[m]`)
+    let re: RegExp;
+    try {
+      re = segRegex(head.v.slice(head.v.lastIndexOf('/') + 1));
+    } catch {
+      return [name];
+    }
     const found = this.checks.programsMatching(re);
     return found.length > 0 ? [...found] : [name];
   }
@@ -393,6 +408,13 @@ export class Walker {
     if (!stmts) { this.emit('shell.input.unparseable', code); return; }
     this.stmts(stmts, copy(st, { depth: st.depth + 1 }));
   }
+}
+
+/** `sudo -s`, `su`, `chroot DIR`: a wrapper given no command that starts a shell instead. */
+function startsShell(name: string, args: readonly Arg[]): boolean {
+  const when = SHELL_WHEN_NO_COMMAND[name];
+  if (!when) return false;
+  return when === 'always' || has(parseOptions(args, WRAPPERS[name]!), ...when);
 }
 
 /** What a process substitution expands to: a pipe under /dev/fd (or /proc/self/fd). */

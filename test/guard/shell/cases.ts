@@ -1,5 +1,6 @@
 import { ALLOW } from './cases-allow.ts';
 import { AST_FORMS } from './cases-ast.ts';
+import { EVASIONS } from './cases-evasions.ts';
 import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts';
 import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
@@ -21,6 +22,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'fail closed': ASK_FAIL_CLOSED,
   'benign commands and look-alikes': ALLOW,
   'forms only a full parse tree shows': AST_FORMS,
+  'evasions found in review': EVASIONS,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,5 +1,5 @@
 import { has, hasFamily, parseOptions } from '../flags.ts';
-import type { Emit, Invocation } from '../model.ts';
+import type { Arg, Emit, Invocation } from '../model.ts';
 import { GIT_GLOBAL, SQL_CLIENTS } from '../program-tables.ts';
 import { plain } from '../values.ts';
 
@@ -32,9 +32,25 @@ export function checkSql(inv: Invocation, emit: Emit): void {
 }
 
 
+/** `git -c alias.p='push --force' p`: aliases given on the command line, by name (shell aliases `!…` are walked as code). */
+function gitAliases(inv: Invocation): Map<string, string> {
+  const out = new Map<string, string>();
+  inv.args.forEach((a, i) => {
+    const kv = i > 0 && plain(inv.args[i - 1]!.v) === '-c' ? plain(a.v) : /^-calias\./.test(plain(a.v)) ? plain(a.v).slice(2) : null;
+    const m = kv ? /^alias\.([^=]+)=(.*)$/s.exec(kv) : null;
+    if (m && !m[2]!.startsWith('!')) out.set(m[1]!.toLowerCase(), m[2]!);
+  });
+  return out;
+}
+
 export function checkGit(inv: Invocation, emit: Emit): void {
   if (inv.program !== 'git') return;
-  const ops = parseOptions(inv.args, GIT_GLOBAL).operands;
+  let ops = parseOptions(inv.args, GIT_GLOBAL).operands;
+  const alias = ops[0] ? gitAliases(inv).get(plain(ops[0].v).toLowerCase()) : undefined;
+  if (alias !== undefined) {
+    const words = alias.trim().split(/\s+/).filter(Boolean).map((w): Arg => ({ v: w, info: ops[0]!.info }));
+    ops = [...words, ...ops.slice(1)];
+  }
   const sub = ops[0] ? plain(ops[0].v) : '';
   const p = parseOptions(ops.slice(1), { short: 'o', long: ['repo', 'receive-pack', 'exec', 'push-option'] });
   if (sub === 'push' && ((has(p, 'f', 'mirror') || hasFamily(p, 'force')) || p.operands.some((a) => a.v.startsWith('+')))) emit('shell.git.force_push', inv.text);
@@ -45,9 +61,10 @@ export function checkGit(inv: Invocation, emit: Emit): void {
 const MODE_WORD = /^-[rwxXstugoa=+,-]+$/;
 
 function permissive(mode: string): boolean {
-  if (/^[0-7]{3,4}$/.test(mode)) {
-    const d = mode.padStart(4, '0');
-    return (parseInt(d[3]!, 8) & 2) !== 0 || (parseInt(d[0]!, 8) & 6) !== 0;
+  // an octal mode of any length (`7` is 0007, `00777` is 0777)
+  if (/^[0-7]+$/.test(mode)) {
+    const n = parseInt(mode, 8);
+    return n <= 0o7777 && ((n & 0o002) !== 0 || (n & 0o6000) !== 0);
   }
   for (const clause of mode.split(',')) {
     const m = /^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$/.exec(clause);
@@ -64,11 +81,14 @@ function permissive(mode: string): boolean {
 
 export function checkPermissions(inv: Invocation, emit: Emit): void {
   if (inv.program === 'chmod') {
-    const words = inv.args.map((a) => plain(a.v));
+    const all = inv.args.map((a) => plain(a.v));
+    // after `--` every word is an operand: the mode first
+    const end = all.indexOf('--');
+    const words = end < 0 ? all : all.slice(0, end);
     const opts = words.filter((w) => w.startsWith('-') && !MODE_WORD.test(w));
     // GNU takes any unambiguous prefix of a long option: --rec, --recur
     const recursive = opts.some((w) => (w.length >= 5 && '--recursive'.startsWith(w)) || (/^-[^-]/.test(w) && w.includes('R')));
-    const mode = words.find((w) => !(w.startsWith('-') && !MODE_WORD.test(w)) && !w.startsWith('--reference'));
+    const mode = end >= 0 && !words.some((w) => w.startsWith('--reference')) ? all[end + 1] : words.find((w) => !(w.startsWith('-') && !MODE_WORD.test(w)) && !w.startsWith('--reference'));
     if (mode !== undefined && permissive(mode)) emit('shell.chmod.permissive', inv.text);
     if (recursive) emit('shell.chmod.recursive', inv.text);
     return;

@@ -1,7 +1,7 @@
 import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, deleteClass, inSystemDir, showCanon, type DeleteClass } from '../paths.ts';
-import { programName } from '../unwrap.ts';
+import { innermostProgram } from '../unwrap.ts';
 import { TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
@@ -55,21 +55,37 @@ export function checkMove(inv: Invocation, emit: Emit): void {
   }
 }
 
+const EXEC_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+/** A name pattern of `*` matches everything: no narrowing. */
+const MATCHES_ALL = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename']);
+
 export function checkFind(inv: Invocation, emit: Emit): void {
-  if (inv.program !== 'find') return;
-  const words = inv.args.map((a) => literal(a.v));
+  if (inv.program === 'find') {
+    const words = inv.args.map((a) => literal(a.v));
+    const deletes = words.includes('-delete') || words.some((w, i) => EXEC_ACTIONS.has(w ?? '') && DELETERS.has(innermostProgram(inv.args.slice(i + 1)) ?? ''));
+    if (deletes) findDeletes(inv, inv.text, emit);
+    return;
+  }
+  // `find / | xargs rm`: what find lists is deleted
+  if (inv.appendsArgs && DELETERS.has(inv.program)) {
+    const lister = inv.upstream.find((u) => u.program === 'find');
+    if (lister) findDeletes(lister, `${lister.text} | ${inv.text}`, emit);
+  }
+}
+
+/** What a find that deletes what it matches destroys, judged by its start points. */
+function findDeletes(find: Invocation, text: string, emit: Emit): void {
+  const words = find.args.map((a) => literal(a.v));
   let k = 0;
   while (k < words.length && /^-[HLPO]/.test(words[k] ?? '') && words[k] !== '-') k++;
   const starts: number[] = [];
   while (k < words.length && !/^[-(!)]/.test(words[k] ?? 'x')) starts.push(k++);
-  const deletes = words.includes('-delete') || words.some((w, i) => ['-exec', '-execdir', '-ok', '-okdir'].includes(w ?? '') && DELETERS.has(programName(inv.args[i + 1]?.v ?? '') ?? ''));
-  if (!deletes) return;
-  const filtered = words.some((w) => FIND_FILTERS.has(w ?? ''));
-  const roots = starts.length > 0 ? starts.map((i) => inv.args[i]!.v) : ['.'];
+  const filtered = words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*'));
+  const roots = starts.length > 0 ? starts.map((i) => find.args[i]!.v) : ['.'];
   for (const r of roots) {
-    const c = canonical(r, inv.cwd);
+    const c = canonical(r, find.cwd);
     const cls = c && !filtered ? deleteClass(c) : null;
-    if (c && cls) { emit(RULE[cls], `${inv.text} → ${showCanon(c)}`); return; }
+    if (c && cls) { emit(RULE[cls], `${text} → ${showCanon(c)}`); return; }
   }
-  emit('shell.find.delete', inv.text);
+  emit('shell.find.delete', text);
 }

@@ -23,8 +23,10 @@ const SYSRQ = '/proc/sysrq-trigger';
 export function checkSecretRead(inv: Invocation, emit: Emit): void {
   const prog = inv.program;
   if (prog === 'getent' && inv.args.some((a) => /^g?shadow$/.test(a.v))) { emit('shell.secret.read', inv.text); return; }
-  if (prog === '' || NON_READERS.has(prog) || KEY_USERS.has(prog)) return;
-  const reader = READERS.has(prog);
+  // `git diff --no-index A B` prints the files it is given
+  const gitReads = prog === 'git' && inv.args.some((a) => a.v === '--no-index');
+  if (prog === '' || (NON_READERS.has(prog) && !gitReads) || KEY_USERS.has(prog)) return;
+  const reader = READERS.has(prog) || gitReads;
   let args = inv.args;
   if (TRANSFER[prog]) args = sources(inv, TRANSFER[prog]);
   else if (PATTERN_FIRST.has(prog)) {

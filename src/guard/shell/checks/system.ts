@@ -39,14 +39,23 @@ export function checkSystem(inv: Invocation, emit: Emit): void {
   if (prog === 'kill') checkKill(inv, words, emit);
 }
 
-/** `kill -1`, `kill -9 -1`, `kill -s KILL -1`, `kill -- -1`: signal every process. */
+/** A pid as kill reads it (`-01` and ` -1` are -1); NaN when it is not a number (a job spec, a name). */
+const pidOf = (w: string): number => (/^\s*[+-]?\d+\s*$/.test(w) ? Number(w.trim()) : Number.NaN);
+/** Signals to init that do nothing to the machine: 0 (a probe) and HUP (reload). */
+const HARMLESS_TO_INIT = new Set(['0', 'HUP', '1']);
+
+/**
+ * `kill -1`, `kill -9 -1`, `kill -s KILL -1`, `kill -- -1`: signal every process. A signal to pid 1
+ * (init) powers off, reboots or halts under systemd (SIGRTMIN+4, SIGINT, …), or stops a container.
+ */
 function checkKill(inv: Invocation, words: readonly string[], emit: Emit): void {
   let i = 0;
   let signal: string | null = null;
   if (words[0] === '-l' || words[0] === '-L') return;
   if (words[0] === '-s' || words[0] === '-n') { signal = words[1] ?? ''; i = 2; }
-  else if (words[0]?.startsWith('-') && words[0] !== '--') { signal = words[0]; i = 1; }
+  else if (words[0]?.startsWith('-') && words[0] !== '--') { signal = words[0].slice(1); i = 1; }
   if (words[i] === '--') i++;
-  const pids = words.slice(i);
-  if (pids.includes('-1') || (pids.length === 0 && signal === '-1')) emit('shell.process.kill_all', inv.text);
+  const pids = words.slice(i).map(pidOf);
+  if (pids.includes(-1) || (pids.length === 0 && signal === '1')) emit('shell.process.kill_all', inv.text);
+  else if (pids.includes(1) && !HARMLESS_TO_INIT.has((signal ?? 'TERM').toUpperCase().replace(/^SIG/, ''))) emit('shell.system.power', `${inv.text} (a signal to init)`);
 }

@@ -42,6 +42,13 @@ export function writeTargets(inv: Invocation): Target[] {
   } else if (prog === 'perl' && inv.args.some((a) => /^-[a-zA-Z]*i/.test(a.v))) {
     const p = parseOptions(inv.args, INTERPRETERS.perl);
     for (const a of p.operands) out.push(at(inv, a));
+  } else if (prog === 'sort') {
+    const p = parseOptions(inv.args, { short: 'ktoST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'files0-from', 'batch-size', 'parallel', 'compress-program', 'random-source', 'sort'] });
+    for (const a of valuesOf(p, 'o', 'output')) out.push(at(inv, a));
+  } else if (prog === 'uniq') {
+    // uniq INPUT OUTPUT
+    const p = parseOptions(inv.args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars', 'all-repeated', 'group'] });
+    if (p.operands[1]) out.push(at(inv, p.operands[1]));
   } else if (prog === 'curl' || prog === 'wget') {
     const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[prog]);
     for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
