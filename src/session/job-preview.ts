@@ -9,12 +9,24 @@ import type { RuleId } from '../policy/rules.ts';
 import { definitionFields, definitionInputOf } from '../jobs/service.ts';
 import type { JobRow } from '../store/schema.ts';
 
-/** What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset. */
-export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[]): EffectiveTools {
-  return effectiveTools(tools.allFacts(), {
+/** The part of a payload that decides which tools its runs call. */
+export interface PayloadShape {
+  readonly kind?: string;
+  readonly steps?: readonly { readonly tool: string }[];
+}
+
+/**
+ * What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset.
+ * A steps job calls its steps and nothing else, so for it the set is its step tools.
+ */
+export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[], payload?: PayloadShape): EffectiveTools {
+  const set = effectiveTools(tools.allFacts(), {
     profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
     security: stricterProfile(config.security.profile, 'daemon'), network: config.execution.network_policy, allowedTools: jobTools,
   });
+  if (payload?.kind !== 'steps') return set;
+  const used = new Set((payload.steps ?? []).map((s) => s.tool));
+  return { offered: set.offered.filter((t) => used.has(t.name)), removed: set.removed.filter((t) => used.has(t.name)) };
 }
 
 /**
@@ -28,7 +40,7 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   const payload = (base && patch.payload?.kind === base.payload.kind ? { ...base.payload, ...patch.payload } : patch.payload ?? base?.payload ?? {}) as
     { kind?: string; steps?: { tool: string }[]; prompt?: string; model?: string };
   const def = { ...base, ...patch };
-  const set = jobToolSet(config, tools, def.tools ?? []);
+  const set = jobToolSet(config, tools, def.tools ?? [], payload);
   const lines = [`  job: ${String(def.name ?? args.id ?? '')}${stored ? ` (${stored.id})` : ''}  schedule: ${String(def.schedule ?? '(unchanged)')} ${String(def.timezone ?? '')}`.trimEnd()];
   if (base) {
     const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(base[k as keyof typeof base]));
@@ -40,11 +52,16 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}${payload.model ? `  (model ${payload.model})` : ''}`);
   const delivery = (def.delivery as { notify?: unknown } | null | undefined)?.notify;
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
+  // dangerous tools are refused in every run, so listing them as authorised would mislead
+  const usable = set.offered.filter((t) => t.risk !== 'dangerous').map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)';
+  const steps = payload.kind === 'steps';
   lines.push(
-    `  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:`,
-    `    ${set.offered.map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)'}${(def.tools ?? []).length === 0 ? '   (the job names no tools: every tool the daemon offers)' : ''}`,
-    '  dangerous tools are refused in every run, whatever is approved here.',
+    steps ? '  approving makes the job cron_authorized: its steps may do their WRITE and EXEC calls unattended, as written, with:'
+      : '  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:',
+    `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool the daemon offers)' : ''}`,
   );
+  if (steps && set.removed.length > 0) lines.push(`  steps refused in every run (not available to daemon runs): ${set.removed.map((t) => `${t.name} (${t.rule})`).join(', ')}`);
+  lines.push('  dangerous tools are refused in every run, whatever is approved here.');
   return lines;
 }
 

@@ -44,6 +44,14 @@ describe('admin commands name a job by id or by name', () => {
     expect(JSON.parse(pause.stdout)).toMatchObject({ id: nightly.id, paused: true });
   });
 
+  it('grants show of a steps job answers for its steps, the only calls its runs make', async () => {
+    const show = await runCli(['grants', 'show', nightly.id, '--json'], { env });
+    expect(show.code, show.stderr).toBe(0);
+    const report = JSON.parse(show.stdout) as { tools: { name: string; tonight: string }[]; removed: unknown[] };
+    expect(report.tools).toEqual([expect.objectContaining({ name: 'list_dir', tonight: 'allowed' })]);
+    expect(report.removed).toEqual([]);
+  });
+
   it('still takes the id', async () => {
     const r = await runCli(['jobs', 'show', twinA.id, '--json'], { env });
     expect(r.code, r.stderr).toBe(0);

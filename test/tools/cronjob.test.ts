@@ -123,6 +123,19 @@ describe('the cronjob tool', () => {
     expect(lines).toContain('this call changes: payload;');
     expect(lines).toContain("each run's outcome is posted to notify target: ops");
     expect(lines).toContain('steps: list_dir');
-    expect(lines).toMatch(/unattended with:\n {4}read_file\(read_only\)\n/);
+    // a steps job calls its steps, and this one's step is outside the job's own tool subset
+    expect(lines).toMatch(/unattended, as written, with:\n {4}\(no tools\)\n/);
+    expect(lines).toContain('steps refused in every run (not available to daemon runs): list_dir (');
+  });
+
+  it('the approval prompt of a steps job lists its step tools, not every tool the daemon offers, and no dangerous one as allowed', async () => {
+    const db = database().db;
+    const tools = builtinTools(defaultConfig(), { db });
+    const steps = describeJobCall(defaultConfig(), tools, { action: 'create', name: 'x', schedule: 'every 1m', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }, { tool: 'write_file', args: {} }] } }).join('\n');
+    expect(steps).toMatch(/as written, with:\n {4}list_dir\(read_only\), write_file\(write\)\n/);
+    const agent = describeJobCall(defaultConfig(), tools, { action: 'create', name: 'y', schedule: 'every 1m', payload: { kind: 'agent', prompt: 'p' } }).join('\n');
+    expect(agent).toContain('every tool the daemon offers');
+    expect(agent).toContain('write_file(write)');
+    expect(agent).not.toMatch(/cronjob\(dangerous\)/);
   });
 });

@@ -38,7 +38,7 @@ export function registerGrantCommands(program: Command): void {
         // the approver is the name the answerer gave; the approval row knows the account it came from
         const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const auth = await runAuthorization(db.db, job);
-        const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools);
+        const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
         return {
           job: {
             id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, next_fire_at: job.next_fire_at, definition_hash: job.definition_hash,
