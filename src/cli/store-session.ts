@@ -1,9 +1,9 @@
-import { hostname, userInfo } from 'node:os';
 import type { Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
 import { CliError, EXIT } from './errors.ts';
+import { osAccount, processIdentity } from '../util/process-identity.ts';
 
 /**
  * Opens the configured database for one command (the embedded server is
@@ -41,16 +41,9 @@ export async function actorName(flag?: string): Promise<string> {
   return flag || osAccount();
 }
 
-/** The OS account this process runs as; `uid:N` when it has no name (a container's arbitrary uid). */
-export function osAccount(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return `uid:${process.getuid?.() ?? 'unknown'}`;
-  }
-}
+export { osAccount } from '../util/process-identity.ts';
 
 /** Recorded with an answer beside the --as name, which is only what the caller says. */
 export function answerOrigin(): AnswerOrigin {
-  return { os_account: osAccount(), host: hostname() };
+  return processIdentity();
 }

@@ -3,6 +3,7 @@ import type { DecisionSink, ToolCall } from '../approval/gate.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { directAppend, type AuditAppend } from './audit-writer.ts';
 import type { Executor } from './db.ts';
+import { processIdentity } from '../util/process-identity.ts';
 
 /**
  * I8: every gate decision becomes a `gate.decision` audit record with its step,
@@ -10,6 +11,8 @@ import type { Executor } from './db.ts';
  * ctx.credentials is never read.
  */
 export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id?: string } = {}, append: AuditAppend = directAppend(exec)): DecisionSink {
+  // the account and host that decided: actor and channel are what the caller says (`--as`, `run --channel`)
+  const decidedBy = processIdentity();
   return {
     async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
       await append({
@@ -29,6 +32,7 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
           approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null,
           channel: ctx.channel, unattended: ctx.unattended, cron_authorized: ctx.cron_authorized,
           parent_execution_id: ctx.parent_execution_id, session_key: ctx.session_key, attempt_index: ctx.attempt_index,
+          decided_by: decidedBy,
         },
       });
     },

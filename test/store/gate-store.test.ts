@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
@@ -53,5 +54,13 @@ describe('the gate over the PostgreSQL store', () => {
     const raw = await database().pool.query('select t::text as t from audit_events t');
     expect(raw.rows.map((r) => r.t).join('\n')).not.toMatch(/ghp_abcdefghij|sk-abcdefghij/);
     expect((await verifyAudit(database().db)).ok).toBe(true);
+  });
+
+  it('records the OS account and host that decided, beside the user id the caller claimed', async () => {
+    const gate = gateWith(new RecordingApprover('deny'), { run_id: 'run_claimed' });
+    await gate.check({ tool: 'read_file', args: { path: 'README.md' } }, buildContext({ channel: 'slack', user_id: 'admin', session_key: 'slack:admin' }));
+    const [row] = await listAudit(database().db, { run_id: 'run_claimed', kind: 'gate.decision' });
+    expect(row).toMatchObject({ actor: 'admin' });
+    expect(row!.data).toMatchObject({ channel: 'slack', decided_by: { os_account: userInfo().username, host: hostname() } });
   });
 });
