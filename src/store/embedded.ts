@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { ownConnectionPorts } from './own-sockets.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
@@ -151,11 +152,13 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
     let others = 0;
+    let own = 0;
     for (let i = 0; i < 10; i++) {
-      others = await otherClients(password, port).catch(() => 0);
+      ({ others, own } = await otherClients(password, port).catch(() => ({ others: 0, own: 0 })));
       if (others === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    if (own > 0) logger.info({ connections: own }, 'this process still holds connections to the embedded PostgreSQL that a library left open; they do not keep it running');
     if (others > 0) {
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
       return;
@@ -194,16 +197,18 @@ export async function runningDatabaseUrl(config: Config): Promise<string | null>
   return embeddedUrl(dataDir, server.port).catch(() => null);
 }
 
-/** Client connections to the server other than the one asking. */
-async function otherClients(password: string, port: number): Promise<number> {
+/** Client connections to the server from other processes (this process's own, a library's leftover, do not count). */
+async function otherClients(password: string, port: number): Promise<{ others: number; own: number }> {
+  const own = await ownConnectionPorts(port);
   const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
   // a server shutting down (Ctrl-C reaches it too) drops the connection: the query fails, and must not also crash the process
   client.on('error', () => {});
   await client.connect();
   try {
-    const res = await client.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
-    return res.rows[0]?.n ?? 0;
+    const res = await client.query<{ port: number | null }>(
+      "select client_port as port from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+    const others = res.rows.filter((r) => r.port === null || !own?.has(r.port)).length;
+    return { others, own: res.rows.length - others };
   } finally {
     await client.end();
   }

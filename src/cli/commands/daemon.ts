@@ -4,6 +4,8 @@ import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { withStore } from '../store-session.ts';
 
+/** How long a stopped daemon's process may take to exit by itself before it is made to. */
+const EXIT_BACKSTOP_MS = 3_000;
 /** How long after losing the embedded server a signal still counts as the reason (Ctrl-C reaches both). */
 const SIGNAL_GRACE_MS = 500;
 
@@ -79,6 +81,12 @@ export function registerDaemonCommands(program: Command): void {
         logger.error({ err }, 'shutdown failed');
         process.exitCode = 1;
       }
+      // a handle a library left open (BullMQ opens its LISTEN connection even while closing) must not keep a
+      // stopped daemon alive: its supervisor waits for the exit
+      setTimeout(() => {
+        logger.warn({ exit_code: process.exitCode ?? 0 }, 'the daemon has stopped but an open handle kept the process alive; exiting');
+        process.exit();
+      }, EXIT_BACKSTOP_MS).unref();
       if (fatal) throw new CliError(`daemon: stopped: ${fatal}`, EXIT.unavailable);
     });
 
