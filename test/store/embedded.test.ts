@@ -60,17 +60,34 @@ describe('embedded PostgreSQL', () => {
     const first = await startEmbedded({ dataDir, port, logger: capture().logger });
     const adopter = await startEmbedded({ dataDir, port, logger: capture().logger });
     expect(adopter.owned).toBe(false);
-    const client = new pg.Client({ connectionString: adopter.url });
-    await client.connect();
+    // the other process: a connection this process holds would be its own, and does not keep the server up
+    const other = spawn(process.execPath, ['-e', `const pg = require('pg'); const c = new pg.Client({ connectionString: process.env.URL }); c.connect().then(() => console.log('connected')); setTimeout(() => {}, 60000)`], {
+      cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), env: { ...process.env, URL: adopter.url }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise((r) => other.stdout!.once('data', r));
     const pid = Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     try {
       await first.stop();
-      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      expect(await query(adopter.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     } finally {
-      await client.end();
+      other.kill();
       process.kill(pid, 'SIGINT');
       for (let i = 0; i < 100 && (await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
     }
+  }, SLOW);
+
+  it('a connection this process still holds (a library left it open) does not keep the server running', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const log = capture();
+    const server = await startEmbedded({ dataDir, port, logger: log.logger });
+    const leaked = new pg.Client({ connectionString: server.url });
+    leaked.on('error', () => {});
+    await leaked.connect();
+    await server.stop();
+    expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)).toBeNull();
+    expect(log.messages().some((m) => m.includes('a library left open'))).toBe(true);
+    await leaked.end().catch(() => {});
   }, SLOW);
 
   it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
