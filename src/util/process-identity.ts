@@ -9,7 +9,10 @@ export function osAccount(): string {
   }
 }
 
-/** Who really acted, beside the names a caller gives (`--as`, a channel's user id), which are only claims. */
+let identity: { readonly os_account: string; readonly host: string } | undefined;
+
+/** Who really acted, beside the names a caller gives (`--as`, a channel's user id), which are only claims; read once per process. */
 export function processIdentity(): { readonly os_account: string; readonly host: string } {
-  return { os_account: osAccount(), host: hostname() };
+  identity ??= Object.freeze({ os_account: osAccount(), host: hostname() });
+  return identity;
 }
