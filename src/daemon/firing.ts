@@ -68,8 +68,10 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     const queuedBy = new Map<string, CreatedRun[]>();
     for (const r of created) if (r.state === 'queued') queuedBy.set(r.job_id, [...(queuedBy.get(r.job_id) ?? []), r]);
     await advanceJobs(tx, plans.map(({ job, schedule, plan }) => {
-      const fired = queuedBy.get(job.id)?.length ?? 0;
-      const last = plan.fire[plan.fire.length - 1];
+      const queuedRuns = queuedBy.get(job.id) ?? [];
+      const fired = queuedRuns.length;
+      // the newest instant that got a run: one the plan meant to fire may have been skipped for overlap
+      const last = queuedRuns.reduce<Date | undefined>((m, r) => (!m || r.nominal_at > m ? r.nominal_at : m), undefined);
       // planFiring ends the schedule when its fires would reach max_runs; overlap skips may have kept some from running
       const endedEarly = plan.nextFireAt === null && job.max_runs !== null && job.fired_count + fired < job.max_runs;
       return { id: job.id, next_fire_at: endedEarly ? nextInstant(schedule, now) : plan.nextFireAt, ...(last ? { last_fire_at: last } : {}), fired };

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+export class JobInputError extends Error {
+  /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
+  constructor(message: string, readonly kind: 'validation' | 'business' = 'validation') {
+    super(message);
+    this.name = 'JobInputError';
+  }
+}
+
 const step = z.strictObject({
   tool: z.string().min(1),
   args: z.record(z.string(), z.unknown()).default({}),

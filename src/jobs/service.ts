@@ -6,10 +6,10 @@ import { createJob, DefinitionChangedSince, getJob, lockLiveJob, updateJob, type
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
-import { nextInstant, parseSchedule } from '../scheduler/schedule.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
-import { definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
+import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
+import { futureFire, isInstantOf, nextFireAfterEdit } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 
 export interface JobServiceDeps {
@@ -26,19 +26,13 @@ export interface JobChangeDeps extends JobServiceDeps {
   readonly checks: DefinitionChecks;
 }
 
-export class JobInputError extends Error {
-  /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
-  constructor(message: string, readonly kind: 'validation' | 'business' = 'validation') {
-    super(message);
-    this.name = 'JobInputError';
-  }
-}
+export { JobInputError };
 
 /**
  * Parses a definition, naming each bad field; the schedule is checked by the
  * scheduler's parser, tool and target names against this build and config.
  */
-export function parseDefinition(input: unknown, checks: DefinitionChecks): JobDefinition {
+export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: { scheduleChanged?: boolean } = {}): JobDefinition {
   const withDefaults = checks.defaultCatchupWindowSeconds !== undefined && input !== null && typeof input === 'object' && !Array.isArray(input)
     && (input as Record<string, unknown>).catchup_window_seconds === undefined
     ? { ...input, catchup_window_seconds: checks.defaultCatchupWindowSeconds } : input;
@@ -48,28 +42,14 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks): JobDe
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
-  // early, on this host's clock; the scheduler's clock decides again when the job is stored (futureFire)
-  futureFire(parsed.data.schedule, parsed.data.timezone, new Date());
+  // early, on this host's clock; the scheduler's clock decides again when the job is stored (futureFire).
+  // An edit that leaves the schedule alone is not refused because a one-shot's instant has passed.
+  if (opts.scheduleChanged ?? true) futureFire(parsed.data.schedule, parsed.data.timezone, new Date());
   return parsed.data;
-}
-
-/** The first instant after `now`; a schedule without one is refused, not stored to never fire. */
-function futureFire(schedule: string, timezone: string, now: Date): Date {
-  const next = firstFire(schedule, timezone, now);
-  if (next === null) throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
-  return next;
 }
 
 /** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */
 const schedulerNow = async (deps: JobServiceDeps): Promise<Date> => deps.now?.() ?? databaseNow(deps.db);
-
-function firstFire(schedule: string, timezone: string, now: Date): Date | null {
-  try {
-    return nextInstant(parseSchedule(schedule, timezone), now);
-  } catch (err) {
-    throw new JobInputError(`schedule: ${(err as Error).message}`);
-  }
-}
 
 export interface ChangeResult {
   readonly job: JobRow;
@@ -123,9 +103,8 @@ export async function updateJobFromCall(
   // the person approved this change to the job as it stood when they were asked; a definition changed since is not what they saw
   const asked = approval?.approval_source === 'human' && approval.approval_id ? await getApproval(deps.db, approval.approval_id) : null;
   const merged = mergedDefinition(before, patch, deps.checks);
-  const scheduleChanged = merged.schedule !== before.schedule || merged.timezone !== before.timezone;
   const now = await schedulerNow(deps);
-  const dbPatch: JobPatch = { ...merged, ...(scheduleChanged ? { next_fire_at: futureFire(merged.schedule, merged.timezone, now) } : {}) };
+  const dbPatch: JobPatch = { ...merged, ...nextFireAfterEdit(before, merged, now) };
   const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' }, asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
     if (!(err instanceof DefinitionChangedSince)) throw err;
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
@@ -144,7 +123,8 @@ export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>
   const before = definitionInputOf(job);
   const payload = patch.payload && typeof patch.payload === 'object' && patch.payload.kind === before.payload.kind
     ? { ...before.payload, ...patch.payload } : patch.payload ?? before.payload;
-  return parseDefinition({ ...before, ...patch, payload }, checks);
+  const input = { ...before, ...patch, payload };
+  return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone });
 }
 
 /** The definition fields of a stored job, in the shape parseDefinition takes. */
@@ -182,13 +162,26 @@ export async function manualRun(deps: JobServiceDeps, id: string, actor: string)
       for (const other of active) await cancelRun(tx, { run_id: other.id, reason: `${decision.rule}: replaced by a manual run requested by ${actor}` });
     }
     const now = deps.now?.() ?? await databaseNow(tx);
-    // a manual instant that happens to equal a fired one moves by a millisecond instead of vanishing
-    const created = await insertRun(tx, { job_id: id, nominal_at: now, trigger: 'manual' })
-      ?? await insertRun(tx, { job_id: id, nominal_at: new Date(now.getTime() + 1), trigger: 'manual' });
+    const created = await insertManualRun(tx, job, now);
     if (!created) throw new Error(`a manual run of ${id} could not be inserted`);
     await appendAudit(tx, { kind: 'run.queued', actor, job_id: id, run_id: created.id, rule: decision.rule, data: { trigger: 'manual' } });
     return created;
   });
   if (run) await deps.enqueue?.(run.id);
   return run;
+}
+
+/**
+ * A manual run's instant is never one of the schedule's (the firing loop would find it
+ * taken and the scheduled run would vanish, I13) nor an existing run's: it moves on by a
+ * millisecond until it is neither.
+ */
+async function insertManualRun(tx: Executor, job: JobRow, now: Date): Promise<RunRow | null> {
+  for (let ms = now.getTime(), tries = 0; tries < 5; ms++, tries++) {
+    const at = new Date(ms);
+    if (isInstantOf(job.schedule, job.timezone, at)) continue;
+    const created = await insertRun(tx, { job_id: job.id, nominal_at: at, trigger: 'manual' });
+    if (created) return created;
+  }
+  return null;
 }

@@ -139,7 +139,8 @@ export function planFiring(input: FiringInput): FiringPlan {
   if (nextFireAt === null) return { fire: [], skipped: [], nextFireAt: null, more: false };
   if (nextFireAt.getTime() > nowMs) return { fire: [], skipped: [], nextFireAt, more: false };
   const remaining = input.maxRuns == null ? Infinity : Math.max(0, input.maxRuns - firedCount);
-  if (remaining === 0) return { fire: [], skipped: [], nextFireAt: null, more: false };
+  // reached before this instant came (max_runs lowered, or the schedule edited after the end): said, not dropped
+  if (remaining === 0) return { fire: [], skipped: [skip(new Date(nextFireAt.getTime()), 'misfire.max_runs', `max_runs (${input.maxRuns}) reached`)], nextFireAt: null, more: false };
 
   const ctx: Ctx = { nowMs, graceMs: grace * 1000, windowMs: input.catchupWindowSeconds * 1000, policy, cap };
   const limit = batch + cap;

@@ -173,8 +173,10 @@ describe('max_runs and schedules that end', () => {
     expect(plan.nextFireAt?.toISOString()).toBe('2026-01-01T09:15:00.000Z');
   });
 
-  it('a job already at max_runs fires nothing and has no next instant', () => {
-    expect(planFiring({ ...base, policy: 'run_all', maxRuns: 5, firedCount: 5 })).toEqual({ fire: [], skipped: [], nextFireAt: null, more: false });
+  it('a job already at max_runs fires nothing, records the due instant as skipped, and has no next instant', () => {
+    const plan = planFiring({ ...base, policy: 'run_all', maxRuns: 5, firedCount: 5 });
+    expect(plan).toMatchObject({ fire: [], nextFireAt: null, more: false });
+    expect(plan.skipped.map((s) => [s.instant, s.rule])).toEqual([[base.nextFireAt, 'misfire.max_runs']]);
   });
 
   it('a one-shot "at" fires once and ends', () => {

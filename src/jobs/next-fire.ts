@@ -1,0 +1,44 @@
+import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
+import type { JobRow } from '../store/schema.ts';
+import { JobInputError, type JobDefinition } from './definition.ts';
+
+function scheduleOf(schedule: string, timezone: string): Schedule {
+  try {
+    return parseSchedule(schedule, timezone);
+  } catch (err) {
+    throw new JobInputError(`schedule: ${(err as Error).message}`);
+  }
+}
+
+/** The first instant after `now`; a schedule without one is refused, not stored to never fire. */
+export function futureFire(schedule: string, timezone: string, now: Date): Date {
+  const next = nextInstant(scheduleOf(schedule, timezone), now);
+  if (next === null) throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
+  return next;
+}
+
+/**
+ * Where an edited job's schedule stands afterwards; an empty result keeps the
+ * stored next_fire_at. A one-shot that has already come (fired or skipped) does
+ * not come again because only its timezone changed; max_runs reached ends the
+ * schedule; max_runs raised on a job it had ended starts it again.
+ */
+export function nextFireAfterEdit(before: JobRow, def: JobDefinition, now: Date): { next_fire_at: Date | null } | Record<string, never> {
+  const reached = def.max_runs !== null && before.fired_count >= def.max_runs;
+  if (reached) return before.next_fire_at === null ? {} : { next_fire_at: null };
+  const oneShotDone = before.next_fire_at === null && def.schedule === before.schedule && scheduleOf(def.schedule, def.timezone).kind === 'at';
+  if (oneShotDone) return {};
+  if (def.schedule !== before.schedule || def.timezone !== before.timezone) return { next_fire_at: futureFire(def.schedule, def.timezone, now) };
+  if (before.next_fire_at === null && def.max_runs !== before.max_runs) return { next_fire_at: nextInstant(scheduleOf(def.schedule, def.timezone), now) };
+  return {};
+}
+
+/** Whether `at` is an instant of the schedule: a manual run must not take one the firing loop will want. */
+export function isInstantOf(schedule: string, timezone: string, at: Date): boolean {
+  try {
+    return nextInstant(parseSchedule(schedule, timezone), new Date(at.getTime() - 1))?.getTime() === at.getTime();
+  } catch {
+    // a stored schedule that no longer parses has no instants the firing loop could take
+    return false;
+  }
+}
