@@ -46,6 +46,7 @@ export const URL_RULES = {
   'ssrf.allowed': 'Every address of the target is public.',
   'ssrf.unresolved': 'Offline check (no DNS): the name passed the name denylist, but its addresses were not resolved or checked.',
   'ssrf.approved_target_changed': 'A person approved this call for other non-public addresses than the target has now; the approval does not cover them.',
+  'ssrf.approved_name_metadata': 'A person approved a name, and it resolved to a metadata or link-local address they were not shown; an approval of a name never covers those.',
 } as const;
 
 type UrlRule = keyof typeof URL_RULES;

@@ -1,4 +1,5 @@
 import type { NetworkPolicy } from '../../policy/network-policy.ts';
+import { blockedAddress } from './address-rules.ts';
 import { checkUrl, resolveAll, URL_RULES, type UrlVerdict } from './check-url.ts';
 import { FetchLimitError, SsrfBlockedError } from './errors.ts';
 import { redactUrl } from './redact.ts';
@@ -80,7 +81,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Pr
       const now = verdict.findings.map((f) => f.target ?? f.matched).join(', ');
       throw new SsrfBlockedError('ssrf.approved_target_changed', 'ask', `${URL_RULES['ssrf.approved_target_changed']} (approved: ${init.approvedTargets!.join(', ') || 'none'}; now: ${now})`, redactUrl(req.url));
     }
-    const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict.host, signal) : verdict.addresses;
+    const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict.host, signal, req.url) : verdict.addresses;
     if (verdict.decision !== 'allow' && !(approved && addresses.length > 0)) throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
 
     let res;
@@ -105,8 +106,18 @@ function approvableTarget(v: UrlVerdict): boolean {
   return v.decision === 'ask' && v.findings.every((f) => f.severity === 'ask' && !f.rule.startsWith('ssrf.dns.'));
 }
 
-/** A name refused by the name rules (`localhost`, `*.internal`) was never resolved; once approved it is. */
-async function namedAddresses(lookup: Lookup, host: string, signal: AbortSignal): Promise<string[]> {
+/** Where credentials are handed out: a name's answer never reaches these on the strength of the name alone. */
+const NEVER_BY_NAME = new Set(['ssrf.ip.metadata', 'ssrf.ip.link_local']);
+
+/**
+ * A name refused by the name rules (`localhost`, `*.internal`) was never resolved; once approved it is.
+ * The person saw a name, not its addresses: an answer naming a metadata or link-local address (a
+ * rebinding name, a poisoned resolver) is refused rather than reached.
+ */
+async function namedAddresses(lookup: Lookup, host: string, signal: AbortSignal, url: string): Promise<string[]> {
   const answer = await resolveAll(lookup, host, signal);
-  return answer instanceof Error ? [] : answer;
+  if (answer instanceof Error) return [];
+  const hidden = answer.flatMap((a) => blockedAddress(a)).find((b) => NEVER_BY_NAME.has(b.rule));
+  if (hidden) throw new SsrfBlockedError('ssrf.approved_name_metadata', 'deny', `${URL_RULES['ssrf.approved_name_metadata']} (${host} -> ${hidden.address}: ${hidden.reason})`, redactUrl(url));
+  return answer;
 }

@@ -310,6 +310,13 @@ describe('a non-public target a person approved (SPEC §6: it is an ask, not a d
     expect(internal.state.connections).toBe(0);
   });
 
+  it.each([['169.254.169.254', 'IPv4 metadata'], ['fd00:ec2::254', 'IPv6 metadata'], ['169.254.10.1', 'link-local']])(
+    'an approved name that resolves to %s (%s) is refused: the person saw a name, not that address', async (address) => {
+      const err = await guardedFetch('http://printer.internal/', { lookup: async () => [{ address, family: address.includes(':') ? 6 : 4 }], approvedTargets: ['printer.internal'] }).catch((e) => e);
+      expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.approved_name_metadata' });
+      expect(err.reason).toContain('printer.internal');
+    });
+
   it('an approved name (localhost) is resolved and reached once approved', async () => {
     const res = await guardedFetch(`http://localhost:${internal.port}/`, { lookup: async () => [{ address: '127.0.0.1', family: 4 }], approvedTargets: ['localhost'] });
     expect(res.body.toString()).toBe('internal secret');
