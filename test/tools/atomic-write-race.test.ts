@@ -9,11 +9,17 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   return {
     ...real,
-    writeFile: async (...args: Parameters<typeof real.writeFile>) => {
-      await real.writeFile(...args);
-      const hook = afterTempWrite;
-      afterTempWrite = null;
-      hook?.();
+    // the temp file is written through a handle; it is complete once the handle is closed
+    open: async (...args: Parameters<typeof real.open>) => {
+      const handle = await real.open(...args);
+      const close = handle.close.bind(handle);
+      handle.close = async () => {
+        await close();
+        const hook = afterTempWrite;
+        afterTempWrite = null;
+        hook?.();
+      };
+      return handle;
     },
   };
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { knowledgeIndexTool } from '../../src/tools/catalog/knowledge-index.ts';
 import { listDirTool } from '../../src/tools/catalog/list-dir.ts';
 import { readFileTool } from '../../src/tools/catalog/read-file.ts';
 import { searchFilesTool } from '../../src/tools/catalog/search-files.ts';
+import { walk } from '../../src/tools/catalog/workspace-files.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { MemorySpillStore } from '../../src/tools/spill.ts';
@@ -50,6 +51,32 @@ describe('the embedded database files, out of reach of tools that walk a directo
     const { rows } = await database().pool.query('select path, content from knowledge_chunks');
     expect(JSON.stringify(rows)).not.toContain(PASSWORD);
     expect(JSON.stringify(rows)).toContain('state dir readme');
+  });
+
+  it('list_dir of the data dir lists the rest, never the password file or the database directory', async () => {
+    const r = await run(listDirTool(config()), { path: '..', recursive: true });
+    expect(r.success, r.error).toBe(true);
+    const names = (r.output as { entries: { name: string }[] }).entries.map((e) => e.name);
+    expect(names).toContain('readme.txt');
+    expect(names).toContain('workspace/notes.txt');
+    expect(names.filter((n) => n === 'pg-password' || n === 'pg' || n.startsWith('pg/'))).toEqual([]);
+  });
+
+  it('a directory swapped for a symlink after the walk listed it is not followed', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'echo-walk-'));
+    await mkdir(join(root, 'z'));
+    await writeFile(join(root, 'a.txt'), 'a');
+    const seen: string[] = [];
+    for await (const e of walk(root, { recursive: true, exclude: [] })) {
+      seen.push(e.rel);
+      // listed as a directory; before the walk descends, it becomes a link to the data dir
+      if (e.rel === 'z') {
+        await rename(join(root, 'z'), join(root, 'z.old'));
+        await symlink(dataDir, join(root, 'z'));
+      }
+    }
+    await rm(root, { recursive: true, force: true });
+    expect(seen).toEqual(['a.txt', 'z']);
   });
 
   it('the tools refuse the files themselves even when called directly, not through the gate', async () => {

@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
-import { confine, inWorkspace, SKIPPED_DIRS, walk } from './workspace-files.ts';
+import { confine, inWorkspace, SKIPPED_DIRS, storeFilesOf, walk } from './workspace-files.ts';
 
 export const LIST_DIR_MAX_ENTRIES = 5000;
 
@@ -19,8 +19,10 @@ export function listDirTool(config: Config) {
       const entries: Entry[] = [];
       const notDescended: string[] = [];
       let truncated = false;
+      // the embedded database's files are not listed, as search_files does not search them
+      const exclude = await storeFilesOf(config)();
       try {
-        for await (const { rel, abs, dirent } of walk(root, { recursive, signal })) {
+        for await (const { rel, abs, dirent } of walk(root, { recursive, signal, exclude })) {
           if (entries.length >= LIST_DIR_MAX_ENTRIES) {
             truncated = true;
             break;

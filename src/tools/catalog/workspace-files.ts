@@ -51,12 +51,14 @@ export interface WalkEntry {
  */
 export async function* walk(root: string, opts: { recursive: boolean; signal?: AbortSignal; exclude?: readonly string[] }): AsyncGenerator<WalkEntry> {
   // entries are never followed through links, so an entry's real path is the root's real path and its rel
-  const realRootDir = opts.exclude?.length ? await realpath(root).catch(() => resolve(root)) : root;
+  const realRootDir = await realpath(root).catch(() => resolve(root));
   const excluded = (rel: string) => opts.exclude?.some((ex) => isInside(join(realRootDir, rel), ex)) ?? false;
   const pending: { dir: string; rel: string }[] = [{ dir: root, rel: '' }];
   while (pending.length > 0) {
     const { dir, rel } = pending.pop()!;
     if (opts.signal?.aborted) return;
+    // a directory swapped for a symlink after it was listed is not followed: it would lead the walk elsewhere
+    if (rel && await realpath(dir).catch(() => null) !== join(realRootDir, rel)) continue;
     const entries = await readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
       if (dir === root) throw err;
       return [];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { realPathOf } from '../../guard/paths/index.ts';
@@ -30,8 +30,14 @@ export async function atomicWrite(file: string, content: string): Promise<void> 
   const mode = (await stat(target).catch(() => null))?.mode;
   const tmp = `${target}.${randomBytes(6).toString('hex')}.echo-agent.tmp`;
   try {
-    await writeFile(tmp, content, { encoding: 'utf8', flag: 'wx' });
-    if (mode !== undefined) await chmod(tmp, mode & 0o7777);
+    // through the handle: a name swapped for a symlink in between would pass chmod on to another file
+    const handle = await open(tmp, 'wx');
+    try {
+      await handle.writeFile(content, 'utf8');
+      if (mode !== undefined) await handle.chmod(mode & 0o7777);
+    } finally {
+      await handle.close();
+    }
     if (await resolvedPath(file) !== target || await realPathOf(dirname(tmp)).catch(() => null) !== dirname(target)) throw new PathChangedError(file);
     await rename(tmp, target);
   } catch (err) {
