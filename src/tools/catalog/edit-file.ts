@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 import { atomicWrite } from './write-file.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
 export function countOccurrences(haystack: string, needle: string): number {
   let n = 0;
@@ -25,7 +25,9 @@ export function editFileTool(config: Config) {
       if (!info.isFile()) return fail('business', `edit_file: ${path} is not a regular file`);
       const max = config.tools.read_max_bytes;
       if (info.size > max) return fail('business', `edit_file: ${path} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
-      const before = await readFile(file, 'utf8');
+      const opened = await openConfined(config, file);
+      if ('refused' in opened) return opened.refused;
+      const before = await opened.handle.readFile('utf8').finally(() => opened.handle.close());
       let oldText = String(params.old_text);
       let newText = String(params.new_text);
       let count = countOccurrences(before, oldText);
@@ -41,7 +43,7 @@ export function editFileTool(config: Config) {
         return fail('business', `edit_file: old_text occurs ${count} times in ${path}; give more context or set replace_all`);
       }
       const after = all ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
-      if (after !== before) await atomicWrite(file, after);
+      if (after !== before) await atomicWrite(file, after, config);
       return ok({ path, replacements: all ? count : 1, changed: after !== before });
     },
   });

@@ -1,9 +1,9 @@
-import { open, stat } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { charCount, previewOf, type SpillStore } from '../spill.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
 /** As git decides: a NUL byte in the first 8 KiB makes a file binary. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -14,8 +14,7 @@ export function isBinary(buf: Buffer): boolean {
 }
 
 /** Reads at most max + 1 bytes, so a file that grew after stat is still caught. */
-async function readBounded(file: string, max: number, size: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
+async function readBounded(handle: FileHandle, max: number, size: number): Promise<Buffer> {
   try {
     const buf = Buffer.alloc(Math.min(size, max) + 1);
     let filled = 0;
@@ -67,7 +66,9 @@ export function readFileTool(config: Config, spill: SpillStore) {
       const tooLarge = (size: number | string) =>
         fail('business', `read_file: ${path} is ${size} bytes, over the ${max}-byte size limit (tools.read_max_bytes); use search_files to find the lines you need`);
       if (info.size > max) return tooLarge(info.size);
-      const buf = await readBounded(file, max, info.size);
+      const opened = await openConfined(config, file);
+      if ('refused' in opened) return opened.refused;
+      const buf = await readBounded(opened.handle, max, info.size);
       if (buf.length > max) return tooLarge(`more than ${max}`);
       if (isBinary(buf)) return fail('business', `read_file: ${path} is a binary file (a NUL byte in its first 8 KiB); read_file reads text only`);
       const offset = typeof params.offset === 'number' ? params.offset : 1;

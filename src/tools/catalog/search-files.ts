@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
-import { confine, inWorkspace, storeFilesOf, walk, type WalkEntry } from './workspace-files.ts';
+import { confine, inWorkspace, openedPath, storeFilesOf, walk, type WalkEntry } from './workspace-files.ts';
 
 export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 400;
@@ -30,18 +30,21 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(glob.includes('/') ? `^${re}$` : `(^|/)${re}$`);
 }
 
-async function* regularFiles(entries: AsyncIterable<WalkEntry>): AsyncGenerator<{ rel: string; abs: string }> {
+async function* regularFiles(entries: AsyncIterable<WalkEntry>): AsyncGenerator<{ rel: string; abs: string; real?: string }> {
   for await (const e of entries) if (e.dirent.isFile()) yield e;
 }
 
 type Match = { file: string; line?: number; text?: string };
 
 /** The text of a file worth searching: regular, not too large, not binary. */
-async function searchableText(file: string): Promise<string | null> {
+async function searchableText(file: string, isWhereExpected: (opened: string) => Promise<boolean>): Promise<string | null> {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, holding a libuv thread for good
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
   if (!handle) return null;
   try {
+    // a symlink on the way swapped since the walk or the check: what was opened is not what was judged
+    const opened = await openedPath(handle);
+    if (opened !== null && !(await isWhereExpected(opened))) return null;
     const info = await handle.stat();
     if (!info.isFile() || info.size > SEARCH_MAX_FILE_BYTES) return null;
     const buf = await handle.readFile();
@@ -74,7 +77,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       if (!info.isDirectory() && !info.isFile()) return fail('business', `search_files: path: ${path} is neither a directory nor a regular file`);
       // a single file is searched as it is; a directory is walked without following symlinks
       const exclude = await storeFilesOf(config)();
-      const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal, exclude })) : [{ rel: basename(root), abs: root }];
+      const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal, exclude })) : [{ rel: basename(root), abs: root, real: undefined as string | undefined }];
       const matches: Match[] = [];
       let truncated = false;
       let skipped = 0;
@@ -87,7 +90,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
             add({ file: f.rel });
             continue;
           }
-          const text = await searchableText(f.abs);
+          const text = await searchableText(f.abs, async (opened) => (f.real !== undefined ? opened === f.real : !(await confine(config, { read: [opened] }))));
           if (text === null) {
             skipped++;
             continue;

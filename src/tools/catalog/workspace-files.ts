@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, realpath } from 'node:fs/promises';
+import { open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { checkPaths, isInside, resolveRoots } from '../../guard/paths/index.ts';
@@ -19,6 +19,26 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
   });
   const bad = findings.find((f) => f.severity === 'deny');
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
+}
+
+/**
+ * Opens a checked path for reading and judges what was opened: a symlink on the way
+ * swapped after the check would otherwise hand over a file outside the workspace or
+ * the database's own. Where /proc is missing, only the check by name stands.
+ */
+/** The real path of an open file, where the system says (Linux /proc); null elsewhere. */
+export async function openedPath(handle: FileHandle): Promise<string | null> {
+  const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+  return opened?.startsWith('/') ? opened : null;
+}
+
+export async function openConfined(config: Config, file: string): Promise<{ handle: FileHandle } | { refused: ToolResult }> {
+  const handle = await open(file, 'r');
+  const opened = await openedPath(handle);
+  const refused = opened ? await confine(config, { read: [opened] }) : null;
+  if (!refused) return { handle };
+  await handle.close();
+  return { refused };
 }
 
 const storeRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
@@ -42,6 +62,8 @@ export interface WalkEntry {
   /** Relative to the walk's root, with forward slashes. */
   readonly rel: string;
   readonly abs: string;
+  /** Where the entry really is, as the walk found it: an opened file that is elsewhere was swapped in since. */
+  readonly real: string;
   readonly dirent: Dirent;
 }
 
@@ -66,7 +88,8 @@ export async function* walk(root: string, opts: { recursive: boolean; signal?: A
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: { dir: string; rel: string }[] = [];
     for (const dirent of entries) {
-      const entry = { rel: rel ? `${rel}/${dirent.name}` : dirent.name, abs: join(dir, dirent.name), dirent };
+      const entryRel = rel ? `${rel}/${dirent.name}` : dirent.name;
+      const entry = { rel: entryRel, abs: join(dir, dirent.name), real: join(realRootDir, entryRel), dirent };
       // the store's files are not listed, searched or descended into, whatever directory above them was named
       if (excluded(entry.rel)) continue;
       yield entry;

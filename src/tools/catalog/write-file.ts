@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { realPathOf } from '../../guard/paths/index.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { confine, inWorkspace, openedPath } from './workspace-files.ts';
 
 /** The path resolved somewhere else between the check and the write: a symlink was swapped. Nothing was written. */
 export class PathChangedError extends Error {
@@ -24,7 +24,7 @@ const resolvedPath = (file: string) => realPathOf(resolve(file)).catch(() => res
  * existing file keeps its permission bits. The path is resolved again just before the
  * rename; if it moved (a racing symlink swap), the write is abandoned.
  */
-export async function atomicWrite(file: string, content: string): Promise<void> {
+export async function atomicWrite(file: string, content: string, confinedBy?: Config): Promise<void> {
   const target = await resolvedPath(file);
   await mkdir(dirname(target), { recursive: true });
   const mode = (await stat(target).catch(() => null))?.mode;
@@ -33,6 +33,9 @@ export async function atomicWrite(file: string, content: string): Promise<void> 
     // through the handle: a name swapped for a symlink in between would pass chmod on to another file
     const handle = await open(tmp, 'wx');
     try {
+      // where the temp file really went: a directory on the way swapped since the check is judged again
+      const opened = confinedBy ? await openedPath(handle) : null;
+      if (opened && await confine(confinedBy!, { write: [join(dirname(opened), basename(target))] })) throw new PathChangedError(file);
       await handle.writeFile(content, 'utf8');
       if (mode !== undefined) await handle.chmod(mode & 0o7777);
     } finally {
@@ -57,7 +60,7 @@ export function writeFileTool(config: Config) {
       if (existing?.isDirectory()) return fail('business', `write_file: path: ${path} is a directory`);
       const content = String(params.content);
       try {
-        await atomicWrite(file, content);
+        await atomicWrite(file, content, config);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (err instanceof PathChangedError) return fail('denied', `write_file: path: ${path} ${PathChangedError.DETAIL}`);
