@@ -75,11 +75,20 @@ export function registerDaemonCommands(program: Command): void {
         throw new CliError(`daemon: could not start: ${(err as Error).message}`, EXIT.unavailable);
       }
       if (!signalled) await new Promise<void>((resolve) => { wake = resolve; });
+      // the event loop emptied while the stop was awaited (Ctrl-C stopped the embedded server with our
+      // connections): no I/O is left that could settle it, and Node would exit 13 for the pending await
+      const drained = () => {
+        logger.warn({ exit_code: process.exitCode ?? 0 }, 'nothing was left for the stop to wait on; exiting');
+        process.exit();
+      };
+      process.once('beforeExit', drained);
       try {
         await daemon.stop();
       } catch (err) {
         logger.error({ err }, 'shutdown failed');
         process.exitCode = 1;
+      } finally {
+        process.off('beforeExit', drained);
       }
       // a handle a library left open (BullMQ opens its LISTEN connection even while closing) must not keep a
       // stopped daemon alive: its supervisor waits for the exit
