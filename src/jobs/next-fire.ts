@@ -12,7 +12,11 @@ function scheduleOf(schedule: string, timezone: string): Schedule {
 
 /** The first instant after `now`; a schedule without one is refused, not stored to never fire. */
 export function futureFire(schedule: string, timezone: string, now: Date): Date {
-  const next = nextInstant(scheduleOf(schedule, timezone), now);
+  return firstAfter(scheduleOf(schedule, timezone), now);
+}
+
+function firstAfter(schedule: Schedule, now: Date): Date {
+  const next = nextInstant(schedule, now);
   if (next === null) throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
   return next;
 }
@@ -26,19 +30,26 @@ export function futureFire(schedule: string, timezone: string, now: Date): Date 
 export function nextFireAfterEdit(before: JobRow, def: JobDefinition, now: Date): { next_fire_at: Date | null } | Record<string, never> {
   const reached = def.max_runs !== null && before.fired_count >= def.max_runs;
   if (reached) return before.next_fire_at === null ? {} : { next_fire_at: null };
-  const oneShotDone = before.next_fire_at === null && def.schedule === before.schedule && scheduleOf(def.schedule, def.timezone).kind === 'at';
+  // parsed only on the paths that need it: an edit of other fields leaves a stored schedule alone
+  let parsed: Schedule | undefined;
+  const schedule = (): Schedule => (parsed ??= scheduleOf(def.schedule, def.timezone));
+  const oneShotDone = before.next_fire_at === null && def.schedule === before.schedule && schedule().kind === 'at';
   if (oneShotDone) return {};
-  if (def.schedule !== before.schedule || def.timezone !== before.timezone) return { next_fire_at: futureFire(def.schedule, def.timezone, now) };
-  if (before.next_fire_at === null && def.max_runs !== before.max_runs) return { next_fire_at: nextInstant(scheduleOf(def.schedule, def.timezone), now) };
+  if (def.schedule !== before.schedule || def.timezone !== before.timezone) return { next_fire_at: firstAfter(schedule(), now) };
+  if (before.next_fire_at === null && def.max_runs !== before.max_runs) return { next_fire_at: nextInstant(schedule(), now) };
   return {};
 }
 
-/** Whether `at` is an instant of the schedule: a manual run must not take one the firing loop will want. */
-export function isInstantOf(schedule: string, timezone: string, at: Date): boolean {
+/** A stored job's schedule, or null when it no longer parses: such a schedule has no instants the firing loop could take. */
+export function storedSchedule(job: Pick<JobRow, 'schedule' | 'timezone'>): Schedule | null {
   try {
-    return nextInstant(parseSchedule(schedule, timezone), new Date(at.getTime() - 1))?.getTime() === at.getTime();
+    return parseSchedule(job.schedule, job.timezone);
   } catch {
-    // a stored schedule that no longer parses has no instants the firing loop could take
-    return false;
+    return null;
   }
+}
+
+/** Whether `at` is an instant of the schedule: a manual run must not take one the firing loop will want. */
+export function isInstantOf(schedule: Schedule | null, at: Date): boolean {
+  return schedule !== null && nextInstant(schedule, new Date(at.getTime() - 1))?.getTime() === at.getTime();
 }

@@ -9,7 +9,7 @@ import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
-import { futureFire, isInstantOf, nextFireAfterEdit } from './next-fire.ts';
+import { futureFire, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 
 export interface JobServiceDeps {
@@ -177,9 +177,10 @@ export async function manualRun(deps: JobServiceDeps, id: string, actor: string)
  * millisecond until it is neither.
  */
 async function insertManualRun(tx: Executor, job: JobRow, now: Date): Promise<RunRow | null> {
+  const schedule = storedSchedule(job);
   for (let ms = now.getTime(), tries = 0; tries < 5; ms++, tries++) {
     const at = new Date(ms);
-    if (isInstantOf(job.schedule, job.timezone, at)) continue;
+    if (isInstantOf(schedule, at)) continue;
     const created = await insertRun(tx, { job_id: job.id, nominal_at: at, trigger: 'manual' });
     if (created) return created;
   }

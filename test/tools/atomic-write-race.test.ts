@@ -3,26 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
-/** Runs once, right after the temp file is written: the moment a racing process would swap a symlink. */
-let afterTempWrite: (() => void) | null = null;
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...real,
-    // the temp file is written through a handle; it is complete once the handle is closed
-    open: async (...args: Parameters<typeof real.open>) => {
-      const handle = await real.open(...args);
-      const close = handle.close.bind(handle);
-      handle.close = async () => {
-        await close();
-        const hook = afterTempWrite;
-        afterTempWrite = null;
-        hook?.();
-      };
-      return handle;
-    },
-  };
+  const { withRaceHooks } = await import('../support/fs-race.ts');
+  return withRaceHooks(await importOriginal());
 });
+const { race } = await import('../support/fs-race.ts');
 
 const { atomicWrite, PathChangedError } = await import('../../src/tools/catalog/write-file.ts');
 
@@ -33,7 +18,7 @@ describe('atomicWrite against a racing symlink swap', () => {
     const outside = join(root, 'outside');
     mkdirSync(join(ws, 'reports'), { recursive: true });
     mkdirSync(outside);
-    afterTempWrite = () => {
+    race.afterClose = () => {
       renameSync(join(ws, 'reports'), join(ws, 'reports-old'));
       symlinkSync(outside, join(ws, 'reports'));
     };

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
-import { atomicWrite } from './write-file.ts';
+import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
 export function countOccurrences(haystack: string, needle: string): number {
@@ -43,7 +43,15 @@ export function editFileTool(config: Config) {
         return fail('business', `edit_file: old_text occurs ${count} times in ${path}; give more context or set replace_all`);
       }
       const after = all ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
-      if (after !== before) await atomicWrite(file, after, config);
+      if (after !== before) {
+        try {
+          await atomicWrite(file, after, config);
+        } catch (err) {
+          // a refusal, not a failure to retry: the path leads somewhere else now
+          if (err instanceof PathChangedError) return fail('denied', `edit_file: path: ${path} ${PathChangedError.DETAIL}`);
+          throw err;
+        }
+      }
       return ok({ path, replacements: all ? count : 1, changed: after !== before });
     },
   });

@@ -1,11 +1,11 @@
-import { readFile, rm, stat, unlink } from 'node:fs/promises';
+import { rm, stat, unlink } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
-import { atomicWrite } from './write-file.ts';
-import { confine, inWorkspace } from './workspace-files.ts';
+import { atomicWrite, PathChangedError } from './write-file.ts';
+import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
 const DEV_NULL = '/dev/null';
 
@@ -89,20 +89,23 @@ function failingHunk(source: string, patch: StructuredPatch): number {
   return patch.hunks.length - 1;
 }
 
-async function current(abs: string, shown: string, max: number): Promise<string | null | ToolResult> {
+async function current(config: Config, abs: string, shown: string): Promise<string | null | ToolResult> {
+  const max = config.tools.read_max_bytes;
   const info = await stat(abs).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? null : err));
   if (info === null) return null;
   if (info instanceof Error) return fail('business', `patch: cannot read ${shown}: ${info.code ?? info.message}`);
   if (!info.isFile()) return fail('business', `patch: ${shown} is not a regular file`);
   if (info.size > max) return fail('business', `patch: ${shown} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
-  return readFile(abs, 'utf8');
+  const opened = await openConfined(config, abs);
+  if ('refused' in opened) return opened.refused;
+  return opened.handle.readFile('utf8').finally(() => opened.handle.close());
 }
 
 async function plan(config: Config, rootAbs: string, s: Section, replay: boolean): Promise<Plan | ToolResult> {
   const abs = resolve(rootAbs, s.path);
   const refused = await confine(config, { read: [abs], write: [abs] });
   if (refused) return refused;
-  const before = await current(abs, s.path, config.tools.read_max_bytes);
+  const before = await current(config, abs, s.path);
   if (typeof before === 'object' && before !== null) return before;
   const base = { path: s.path, abs, action: s.action, hunks: s.patch.hunks.length, before };
   const applied = (after: string | null): Plan => ({ ...base, after, already: false });
@@ -133,28 +136,30 @@ async function plan(config: Config, rootAbs: string, s: Section, replay: boolean
   return applied(after);
 }
 
-async function put(p: Plan, content: string | null): Promise<void> {
+async function put(config: Config, p: Plan, content: string | null): Promise<void> {
   if (content === null) await rm(p.abs, { force: true });
-  else await atomicWrite(p.abs, content);
+  else await atomicWrite(p.abs, content, config);
 }
 
 /** Writes every plan, or none: on a failed write the files already written get their old content back. */
-async function writeAll(plans: readonly Plan[]): Promise<ToolResult | null> {
+async function writeAll(config: Config, plans: readonly Plan[]): Promise<ToolResult | null> {
   const done: Plan[] = [];
   for (const p of plans) {
     if (p.already) continue;
     try {
       if (p.after === null) await unlink(p.abs);
-      else await atomicWrite(p.abs, p.after);
+      else await atomicWrite(p.abs, p.after, config);
       done.push(p);
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      const moved = err instanceof PathChangedError;
+      const why = moved ? PathChangedError.DETAIL : (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       const unrestored: string[] = [];
-      for (const d of done.reverse()) await put(d, d.before).catch(() => unrestored.push(d.path));
+      for (const d of done.reverse()) await put(config, d, d.before).catch(() => unrestored.push(d.path));
       const state = unrestored.length === 0
         ? 'the files written before it were restored; nothing changed'
         : `restoring ${unrestored.join(', ')} failed as well; check them`;
-      return fail('internal', `patch: writing ${p.path} failed (${why}); ${state}`);
+      // a refusal is not retried: the path leads somewhere else now
+      return fail(moved ? 'denied' : 'internal', `patch: writing ${p.path} failed (${why}); ${state}`);
     }
   }
   return null;
@@ -178,7 +183,7 @@ export function patchTool(config: Config) {
         if ('success' in p) return p;
         plans.push(p);
       }
-      const failed = await writeAll(plans);
+      const failed = await writeAll(config, plans);
       if (failed) return failed;
       return ok({
         root,

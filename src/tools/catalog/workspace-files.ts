@@ -21,17 +21,17 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
 }
 
-/**
- * Opens a checked path for reading and judges what was opened: a symlink on the way
- * swapped after the check would otherwise hand over a file outside the workspace or
- * the database's own. Where /proc is missing, only the check by name stands.
- */
 /** The real path of an open file, where the system says (Linux /proc); null elsewhere. */
 export async function openedPath(handle: FileHandle): Promise<string | null> {
   const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
   return opened?.startsWith('/') ? opened : null;
 }
 
+/**
+ * Opens a checked path for reading and judges what was opened: a symlink on the way
+ * swapped after the check would otherwise hand over a file outside the workspace or
+ * the database's own. Where /proc is missing, only the check by name stands.
+ */
 export async function openConfined(config: Config, file: string): Promise<{ handle: FileHandle } | { refused: ToolResult }> {
   const handle = await open(file, 'r');
   const opened = await openedPath(handle);
