@@ -8,6 +8,7 @@ import type { PayloadOutcome } from './payload.ts';
 
 /** Every outcome of a delivery, with the sentence shown to people. */
 export const DELIVERY_RULES = {
+  'delivery.posting': 'The run\'s outcome is being posted to the job\'s delivery target; a record of how it went follows, and its absence means the post may or may not have arrived.',
   'delivery.sent': 'The run\'s outcome was posted to the job\'s delivery target.',
   'delivery.failed': 'Posting the run\'s outcome to the job\'s delivery target failed; the run\'s own state stands.',
   'delivery.not_authorized': 'Only a run under a live human grant delivers its outcome; the grant covers the delivery target, and this run had none.',
@@ -60,6 +61,8 @@ export async function deliverOutcome(deps: DeliveryDeps, job: JobRow, run: RunRo
     await record('delivery.shutdown');
     return 'delivery.shutdown';
   }
+  // recorded before the effect, like every other step: a crash mid-post leaves this line, not silence
+  await record('delivery.posting');
   const signal = shutdown ? AbortSignal.any([shutdown, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   const sent = await postToTarget(deps.config, 'delivery', target, deliveryBody(job, run, outcome), signal, deps.net ?? {});
   const rule: DeliveryRule = sent.success ? 'delivery.sent' : 'delivery.failed';

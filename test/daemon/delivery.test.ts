@@ -36,7 +36,7 @@ async function runDelivered(authorised: boolean, shutdown?: AbortSignal) {
   const run = (await manualRun({ db }, job.id, 'test'))!;
   const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', net: net(), ...(shutdown ? { shutdown } : {}) };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
-  return { job, run: (await getRun(db, run.id))!, records: await listAudit(db, { run_id: run.id, kind: 'run.delivery' }) };
+  return { job, run: (await getRun(db, run.id))!, records: await listAudit(db, { run_id: run.id, kind: 'run.delivery', order: 'asc' }) };
 }
 
 describe('delivery: where a job\'s results go', () => {
@@ -48,7 +48,18 @@ describe('delivery: where a job\'s results go', () => {
       job: { id: job.id, name: 'delivered' }, run: { id: run.id, state: 'succeeded', trigger: 'manual' },
       summary: { kind: 'steps', steps: [{ tool: 'list_dir', decision: 'allow', success: true }] },
     });
-    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.sent', outcome: 'sent' })]);
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.posting', outcome: 'posting' }), expect.objectContaining({ rule: 'delivery.sent', outcome: 'sent' })]);
+  });
+
+  it('records the delivery before the target hears of it, so a crash mid-post still leaves a trace', async () => {
+    let seenByTarget: string[] | null = null;
+    hooks.answer(async (q, r) => {
+      const runId = (JSON.parse(q.body.toString()) as { run: { id: string } }).run.id;
+      seenByTarget = (await listAudit(database().db, { run_id: runId, kind: 'run.delivery' })).map((a) => a.rule);
+      r.writeHead(204).end();
+    });
+    await runDelivered(true);
+    expect(seenByTarget).toEqual(['delivery.posting']);
   });
 
   it('sends nothing for a run without a live human grant, and says why', async () => {
@@ -61,7 +72,7 @@ describe('delivery: where a job\'s results go', () => {
     hooks.answer((_q, r) => r.writeHead(503).end());
     const { run, records } = await runDelivered(true);
     expect(run.state).toBe('succeeded');
-    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.failed', reason: expect.stringContaining('HTTP 503') })]);
+    expect(records).toEqual([expect.objectContaining({ rule: 'delivery.posting' }), expect.objectContaining({ rule: 'delivery.failed', reason: expect.stringContaining('HTTP 503') })]);
   });
 
   it('a run finishing while the daemon stops posts nothing and says so, instead of a failure that was not one', async () => {
