@@ -52,7 +52,7 @@ describe('delivery: where a job\'s results go', () => {
   });
 
   it('records the delivery before the target hears of it, so a crash mid-post still leaves a trace', async () => {
-    let seenByTarget: string[] | null = null;
+    let seenByTarget: (string | null)[] | null = null;
     hooks.answer(async (q, r) => {
       const runId = (JSON.parse(q.body.toString()) as { run: { id: string } }).run.id;
       seenByTarget = (await listAudit(database().db, { run_id: runId, kind: 'run.delivery' })).map((a) => a.rule);
