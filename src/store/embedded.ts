@@ -131,10 +131,14 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   const child = (server as unknown as { process?: ChildProcess }).process;
   let stopping = false;
   let exited = child === undefined;
+  let markGone: () => void = () => {};
+  // settles once the child is gone, however it went: the library's stop() waits for an 'exit' that may have come already
+  const gone = new Promise<void>((resolve) => { markGone = resolve; });
   const lost = new Promise<string>((resolve) => {
-    if (!child) return;
+    if (!child) return markGone();
     const report = (code: number | null, signal: NodeJS.Signals | null) => {
       exited = true;
+      markGone();
       if (!stopping) resolve(`the embedded PostgreSQL server (pid ${child.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
     };
     // it may have gone already, between the start and here
@@ -163,7 +167,16 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
       return;
     }
-    const clean = await Promise.race([server.stop().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref())]);
+    // a Ctrl-C on a terminal reaches the server too: it may have exited while we looked, and then the library's stop() never settles
+    if (exited) {
+      logger.info('embedded PostgreSQL stopped');
+      return;
+    }
+    const clean = await Promise.race([
+      server.stop().then(() => true),
+      gone.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref()),
+    ]);
     if (!clean && !exited) {
       logger.warn({ pid: child?.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
       child?.kill('SIGKILL');

@@ -90,6 +90,31 @@ describe('embedded PostgreSQL', () => {
     await leaked.end().catch(() => {});
   }, SLOW);
 
+  it('a server that exits by itself while stop() looks for other clients (a Ctrl-C reaches both) stops at once, not after the kill timeout', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const log = capture();
+    const server = await startEmbedded({ dataDir, port, logger: log.logger });
+    // another process's connection makes stop() look again, and the server's own exit lands between two looks
+    const other = spawn(process.execPath, ['-e', `const pg = require('pg'); const c = new pg.Client({ connectionString: process.env.URL }); c.on('error', () => {}); c.connect().then(() => console.log('connected')); setTimeout(() => {}, 60000)`], {
+      cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), env: { ...process.env, URL: server.url }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise((r) => other.stdout!.once('data', r));
+      const pid = Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const started = Date.now();
+      const stopping = server.stop();
+      await new Promise((r) => setTimeout(r, 150));
+      process.kill(pid, 'SIGINT');
+      await stopping;
+      expect(log.messages()).not.toContain('embedded PostgreSQL did not stop in time; killing it');
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)).toBeNull();
+    } finally {
+      other.kill();
+    }
+  }, SLOW);
+
   it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
