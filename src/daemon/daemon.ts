@@ -29,6 +29,8 @@ import { startWorker, type RunWorker } from './worker.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
+/** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
+const STOP_STEP_TIMEOUT_MS = 5_000;
 
 export interface DaemonOptions {
   readonly logger: Logger;
@@ -217,18 +219,22 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         });
         if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
       }
-      // each step is tried whatever the one before did: a database gone meanwhile (Ctrl-C reaches the
-      // embedded server too) must not stop the rest of the shutdown, nor turn it into a failure
+      // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
+      // meanwhile (Ctrl-C reaches the embedded server too) or a queue connection that never answers
       const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
-        await p?.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`));
+        if (!p) return;
+        const ended = await Promise.race([
+          p.then(() => true, (err: unknown) => { logger.warn({ err }, `stopping: ${what} failed`); return true; }),
+          new Promise<false>((r) => setTimeout(() => r(false), STOP_STEP_TIMEOUT_MS).unref()),
+        ]);
+        if (!ended) logger.warn({ timeout_ms: STOP_STEP_TIMEOUT_MS }, `stopping: ${what} did not end in time; going on without it`);
       };
       await step('ending the processes tools started', processes.closeAll());
       await step('closing the HTTP listener', http?.close());
       await step('closing the queue', queue.close());
-      await logAuditHead();
+      await step('noting the audit head', logAuditHead());
       // a pass still hung on a query would hold the pool open for ever
-      const closed = await Promise.race([step('closing the database pool', database.close()).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref())]);
-      if (!closed) logger.warn('database connections still busy after 5 s; leaving them');
+      await step('closing the database pool', database.close());
       await step('stopping the embedded PostgreSQL', resolved.stop());
       logger.info('daemon stopped');
     },

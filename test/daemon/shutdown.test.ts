@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { Writable } from 'node:stream';
+import { createLogger, silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { crashTestConfig, slowJob, untilRunning } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
+import { tcpProxy } from '../support/tcp-proxy.ts';
 
 const database = useTestDatabase();
 
@@ -80,4 +82,23 @@ describe('graceful shutdown', () => {
       locker.release();
     }
   }, 30_000);
+
+  it('a queue connection that stops answering (Redis hung) does not hold the stop for ever', async () => {
+    const { url, schema } = database();
+    const proxy = await tcpProxy(6379);
+    const messages: string[] = [];
+    const logger = createLogger('info', new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) messages.push(String(JSON.parse(l).msg)); cb(); } }));
+    const config = defaultConfig({ ...crashTestConfig(`test-hungq-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 1, tick_seconds: 0.2, reconcile_seconds: 60 } });
+    const daemon = await startDaemon(config, { logger, database: { url, schema }, queue: { kind: 'redis', url: `redis://127.0.0.1:${proxy.port}` }, http: false });
+    try {
+      proxy.freeze();
+      const stopping = Date.now();
+      await daemon.stop();
+      // the worker's close and the queue's close get 5 s each, at most
+      expect(Date.now() - stopping).toBeLessThan(20_000);
+      expect(messages).toContain('daemon stopped');
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 });

@@ -1,8 +1,12 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
-/** A TCP proxy to a local service that a test can cut (connections dropped, new ones refused) and restore. */
-export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+/**
+ * A TCP proxy to a local service that a test can cut (connections dropped, new ones refused) and restore,
+ * or freeze (connections stay open and nothing gets through either way: a service that hangs).
+ */
+export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; freeze(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
+  let frozen = false;
   let server: Server;
   let port = 0;
   const listen = () => new Promise<void>((resolve, reject) => {
@@ -13,7 +17,10 @@ export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<
         s.on('close', () => sockets.delete(s));
         s.on('error', () => {});
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (d) => { if (!frozen) upstream.write(d); });
+      upstream.on('data', (d) => { if (!frozen) client.write(d); });
+      client.on('end', () => upstream.end());
+      upstream.on('end', () => client.end());
     });
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -26,5 +33,5 @@ export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<
     for (const s of sockets) s.destroy();
     server.close(() => r());
   });
-  return { port, cut: stop, restore: listen, close: stop };
+  return { port, cut: stop, restore: listen, freeze: () => { frozen = true; }, close: () => { frozen = false; return stop(); } };
 }
