@@ -8,7 +8,7 @@ import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } f
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
-import { whileUnreachable } from '../store/pg-errors.ts';
+import { CommittedAnswerLost, whileUnreachable } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
 import type { JobRow, RunRow } from '../store/schema.ts';
@@ -218,7 +218,9 @@ async function settle(
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
         rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
       });
-  }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') });
+  }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') })
+    // it went in, only its answer did not come back: the run as stored now is this outcome
+    .catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return whileUnreachable(() => getRun(db, run.id)); throw err; });
   if (!finished) {
     const now = await getRun(db, run.id);
     if (writes > 1 && now?.state === state) {

@@ -1,5 +1,6 @@
-import { appendAfter, appendAudit, appendInTransaction, type AuditInput, type ChainTail } from './audit.ts';
+import { appendAfter, appendAudit, appendInTransaction, chainRows, isCommitted, type AuditInput, type ChainTail } from './audit.ts';
 import { runNamed, type Executor, type NamedStatement } from './db.ts';
+import { CommittedAnswerLost } from './pg-errors.ts';
 import type { AuditRow } from './schema.ts';
 
 /**
@@ -85,23 +86,30 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
     for (const w of batch) outs.push(w.change ? await apply(tx, w.change) : undefined);
     return outs;
   };
+  /**
+   * What the batch being written tried to commit: its records as soon as they are known, and the
+   * changes' results once they ran. A failure may come after the commit (the connection dropped
+   * before the answer): this is how the writer finds out, instead of writing them all again.
+   */
+  let attempt: { rows: readonly AuditRow[]; outs?: unknown[] } | null = null;
   /** The batch after the remembered tail; null when another writer appended since. */
-  const writeAfter = async (batch: readonly Waiting[], known: ChainTail): Promise<{ outs: unknown[]; rows: AuditRow[] } | null> => {
-    const events = batch.map((w) => w.event);
-    const at = stamp();
+  const writeAfter = async (batch: readonly Waiting[], known: ChainTail): Promise<{ outs: unknown[]; rows: readonly AuditRow[] } | null> => {
+    const rows = chainRows(known, stamp(), batch.map((w) => w.event));
+    attempt = { rows };
     const only = batch.length === 1 ? batch[0]!.change : undefined;
     if (typeof only === 'object') {
       // one item whose change is a statement: change and record in a single statement
-      const done = await appendAfter(exec, known, at, events, only);
+      const done = await appendAfter(exec, rows, only);
       return done && { outs: [done.changed], rows: done.rows };
     }
     if (!batch.some((w) => w.change)) {
-      const done = await appendAfter(exec, known, at, events);
+      const done = await appendAfter(exec, rows);
       return done && { outs: [], rows: done.rows };
     }
     return exec.transaction(async (tx) => {
       const outs = await changesOf(tx, batch);
-      const done = await appendAfter(tx, known, at, events);
+      attempt = { rows, outs };
+      const done = await appendAfter(tx, rows);
       if (!done) throw STALE_TAIL;
       return { outs, rows: done.rows };
     }).catch((err: unknown) => { if (err === STALE_TAIL) return null; throw err; });
@@ -112,12 +120,43 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
       learn(fast.rows, false);
       return resultsOf(batch, fast.outs, fast.rows);
     }
+    attempt = null;
     const { outs, rows } = await exec.transaction(async (tx) => {
       const outs = await changesOf(tx, batch);
-      return { outs, rows: await appendInTransaction(tx, batch.map((w) => w.event)) };
+      const rows = await appendInTransaction(tx, batch.map((w) => w.event));
+      attempt = { rows, outs };
+      return { outs, rows };
     });
     learn(rows, true);
     return resultsOf(batch, outs, rows);
+  };
+  /** After a failed batch: did it commit all the same? Throws when that cannot be found out. */
+  const committedAnyway = async (): Promise<{ rows: readonly AuditRow[]; outs?: unknown[] } | null> => {
+    const tried = attempt;
+    const last = tried?.rows[tried.rows.length - 1];
+    return last && (await isCommitted(exec, last)) ? tried : null;
+  };
+  const settle = async (batch: readonly Waiting[], failure: unknown) => {
+    tail = null;
+    let committed: Awaited<ReturnType<typeof committedAnyway>>;
+    try {
+      committed = await committedAnyway();
+    } catch {
+      // neither written again nor taken as done: a second write could repeat a change that happened
+      for (const w of batch) w.reject(failure);
+      return;
+    }
+    if (committed) {
+      learn(committed.rows, false);
+      batch.forEach((w, i) => {
+        if (!w.change) return w.resolve(committed.rows[i]);
+        if (committed.outs) return w.resolve(committed.outs[i]);
+        w.reject(new CommittedAnswerLost(`${w.event.kind}: the change and its record were committed, but the answer was lost with the connection`, { cause: failure }));
+      });
+      return;
+    }
+    // one bad item must not fail its neighbours: retry each on its own
+    for (const w of batch) await writeOne(exec, w).then(w.resolve, w.reject);
   };
   const drain = async () => {
     writing = true;
@@ -127,10 +166,10 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
         try {
           const results = await write(batch);
           batch.forEach((w, i) => w.resolve(results[i]));
-        } catch {
-          // one bad item must not fail its neighbours: retry each on its own
-          tail = null;
-          for (const w of batch) await writeOne(exec, w).then(w.resolve, w.reject);
+        } catch (err) {
+          await settle(batch, err);
+        } finally {
+          attempt = null;
         }
       }
     } finally {

@@ -68,13 +68,20 @@ export async function appendInTransaction(tx: Executor, events: readonly AuditIn
   return rows;
 }
 
+/** Whether `row` is in the chain as written: after a commit whose answer was lost, did it happen? */
+export async function isCommitted(exec: Executor, row: Pick<AuditRow, 'seq' | 'hash'>): Promise<boolean> {
+  const found = await exec.execute<{ hash: string }>(sql`select hash from ${auditEvents} where seq = ${row.seq}`);
+  return found.rows[0]?.hash === row.hash;
+}
+
 /** The chain's last record as a writer last saw it. */
 export interface ChainTail {
   readonly seq: number;
   readonly hash: string;
 }
 
-function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput[]): AuditRow[] {
+/** The rows `events` become after `tail`, stamped `at`: what appendAfter writes, known before it is sent. */
+export function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput[]): AuditRow[] {
   let seq = tail.seq;
   let prev = tail.hash;
   return events.map((e) => {
@@ -85,17 +92,16 @@ function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput[]): Au
 }
 
 /**
- * Appends after `tail` in one statement, for a writer that remembers the tail it
- * last wrote: the chain lock is taken before any row goes in, and the primary key
- * on seq refuses the rows if another writer appended since. Returns null then;
- * the caller's transaction, if any, is aborted, and it must try again with
- * appendAudits. `at` comes from the caller, on the database clock as best it knows it.
- * `change`, when given, goes in the same statement: it commits with the records or not at all.
+ * Appends `rows` (chainRows after the tail a writer last wrote) in one statement:
+ * the chain lock is taken before any row goes in, and the primary key on seq
+ * refuses the rows if another writer appended since. Returns null then; the
+ * caller's transaction, if any, is aborted, and it must try again with
+ * appendAudits. `change`, when given, goes in the same statement: it commits
+ * with the records or not at all.
  */
 export async function appendAfter<T = undefined>(
-  exec: Executor, tail: ChainTail, at: Date, events: readonly AuditInput[], change?: NamedStatement<T>,
-): Promise<{ rows: AuditRow[]; changed: T | undefined } | null> {
-  const rows = chainRows(tail, at, events);
+  exec: Executor, rows: readonly AuditRow[], change?: NamedStatement<T>,
+): Promise<{ rows: readonly AuditRow[]; changed: T | undefined } | null> {
   const columns: readonly ((r: AuditRow) => string | number | null)[] = [
     (r) => r.seq, (r) => r.at.toISOString(), (r) => r.kind, (r) => r.actor, (r) => r.job_id, (r) => r.run_id, (r) => r.execution_id,
     (r) => r.trace_id, (r) => r.step, (r) => r.rule, (r) => r.outcome, (r) => r.risk, (r) => r.reason, (r) => JSON.stringify(r.data),

@@ -14,11 +14,17 @@ const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '
 /** The socket's own failures: the server is not there, or the connection broke. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/** A write that committed, whose answer was lost with the connection: it happened, and must not be sent again. */
+export class CommittedAnswerLost extends Error {
+  override readonly name = 'CommittedAnswerLost';
+}
+
 /**
  * Whether the database could not be reached (a restart, a dropped connection), as opposed to a
  * statement it refused: the same write may succeed once the server is back.
  */
 export function lostConnection(err: unknown): boolean {
+  if (err instanceof CommittedAnswerLost) return false;
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SOCKET_CODES.has(code))) return true;

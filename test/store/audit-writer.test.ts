@@ -5,10 +5,76 @@ import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { changeWithRecord, directAppend, groupCommitAppend, withLeadingRecord } from '../../src/store/audit-writer.ts';
 import { databaseNow, openDatabase } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { tcpProxy } from '../support/tcp-proxy.ts';
 
 const database = useTestDatabase();
 
 describe('group commit of audit records', () => {
+  /** A writer whose connections go through a proxy the test breaks; the test looks through its own. */
+  async function writerThroughProxy() {
+    const t = database();
+    const proxy = await tcpProxy(5432);
+    const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 2 });
+    const until = async (seen: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await seen()); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    return { t, proxy, append: groupCommitAppend(far.db), until, close: async () => { await far.close(); await proxy.close(); } };
+  }
+
+  it('a batch that committed but whose answer was lost with the connection is not written a second time', async () => {
+    const { t, proxy, append, until, close } = await writerThroughProxy();
+    try {
+      await append({ kind: 'test.lost.first', job_id: 'job_lost' });
+      proxy.holdRepliesAfter('echo_audit_append_after');
+      const pending = Promise.all([append({ kind: 'test.lost.a', job_id: 'job_lost' }), append({ kind: 'test.lost.b', job_id: 'job_lost' })]);
+      await until(async () => (await listAudit(t.db, { job_id: 'job_lost' })).length === 3);
+      proxy.drop();
+      const rows = await pending;
+      expect(rows.map((r) => r.kind)).toEqual(['test.lost.a', 'test.lost.b']);
+      expect((await listAudit(t.db, { job_id: 'job_lost', order: 'asc' })).map((r) => r.kind)).toEqual(['test.lost.first', 'test.lost.a', 'test.lost.b']);
+      expect(await verifyAudit(t.db)).toMatchObject({ ok: true });
+    } finally {
+      await close();
+    }
+  });
+
+  it('a state change whose commit went through but whose answer was lost is not applied again, and its caller gets its result', async () => {
+    const { t, proxy, append, until, close } = await writerThroughProxy();
+    await t.db.execute(sql`create table if not exists writer_probe_lost (k text primary key)`);
+    try {
+      await append({ kind: 'test.lostchange.first', job_id: 'job_lostchange' });
+      proxy.holdRepliesAfter('commit');
+      const out = append.withChange!(async (tx) => {
+        await tx.execute(sql`insert into writer_probe_lost values ('once')`); // a second apply would hit the primary key
+        return 'changed';
+      }, { kind: 'test.lostchange.change', job_id: 'job_lostchange' });
+      await until(async () => (await t.db.execute(sql`select 1 from writer_probe_lost`)).rows.length === 1);
+      proxy.drop();
+      expect(await out).toBe('changed');
+      expect((await listAudit(t.db, { job_id: 'job_lostchange', order: 'asc' })).map((r) => r.kind)).toEqual(['test.lostchange.first', 'test.lostchange.change']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a one-statement change that committed but whose answer (its RETURNING rows) was lost fails its caller plainly and is not applied again', async () => {
+    const { t, proxy, append, until, close } = await writerThroughProxy();
+    await t.db.execute(sql`create table if not exists writer_probe_lost1 (k text primary key)`);
+    try {
+      await append({ kind: 'test.lost1.first', job_id: 'job_lost1' });
+      proxy.holdRepliesAfter('writer_probe_lost1_insert');
+      const out = append.withChange!({
+        name: 'writer_probe_lost1_insert', text: 'insert into writer_probe_lost1 values ($1) returning k', values: ['once'], result: (rows) => rows[0]?.k,
+      }, { kind: 'test.lost1.change', job_id: 'job_lost1' });
+      await until(async () => (await t.db.execute(sql`select 1 from writer_probe_lost1`)).rows.length === 1);
+      proxy.drop();
+      await expect(out).rejects.toThrow('test.lost1.change: the change and its record were committed, but the answer was lost with the connection');
+      expect((await listAudit(t.db, { job_id: 'job_lost1', order: 'asc' })).map((r) => r.kind)).toEqual(['test.lost1.first', 'test.lost1.change']);
+    } finally {
+      await close();
+    }
+  });
+
   it('writes concurrent appends in shared transactions, every one committed and the chain intact', async () => {
     const db = database().db;
     const append = groupCommitAppend(db);

@@ -1,12 +1,28 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
-/**
- * A TCP proxy to a local service that a test can cut (connections dropped, new ones refused) and restore,
- * or freeze (connections stay open and nothing gets through either way: a service that hangs).
- */
-export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; freeze(): void; close(): Promise<void> }> {
+export interface TcpProxy {
+  readonly port: number;
+  /** Drops every connection and refuses new ones. */
+  cut(): Promise<void>;
+  /** Listens again after cut(). */
+  restore(): Promise<void>;
+  /** Keeps connections open and lets nothing through either way: a service that hangs. */
+  freeze(): void;
+  /**
+   * Once the client sends something containing `marker` (case-insensitive), the service still gets it
+   * but no answer comes back: a request carried out whose reply is lost.
+   */
+  holdRepliesAfter(marker: string): void;
+  /** Drops the live connections; new ones get through as normal. */
+  drop(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy to a local service that a test can break in the ways a network does. */
+export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  let frozen = false;
+  let held: 'none' | 'both' | 'replies' = 'none';
+  let marker: string | null = null;
   let server: Server;
   let port = 0;
   const listen = () => new Promise<void>((resolve, reject) => {
@@ -17,8 +33,15 @@ export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<
         s.on('close', () => sockets.delete(s));
         s.on('error', () => {});
       }
-      client.on('data', (d) => { if (!frozen) upstream.write(d); });
-      upstream.on('data', (d) => { if (!frozen) client.write(d); });
+      client.on('data', (d: Buffer) => {
+        if (held === 'both') return;
+        upstream.write(d);
+        if (marker && d.toString('latin1').toLowerCase().includes(marker)) {
+          held = 'replies';
+          marker = null;
+        }
+      });
+      upstream.on('data', (d: Buffer) => { if (held === 'none') client.write(d); });
       client.on('end', () => upstream.end());
       upstream.on('end', () => client.end());
     });
@@ -29,9 +52,18 @@ export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<
     });
   });
   await listen();
-  const stop = () => new Promise<void>((r) => {
+  const drop = () => {
     for (const s of sockets) s.destroy();
+    held = 'none';
+    marker = null;
+  };
+  const stop = () => new Promise<void>((r) => {
+    drop();
     server.close(() => r());
   });
-  return { port, cut: stop, restore: listen, freeze: () => { frozen = true; }, close: () => { frozen = false; return stop(); } };
+  return {
+    port, cut: stop, restore: listen, close: stop, drop,
+    freeze: () => { held = 'both'; },
+    holdRepliesAfter: (m) => { marker = m.toLowerCase(); },
+  };
 }
