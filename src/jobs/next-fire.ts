@@ -1,4 +1,6 @@
-import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
+import { MISFIRE_RULES } from '../scheduler/misfire.ts';
+import { instantsBetween, nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
+import type { NewRun } from '../store/runs.ts';
 import type { JobRow } from '../store/schema.ts';
 import { JobInputError, type JobDefinition } from './definition.ts';
 
@@ -38,6 +40,26 @@ export function nextFireAfterEdit(before: JobRow, def: JobDefinition, now: Date)
   if (def.schedule !== before.schedule || def.timezone !== before.timezone) return { next_fire_at: firstAfter(schedule(), now) };
   if (before.next_fire_at === null && def.max_runs !== before.max_runs) return { next_fire_at: nextInstant(schedule(), now) };
   return {};
+}
+
+/** Most due instants one edit records as skipped; a longer backlog is left to the firing loop (resume, then edit). */
+export const EDIT_SKIP_LIMIT = 10_000;
+
+/**
+ * The due instants (stored next_fire_at ≤ instant ≤ now) an edit takes from the firing loop by
+ * moving or ending the schedule, as skipped runs: a paused or overdue job keeps its account (I13).
+ */
+export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Date | null }, def: JobDefinition, now: Date): NewRun[] {
+  const from = before.next_fire_at;
+  if (!('next_fire_at' in fire) || from === null || from.getTime() > now.getTime()) return [];
+  const old = storedSchedule(before);
+  const later = old ? instantsBetween(old, from, now, EDIT_SKIP_LIMIT) : [];
+  if (later.length >= EDIT_SKIP_LIMIT) {
+    throw new JobInputError(`schedule: more than ${EDIT_SKIP_LIMIT} instants have been due since ${from.toISOString()} and not taken; nothing was changed: resume the job so the firing loop accounts for them, then edit it`, 'business');
+  }
+  const ended = fire.next_fire_at === null && def.max_runs !== null && before.fired_count >= def.max_runs;
+  const rule = ended ? 'misfire.max_runs' : 'misfire.schedule_edited';
+  return [from, ...later].map((nominal_at) => ({ job_id: before.id, nominal_at, state: 'skipped', skip_reason: `${rule}: ${MISFIRE_RULES[rule]}` }));
 }
 
 /** A stored job's schedule, or null when it no longer parses: such a schedule has no instants the firing loop could take. */

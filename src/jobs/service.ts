@@ -2,14 +2,14 @@ import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { getApproval } from '../store/approvals.ts';
 import { issueGrant } from '../store/grants.ts';
-import { createJob, DefinitionChangedSince, getJob, lockLiveJob, updateJob, type JobPatch } from '../store/jobs.ts';
+import { createJob, DefinitionChangedSince, lockLiveJob, updateJob, type LockedEdit } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
-import { futureFire, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
+import { futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 
 export interface JobServiceDeps {
@@ -98,14 +98,15 @@ export function definitionFields(params: Record<string, unknown>): Partial<JobDe
 export async function updateJobFromCall(
   deps: JobChangeDeps, id: string, patch: Partial<JobDefinitionInput>, ctx: ToolExecutionContext, approval: CallApproval | undefined,
 ): Promise<ChangeResult | null> {
-  const before = await getJob(deps.db, id);
-  if (!before) return null;
   // the person approved this change to the job as it stood when they were asked; a definition changed since is not what they saw
   const asked = approval?.approval_source === 'human' && approval.approval_id ? await getApproval(deps.db, approval.approval_id) : null;
-  const merged = mergedDefinition(before, patch, deps.checks);
   const now = await schedulerNow(deps);
-  const dbPatch: JobPatch = { ...merged, ...nextFireAfterEdit(before, merged, now) };
-  const updated = await updateJob(deps.db, id, dbPatch, { actor: ctx.user_id || 'unknown' }, asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
+  const edit = (locked: JobRow): LockedEdit => {
+    const merged = mergedDefinition(locked, patch, deps.checks);
+    const fire = nextFireAfterEdit(locked, merged, now);
+    return { patch: { ...merged, ...fire }, skipped: instantsDroppedByEdit(locked, fire, merged, now) };
+  };
+  const updated = await updateJob(deps.db, id, edit, { actor: ctx.user_id || 'unknown' }, asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
     if (!(err instanceof DefinitionChangedSince)) throw err;
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
   });

@@ -45,6 +45,7 @@ export const MISFIRE_RULES = {
   'misfire.run_all.outside_window': 'Misfire policy run_all: a missed instant older than the catch-up window does not run.',
   'misfire.cap': 'At most 100 instants run in one catch-up; older ones beyond the cap do not run.',
   'misfire.max_runs': 'The job reached max_runs, so its schedule has ended.',
+  'misfire.schedule_edited': 'The schedule was changed while this instant was due and not yet taken, so it does not run; the new schedule starts after the change.',
 } as const;
 
 export type MisfireRuleId = keyof typeof MISFIRE_RULES;

@@ -6,11 +6,14 @@ import { definitionHash } from './definition-hash.ts';
 import { clearGrant } from './grants.ts';
 import { newId } from './ids.ts';
 import { pgColumn } from './pg-array.ts';
+import { insertRuns, type NewRun } from './runs.ts';
 import { jobs, runs, type GrantRow, type JobRow } from './schema.ts';
 
 type Computed = 'id' | 'definition_hash' | 'fired_count' | 'created_at' | 'updated_at' | 'removed_at' | 'last_fire_at';
 export type NewJob = Omit<typeof jobs.$inferInsert, Computed>;
 export type JobPatch = Partial<Omit<NewJob, 'created_by'>>;
+/** An edit decided from the job as locked: the patch, and the due instants it takes from the firing loop, recorded as skipped runs. */
+export interface LockedEdit { readonly patch: JobPatch; readonly skipped?: readonly NewRun[] }
 
 const DEFINITION_KEYS = AUTHORISED_FIELDS;
 
@@ -62,8 +65,9 @@ export class DefinitionChangedSince extends Error {
  * A changed schedule needs a new next_fire_at in the same patch (the scheduler computes it).
  * `unchangedSince`: refuse (DefinitionChangedSince) when the definition changed at or after that instant (milliseconds),
  * judged under the job's lock from its own job.updated records, so a pause or a resume does not count.
+ * A function edit is computed from the locked row: a firing pass that committed since an unlocked read is not undone.
  */
-export async function updateJob(exec: Executor, id: string, patch: JobPatch, by: { actor: string }, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
+export async function updateJob(exec: Executor, id: string, edit: JobPatch | ((locked: JobRow) => LockedEdit), by: { actor: string }, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
   return exec.transaction(async (tx) => {
     const before = await lockLiveJob(tx, id);
     if (!before) return null;
@@ -72,6 +76,8 @@ export async function updateJob(exec: Executor, id: string, patch: JobPatch, by:
         and at >= ${opts.unchangedSince} and (data->>'definition_changed')::boolean order by seq desc limit 1`)).rows;
       if (changed) throw new DefinitionChangedSince(id, new Date(changed.at));
     }
+    const { patch, skipped = [] } = typeof edit === 'function' ? edit(before) : { patch: edit };
+    if (skipped.length > 0) await insertRuns(tx, skipped);
     const next = { ...before, ...stripUndefined(patch) };
     next.payload = jsonSafe(next.payload);
     const hash = definitionHash(next);
@@ -82,7 +88,8 @@ export async function updateJob(exec: Executor, id: string, patch: JobPatch, by:
       .where(eq(jobs.id, id)).returning();
     await appendAudit(tx, {
       kind: 'job.updated', actor: by.actor, job_id: id,
-      data: { changed, definition_changed: definitionChanged, definition_hash_before: before.definition_hash, definition_hash: hash, ...(definitionChanged ? { definition: definitionOf(job!) } : {}) },
+      data: { changed, definition_changed: definitionChanged, definition_hash_before: before.definition_hash, definition_hash: hash, ...(definitionChanged ? { definition: definitionOf(job!) } : {}),
+        ...(skipped.length > 0 ? { due_instants_skipped: skipped.length } : {}) },
     });
     const clearedGrant = definitionChanged
       ? await clearGrant(tx, id, { by: by.actor, why: `definition changed (${changed.filter((k) => (DEFINITION_KEYS as readonly string[]).includes(k)).join(', ')})` })
