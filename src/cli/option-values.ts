@@ -16,7 +16,8 @@ export function parseInstant(flag: string, value: string | undefined): Date | un
   const bad = (why: string) => new CliError(`${flag}: ${why}, got "${value}" (e.g. 2026-12-01 or 2026-12-01T08:00:00Z)`);
   if (!m) throw bad('expected an ISO-8601 date or instant');
   const [, y, mo, d, hh, , , zone] = m;
-  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  const day = new Date(0);
+  day.setUTCFullYear(Number(y), Number(mo) - 1, Number(d)); // Date.UTC would read years below 100 as 19xx
   if (day.getUTCFullYear() !== Number(y) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) throw bad('no such calendar date');
   if (hh !== undefined && zone === undefined) throw bad('an instant needs Z or an offset, so it does not depend on this machine\'s time zone');
   const at = new Date(hh === undefined ? `${y}-${mo}-${d}T00:00:00Z` : value.trim());
@@ -34,4 +35,19 @@ export function parseLimit(flag: string, value: string): number {
 /** Says so when a listing may have been cut at its limit. */
 export function noteIfCut(rows: readonly unknown[], limit: number): void {
   if (rows.length >= limit) warn(`showing the first ${limit}; use --limit for more`);
+}
+
+/** Seconds as plain decimal digits (`90`, `2.5`): no hex, exponent or padding Number() would accept. */
+export function parseSeconds(flag: string, value: string, max: number): number {
+  const n = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n <= 0 || n > max) throw new CliError(`${flag}: expected a number of seconds above 0 and at most ${max}, got "${value}"`);
+  return n;
+}
+
+/** A text option given as "" would be read as absent or recorded blank; say so instead. */
+export function refuseEmptyText(flags: Readonly<Record<string, unknown>>, names: readonly string[]): void {
+  for (const name of names) {
+    const v = flags[name];
+    if (typeof v === 'string' && v.trim() === '') throw new CliError(`--${name}: is empty; give a value or leave the option out`);
+  }
 }

@@ -52,8 +52,10 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env):
 
 export function parseConfigText(text: string, file = '(inline)', env: NodeJS.ProcessEnv = process.env): Omit<LoadedConfig, 'file'> {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(file, doc.errors.map((e) => ({
+  // a warning (an unknown `!tag`, say) means the value read is not the one written
+  const yamlProblems = [...doc.errors, ...doc.warnings];
+  if (yamlProblems.length > 0) {
+    throw new ConfigError(file, yamlProblems.map((e) => ({
       path: e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
       message: (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, ''),
     })));
@@ -73,7 +75,10 @@ export function parseConfigText(text: string, file = '(inline)', env: NodeJS.Pro
       result = configSchema.safeParse(substituted);
     }
   }
-  const problems = [...envProblems, ...(result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)))];
+  // a value emptied by a missing variable fails the schema too; the variable is the one problem to report
+  const envPaths = new Set(envProblems.map((p) => p.path));
+  const schemaProblems = result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)).filter((p) => !envPaths.has(p.path));
+  const problems = [...envProblems, ...schemaProblems];
   if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
   return { config: knownToRedaction(result.data), warnings: configWarnings(result.data) };
 }
@@ -87,7 +92,7 @@ function substituteEnv(value: unknown, path: (string | number)[], env: NodeJS.Pr
       const v = env[name];
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
-      problems.push({ path: formatPath(path), message: `environment variable ${name} is not set (referenced as ${whole})` });
+      problems.push({ path: formatPath(path), message: `environment variable ${name} is ${v === undefined ? 'not set' : 'empty'} (referenced as ${whole})` });
       return '';
     });
   }
@@ -153,6 +158,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value); // JSON would say null
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return JSON.stringify(value);

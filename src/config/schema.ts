@@ -107,7 +107,8 @@ export const configSchema = z.strictObject({
     lease_seconds: seconds(300, 2),
     catchup_window_seconds: seconds(3600),
     http: z.strictObject({
-      host: z.string().default('127.0.0.1'),
+      // Node reads an empty host as every interface: that must be written as 0.0.0.0 or ::, on purpose
+      host: z.string().min(1, 'an empty host would listen on every interface; write 127.0.0.1, or 0.0.0.0 if that is meant').default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(9464),
     }).prefault({}),
   }).prefault({}),

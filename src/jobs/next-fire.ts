@@ -1,5 +1,5 @@
 import { MISFIRE_RULES } from '../scheduler/misfire.ts';
-import { instantsBetween, nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
+import { ScheduleError, instantsBetween, nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import type { NewRun } from '../store/runs.ts';
 import type { JobRow } from '../store/schema.ts';
 import { JobInputError, type JobDefinition } from './definition.ts';
@@ -8,6 +8,8 @@ function scheduleOf(schedule: string, timezone: string): Schedule {
   try {
     return parseSchedule(schedule, timezone);
   } catch (err) {
+    // the timezone message already starts with its field's name
+    if (err instanceof ScheduleError && err.field === 'timezone') throw new JobInputError(err.message);
     throw new JobInputError(`schedule: ${(err as Error).message}`);
   }
 }

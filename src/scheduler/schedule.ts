@@ -20,7 +20,8 @@ import { DurationError, parseDuration } from './duration.ts';
 import { instantsOfWallClock, isTimeZone } from './zoned-time.ts';
 
 export class ScheduleError extends Error {
-  constructor(message: string, readonly input: string) {
+  /** Which job field was wrong, so an error can name it. */
+  constructor(message: string, readonly input: string, readonly field: 'schedule' | 'timezone' = 'schedule') {
     super(message);
     this.name = 'ScheduleError';
   }
@@ -71,7 +72,7 @@ const parsed = new Map<string, Schedule>();
 
 function parseUncached(text: string, timezone: string, anchor: Date): Schedule {
   if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
-    throw new ScheduleError(`timezone ${JSON.stringify(timezone)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`, String(timezone));
+    throw new ScheduleError(`timezone ${JSON.stringify(timezone)}: not an IANA time zone (e.g. UTC, Europe/Berlin)`, String(timezone), 'timezone');
   }
   const normal = text.trim().replace(/\s+/g, ' ');
   if (normal === '') throw new ScheduleError(`schedule ${JSON.stringify(text)}: empty; ${KINDS_HINT}`, text);

@@ -33,6 +33,10 @@ const MALFORMED: ReadonlyArray<[string, string, string, string]> = [
   ['tick that would spin', 'daemon:\n  tick_seconds: 0.001\n', 'daemon.tick_seconds', '0.05'],
   ['stop timeout past the timer limit', 'daemon:\n  stop_timeout_seconds: 3000000\n', 'daemon.stop_timeout_seconds', '2147483'],
   ['notify target without url', 'notify:\n  targets:\n    ops:\n      headers: {}\n', 'notify.targets.ops.url', 'expected'],
+  ['empty http host (Node would listen on every interface)', 'daemon:\n  http:\n    host: ""\n', 'daemon.http.host', 'every interface'],
+  ['an unknown YAML tag', 'model:\n  name: !foo bar\n', 'line 2', 'tag'],
+  ['an infinite timeout', 'model:\n  timeout_seconds: .inf\n', 'model.timeout_seconds', 'got Infinity'],
+  ['a NaN timeout', 'model:\n  timeout_seconds: .nan\n', 'model.timeout_seconds', 'got NaN'],
 ];
 
 describe('config validation', () => {
@@ -55,6 +59,15 @@ describe('config validation', () => {
       expect.unreachable();
     } catch (err) {
       expect((err as ConfigError).problems.map((p) => p.path).sort()).toEqual(['security.profile', 'tools.profile']);
+    }
+  });
+
+  it('says a variable that is set but empty is empty, once', () => {
+    try {
+      parseConfigText('daemon:\n  http:\n    port: ${PORT}\n', 'x.yaml', { PORT: '' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([{ path: 'daemon.http.port', message: 'environment variable PORT is empty (referenced as ${PORT})' }]);
     }
   });
 

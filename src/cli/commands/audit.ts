@@ -7,6 +7,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseInstant, parseLimit } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { withStore } from '../store-session.ts';
+import { unreadable } from '../../util/file-errors.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -38,18 +39,27 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   const walk = new ChainWalk();
   const stream = createReadStream(file, 'utf8');
   const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
-  await opened.catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`--file: ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, EXIT.failure);
-  });
+  // exit 65, not 1: a file that cannot be read says nothing about the chain in it
+  const cannotRead = (err: unknown) => new CliError(`--file: ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
+  await opened.catch((err: unknown) => { throw cannotRead(err); });
   let lineNo = 0;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    lineNo++;
-    if (line.trim() === '') continue;
-    try {
-      walk.push(parseExportLine(line, lineNo));
-    } catch (err) {
-      throw new CliError(`--file: ${file}: ${(err as Error).message}`, EXIT.dataErr);
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      if (line.trim() === '') continue;
+      try {
+        walk.push(parseExportLine(line, lineNo));
+      } catch (err) {
+        throw new CliError(`--file: ${file}: ${(err as Error).message}`, EXIT.dataErr);
+      }
     }
+  } catch (err) {
+    // a directory opens fine and fails on the first read (EISDIR)
+    if (err instanceof CliError) throw err;
+    throw cannotRead(err);
+  } finally {
+    stream.destroy();
   }
   let firstBad = walk.firstBad ?? undefined;
   // an empty chain exports as an empty file: only a head of 0 seen before says that is all there was

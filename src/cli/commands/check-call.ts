@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import { stricterProfile } from '../../policy/security-profiles.ts';
+import { CATALOG_BY_NAME } from '../../tools/catalog-table.ts';
 import { buildContext } from '../../tools/context.ts';
+import { validateParams } from '../../tools/validate.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
@@ -39,6 +41,8 @@ export function registerCheckCallCommand(check: Command): void {
       const { config } = configFor(cmd);
       const args = parseArgs(opts.args);
       if (opts.cronAuthorized && !opts.unattended) throw new CliError('--cron-authorized only applies to --unattended calls');
+      const entry = CATALOG_BY_NAME.get(opts.tool);
+      const invalid = entry ? validateParams(entry.parameters, args) : null;
       const ctx = buildContext({
         channel: opts.channel, user_id: opts.user, unattended: Boolean(opts.unattended),
         cron_authorized: Boolean(opts.cronAuthorized), approval_source: opts.approvalSource,
@@ -68,6 +72,9 @@ export function registerCheckCallCommand(check: Command): void {
       } finally {
         await allowlist?.close();
       }
+      // the gate decides first and a deny stands; anything else, the executor then refuses, so no verdict would be honest
+      if (invalid && decision.outcome !== 'deny') throw new CliError(`--args: invalid arguments for ${opts.tool}: ${invalid} (the tool refuses them before it runs)`, EXIT.dataErr);
+      if (invalid) process.stderr.write(`note: --args: the tool would refuse these arguments too: ${invalid}\n`);
       const unchecked = allowlist?.notConsulted();
       // not a silent default: the verdict may differ where a stored "always" would have matched
       if (unchecked) process.stderr.write(`note: step 9: ${unchecked}\n`);

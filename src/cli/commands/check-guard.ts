@@ -14,14 +14,24 @@ function worst(decisions: readonly GuardDecision[]): GuardDecision {
   return decisions.reduce<GuardDecision>((w, d) => (STRICTNESS[d] > STRICTNESS[w] ? d : w), 'allow');
 }
 
-function linesOf(file: string): string[] {
+function linesOf(file: string, what: string): string[] {
+  if (file === '') throw new CliError('--file: the path is empty');
   let text: string;
   try {
     text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
   } catch (err) {
     throw new CliError(`--file ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
   }
-  return text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  // an empty list would pass as "allow" and hide a broken pipeline upstream
+  if (lines.length === 0) throw new CliError(`--file ${file}: holds no ${what} (only blank lines or nothing)`, EXIT.dataErr);
+  return lines;
+}
+
+/** Words beside --file would be silently ignored; refuse the mix instead. */
+function fileOrArguments(name: string, file: string | undefined, given: boolean): file is string {
+  if (file !== undefined && given) throw new CliError(`check ${name}: give --file or the ${name} itself, not both`);
+  return file !== undefined;
 }
 
 /** Quotes a word back so the guard sees what the calling shell passed (`bash -c "rm -rf /"`). */
@@ -39,11 +49,12 @@ export function registerCheckGuardCommands(check: Command): void {
     .argument('[command...]', 'the command (put it after --)')
     .option('--file <file>', 'one command per line ("-" for stdin); prints decision<TAB>rules<TAB>command (JSON lines with --json)')
     .option('--json', 'print JSON')
-    .action(async (words: string[], opts: { file?: string; json?: boolean }) => {
+    .action(async (words: string[], opts: { file?: string; json?: boolean }, cmd: Command) => {
+      configFor(cmd); // the guard reads no setting, but a bad --config must still fail here as everywhere
       const { checkCommand } = await import('../../guard/shell/index.ts');
-      if (opts.file) {
+      if (fileOrArguments('command', opts.file, words.length > 0)) {
         const seen: GuardDecision[] = [];
-        for (const line of linesOf(opts.file)) {
+        for (const line of linesOf(opts.file, 'commands')) {
           const v = await checkCommand(line);
           seen.push(v.decision);
           process.stdout.write(opts.json
@@ -54,6 +65,7 @@ export function registerCheckGuardCommands(check: Command): void {
         return;
       }
       if (words.length === 0) throw new CliError('check command: give the command after --, or --file');
+      if (words.every((w) => w.trim() === '')) throw new CliError('check command: the command is empty');
       // one argument is the command line as written; several are words the calling shell already split
       const verdict = await checkCommand(words.length === 1 ? words[0]! : words.map(shellQuote).join(' '));
       const out = { decision: verdict.decision, findings: verdict.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) };
@@ -76,9 +88,9 @@ export function registerCheckGuardCommands(check: Command): void {
       const { config } = configFor(cmd);
       const { checkUrl, redactUrl } = await import('../../guard/ssrf/index.ts');
       const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
-      if (opts.file) {
+      if (fileOrArguments('url', opts.file, url !== undefined)) {
         const seen: GuardDecision[] = [];
-        for (const line of linesOf(opts.file)) {
+        for (const line of linesOf(opts.file, 'URLs')) {
           const v = await checkUrl(line.trim(), options);
           seen.push(v.decision);
           process.stdout.write(opts.json
@@ -88,7 +100,8 @@ export function registerCheckGuardCommands(check: Command): void {
         process.exitCode = EXIT_FOR[worst(seen)];
         return;
       }
-      if (!url) throw new CliError('check url: give a URL, or --file');
+      if (url === undefined) throw new CliError('check url: give a URL, or --file');
+      if (url.trim() === '') throw new CliError('check url: the URL is empty');
       const v = await checkUrl(url, options);
       if (opts.json) printJson({ decision: v.decision, rule: v.rule, reason: v.reason, host: v.host, addresses: v.addresses, findings: v.findings });
       else process.stdout.write(`${v.decision}  ${v.rule}\n  ${v.reason}\n  addresses: ${v.addresses.join(', ') || '-'}\n`);

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { noteIfCut, parseLimit } from '../option-values.ts';
+import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
@@ -33,20 +33,21 @@ function readStructured(file: string, what: string): unknown {
   } catch (err) {
     throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
   }
-  try {
-    return parseYaml(text);
-  } catch (err) {
-    throw new CliError(`${what} ${file}: not valid YAML/JSON (${(err as Error).message.split('\n')[0]})`, EXIT.dataErr);
-  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  // a warning (an unknown `!tag`) means the value read is not the one written
+  const first = doc.errors[0] ?? doc.warnings[0];
+  if (first) throw new CliError(`${what} ${file}: not valid YAML/JSON (${first.message.split('\n')[0]})`, EXIT.dataErr);
+  return doc.toJS();
 }
 
 /** The cronjob tool's arguments from flags or a job file (jobs/*.yaml). */
 export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags, id?: string): Record<string, unknown> {
-  const fromFile = flags.file ? readStructured(flags.file, 'job file') as Record<string, unknown> | null : {};
+  refuseEmptyText(flags as Record<string, unknown>, ['file', 'name', 'schedule', 'timezone', 'steps', 'prompt', 'model']);
+  const fromFile = flags.file !== undefined ? readStructured(flags.file, 'job file') as Record<string, unknown> | null : {};
   if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new CliError(`job file ${flags.file}: expected a mapping of job fields`, EXIT.dataErr);
   const { name, schedule, timezone, payload, ...options } = fromFile as Record<string, unknown>;
   let steps: unknown;
-  if (flags.steps) {
+  if (flags.steps !== undefined) {
     const parsed = readStructured(flags.steps, 'steps file');
     steps = Array.isArray(parsed) ? parsed : (parsed as { steps?: unknown } | null)?.steps;
     if (!Array.isArray(steps)) throw new CliError(`steps file ${flags.steps}: expected a list of {tool, args}`, EXIT.dataErr);
@@ -162,6 +163,7 @@ export function registerJobsCommands(program: Command): void {
     own.reduce((c, [flags, about]) => c.option(flags, about), jobs.command(name).argument('<job>', 'job id or name').description(description))
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
       .action(async (ref: string, opts: { note?: string; why?: string; as?: string; json?: boolean }, cmd: Command) => {
+        refuseEmptyText(opts, ['note', 'why']);
         const actor = await actorName(opts.as);
         const { jobByRef } = await import('../job-ref.ts');
         let id = ref;

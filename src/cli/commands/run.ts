@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
+import { parseSeconds, refuseEmptyText } from '../option-values.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
@@ -29,8 +30,9 @@ export function registerRunCommand(program: Command): void {
     .option('--timeout <seconds>', 'stop the turn after this long', '900')
     .option('--json', 'print the outcome as JSON')
     .action(async (prompt: string, flags: RunFlags, cmd: Command) => {
-      const timeout = Number(flags.timeout);
-      if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_SECONDS) throw new CliError(`--timeout: expected a number of seconds above 0 and at most ${MAX_TIMER_SECONDS}, got "${flags.timeout}"`);
+      const timeout = parseSeconds('--timeout', flags.timeout, MAX_TIMER_SECONDS);
+      refuseEmptyText(flags as unknown as Record<string, unknown>, ['channel', 'profile', 'as']);
+      if (prompt.trim() === '') throw new CliError('run: the prompt is empty');
       if (flags.profile && !PROFILES.includes(flags.profile)) throw new CliError(`--profile: expected one of ${PROFILES.join(', ')}, got "${flags.profile}"`);
       const loaded = configFor(cmd).config;
       const config = flags.profile ? { ...loaded, tools: { ...loaded.tools, profile: flags.profile as typeof loaded.tools.profile } } : loaded;
