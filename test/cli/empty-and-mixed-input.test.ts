@@ -64,7 +64,7 @@ describe('check commands judge exactly what they were given', () => {
   });
 });
 
-describe('job commands refuse empty text instead of reading it as absent', () => {
+describe('job and listing commands refuse empty text instead of reading it as absent', () => {
   it.each([
     [['jobs', 'create', '--file', '', '--name', 'a'], /--file: is empty/],
     [['jobs', 'create', '--name', 'a', '--schedule', '0 3 * * *', '--prompt', ' '], /--prompt: is empty/],
@@ -72,6 +72,11 @@ describe('job commands refuse empty text instead of reading it as absent', () =>
     [['jobs', 'update', 'job_x', '--steps', ''], /--steps: is empty/],
     [['jobs', 'remove', 'job_x', '--why', ''], /--why: is empty/],
     [['jobs', 'pause', 'job_x', '--note', '  '], /--note: is empty/],
+    // an empty filter would widen a listing to everything
+    [['audit', 'list', '--job', ''], /--job: is empty/],
+    [['audit', 'list', '--kind', ' '], /--kind: is empty/],
+    [['audit', 'export', '--job', ''], /--job: is empty/],
+    [['grants', 'list', '--job', ''], /--job: is empty/],
   ])('%j exits 64 naming the option', async (args, message) => {
     const r = await runCli(args, { env });
     expect(r.stderr).toMatch(message);

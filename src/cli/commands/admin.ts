@@ -2,16 +2,17 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
+import { refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
-
 export function registerGrantCommands(program: Command): void {
   const grants = program.command('grants').description('which jobs hold cron authorisation, and who approved it');
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
+      refuseEmptyText(opts, ['job']); // empty would list every job's grants
       const [{ listGrants }, { jobByRef }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts')]);
       const rows = await withStore(configOf(cmd), async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { noteIfCut, parseInstant, parseLimit } from '../option-values.ts';
+import { noteIfCut, parseInstant, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
@@ -77,6 +77,8 @@ export function registerAuditCommands(program: Command): void {
   audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
     .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+      // an empty filter would list everything, the opposite of narrowing
+      refuseEmptyText(opts, ['job', 'run', 'kind']);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseInstant('--since', opts.since);
       const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
@@ -104,6 +106,7 @@ export function registerAuditCommands(program: Command): void {
   audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
     .option('--job <job>', 'one job (id or name)').option('--since <instant>', 'ISO date or instant')
     .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
+      refuseEmptyText(opts, ['job']);
       const since = parseInstant('--since', opts.since);
       const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts')]);
       // a filtered export is not contiguous, so only the full one can be checked on the way out
