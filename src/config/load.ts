@@ -129,9 +129,18 @@ function withValueAt(input: unknown, path: readonly PropertyKey[], value: unknow
   return copy;
 }
 
+/** Keys whose values may hold a credential (I11): a problem with one names its type, never the value. */
+const SECRET_KEY = /(url|api_key|key|token|password|secret)$/i;
+
+function mayHoldSecret(path: readonly PropertyKey[]): boolean {
+  return path.some((k, i) => typeof k === 'string' && (SECRET_KEY.test(k) || (k === 'headers' && i < path.length - 1)));
+}
+
 function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
   const path = formatPath(issue.path);
-  const got = describe(valueAt(input, issue.path));
+  const value = valueAt(input, issue.path);
+  const got = mayHoldSecret(issue.path) && value !== null && typeof value !== 'object'
+    ? `${describeType(value)} (not shown: it may hold a credential)` : describe(value);
   switch (issue.code) {
     case 'invalid_value':
       return { path, message: `expected one of ${issue.values.map(String).join(', ')}, got ${got}` };
@@ -153,6 +162,10 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
   return cur;
+}
+
+function describeType(value: unknown): string {
+  return typeof value === 'string' ? `a text of ${value.length} characters` : `a ${typeof value}`;
 }
 
 function describe(value: unknown): string {

@@ -93,7 +93,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => Promise<unknown>)[]): Promise<Daemon> {
   const { logger } = opts;
   await ensureWorkspace(config.tools.workspace, logger);
-  const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger);
+  const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger, { adopt: true });
   undo.push(() => resolved.stop());
   // nothing restarts a dead embedded server, and every pass would only fail: say so and let the supervisor restart us
   void resolved.lost?.then((why) => {
@@ -114,7 +114,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   undo.push(() => queue.close());
   logger.info({ backend: backend.kind }, 'queue ready');
 
-  const metrics = createMetrics();
+  const metrics = createMetrics({ queueDepth: () => queue.depth() });
   const shutdown = new AbortController();
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
   const enqueue = (runId: string) => queue.enqueue(runId);
@@ -152,7 +152,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
   };
   const reconcileOnce = async () => {
-    await reconcile(database.db, queue, logger);
+    const reconciled = await reconcile(database.db, queue, logger);
+    for (const [state, n] of Object.entries(reconciled.outcomes)) if (n > 0) metrics.runStates.inc({ state }, n);
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
     const expired = await expireApprovals(database.db);
     if (expired > 0) logger.info({ expired }, 'unanswered approval requests expired');
@@ -166,7 +167,6 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     for (const s of recovered?.restored ?? []) logger.warn({ skill: s.name, version: s.version }, 'an interrupted skill install was rolled back: the recorded version is in place again');
     if (recovered?.removed.length) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
     for (const k of recovered?.kept ?? []) logger.error({ dir: k.dir, why: k.why }, 'a skill install work dir holds a previous version that cannot be identified; left in place for an operator');
-    metrics.queueDepth.set(await queue.depth());
   };
   // a pass slower than its tick is not stacked behind: the first tick after it ends starts the next
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {
@@ -220,7 +220,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
       }
       // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
-      // meanwhile (Ctrl-C reaches the embedded server too) or a queue connection that never answers
+      // meanwhile (an external server restarting) or a queue connection that never answers
       const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
         if (!p) return;
         const ended = await Promise.race([

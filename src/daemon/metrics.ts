@@ -1,19 +1,30 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+export interface MetricSources {
+  /** Read when /metrics is scraped, so the figure is not one reconcile interval old. */
+  readonly queueDepth?: () => Promise<number>;
+}
+
 /** The daemon's Prometheus metrics; one registry per daemon so tests can run several. */
-export function createMetrics() {
+export function createMetrics(sources: MetricSources = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'echo_agent_' });
   return {
     registry,
-    runsFinished: new Counter({ name: 'echo_agent_runs_total', help: 'Runs that reached a final state, by state', labelNames: ['state'] as const, registers: [registry] }),
+    runStates: new Counter({ name: 'echo_agent_runs_total', help: 'Runs that entered a state in this replica (a final state, or retrying), by state; the reconciler\'s retries and interruptions included', labelNames: ['state'] as const, registers: [registry] }),
     instantsSkipped: new Counter({ name: 'echo_agent_instants_skipped_total', help: 'Scheduled instants recorded as skipped, by reason', labelNames: ['reason'] as const, registers: [registry] }),
     fireLateness: new Histogram({
       name: 'echo_agent_fire_lateness_seconds', help: 'How long after its nominal instant a run was queued',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300], registers: [registry],
     }),
     gateDecisions: new Counter({ name: 'echo_agent_gate_decisions_total', help: 'ApprovalGate decisions, by step and outcome', labelNames: ['step', 'outcome'] as const, registers: [registry] }),
-    queueDepth: new Gauge({ name: 'echo_agent_queue_depth', help: 'Runs waiting, delayed or active in the queue', registers: [registry] }),
+    queueDepth: new Gauge({
+      name: 'echo_agent_queue_depth', help: 'Runs waiting, delayed or active in the queue', registers: [registry],
+      async collect() {
+        // NaN (unknown) when the queue cannot answer: one unreachable backend must not fail the whole scrape
+        if (sources.queueDepth) this.set(await sources.queueDepth().catch(() => NaN));
+      },
+    }),
     runsActive: new Gauge({ name: 'echo_agent_runs_active', help: 'Runs executing in this replica', registers: [registry] }),
   };
 }

@@ -10,6 +10,8 @@ import type { RunQueue } from '../queue/run-queue.ts';
 export interface ReconcileReport {
   readonly requeued: number;
   readonly leasesExpired: number;
+  /** What became of the runs whose lease expired. */
+  readonly outcomes: { readonly retrying: number; readonly interrupted: number };
 }
 
 /**
@@ -19,23 +21,29 @@ export interface ReconcileReport {
  */
 export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): Promise<ReconcileReport> {
   let leasesExpired = 0;
+  const outcomes = { retrying: 0, interrupted: 0 };
   for (const run of await listExpiredLeases(db)) {
     const job = await getJob(db, run.job_id, { includeRemoved: true });
     const reason = `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died or hung`;
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     // the state change and its record commit together: a failed append must not leave a change nobody recorded
-    await db.transaction(async (tx) => {
+    const outcome = await db.transaction(async (tx) => {
       if (job && !job.removed_at && run.attempt <= job.max_retries) {
         // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
         const backoff = retryBackoffMs(job, run.attempt);
         if (await retryRun(tx, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff })) {
           await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt, backoff_ms: backoff } });
+          return 'retrying' as const;
         }
       } else if (await markInterrupted(tx, { run_id: run.id, ...holder, reason })) {
         await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
+        return 'interrupted' as const;
       }
+      return null;
     });
+    // counted once committed: a rolled-back pass changed nothing
+    if (outcome) outcomes[outcome]++;
     leasesExpired++;
     logger.warn({ run_id: run.id, job_id: run.job_id, lease_owner: run.lease_owner }, 'run lease expired');
   }
@@ -49,5 +57,5 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     requeued++;
   }
   if (requeued > 0) logger.info({ requeued }, 'reconciler re-enqueued runs missing from the queue');
-  return { requeued, leasesExpired };
+  return { requeued, leasesExpired, outcomes };
 }

@@ -43,8 +43,11 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
       const result = await executeRun(deps, runId);
       if (result.kind === 'busy') await delivery.defer(BUFFER_POLL_MS);
       if (result.kind === 'not_yet_due') await delivery.defer(result.waitMs);
-      if (result.kind === 'retrying') await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.delayMs });
-      if (result.kind === 'finished') metrics?.runsFinished.inc({ state: result.state });
+      if (result.kind === 'retrying') {
+        metrics?.runStates.inc({ state: 'retrying' });
+        await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.delayMs });
+      }
+      if (result.kind === 'finished') metrics?.runStates.inc({ state: result.state });
     } finally {
       metrics?.runsActive.dec();
     }

