@@ -248,7 +248,8 @@ export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () =
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid exists (EPERM: it does, owned by another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

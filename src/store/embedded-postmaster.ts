@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { OsUser } from './embedded-files.ts';
+import { alive, type OsUser } from './embedded-files.ts';
 
 const READY = 'database system is ready to accept connections';
 
@@ -93,11 +93,3 @@ export function adoptedPostmaster(pid: number, pollMs = 500): Postmaster {
   return { pid, exited, isGone: () => gone, signal };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
