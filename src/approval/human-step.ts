@@ -21,6 +21,12 @@ export interface HumanStepInput {
 type Received = ApprovalAnswer | { readonly answer: 'cancelled' };
 
 /**
+ * How long the approver may take, once the wait is over, to settle the request: it
+ * expires it unless an answer was recorded first, and an answer recorded counts.
+ */
+const SETTLE_GRACE_MS = 2_000;
+
+/**
  * Step 11. The only place `approval_source: "human"` is produced (I3), and only
  * for an answer bound to this request id and this call's hash.
  */
@@ -37,18 +43,23 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
     else input.signal?.addEventListener('abort', onStop, { once: true });
   });
   let received: Received;
+  const asked = approver.ask({
+    request_id: requestId, call_hash: base.call_hash, tool: input.call.tool, args: input.call.args,
+    risk: base.risk, flags: base.flagged, scopes: input.scopes, allow_always: input.allowAlways,
+    ctx: input.ctx, expires_at: expires,
+  }, controller.signal).catch((): ApprovalAnswer => ({ answer: 'unavailable' }));
   try {
-    received = await Promise.race<Received>([
-      approver.ask({
-        request_id: requestId, call_hash: base.call_hash, tool: input.call.tool, args: input.call.args,
-        risk: base.risk, flags: base.flagged, scopes: input.scopes, allow_always: input.allowAlways,
-        ctx: input.ctx, expires_at: expires,
-      }, controller.signal),
-      timeout,
-      stopped,
-    ]);
-  } catch {
-    received = { answer: 'unavailable' };
+    received = await Promise.race<Received>([asked, timeout, stopped]);
+    const settled = () => Promise.race<ApprovalAnswer>([asked, input.clock.sleep(SETTLE_GRACE_MS).then((): ApprovalAnswer => ({ answer: 'timeout' }))]);
+    if (received.answer === 'timeout') {
+      // an answer the store took just before the deadline must not be refused as "nobody answered"
+      controller.abort();
+      received = await settled();
+    } else if (received.answer === 'cancelled') {
+      // stopping stays stopping, but only once the request is withdrawn: a process about to exit would leave it answerable
+      controller.abort();
+      await settled();
+    }
   } finally {
     // the approver stops asking (and expires the persisted request)
     controller.abort();

@@ -41,9 +41,10 @@ export interface ApprovalRequest {
   readonly expires_at: Date;
 }
 
-export type ApprovalAnswer =
-  | { readonly answer: 'once' | 'always' | 'deny'; readonly approver: string; readonly request_id: string; readonly call_hash: string }
-  | { readonly answer: 'timeout' | 'unavailable' };
+/** An answer someone gave, bound to the request id and the call hash. */
+export interface GivenAnswer { readonly answer: 'once' | 'always' | 'deny'; readonly approver: string; readonly request_id: string; readonly call_hash: string }
+
+export type ApprovalAnswer = GivenAnswer | { readonly answer: 'timeout' | 'unavailable' };
 
 /** Step 11: asks a human. Must persist the request before waiting (it survives a restart). */
 export interface HumanApprover {

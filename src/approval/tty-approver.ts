@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from './ports.ts';
+import type { ApprovalAnswer, ApprovalRequest, GivenAnswer, HumanApprover } from './ports.ts';
 
 export interface TtyApproverOptions {
   readonly input: NodeJS.ReadableStream;
@@ -10,8 +10,13 @@ export interface TtyApproverOptions {
   readonly persist: {
     create(req: ApprovalRequest): Promise<void>;
     answer(req: ApprovalRequest, answer: 'once' | 'always' | 'deny', by: string): Promise<boolean>;
-    /** Nobody answered here in time (or the session ended): a late answer elsewhere must be refused. */
-    expire(req: ApprovalRequest): Promise<void>;
+    /**
+     * The wait is over (no answer here in time, the session ended): expires the request so a late
+     * answer elsewhere is refused, and returns the answer it holds if one was recorded first.
+     */
+    settle(req: ApprovalRequest): Promise<GivenAnswer | null>;
+    /** Settles once someone answered the stored request elsewhere (`approvals approve`); null when `signal` aborts first. */
+    answeredElsewhere(req: ApprovalRequest, signal: AbortSignal): Promise<GivenAnswer | null>;
   };
   /** Extra lines shown before the question (e.g. what a job may do). */
   readonly describe?: (req: ApprovalRequest) => Promise<string[]> | string[];
@@ -34,17 +39,35 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
       opts.output.write(`${lines.join('\n')}\n`);
       const choices = req.allow_always ? '[o]nce / [a]lways / [d]eny' : '[y]es once / [N]o';
       const rl = createInterface({ input: opts.input, output: opts.output, terminal: false });
+      const local = new AbortController();
+      const stop = () => local.abort();
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      const settled = async (): Promise<ApprovalAnswer> => (await opts.persist.settle(req).catch(() => null)) ?? { answer: 'timeout' };
       try {
-        const raw = (await rl.question(`Allow? ${choices}: `, { signal })).trim().toLowerCase();
+        // the request is in the store: whoever answers first, here or in another shell, decides
+        // a watch that ends without an answer (or fails) leaves the prompt to decide
+        const elsewhere = opts.persist.answeredElsewhere(req, local.signal).then((a) => (a ? { elsewhere: a } : new Promise<never>(() => {})), () => new Promise<never>(() => {}));
+        const typed = rl.question(`Allow? ${choices}: `, { signal: local.signal }).then((raw) => ({ raw }));
+        typed.catch(() => {}); // aborted once the other side won: nobody waits for it then
+        const first = await Promise.race([typed, elsewhere]);
+        if ('elsewhere' in first) {
+          opts.output.write(`\nanswered elsewhere: ${first.elsewhere.answer} by ${first.elsewhere.approver}\n`);
+          return first.elsewhere;
+        }
+        const raw = first.raw.trim().toLowerCase();
         const answer = raw === 'a' || raw === 'always' ? (req.allow_always ? 'always' : 'deny')
           : raw === 'o' || raw === 'once' || raw === 'y' || raw === 'yes' ? 'once' : 'deny';
-        const recorded = await opts.persist.answer(req, answer, opts.approver);
-        if (!recorded) return { answer: 'timeout' };
-        return { answer, approver: opts.approver, request_id: req.request_id, call_hash: req.call_hash };
+        if (await opts.persist.answer(req, answer, opts.approver)) return { answer, approver: opts.approver, request_id: req.request_id, call_hash: req.call_hash };
+        // answered elsewhere a moment before, or expired: what the store holds is what happened
+        const stored = await settled();
+        if ('request_id' in stored) opts.output.write(`answered elsewhere first: ${stored.answer} by ${stored.approver}\n`);
+        return stored;
       } catch {
-        await opts.persist.expire(req).catch(() => {});
-        return { answer: 'timeout' };
+        return await settled();
       } finally {
+        signal.removeEventListener('abort', stop);
+        local.abort();
         rl.close();
       }
     },

@@ -5,13 +5,16 @@ import type { JobRow } from '../store/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { answerOrigin } from './store-session.ts';
 
+/** How often a prompt on the terminal looks for an answer given in another shell. */
+const ELSEWHERE_POLL_MS = 500;
+
 /**
  * The human approver for a CLI session: a terminal prompt when there is one;
  * otherwise the request waits in the database for `echo-agent approvals approve`.
  * Both persist the request first.
  */
 export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval, expireApproval }, { storeApprover }, { ttyApprover }, { describeJobCall }] = await Promise.all([
+  const [{ createApproval, answerApproval, expireApproval, getApproval }, { storeApprover, recordedAnswer }, { ttyApprover }, { describeJobCall }] = await Promise.all([
     import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
   ]);
   if (!process.stdin.isTTY) {
@@ -35,8 +38,22 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       async answer(req, answer, by) {
         return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin() })).ok;
       },
-      async expire(req) {
-        await expireApproval(database.db, req.request_id);
+      async settle(req) {
+        const row = await expireApproval(database.db, req.request_id);
+        return row && recordedAnswer(row);
+      },
+      async answeredElsewhere(req, signal) {
+        while (!signal.aborted) {
+          const row = await getApproval(database.db, req.request_id);
+          const answer = row && recordedAnswer(row);
+          if (answer) return answer;
+          if (!row || row.state !== 'pending') return null;
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, ELSEWHERE_POLL_MS);
+            signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true });
+          });
+        }
+        return null;
       },
     },
   });

@@ -8,7 +8,7 @@ import type { Executor } from '../store/db.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { gatedCall, type GatedOutcome } from './gated-call.ts';
+import { gatedCall, type GatedCallOptions, type GatedOutcome } from './gated-call.ts';
 
 export interface AttendedDeps {
   readonly db: Executor;
@@ -31,6 +31,6 @@ export function attendedGate(deps: AttendedDeps) {
 }
 
 /** One tool call in an attended context: the same gate and executor as the daemon's. */
-export function attendedCall(deps: AttendedDeps, call: { tool: string; args: Record<string, unknown> }, ctx: ToolExecutionContext, callIndex = 0): Promise<AttendedOutcome> {
-  return gatedCall(attendedGate(deps), deps.tools, call, ctx, callIndex);
+export function attendedCall(deps: AttendedDeps, call: { tool: string; args: Record<string, unknown> }, ctx: ToolExecutionContext, callIndex = 0, opts: GatedCallOptions = {}): Promise<AttendedOutcome> {
+  return gatedCall(attendedGate(deps), deps.tools, call, ctx, callIndex, opts);
 }

@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalRequest, Clock, HumanApprover } from '../approval/ports.ts';
+import type { ApprovalAnswer, ApprovalRequest, Clock, GivenAnswer, HumanApprover } from '../approval/ports.ts';
 import { createApproval, waitForAnswer } from './approvals.ts';
 import type { Executor } from './db.ts';
 import type { ApprovalRow } from './schema.ts';
@@ -24,8 +24,13 @@ export function storeApprover(exec: Executor, opts: StoreApproverOptions = {}): 
       });
       opts.onPending?.(row);
       const done = await waitForAnswer(exec, { id: row.id, deadline: req.expires_at, signal, pollMs: opts.pollMs, clock: opts.clock });
-      if (!done || done.state === 'pending' || done.state === 'expired' || !done.answer || !done.answered_by) return { answer: 'timeout' };
-      return { answer: done.answer, approver: done.answered_by, request_id: done.id, call_hash: done.call_hash };
+      return (done && recordedAnswer(done)) ?? { answer: 'timeout' };
     },
   };
+}
+
+/** The answer a stored request holds, bound to its id and call hash; null while nobody has answered it. */
+export function recordedAnswer(row: ApprovalRow): GivenAnswer | null {
+  if ((row.state !== 'approved' && row.state !== 'denied') || !row.answer || !row.answered_by) return null;
+  return { answer: row.answer, approver: row.answered_by, request_id: row.id, call_hash: row.call_hash };
 }

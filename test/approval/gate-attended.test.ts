@@ -180,6 +180,12 @@ describe('step 11: the human', () => {
     expect(d).toMatchObject({ outcome: 'deny', step: 11, rule });
     expect(d.approval_source).toBeUndefined();
   });
+  it('an answer the store took just before the deadline counts: not refused as "nobody answered"', async () => {
+    const h = harness();
+    h.approver.answer = 'recorded_at_deadline';
+    const d = await h.gate.check(exec(), attended());
+    expect(d).toMatchObject({ outcome: 'allow', step: 11, rule: 'approval.human.once', approval_source: 'human' });
+  });
   it('stops asking when the session is stopped, and refuses the call (approval.human.cancelled)', async () => {
     const h = harness();
     h.approver.answer = 'never';

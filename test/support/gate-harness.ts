@@ -26,10 +26,15 @@ export const HARD: GuardFinding = { rule: 'shell.rm.recursive_root', severity: '
 
 export class RecordingApprover implements HumanApprover {
   asked: ApprovalRequest[] = [];
-  constructor(public answer: 'once' | 'always' | 'deny' | 'timeout' | 'never' | 'wrong_hash' = 'once') {}
-  async ask(req: ApprovalRequest): Promise<ApprovalAnswer> {
+  /** recorded_at_deadline: an answer the store took just before the deadline, which the approver reports once told the wait is over. */
+  constructor(public answer: 'once' | 'always' | 'deny' | 'timeout' | 'never' | 'wrong_hash' | 'recorded_at_deadline' = 'once') {}
+  async ask(req: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
     this.asked.push(req);
     if (this.answer === 'never') return new Promise(() => {});
+    if (this.answer === 'recorded_at_deadline') {
+      await new Promise((r) => signal?.addEventListener('abort', r, { once: true }));
+      return { answer: 'once', approver: 'alice', request_id: req.request_id, call_hash: req.call_hash };
+    }
     if (this.answer === 'timeout') return { answer: 'timeout' };
     const hash = this.answer === 'wrong_hash' ? 'not-this-call' : req.call_hash;
     return { answer: this.answer === 'wrong_hash' ? 'once' : this.answer, approver: 'alice', request_id: req.request_id, call_hash: hash };

@@ -88,7 +88,24 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   const tools = builtinTools(config, { db: database.db });
   const approver = await cliApprover(database, config, tools, actor);
   const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
-  return attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx);
+  // Ctrl-C or SIGTERM while the request waits: it is expired and the refusal recorded, not left answerable with nobody waiting
+  const controller = new AbortController();
+  let interrupted: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (interrupted) process.exit(128 + (sig === 'SIGINT' ? 2 : 15)); // a second one: stop now
+    interrupted = sig;
+    process.stderr.write(`\n${sig}: withdrawing the request…\n`);
+    controller.abort(new Error(`interrupted by ${sig}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: controller.signal });
+    return { ...outcome, interrupted };
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
 }
 
 function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean): void {
@@ -98,6 +115,8 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
     process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
+  // the shell's convention for a command ended by a signal
+  if (outcome.interrupted) process.exitCode = 128 + (outcome.interrupted === 'SIGINT' ? 2 : 15);
 }
 
 function jobLine(j: JobRow) {

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listApprovals } from '../../src/store/approvals.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { listJobs } from '../../src/store/jobs.ts';
+import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+
+function env(): NodeJS.ProcessEnv {
+  const file = join(mkdtempSync(join(tmpdir(), 'echo-interrupted-')), 'echo-agent.yaml');
+  writeFileSync(file, [
+    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
+    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
+  ].join('\n'));
+  return { ECHO_AGENT_CONFIG: file };
+}
+
+describe('a jobs create waiting for an approval, interrupted', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s withdraws the request and records the refusal; nobody can approve it afterwards', async (signal) => {
+    const e = env();
+    const name = `nightly-${signal.toLowerCase()}`;
+    // no terminal: the request waits in the database for `approvals approve`
+    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', name, '--schedule', '0 3 * * *', '--prompt', 'report'], {
+      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stderr = '';
+    const waiting = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /approval (apr_\w+) is waiting/.exec(stderr);
+      if (m) resolve(m[1]!);
+    }));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const id = await waiting;
+    child.kill(signal);
+    expect(await exited, stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+
+    const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
+    expect(row?.state).toBe('expired');
+    const decisions = await listAudit(database().db, { kind: 'gate.decision', limit: 50 });
+    expect(decisions.find((d) => (d.data as { approval_id?: string } | null)?.approval_id === id))
+      .toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
+    const late = await runCli(['approvals', 'approve', id], { env: e });
+    expect(late.code).toBe(1);
+    expect((await listJobs(database().db)).map((j) => j.name)).not.toContain(name);
+  }, 60_000);
+});
