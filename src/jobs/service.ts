@@ -60,9 +60,11 @@ export interface ChangeResult {
 async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
   const verdict = grantForChange(ctx, approval);
   if (verdict.issue) {
+    // approved when the person answered, not when the grant row was written
+    const answered = (await getApproval(db, verdict.approval_id))?.answered_at ?? null;
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
-      definition_hash: job.definition_hash, actor: verdict.approver,
+      definition_hash: job.definition_hash, actor: verdict.approver, ...(answered ? { approved_at: answered } : {}),
     });
     return { grant, verdict };
   }

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import { appendAudit, jsonSafe } from './audit.ts';
 import { namedQuery, type Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
@@ -81,7 +82,8 @@ export async function updateJob(exec: Executor, id: string, edit: JobPatch | ((l
     const next = { ...before, ...stripUndefined(patch) };
     next.payload = jsonSafe(next.payload);
     const hash = definitionHash(next);
-    const changed = Object.keys(stripUndefined(patch)).filter((k) => JSON.stringify((before as Record<string, unknown>)[k]) !== JSON.stringify((next as Record<string, unknown>)[k]));
+    // canonical: jsonb hands the stored payload back with its keys reordered
+    const changed = Object.keys(stripUndefined(patch)).filter((k) => canonicalJson(jsonSafe((before as Record<string, unknown>)[k])) !== canonicalJson(jsonSafe((next as Record<string, unknown>)[k])));
     const definitionChanged = hash !== before.definition_hash;
     const [job] = await tx.update(jobs)
       .set({ ...stripUndefined(patch), payload: next.payload, definition_hash: hash, updated_at: sql`now()` })

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseInstant } from '../../src/cli/option-values.ts';
 import { futureFire } from '../../src/jobs/next-fire.ts';
-import { runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli } from '../support/cli.ts';
 
 // none of these reach a database: the config points at a closed port, so a command that went on would fail differently
 const dir = mkdtempSync(join(tmpdir(), 'echo-empty-input-'));
@@ -83,6 +84,14 @@ describe('job and listing commands refuse empty text instead of reading it as ab
     expect(r.code).toBe(64);
   });
 
+  it('refuses --yes, saying that only a person\'s answer approves a job (I3)', async () => {
+    for (const args of [['jobs', 'create', '--name', 'n', '--schedule', '0 3 * * *', '--prompt', 'x', '--yes'], ['jobs', 'update', 'job_x', '--schedule', '0 4 * * *', '--yes']]) {
+      const r = await runCli(args, { env });
+      expect(r.code).toBe(64);
+      expect(r.stderr).toMatch(/--yes cannot approve this: .*DANGEROUS and needs a person's answer/);
+    }
+  });
+
   it('refuses an unknown YAML tag in a job file instead of warning and going on', async () => {
     const job = file('tagged.yaml', 'name: !foo nightly\nschedule: "0 3 * * *"\npayload: { kind: agent, prompt: x }\n');
     const r = await runCli(['jobs', 'create', '--file', job], { env });
@@ -93,6 +102,19 @@ describe('job and listing commands refuse empty text instead of reading it as ab
 
   it('names the timezone, not the schedule, when the timezone is wrong', () => {
     expect(() => futureFire('0 3 * * *', 'Mars/Base', new Date())).toThrow(/^timezone "Mars\/Base": not an IANA time zone/);
+  });
+});
+
+describe('output into a closed pipe', () => {
+  it('stops quietly when the reader has gone (| head), without a stack trace', async () => {
+    const many = file('many.txt', Array.from({ length: 3000 }, (_, i) => `ls -la /tmp/dir${i}`).join('\n'));
+    const child = spawn(process.execPath, [BIN, 'check', 'command', '--file', many], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.once('data', () => child.stdout.destroy()); // what head -1 does after its line
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
   });
 });
 

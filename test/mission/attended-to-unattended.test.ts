@@ -137,7 +137,9 @@ describe('the mission, end to end: an attended session creates a job, the daemon
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', final: 'Created api-nightly.' });
     const job = (await listJobs(database().db)).find((j) => j.name === 'api-nightly')!;
-    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob' });
+    const answered = (await listApprovals(database().db, { state: 'approved' })).find((a) => a.id === pending.id)!;
+    // approved when bob answered, not when the grant row was written after the call ran
+    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob', approval_id: pending.id, approved_at: answered.answered_at });
     expectMissionRun(await daemonRuns(job.id), 'api-nightly');
   });
 });

@@ -79,6 +79,16 @@ describe('jobs', () => {
     expect((await listAudit(db, { job_id: job.id, kind: 'grant.cleared' })).length).toBe(1);
   });
 
+  it('names only the fields that changed, though jsonb hands the stored payload back with its keys reordered', async () => {
+    const db = database().db;
+    const job = await createJob(db, aJob({ payload: { kind: 'agent', prompt: 'Summarise the logs.', model: 'small' } }));
+    await issueGrant(db, { job_id: job.id, ...humanApproval });
+    // the whole definition, as an update merges it, with the payload's keys in another order
+    const updated = await updateJob(db, job.id, { schedule: '0 4 * * *', payload: { prompt: 'Summarise the logs.', model: 'small', kind: 'agent' } }, { actor: 'bob' });
+    expect(updated).toMatchObject({ definitionChanged: true, changed: ['schedule'] });
+    expect(updated!.clearedGrant!.revoked_why).toBe('definition changed (schedule)');
+  });
+
   it('pauses with a note, resumes, and soft-removes keeping history, cancelling queued runs and ending the grant', async () => {
     const db = database().db;
     const job = await createJob(db, aJob({ next_fire_at: new Date('2026-12-03T02:00:00Z') }));
