@@ -43,11 +43,12 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
     else input.signal?.addEventListener('abort', onStop, { once: true });
   });
   let received: Received;
-  const asked = approver.ask({
+  // a port that throws at once is an unavailable approver, and the refusal is still decided (and audited) here
+  const asked = Promise.resolve().then(() => approver.ask({
     request_id: requestId, call_hash: base.call_hash, tool: input.call.tool, args: input.call.args,
     risk: base.risk, flags: base.flagged, scopes: input.scopes, allow_always: input.allowAlways,
     ctx: input.ctx, expires_at: expires,
-  }, controller.signal).catch((): ApprovalAnswer => ({ answer: 'unavailable' }));
+  }, controller.signal)).catch((): ApprovalAnswer => ({ answer: 'unavailable' }));
   try {
     received = await Promise.race<Received>([asked, timeout, stopped]);
     const settled = () => Promise.race<ApprovalAnswer>([asked, input.clock.sleep(SETTLE_GRACE_MS).then((): ApprovalAnswer => ({ answer: 'timeout' }))]);

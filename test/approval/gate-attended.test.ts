@@ -180,6 +180,12 @@ describe('step 11: the human', () => {
     expect(d).toMatchObject({ outcome: 'deny', step: 11, rule });
     expect(d.approval_source).toBeUndefined();
   });
+  it('an approver that throws at once is unavailable: the call is refused and decided, not left without a decision', async () => {
+    const h = harness();
+    h.approver.ask = () => { throw new Error('the approvals table is gone'); };
+    const d = await h.gate.check(exec(), attended());
+    expect(d).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.unavailable' });
+  });
   it('an answer the store took just before the deadline counts: not refused as "nobody answered"', async () => {
     const h = harness();
     h.approver.answer = 'recorded_at_deadline';

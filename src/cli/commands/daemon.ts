@@ -6,8 +6,6 @@ import { withStore } from '../store-session.ts';
 
 /** How long a stopped daemon's process may take to exit by itself before it is made to. */
 const EXIT_BACKSTOP_MS = 3_000;
-/** How long after losing the embedded server a signal still counts as the reason (Ctrl-C reaches both). */
-const SIGNAL_GRACE_MS = 500;
 
 export function registerDaemonCommands(program: Command): void {
   program
@@ -58,14 +56,11 @@ export function registerDaemonCommands(program: Command): void {
         daemon = await startDaemon(config, {
           logger,
           onFatal: (why) => {
-            // the terminal's Ctrl-C reaches the embedded server too (same process group), and its exit may be
-            // heard before the signal is: a stop asked for around the same moment is no failure
-            setTimeout(() => {
-              if (signalled) return;
-              fatal = why;
-              signalled = 'fatal';
-              wake?.();
-            }, SIGNAL_GRACE_MS);
+            // a stop asked for by a signal is no failure; the server's death is the cause a lost connection only shows
+            if (signalled && signalled !== 'fatal') return;
+            fatal = why;
+            signalled = 'fatal';
+            wake?.();
           },
         });
       } catch (err) {

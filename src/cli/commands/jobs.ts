@@ -97,7 +97,7 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) process.exit(128 + (sig === 'SIGINT' ? 2 : 15)); // a second one: stop now
     interrupted = sig;
-    process.stderr.write(`\n${sig}: withdrawing the request…\n`);
+    process.stderr.write(`\n${sig}: stopping; a request still waiting is withdrawn…\n`);
     controller.abort(new Error(`interrupted by ${sig}`));
   };
   process.on('SIGINT', onSignal);
@@ -118,8 +118,8 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
     process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
-  // the shell's convention for a command ended by a signal
-  if (outcome.interrupted) process.exitCode = 128 + (outcome.interrupted === 'SIGINT' ? 2 : 15);
+  // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
+  if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = 128 + (outcome.interrupted === 'SIGINT' ? 2 : 15);
 }
 
 function jobLine(j: JobRow) {

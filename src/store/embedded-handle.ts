@@ -1,0 +1,127 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../log/logger.ts';
+import { alive, OWNER_FILE } from './embedded-files.ts';
+import type { Postmaster } from './embedded-postmaster.ts';
+import { ownConnectionPorts } from './own-sockets.ts';
+
+export const EMBEDDED_USER = 'postgres';
+export const EMBEDDED_HOST = '127.0.0.1';
+
+/** How long a clean stop of the server may take before it is killed. */
+const STOP_TIMEOUT_MS = 20_000;
+
+/** Signals that end a command by default: a command without its own handler still stops the server it answers for. */
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+export interface ServerHandle {
+  /** Settles, with what happened, if the server exits without being stopped (a crash, kill -9). */
+  readonly lost: Promise<string>;
+  stop(): Promise<void>;
+}
+
+interface HandleOptions {
+  readonly dataDir: string;
+  readonly password: string;
+  readonly port: number;
+  readonly logger: Logger;
+}
+
+/** The process that answers for the server: the one that started it, or a daemon that took it over. */
+export function recordOwner(dataDir: string): void {
+  writeFileSync(path.join(dataDir, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+}
+
+/** Another live process answers for the server: its pid; null when it is this one, or nobody (it died). */
+export function ownerElsewhere(dataDir: string): number | null {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(path.join(dataDir, OWNER_FILE), 'utf8'), 10);
+  } catch {
+    return null;
+  }
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
+}
+
+/**
+ * Watching and stopping a server this process answers for: `lost` settles if it goes
+ * unasked; stop() leaves it up while another process is connected to it, or while the
+ * process that started it still runs (a command the daemon found using it).
+ */
+export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle {
+  const { logger } = o;
+  let stopping = false;
+  const lost = new Promise<string>((resolve) => {
+    void server.exited.then((how) => { if (!stopping) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
+  });
+  // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
+  const lastChance = () => { if (ownerElsewhere(o.dataDir) === null) server.signal('SIGINT'); };
+  process.once('exit', lastChance);
+  // the server no longer shares the terminal's process group: a Ctrl-C that would end this command must stop it here
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (process.listenerCount(sig) > 1) return; // the daemon or the command handles it, and stops the server in turn
+    for (const s of ENDING_SIGNALS) process.removeListener(s, onSignal);
+    void stopOnce().finally(() => process.kill(process.pid, sig));
+  };
+  for (const s of ENDING_SIGNALS) process.on(s, onSignal);
+  const stop = async () => {
+    stopping = true;
+    process.removeListener('exit', lastChance);
+    for (const s of ENDING_SIGNALS) process.removeListener(s, onSignal);
+    if (server.isGone()) return;
+    const owner = ownerElsewhere(o.dataDir);
+    if (owner !== null) {
+      logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: the process that started it still runs');
+      return;
+    }
+    // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
+    // a pool closed just now may still show for a moment: look a few times before deciding
+    let others = 0;
+    let own = 0;
+    for (let i = 0; i < 10; i++) {
+      ({ others, own } = await otherClients(o.password, o.port).catch(() => ({ others: 0, own: 0 })));
+      if (others === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (own > 0) logger.info({ connections: own }, 'this process still holds connections to the embedded PostgreSQL that a library left open; they do not keep it running');
+    if (others > 0) {
+      logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
+      return;
+    }
+    // it may have exited while we looked (killed by someone else)
+    if (!server.isGone()) {
+      server.signal('SIGINT'); // PostgreSQL's fast shutdown
+      // a timer that holds the event loop: the server's watch alone does not
+      const clean = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS);
+        void server.exited.then(() => { clearTimeout(timer); resolve(true); });
+      });
+      if (!clean) {
+        logger.warn({ pid: server.pid, timeout_ms: STOP_TIMEOUT_MS }, 'embedded PostgreSQL did not stop in time; killing it');
+        server.signal('SIGKILL');
+      }
+    }
+    logger.info('embedded PostgreSQL stopped');
+  };
+  let stopped: Promise<void> | undefined;
+  const stopOnce = () => (stopped ??= stop());
+  return { lost, stop: stopOnce };
+}
+
+/** Client connections to the server from other processes (this process's own, a library's leftover, do not count). */
+async function otherClients(password: string, port: number): Promise<{ others: number; own: number }> {
+  const own = await ownConnectionPorts(port);
+  const client = new pg.Client({ host: EMBEDDED_HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  // a server shutting down drops the connection: the query fails, and must not also crash the process
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const res = await client.query<{ port: number | null }>(
+      "select client_port as port from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+    const others = res.rows.filter((r) => r.port === null || !own?.has(r.port)).length;
+    return { others, own: res.rows.length - others };
+  } finally {
+    await client.end();
+  }
+}
