@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isServerOf, type OsUser } from './embedded-files.ts';
 
@@ -26,6 +26,8 @@ export interface PostmasterOptions {
  * the child is unreferenced: a command that leaves the server to a daemon can still exit.
  */
 export async function spawnPostmaster(opts: PostmasterOptions): Promise<ChildProcess> {
+  // as the library's start() does: an unpacked package may have lost the executable bit
+  await fs.access(opts.binary, fsConstants.X_OK).catch(() => fs.chmod(opts.binary, 0o755));
   const log = await fs.open(opts.logFile, 'a', 0o600);
   let child: ChildProcess;
   try {

@@ -235,6 +235,22 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
+  it('a server that cannot start says why, from its own log, and leaves nothing running', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const squatter = createServer().listen(port, '127.0.0.1');
+    await new Promise((r) => squatter.once('listening', r));
+    try {
+      await expect(startEmbedded({ dataDir, port, logger: capture().logger }))
+        .rejects.toThrow(new RegExp(`did not start on 127\\.0\\.0\\.1:${port}: the server exited \\(code 1\\): .*(could not bind|could not create)`));
+      expect(await fs.readFile(path.join(dataDir, 'pg-server.log'), 'utf8')).toMatch(/Address already in use/);
+      expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)).toBeNull();
+      expect(await fs.readdir(dataDir)).not.toContain('pg.start.lock');
+    } finally {
+      squatter.close();
+    }
+  }, SLOW);
+
   it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
