@@ -80,7 +80,8 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       steps.push({ index, tool: step.tool, decision: { outcome: 'skipped', step: 0, rule: 'args.invalid', reason: result.error ?? '' }, result });
       failed = true;
       error ??= `step ${index + 1} (${step.tool}): ${result.error}`;
-      continue;
+      // as on a failure: the steps after it may depend on what it was to do
+      break;
     }
     const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
     if (decision.outcome !== 'allow') {

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import { effectiveTools, type EffectiveTools } from '../policy/effective-tools.ts';
 import { stricterProfile } from '../policy/security-profiles.ts';
+import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { unattendedVerdict } from '../approval/unattended-step.ts';
 import { writesFiles } from '../guard/index.ts';
@@ -17,7 +18,8 @@ export interface PayloadShape {
 
 /**
  * What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset.
- * A steps job calls its steps and nothing else, so for it the set is its step tools.
+ * A steps job calls its steps and nothing else, so for it the set is its step tools; unless a step starts
+ * agents (delegate_task, task, …), whose calls may reach the whole set.
  */
 export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[], payload?: PayloadShape): EffectiveTools {
   const set = effectiveTools(tools.allFacts(), {
@@ -26,6 +28,7 @@ export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readon
   });
   if (payload?.kind !== 'steps') return set;
   const used = new Set((payload.steps ?? []).map((s) => s.tool));
+  if ([...used].some((name) => CATALOG_BY_NAME.get(name)?.hostsAgents)) return set;
   return { offered: set.offered.filter((t) => used.has(t.name)), removed: set.removed.filter((t) => used.has(t.name)) };
 }
 
@@ -54,12 +57,15 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   // dangerous tools are refused in every run, so listing them as authorised would mislead
   const usable = set.offered.filter((t) => t.risk !== 'dangerous').map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)';
-  const steps = payload.kind === 'steps';
+  const hosting = payload.kind === 'steps' && (payload.steps ?? []).some((st) => CATALOG_BY_NAME.get(st.tool)?.hostsAgents);
+  // a step that starts agents is as open as an agent payload: they choose their calls at run time
+  const steps = payload.kind === 'steps' && !hosting;
   lines.push(
     steps ? '  approving makes the job cron_authorized: its steps may do their WRITE and EXEC calls unattended, as written, with:'
       : '  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:',
     `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool the daemon offers)' : ''}`,
   );
+  if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
   if (steps && set.removed.length > 0) lines.push(`  steps refused in every run (not available to daemon runs): ${set.removed.map((t) => `${t.name} (${t.rule})`).join(', ')}`);
   lines.push('  dangerous tools are refused in every run, whatever is approved here.');
   return lines;

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { appendAudit } from './audit.ts';
 import type { Executor } from './db.ts';
+import { definitionHash } from './definition-hash.ts';
 import { newId } from './ids.ts';
 import { jobGrants, jobs, type GrantRow, type JobRow } from './schema.ts';
 
@@ -123,12 +124,22 @@ export interface Authorization {
   readonly reason: string;
 }
 
+type DefinedJob = Pick<JobRow, 'payload' | 'tools' | 'schedule' | 'timezone' | 'delivery' | 'removed_at'>;
+
+/**
+ * The hash of the definition the row holds now. Not the stored definition_hash column: a row
+ * changed behind the store's back (raw SQL) keeps that column, and must not keep its grant.
+ */
+export function currentDefinitionHash(job: DefinedJob): string {
+  return definitionHash(job);
+}
+
 /** Pure: cron_authorized only from a live human grant for the job's current definition (I2). */
-export function authorization(job: Pick<JobRow, 'definition_hash' | 'removed_at'>, grant: GrantRow | null): Authorization {
+export function authorization(job: DefinedJob, grant: GrantRow | null): Authorization {
   const rule: AuthorizationRule = job.removed_at ? 'grant.job_removed'
     : !grant || grant.revoked_at ? 'grant.none'
       : !grant.cron_authorized ? 'grant.not_authorized'
-        : grant.definition_hash !== job.definition_hash ? 'grant.definition_changed'
+        : grant.definition_hash !== currentDefinitionHash(job) ? 'grant.definition_changed'
           : 'grant.valid';
   return { cron_authorized: rule === 'grant.valid', grant_id: grant?.id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }

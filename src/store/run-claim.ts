@@ -55,7 +55,8 @@ type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; li
 const CLAIM = `
   with commit_mode as (select set_config('synchronous_commit', 'off', true)),
   claimed as (
-    update runs r set state = 'running', attempt = r.attempt + 1, lease_owner = $2,
+    -- denials = 0: each attempt is held to max_denials_per_run by its own refusals (a retry replays the same calls)
+    update runs r set state = 'running', attempt = r.attempt + 1, denials = 0, lease_owner = $2,
       lease_expires_at = now() + make_interval(secs => $3::double precision), started_at = now(),
       execution_id = $4, trace_id = $5, exclusive = (pj.overlap_policy = 'buffer_one')
     from jobs pj

@@ -44,6 +44,8 @@ export interface CatalogEntry {
   readonly reserved?: boolean;
   /** Reaches the network although the seed's capabilities do not say network.outbound (webhooks, a vision service). */
   readonly reachesNetwork?: true;
+  /** Starts agents (a sub-agent now, or a child job's later runs) that may call the rest of the run's tool set. */
+  readonly hostsAgents?: true;
 }
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: 'string', description, ...extra });
@@ -146,10 +148,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   {
     name: 'task', description: 'Create and schedule tasks', risk: 'write', capabilities: ['task.write'],
     parameters: obj({ action: { enum: ['create', 'list', 'show', 'cancel'] }, title: str('Task title'), prompt: str('What to do'), id: str('Task id') }, ['action']),
+    hostsAgents: true,
   },
   {
     name: 'workflow', description: 'Orchestrate workflows', risk: 'write', capabilities: ['workflow.write'],
     parameters: obj({ action: { enum: ['create', 'list', 'show', 'run'] }, name: str('Workflow name'), steps: { type: 'array', items: { type: 'object' } }, id: str('Workflow id') }, ['action']),
+    hostsAgents: true,
   },
   {
     name: 'notify', description: 'Send a notification', risk: 'write', capabilities: ['message.send'],
@@ -211,12 +215,14 @@ export const CATALOG: readonly CatalogEntry[] = [
     // a sub-agent is a model turn: without an endpoint it could only fail when run
     requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
+    hostsAgents: true,
   },
   {
     name: 'spawn_task', description: 'Start a sub-agent task in the background', risk: 'exec', capabilities: [],
     // a sub-agent is a model turn: without an endpoint it could only fail when run
     requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
+    hostsAgents: true,
   },
   // dangerous
   {

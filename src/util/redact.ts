@@ -1,6 +1,6 @@
 import { setOwn } from './canonical-json.ts';
 /** Keys whose values are credentials wherever they appear (I11). */
-const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|^auth$)/i;
+const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|^auth$|^pwd$|[_-]pwd$)/i;
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';

@@ -48,6 +48,15 @@ describe('a run ends in a final state with its cause', () => {
     expect(await getRun(database().db, run.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('internal error: connection reset by peer') });
   });
 
+  it('a step with invalid arguments stops the list, as a failed step does: the steps after it may depend on it', async () => {
+    const { run } = await queued([{ tool: 'list_dir', args: { pth: '.' } }, { tool: 'list_dir', args: { path: '.' } }]);
+    const result = await executeRun(depsFor(defaultConfig()), run.id);
+    expect(result).toMatchObject({ kind: 'finished', state: 'failed' });
+    const stored = await getRun(database().db, run.id);
+    expect((stored!.output as { steps: { index: number }[] }).steps.map((s) => s.index)).toEqual([0]);
+    expect(stored!.error).toMatch(/step 1 \(list_dir\): invalid arguments/);
+  });
+
   it('a run cancelled while it works is stopped within seconds, and nothing records another outcome for it', async () => {
     const { run } = await queued([{ tool: 'test_wait', args: {} }]);
     const deps = depsFor(defaultConfig({ tools: { also_allow: ['test_wait'] }, daemon: { lease_seconds: 3 } }));

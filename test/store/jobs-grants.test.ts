@@ -177,11 +177,15 @@ describe('grants', () => {
     { name: 'a revoked grant', grantOver: { revoked_at: new Date() }, jobOver: {}, rule: 'grant.none' },
     { name: 'a removed job', grantOver: {}, jobOver: { removed_at: new Date() }, rule: 'grant.job_removed' },
     { name: 'a matching live human grant', grantOver: {}, jobOver: {}, rule: 'grant.valid' },
+    // changed behind the store's back: the definition_hash column still says h1
+    { name: 'a definition edited with raw SQL', grantOver: {}, jobOver: { schedule: '0 4 * * *' }, rule: 'grant.definition_changed' },
   ])('authorization with $name gives $rule', ({ grantOver, jobOver, rule }) => {
-    const job = { definition_hash: 'h1', removed_at: null, ...jobOver };
+    const approved = { payload: { kind: 'steps' as const, steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], schedule: '0 3 * * *', timezone: 'UTC', delivery: null };
+    const h1 = definitionHash(approved);
+    const job = { ...approved, definition_hash: h1, removed_at: null, ...jobOver };
     const grant = grantOver === null ? null : {
       id: 'grt_x', job_id: 'job_x', cron_authorized: true, approval_id: 'apr_1', approver: 'alice', channel: 'cli', approved_at: null,
-      definition_hash: 'h1', issued_at: new Date(), revoked_at: null, revoked_by: null, revoked_why: null, ...grantOver,
+      definition_hash: h1, issued_at: new Date(), revoked_at: null, revoked_by: null, revoked_why: null, ...grantOver,
     };
     expect(authorization(job, grant).rule).toBe(rule);
     expect(authorization(job, grant).cron_authorized).toBe(rule === 'grant.valid');

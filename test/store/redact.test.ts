@@ -8,6 +8,7 @@ describe('redact', () => {
   it.each([
     ['password', { password: SECRET }],
     ['passwd', { db: { passwd: SECRET } }],
+    ['pwd', { db: { pwd: SECRET, admin_pwd: SECRET } }],
     ['token', { token: SECRET }],
     ['refresh_token', { refresh_token: SECRET }],
     ['secret', { client_secret: SECRET }],

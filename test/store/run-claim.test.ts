@@ -44,6 +44,16 @@ describe('claiming a run', () => {
     expect(claimed.liveGrant).toMatchObject({ id: grant.id, approver: 'alice', revoked_at: null });
   });
 
+  it('starts each attempt with no refusals counted: a retry replays the same calls and is held to the limit by its own', async () => {
+    const { db } = database();
+    const { run } = await queuedRun();
+    await claimRun(db, { run_id: run.id, owner: 'host:1', lease_seconds: 60 });
+    await db.execute(sql`update runs set denials = 2 where id = ${run.id}`);
+    expect(await retryRun(db, { run_id: run.id, owner: 'host:1', error: 'flaky', backoff_ms: 0 })).toBeTruthy();
+    const again = await claimRun(db, { run_id: run.id, owner: 'host:2', lease_seconds: 60 });
+    expect(again).toMatchObject({ attempt: 2, denials: 0 });
+  });
+
   it('hands back no grant once it is revoked', async () => {
     const { db } = database();
     const { job, run } = await queuedRun();

@@ -8,7 +8,7 @@ import { effectLedger } from '../../src/store/effects.ts';
 import { getJob, listJobs, pauseJob, updateJob } from '../../src/store/jobs.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { liveGrant } from '../../src/store/grants.ts';
-import { describeJobCall } from '../../src/session/job-preview.ts';
+import { describeJobCall, jobToolSet } from '../../src/session/job-preview.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -137,5 +137,19 @@ describe('the cronjob tool', () => {
     expect(agent).toContain('every tool the daemon offers');
     expect(agent).toContain('write_file(write)');
     expect(agent).not.toMatch(/cronjob\(dangerous\)/);
+  });
+
+  it('a steps job whose step starts agents (delegate_task, task, …) shows everything those agents may call, not only the step', async () => {
+    const db = database().db;
+    const config = defaultConfig({ model: { base_url: 'http://127.0.0.1:9/v1', name: 'm' } });
+    const tools = builtinTools(config, { db });
+    for (const starter of ['delegate_task', 'spawn_task', 'task', 'workflow']) {
+      const lines = describeJobCall(config, tools, { action: 'create', name: 'x', schedule: 'every 1m', payload: { kind: 'steps', steps: [{ tool: starter, args: {} }] } }).join('\n');
+      expect(lines, starter).toContain('write_file(write)');
+      expect(lines, starter).toContain('a step starts agents (or child jobs) that run under this approval');
+      expect(jobToolSet(config, tools, [], { kind: 'steps', steps: [{ tool: starter }] }).offered.map((t) => t.name)).toContain('edit_file');
+    }
+    // a plain step list stays its steps
+    expect(jobToolSet(config, tools, [], { kind: 'steps', steps: [{ tool: 'read_file' }] }).offered.map((t) => t.name)).toEqual(['read_file']);
   });
 });
