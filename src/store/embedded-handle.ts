@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../log/logger.ts';
-import { alive, OWNER_FILE } from './embedded-files.ts';
+import { OWNER_FILE } from './embedded-files.ts';
 import type { Postmaster } from './embedded-postmaster.ts';
 import { ownConnectionPorts } from './own-sockets.ts';
 
@@ -28,20 +28,45 @@ interface HandleOptions {
   readonly logger: Logger;
 }
 
-/** The process that answers for the server: the one that started it, or a daemon that took it over. */
-export function recordOwner(dataDir: string): void {
-  writeFileSync(path.join(dataDir, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+/**
+ * The processes that answer for the server: the one that started it, and a daemon that took it
+ * over. Each line is a pid and its start time (so a recycled pid is not taken for its owner).
+ */
+function owners(dataDir: string): { pid: number; started: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(path.join(dataDir, OWNER_FILE), 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((line) => {
+    const [pid, started] = line.trim().split(/\s+/);
+    return pid && started && Number(pid) > 0 ? [{ pid: Number(pid), started }] : [];
+  });
 }
 
-/** Another live process answers for the server: its pid; null when it is this one, or nobody (it died). */
-export function ownerElsewhere(dataDir: string): number | null {
-  let pid: number;
+/** When the process started, from /proc (clock ticks since boot); null when it is gone or unreadable. */
+function processStart(pid: number): string | null {
   try {
-    pid = Number.parseInt(readFileSync(path.join(dataDir, OWNER_FILE), 'utf8'), 10);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name may hold spaces and parentheses: fields count from the last ')'
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
   }
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
+}
+
+/** Adds this process to those answering for the server (`fresh`: a server it just started, so only it); the gone are dropped. */
+export function recordOwner(dataDir: string, opts: { fresh?: boolean } = {}): void {
+  const mine = processStart(process.pid) ?? '0';
+  const live = opts.fresh ? [] : owners(dataDir).filter((o) => o.pid !== process.pid && processStart(o.pid) === o.started);
+  const lines = [...live, { pid: process.pid, started: mine }].map((o) => `${o.pid} ${o.started}`);
+  writeFileSync(path.join(dataDir, OWNER_FILE), `${lines.join('\n')}\n`, { mode: 0o600 });
+}
+
+/** Another live process answers for the server: its pid; null when only this one does, or nobody (they died). */
+export function ownerElsewhere(dataDir: string): number | null {
+  return owners(dataDir).find((o) => o.pid !== process.pid && processStart(o.pid) === o.started)?.pid ?? null;
 }
 
 /**

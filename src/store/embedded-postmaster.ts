@@ -3,7 +3,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isServerOf, type OsUser } from './embedded-files.ts';
 
-/** How long a start may take before it is given up (a first start after a crash replays WAL). */
+/** How long the server may take to show up in postmaster.pid before the start is given up. */
 const READY_TIMEOUT_MS = 120_000;
 const READY_POLL_MS = 100;
 
@@ -16,6 +16,8 @@ export interface PostmasterOptions {
   readonly user: OsUser | null;
   /** The server's own output goes here, not through a pipe that would tie it to this process. */
   readonly logFile: string;
+  /** Told now and then while a server that is up still says "starting" (crash recovery replaying WAL). */
+  readonly onStillStarting?: (seconds: number) => void;
 }
 
 /**
@@ -52,13 +54,22 @@ async function untilReady(child: ChildProcess, opts: PostmasterOptions): Promise
   let spawnError: Error | null = null;
   child.once('exit', (code, signal) => { exited = signal ? `signal ${signal}` : `code ${code}`; });
   child.once('error', (err) => { spawnError = err; });
+  let lastNote = 0;
   for (const started = Date.now(); ;) {
     if (spawnError) throw spawnError;
     if (exited) throw new Error(`the server exited (${exited}): ${await lastLines(opts.logFile)}`);
     const pidFile = await fs.readFile(path.join(opts.pgDir, 'postmaster.pid'), 'utf8').catch(() => '');
     const lines = pidFile.split('\n');
-    if (Number(lines[0]) === child.pid && lines[7]?.trim() === 'ready') return;
-    if (Date.now() - started > READY_TIMEOUT_MS) {
+    const ours = Number(lines[0]) === child.pid;
+    if (ours && lines[7]?.trim() === 'ready') return;
+    const waited = Date.now() - started;
+    // a server that is up and recovering is waited for however long it takes: giving up would only start the replay again
+    if (ours && lines[7]?.trim() === 'starting') {
+      if (waited - lastNote >= 30_000) {
+        lastNote = waited;
+        opts.onStillStarting?.(Math.round(waited / 1000));
+      }
+    } else if (waited > READY_TIMEOUT_MS) {
       child.kill('SIGINT');
       throw new Error(`the server did not become ready within ${READY_TIMEOUT_MS / 1000} s; see ${opts.logFile}`);
     }

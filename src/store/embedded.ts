@@ -75,7 +75,8 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       }
       // left by a process that died without stopping it (kill -9), or started by a command still running: that one keeps it
       const owner = ownerElsewhere(dataDir);
-      if (owner === null) recordOwner(dataDir);
+      // answering for it beside its starter: neither stops it, nor kills it on the way out, while the other runs
+      recordOwner(dataDir);
       logger.info({ pid: live.pid, port, ...(owner !== null ? { owner_pid: owner } : {}) }, owner === null
         ? 'embedded PostgreSQL already running for this data directory, and whoever started it is gone; taking it over: it is watched, and stopped with this process unless another one is connected'
         : 'embedded PostgreSQL already running for this data directory, started by a process that still runs; using it, and watching it');
@@ -124,11 +125,13 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   }
   let child: ChildProcess;
   try {
-    child = await spawnPostmaster({ binary: await postgresBinary(), pgDir, port, flags: options.postgresFlags, user: serverUser, logFile: path.join(dataDir, SERVER_LOG) });
+    child = await spawnPostmaster({ binary: await postgresBinary(), pgDir, port, flags: options.postgresFlags, user: serverUser, logFile: path.join(dataDir, SERVER_LOG),
+      onStillStarting: (seconds) => logger.info({ seconds, log: path.join(dataDir, SERVER_LOG) }, 'embedded PostgreSQL is still starting (recovering after a crash?); waiting for it'),
+    });
   } catch (err) {
     throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  recordOwner(dataDir);
+  recordOwner(dataDir, { fresh: true });
   const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger });
   try {
     await ensureDatabase(password, port);

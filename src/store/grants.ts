@@ -32,12 +32,12 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     await endLive(tx, g.job_id, actor, `superseded by ${id}`, 'grant.superseded');
     const [grant] = await tx.insert(jobGrants).values({
       id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
-      channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? job.definition_hash,
+      channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? currentDefinitionHash(job),
     }).returning();
     await appendAudit(tx, {
       kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
-      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === job.definition_hash },
+      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === currentDefinitionHash(job) },
     });
     return grant!;
   });

@@ -111,7 +111,7 @@ describe('npm start on the embedded default', () => {
     expect(await new Promise((r) => second.once('exit', r))).toBe(0);
   }, 240_000);
 
-  it('Ctrl-C on a terminal (SIGINT to the whole foreground group) is a clean stop, exit 0: the server, in a group of its own, is stopped last', async () => {
+  it.each(['SIGINT', 'SIGHUP'] as const)('%s to the whole foreground group (Ctrl-C, a closed terminal) is a clean stop, exit 0: the server, in a group of its own, is stopped last', async (signal) => {
     let log = '';
     const child = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     daemon = child;
@@ -122,7 +122,7 @@ describe('npm start on the embedded default', () => {
       if (Date.now() - t > 90_000) throw new Error(`the daemon did not start\n${log.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    process.kill(-child.pid!, 'SIGINT');
+    process.kill(-child.pid!, signal);
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code, log.slice(-2000)).toBe(0);
     expect(log).not.toContain('exited unexpectedly');

@@ -118,7 +118,7 @@ describe('embedded PostgreSQL', () => {
   const starterScript = () => path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts');
   // the starter leads a group of its own, as a process started from a shell does
   const startInGroup = (dataDir: string, port: number, env: NodeJS.ProcessEnv = {}) => spawn(process.execPath, ['--import', 'tsx', starterScript()], {
-    detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), ...env }, stdio: [env.EXIT_ON_INPUT ? 'pipe' : 'ignore', 'pipe', 'inherit'],
   });
   const serverPid = async (dataDir: string) => Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   const untilNoPidFile = async (dataDir: string) => {
@@ -182,6 +182,30 @@ describe('embedded PostgreSQL', () => {
     } finally {
       command.kill('SIGKILL');
       if (pid) process.kill(pid, 'SIGINT');
+      await untilNoPidFile(dataDir);
+    }
+  }, SLOW);
+
+  it('a command that started the server and exits while a daemon uses it leaves it to the daemon, which stops it later', async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const command = startInGroup(dataDir, port, { EXIT_ON_INPUT: '1' });
+    let pid = 0;
+    try {
+      await new Promise((r) => command.stdout!.once('data', r));
+      pid = await serverPid(dataDir);
+      const daemon = await startEmbedded({ dataDir, port, logger: capture().logger, adopt: true });
+      const exited = new Promise((r) => command.once('exit', r));
+      command.stdin!.write('bye\n'); // process.exit: its last-chance stop must see the daemon
+      await exited;
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
+      await daemon.stop();
+      await untilNoPidFile(dataDir);
+      expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null), 'the daemon stopped it').toBeNull();
+    } finally {
+      if (command.exitCode === null && command.signalCode === null) command.kill('SIGKILL');
+      try { if (pid) process.kill(pid, 'SIGINT'); } catch { /* stopped */ }
       await untilNoPidFile(dataDir);
     }
   }, SLOW);

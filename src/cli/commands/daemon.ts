@@ -29,6 +29,8 @@ export function registerDaemonCommands(program: Command): void {
       };
       process.on('SIGTERM', () => onSignal('SIGTERM'));
       process.on('SIGINT', () => onSignal('SIGINT'));
+      // a closed terminal or ssh session: the same graceful stop, not a kill mid-run
+      process.on('SIGHUP', () => onSignal('SIGHUP'));
       const { lostConnection } = await import('../../store/pg-errors.ts');
       // a library connection without an 'error' listener (BullMQ opens its LISTEN connection before it
       // listens) throws when the server goes away: expected while stopping, otherwise a lost dependency
