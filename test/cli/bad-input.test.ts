@@ -43,9 +43,11 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     ['a jitter past the integer column', 'jitter_seconds: 3000000000\n', /jitter_seconds/],
     ['an unknown tool in the tool set', 'tools: [list_dir, wirte_file]\n', /tools\[1\]: "wirte_file" is not a known tool/],
     ['a delivery target that is not configured', 'delivery: { notify: opps }\n', /delivery\.notify: "opps" is not a configured notify target \(known: ops\)/],
-  ])('%s: exit 65 with the field named, and no approval request', async (_what, extra, message) => {
-    const r = await runCli(['jobs', 'create', '--file', jobFile(`bad-${Math.random().toString(36).slice(2, 8)}`, extra), '--as', 'alice'], { env });
+  ])('%s: exit 65 with the field and the file named, and no approval request', async (_what, extra, message) => {
+    const file = jobFile(`bad-${Math.random().toString(36).slice(2, 8)}`, extra);
+    const r = await runCli(['jobs', 'create', '--file', file, '--as', 'alice'], { env });
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain(`(job file ${file}`);
     expect(r.code).toBe(65);
     expect(await listApprovals(database().db)).toEqual([]);
   }, 30_000);

@@ -111,11 +111,13 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   }
 }
 
-function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean): void {
+function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: string): void {
   if (json) printJson(outcome);
   else if (outcome.result.success) process.stdout.write(`${JSON.stringify(outcome.result.output, null, 2)}\n`);
   if (!outcome.result.success) {
-    process.stderr.write(`echo-agent: ${outcome.result.error}\n`);
+    // a field named in the message may come from the job file: say which file was read
+    const where = file !== undefined && outcome.result.errorKind === 'validation' ? ` (job file ${file}, with the options given beside it)` : '';
+    process.stderr.write(`echo-agent: ${outcome.result.error}${where}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
   // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
@@ -146,7 +148,7 @@ export function registerJobsCommands(program: Command): void {
     .action(async (flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('create', flags);
-      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json);
+      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json, flags.file);
     });
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
@@ -154,7 +156,7 @@ export function registerJobsCommands(program: Command): void {
       const config = configOf(cmd);
       const args = cronjobArgs('update', flags, ref);
       const { jobByRef } = await import('../job-ref.ts');
-      reportCall(await withStore(config, async (db) => attendedCronjob(config, db, { ...args, id: (await jobByRef(db.db, ref)).id }, flags.as)), flags.json);
+      reportCall(await withStore(config, async (db) => attendedCronjob(config, db, { ...args, id: (await jobByRef(db.db, ref)).id }, flags.as)), flags.json, flags.file);
     });
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
