@@ -45,9 +45,9 @@ export function parseSeconds(flag: string, value: string, max: number): number {
 }
 
 /** A text option given as "" would be read as absent or recorded blank; say so instead. */
-export function refuseEmptyText(flags: Readonly<Record<string, unknown>>, names: readonly string[]): void {
+export function refuseEmptyText<T extends object>(flags: T, names: readonly (keyof T & string)[]): void {
   for (const name of names) {
-    const v = flags[name];
+    const v: unknown = flags[name];
     if (typeof v === 'string' && v.trim() === '') throw new CliError(`--${name}: is empty; give a value or leave the option out`);
   }
 }

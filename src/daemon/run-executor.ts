@@ -20,7 +20,8 @@ import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
 import { runAuthorization } from '../jobs/run-authorization.ts';
-import { currentDefinitionHash, type Authorization } from '../store/grants.ts';
+import type { Authorization } from '../store/grants.ts';
+import { definitionHash } from '../store/definition-hash.ts';
 import { getJob } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
 
@@ -272,7 +273,7 @@ async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, n
 function grantStillHeld(db: Executor, job: JobRow, started: Authorization): () => Promise<boolean> {
   return async () => {
     const current = await getJob(db, job.id, { includeRemoved: true });
-    if (!current || currentDefinitionHash(current) !== currentDefinitionHash(job)) return false;
+    if (!current || definitionHash(current) !== definitionHash(job)) return false;
     const now = await runAuthorization(db, current);
     return now.cron_authorized && now.grant_id === started.grant_id;
   };

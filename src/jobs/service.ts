@@ -5,7 +5,7 @@ import { issueGrant } from '../store/grants.ts';
 import { createJob, DefinitionChangedSince, lockLiveJob, updateJob, type LockedEdit } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
-import type { GrantRow, JobRow, RunRow } from '../store/schema.ts';
+import type { ApprovalRow, GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
@@ -57,11 +57,14 @@ export interface ChangeResult {
   readonly verdict: GrantVerdict;
 }
 
-async function applyGrantPolicy(db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
+async function applyGrantPolicy(
+  db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined, asked?: ApprovalRow | null,
+): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
   const verdict = grantForChange(ctx, approval);
   if (verdict.issue) {
-    // approved when the person answered, not when the grant row was written
-    const answered = (await getApproval(db, verdict.approval_id))?.answered_at ?? null;
+    // approved when the person answered, not when the grant row was written (`asked`: that request, read already)
+    const request = asked?.id === verdict.approval_id ? asked : await getApproval(db, verdict.approval_id);
+    const answered = request?.answered_at ?? null;
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
       definition_hash: job.definition_hash, actor: verdict.approver, ...(answered ? { approved_at: answered } : {}),
@@ -114,7 +117,7 @@ export async function updateJobFromCall(
   });
   if (!updated) return null;
   if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
-  return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval)) };
+  return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval, asked)) };
 }
 
 /**

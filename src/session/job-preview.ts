@@ -16,6 +16,11 @@ export interface PayloadShape {
   readonly steps?: readonly { readonly tool: string }[];
 }
 
+/** A step list with a step that starts agents (delegate_task, task, …): those choose their own calls at run time. */
+function startsAgents(payload: PayloadShape): boolean {
+  return payload.kind === 'steps' && (payload.steps ?? []).some((s) => CATALOG_BY_NAME.get(s.tool)?.hostsAgents === true);
+}
+
 /**
  * What a job's runs may use tonight: the effective set under max(config, daemon) (I4) and the job's subset.
  * A steps job calls its steps and nothing else, so for it the set is its step tools; unless a step starts
@@ -26,9 +31,8 @@ export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readon
     profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
     security: stricterProfile(config.security.profile, 'daemon'), network: config.execution.network_policy, allowedTools: jobTools,
   });
-  if (payload?.kind !== 'steps') return set;
+  if (payload?.kind !== 'steps' || startsAgents(payload)) return set;
   const used = new Set((payload.steps ?? []).map((s) => s.tool));
-  if ([...used].some((name) => CATALOG_BY_NAME.get(name)?.hostsAgents)) return set;
   return { offered: set.offered.filter((t) => used.has(t.name)), removed: set.removed.filter((t) => used.has(t.name)) };
 }
 
@@ -57,7 +61,7 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   // dangerous tools are refused in every run, so listing them as authorised would mislead
   const usable = set.offered.filter((t) => t.risk !== 'dangerous').map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)';
-  const hosting = payload.kind === 'steps' && (payload.steps ?? []).some((st) => CATALOG_BY_NAME.get(st.tool)?.hostsAgents);
+  const hosting = startsAgents(payload);
   // a step that starts agents is as open as an agent payload: they choose their calls at run time
   const steps = payload.kind === 'steps' && !hosting;
   lines.push(

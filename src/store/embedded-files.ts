@@ -17,7 +17,7 @@ export function storeFiles(dataDir: string): string[] {
 
 /** The embedded server's own output. */
 export const SERVER_LOG = 'pg-server.log';
-/** The pid of the process that answers for the running server (started it, or took it over). */
+/** The processes that answer for the running server (started it, or took it over), each with its start time. */
 export const OWNER_FILE = 'pg-owner';
 
 /**
@@ -258,8 +258,7 @@ export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () =
   }
 }
 
-/** Whether a process of this pid exists (EPERM: it does, owned by another user). */
-export function alive(pid: number): boolean {
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

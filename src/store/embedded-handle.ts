@@ -56,17 +56,22 @@ function processStart(pid: number): string | null {
   }
 }
 
+/** The other processes answering for the server that still run (the same pid and start time). */
+function liveOthers(dataDir: string): { pid: number; started: string }[] {
+  return owners(dataDir).filter((o) => o.pid !== process.pid && processStart(o.pid) === o.started);
+}
+
 /** Adds this process to those answering for the server (`fresh`: a server it just started, so only it); the gone are dropped. */
 export function recordOwner(dataDir: string, opts: { fresh?: boolean } = {}): void {
   const mine = processStart(process.pid) ?? '0';
-  const live = opts.fresh ? [] : owners(dataDir).filter((o) => o.pid !== process.pid && processStart(o.pid) === o.started);
+  const live = opts.fresh ? [] : liveOthers(dataDir);
   const lines = [...live, { pid: process.pid, started: mine }].map((o) => `${o.pid} ${o.started}`);
   writeFileSync(path.join(dataDir, OWNER_FILE), `${lines.join('\n')}\n`, { mode: 0o600 });
 }
 
 /** Another live process answers for the server: its pid; null when only this one does, or nobody (they died). */
 export function ownerElsewhere(dataDir: string): number | null {
-  return owners(dataDir).find((o) => o.pid !== process.pid && processStart(o.pid) === o.started)?.pid ?? null;
+  return liveOthers(dataDir)[0]?.pid ?? null;
 }
 
 /**

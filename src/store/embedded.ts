@@ -12,7 +12,6 @@ import {
 } from './embedded-files.ts';
 
 export const EMBEDDED_DATABASE = 'echo_agent';
-const HOST = EMBEDDED_HOST;
 
 export interface EmbeddedOptions {
   /** `daemon.data_dir`; the cluster lives in `<dataDir>/pg`. */
@@ -39,7 +38,7 @@ export async function embeddedUrl(dataDir: string, port: number): Promise<string
 }
 
 function urlFor(password: string, port: number): string {
-  return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@${HOST}:${port}/${EMBEDDED_DATABASE}`;
+  return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@${EMBEDDED_HOST}:${port}/${EMBEDDED_DATABASE}`;
 }
 
 /**
@@ -105,7 +104,7 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     // loopback TCP only; no unix socket (its default directory may not exist or be shared)
-    postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', `listen_addresses=${EMBEDDED_HOST}`, '-c', 'unix_socket_directories='],
     // initdb's output (the server's own goes to its log file)
     onLog: (message: unknown) => {
       const line = String(message).trim();
@@ -129,7 +128,7 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       onStillStarting: (seconds) => logger.info({ seconds, log: path.join(dataDir, SERVER_LOG) }, 'embedded PostgreSQL is still starting (recovering after a crash?); waiting for it'),
     });
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start on ${HOST}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`embedded PostgreSQL did not start on ${EMBEDDED_HOST}:${port}: ${err instanceof Error ? err.message : String(err)}`);
   }
   recordOwner(dataDir, { fresh: true });
   const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger });
@@ -139,7 +138,7 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     await handle.stop(); // a start that fails leaves no server behind
     throw err;
   }
-  logger.info({ host: HOST, port, database: EMBEDDED_DATABASE, pid: child.pid, log: path.join(dataDir, SERVER_LOG) },
+  logger.info({ host: EMBEDDED_HOST, port, database: EMBEDDED_DATABASE, pid: child.pid, log: path.join(dataDir, SERVER_LOG) },
     'embedded PostgreSQL is ready (in its own process group: a Ctrl-C reaches the daemon, which stops it last)');
   return { url, owned: true, ...handle };
 }
@@ -169,7 +168,7 @@ export async function runningDatabaseUrl(config: Config): Promise<string | null>
 }
 
 async function ensureDatabase(password: string, port: number): Promise<void> {
-  const client = new pg.Client({ host: HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
+  const client = new pg.Client({ host: EMBEDDED_HOST, port, user: EMBEDDED_USER, password, database: 'postgres' });
   // a server shutting down (Ctrl-C reaches it too) drops the connection: the query fails, and must not also crash the process
   client.on('error', () => {});
   await client.connect();

@@ -32,12 +32,12 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     await endLive(tx, g.job_id, actor, `superseded by ${id}`, 'grant.superseded');
     const [grant] = await tx.insert(jobGrants).values({
       id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
-      channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? currentDefinitionHash(job),
+      channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? definitionHash(job),
     }).returning();
     await appendAudit(tx, {
       kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
-      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === currentDefinitionHash(job) },
+      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job) },
     });
     return grant!;
   });
@@ -127,19 +127,14 @@ export interface Authorization {
 type DefinedJob = Pick<JobRow, 'payload' | 'tools' | 'schedule' | 'timezone' | 'delivery' | 'removed_at'>;
 
 /**
- * The hash of the definition the row holds now. Not the stored definition_hash column: a row
- * changed behind the store's back (raw SQL) keeps that column, and must not keep its grant.
+ * Pure: cron_authorized only from a live human grant for the job's current definition (I2): the hash of
+ * what the row holds now, not its stored definition_hash column, which a raw-SQL edit would leave behind.
  */
-export function currentDefinitionHash(job: DefinedJob): string {
-  return definitionHash(job);
-}
-
-/** Pure: cron_authorized only from a live human grant for the job's current definition (I2). */
 export function authorization(job: DefinedJob, grant: GrantRow | null): Authorization {
   const rule: AuthorizationRule = job.removed_at ? 'grant.job_removed'
     : !grant || grant.revoked_at ? 'grant.none'
       : !grant.cron_authorized ? 'grant.not_authorized'
-        : grant.definition_hash !== currentDefinitionHash(job) ? 'grant.definition_changed'
+        : grant.definition_hash !== definitionHash(job) ? 'grant.definition_changed'
           : 'grant.valid';
   return { cron_authorized: rule === 'grant.valid', grant_id: grant?.id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }

@@ -125,103 +125,76 @@ describe('embedded PostgreSQL', () => {
     for (let i = 0; i < 100 && (await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100));
   };
 
-  it('runs the server outside the starter\'s process group: a Ctrl-C to the daemon\'s terminal reaches the daemon only', async () => {
+  /**
+   * A starter process (a command, or a daemon's stand-in) that has started the server of a fresh data dir;
+   * afterwards both are gone, whatever the test did to them.
+   */
+  async function withStarter(env: NodeJS.ProcessEnv, test: (s: { starter: ReturnType<typeof startInGroup>; dataDir: string; port: number; pid: number }) => Promise<void>) {
     const dataDir = await tempDataDir();
     const port = await freePort();
-    const starter = startInGroup(dataDir, port, { HANDLES_SIGINT: '1' });
+    const starter = startInGroup(dataDir, port, env);
     let pid = 0;
     try {
       await new Promise((r) => starter.stdout!.once('data', r));
       pid = await serverPid(dataDir);
+      await test({ starter, dataDir, port, pid });
+    } finally {
+      if (starter.exitCode === null && starter.signalCode === null) starter.kill('SIGKILL');
+      try { if (pid) process.kill(pid, 'SIGINT'); } catch { /* stopped already, as the test may expect */ }
+      await untilNoPidFile(dataDir);
+    }
+  }
+
+  it('runs the server outside the starter\'s process group: a Ctrl-C to the daemon\'s terminal reaches the daemon only', () =>
+    withStarter({ HANDLES_SIGINT: '1' }, async ({ starter, dataDir, port, pid }) => {
       const handled = new Promise((r) => starter.stdout!.once('data', r));
       process.kill(-starter.pid!, 'SIGINT'); // what the terminal does on Ctrl-C: the whole foreground group
       await handled;
       await new Promise((r) => setTimeout(r, 1_000));
       expect(() => process.kill(pid, 0), 'the server got the group\'s signal').not.toThrow();
       expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
-    } finally {
-      starter.kill('SIGKILL');
-      if (pid) process.kill(pid, 'SIGINT');
-      await untilNoPidFile(dataDir);
-    }
-  }, SLOW);
+    }), SLOW);
 
-  it('a command with no Ctrl-C handler of its own stops the server it started on Ctrl-C, rather than leaving it behind', async () => {
-    const dataDir = await tempDataDir();
-    const port = await freePort();
-    const starter = startInGroup(dataDir, port);
-    let pid = 0;
-    try {
-      await new Promise((r) => starter.stdout!.once('data', r));
-      pid = await serverPid(dataDir);
+  it('a command with no Ctrl-C handler of its own stops the server it started on Ctrl-C, rather than leaving it behind', () =>
+    withStarter({}, async ({ starter, dataDir, pid }) => {
       const gone = new Promise<NodeJS.Signals | null>((r) => starter.once('exit', (_code, sig) => r(sig)));
       process.kill(-starter.pid!, 'SIGINT');
       expect(await gone, 'it still ends as a Ctrl-C ends a command').toBe('SIGINT');
       await untilNoPidFile(dataDir);
       expect(() => process.kill(pid, 0)).toThrow();
-    } finally {
-      if (starter.exitCode === null && starter.signalCode === null) starter.kill('SIGKILL');
-      try { if (pid) process.kill(pid, 'SIGINT'); } catch { /* stopped, as it should be */ }
-      await untilNoPidFile(dataDir);
-    }
-  }, SLOW);
+    }), SLOW);
 
-  it('a daemon does not stop a server whose starter (a command still running) needs it, however idle its pool', async () => {
-    const dataDir = await tempDataDir();
-    const port = await freePort();
-    const command = startInGroup(dataDir, port);
-    let pid = 0;
-    try {
-      await new Promise((r) => command.stdout!.once('data', r));
-      pid = await serverPid(dataDir);
+  it('a daemon does not stop a server whose starter (a command still running) needs it, however idle its pool', () =>
+    withStarter({}, async ({ dataDir, port }) => {
       const log = capture();
       const daemon = await startEmbedded({ dataDir, port, logger: log.logger, adopt: true });
       await daemon.stop();
       expect(log.messages()).toContain('embedded PostgreSQL left running: the process that started it still runs');
       expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
-    } finally {
-      command.kill('SIGKILL');
-      if (pid) process.kill(pid, 'SIGINT');
-      await untilNoPidFile(dataDir);
-    }
-  }, SLOW);
+    }), SLOW);
 
-  it('a command that started the server and exits while a daemon uses it leaves it to the daemon, which stops it later', async () => {
-    const dataDir = await tempDataDir();
-    const port = await freePort();
-    const command = startInGroup(dataDir, port, { EXIT_ON_INPUT: '1' });
-    let pid = 0;
-    try {
-      await new Promise((r) => command.stdout!.once('data', r));
-      pid = await serverPid(dataDir);
+  it('a command that started the server and exits while a daemon uses it leaves it to the daemon, which stops it later', () =>
+    withStarter({ EXIT_ON_INPUT: '1' }, async ({ starter, dataDir, port }) => {
       const daemon = await startEmbedded({ dataDir, port, logger: capture().logger, adopt: true });
-      const exited = new Promise((r) => command.once('exit', r));
-      command.stdin!.write('bye\n'); // process.exit: its last-chance stop must see the daemon
+      const exited = new Promise((r) => starter.once('exit', r));
+      starter.stdin!.write('bye\n'); // process.exit: its last-chance stop must see the daemon
       await exited;
       await new Promise((r) => setTimeout(r, 1_000));
       expect(await query(await embeddedUrl(dataDir, port), 'select 1 as one')).toEqual([{ one: 1 }]);
       await daemon.stop();
       await untilNoPidFile(dataDir);
       expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null), 'the daemon stopped it').toBeNull();
-    } finally {
-      if (command.exitCode === null && command.signalCode === null) command.kill('SIGKILL');
-      try { if (pid) process.kill(pid, 'SIGINT'); } catch { /* stopped */ }
-      await untilNoPidFile(dataDir);
-    }
-  }, SLOW);
+    }), SLOW);
 
   it('a daemon takes over a server left by a killed one: it notices the server going, and stops it when it stops', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
     const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
-    const starter = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const starter = startInGroup(dataDir, port);
     await new Promise((r) => starter.stdout!.once('data', r));
     starter.kill('SIGKILL'); // the daemon that started it, killed with -9
     await new Promise((r) => starter.once('exit', r));
-    const pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
-    const waitGone = async () => { for (let i = 0; i < 100 && (await fs.stat(pidFile).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 100)); };
+    const pid = await serverPid(dataDir);
     try {
       const commandOnly = await startEmbedded({ dataDir, port, logger: capture().logger });
       expect(commandOnly.lost, 'a command only uses a running server').toBeUndefined();
@@ -233,7 +206,7 @@ describe('embedded PostgreSQL', () => {
       expect(daemon.owned).toBe(false);
       expect(log.messages().some((m) => m.includes('taking it over'))).toBe(true);
       await daemon.stop();
-      await waitGone();
+      await untilNoPidFile(dataDir);
       expect(await fs.stat(pidFile).catch(() => null), 'stopped with the daemon').toBeNull();
       // the pid file goes a moment before the process does
       const running = () => { try { process.kill(pid, 0); return !/^Z/m.test(execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })); } catch { return false; } };
@@ -241,13 +214,11 @@ describe('embedded PostgreSQL', () => {
       expect(running()).toBe(false);
 
       // started again and taken over again: this time it goes by itself, and the daemon hears of it
-      const again = spawn(process.execPath, ['--import', 'tsx', path.resolve(path.dirname(new URL(import.meta.url).pathname), '../support/embedded-child.ts')], {
-        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const again = startInGroup(dataDir, port);
       await new Promise((r) => again.stdout!.once('data', r));
       again.kill('SIGKILL');
       const second = await startEmbedded({ dataDir, port, logger: capture().logger, adopt: true });
-      const pid2 = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
+      const pid2 = await serverPid(dataDir);
       process.kill(pid2, 'SIGINT');
       await expect(Promise.race([second.lost, new Promise((r) => setTimeout(() => r('not noticed'), 10_000))])).resolves.toMatch(new RegExp(`pid ${pid2}\\) exited unexpectedly`));
       await second.stop();
@@ -255,7 +226,7 @@ describe('embedded PostgreSQL', () => {
       for (const p of [pid, Number((await fs.readFile(pidFile, 'utf8').catch(() => '0')).split('\n')[0])]) {
         try { if (p) process.kill(p, 'SIGINT'); } catch { /* gone */ }
       }
-      await waitGone();
+      await untilNoPidFile(dataDir);
     }
   }, SLOW);
 

@@ -28,8 +28,8 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant, currentDefinitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
-        import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
+      const [{ jobByRef }, { liveGrant }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
+        import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
         import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
       const report = await withStore(config, async (db) => {
@@ -46,7 +46,7 @@ export function registerGrantCommands(program: Command): void {
             origin: job.origin, parent_job_id: job.parent_job_id,
           },
           authorization: auth,
-          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === currentDefinitionHash(job) } : null,
+          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job) } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized), removed: set.removed,
         };

@@ -45,7 +45,7 @@ function readStructured(file: string, what: string): unknown {
 export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags, id?: string): Record<string, unknown> {
   // scripts reach for --yes; it must say why there is none rather than look like an approval
   if (flags.yes) throw new CliError(`jobs ${action}: --yes cannot approve this: a job is created or changed by the cronjob tool, which is DANGEROUS and needs a person's answer (a flag is not one, I3); answer the prompt, or run it without a terminal and approve with  echo-agent approvals approve ID`);
-  refuseEmptyText(flags as Record<string, unknown>, ['file', 'name', 'schedule', 'timezone', 'steps', 'prompt', 'model']);
+  refuseEmptyText(flags, ['file', 'name', 'schedule', 'timezone', 'steps', 'prompt', 'model']);
   const fromFile = flags.file !== undefined ? readStructured(flags.file, 'job file') as Record<string, unknown> | null : {};
   if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new CliError(`job file ${flags.file}: expected a mapping of job fields`, EXIT.dataErr);
   const { name, schedule, timezone, payload, ...options } = fromFile as Record<string, unknown>;
@@ -95,7 +95,7 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
-    if (interrupted) process.exit(128 + (sig === 'SIGINT' ? 2 : 15)); // a second one: stop now
+    if (interrupted) process.exit(signalExitCode(sig)); // a second one: stop now
     interrupted = sig;
     process.stderr.write(`\n${sig}: stopping; a request still waiting is withdrawn…\n`);
     controller.abort(new Error(`interrupted by ${sig}`));
@@ -121,8 +121,11 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
   // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
-  if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = 128 + (outcome.interrupted === 'SIGINT' ? 2 : 15);
+  if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
+
+/** The shell's code for a command ended by SIGINT (130) or SIGTERM (143). */
+const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGINT' ? 2 : 15);
 
 function jobLine(j: JobRow) {
   const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active';

@@ -31,7 +31,7 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the outcome as JSON')
     .action(async (prompt: string, flags: RunFlags, cmd: Command) => {
       const timeout = parseSeconds('--timeout', flags.timeout, MAX_TIMER_SECONDS);
-      refuseEmptyText(flags as unknown as Record<string, unknown>, ['channel', 'profile', 'as']);
+      refuseEmptyText(flags, ['channel', 'profile', 'as']);
       if (prompt.trim() === '') throw new CliError('run: the prompt is empty');
       if (flags.profile && !PROFILES.includes(flags.profile)) throw new CliError(`--profile: expected one of ${PROFILES.join(', ')}, got "${flags.profile}"`);
       const loaded = configFor(cmd).config;
