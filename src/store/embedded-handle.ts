@@ -81,9 +81,11 @@ export function ownerElsewhere(dataDir: string): number | null {
  */
 export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle {
   const { logger } = o;
-  let stopping = false;
+  // set once this process lets the server go (signals it, or leaves it to another): an exit before that is unexpected,
+  // also while stop() is still looking (a lost connection can start the stop before the server's exit is heard)
+  let letGo = false;
   const lost = new Promise<string>((resolve) => {
-    void server.exited.then((how) => { if (!stopping) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
+    void server.exited.then((how) => { if (!letGo) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
   });
   // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
   const lastChance = () => { if (ownerElsewhere(o.dataDir) === null) server.signal('SIGINT'); };
@@ -96,12 +98,12 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
   };
   for (const s of ENDING_SIGNALS) process.on(s, onSignal);
   const stop = async () => {
-    stopping = true;
     process.removeListener('exit', lastChance);
     for (const s of ENDING_SIGNALS) process.removeListener(s, onSignal);
     if (server.isGone()) return;
     const owner = ownerElsewhere(o.dataDir);
     if (owner !== null) {
+      letGo = true;
       logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: the process that started it still runs');
       return;
     }
@@ -116,11 +118,13 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     }
     if (own > 0) logger.info({ connections: own }, 'this process still holds connections to the embedded PostgreSQL that a library left open; they do not keep it running');
     if (others > 0) {
+      letGo = true;
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
       return;
     }
     // it may have exited while we looked (killed by someone else)
     if (!server.isGone()) {
+      letGo = true;
       server.signal('SIGINT'); // PostgreSQL's fast shutdown
       // a timer that holds the event loop: the server's watch alone does not
       const clean = await new Promise<boolean>((resolve) => {
