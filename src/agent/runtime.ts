@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createApprovalGate, type ApprovalGate, type DecisionSink } from '../approval/gate.ts';
-import type { HumanApprover, SmartReviewer } from '../approval/ports.ts';
+import type { HumanApprover, RunGrant, SmartReviewer } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import { effectiveTools } from '../policy/effective-tools.ts';
@@ -41,8 +41,8 @@ export interface RunScope {
   readonly run_id?: string;
   /** This run's writer, when it is not the runtime's own. */
   readonly audit?: AuditAppend;
-  /** A daemon run: whether the grant it started with still holds (see GateDeps.grantInForce). */
-  readonly grantInForce?: () => Promise<boolean>;
+  /** A daemon run: its grant (see GateDeps.grant). */
+  readonly grant?: RunGrant;
 }
 
 export interface AgentRunOptions {
@@ -91,7 +91,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       sink: deps.wrapSink ? deps.wrapSink(sink) : sink,
       humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
       smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
-      ...(scope.grantInForce ? { grantInForce: scope.grantInForce } : {}),
+      ...(scope.grant ? { grant: scope.grant } : {}),
     }, { securityProfile: securityProfile(ctx) });
   };
 

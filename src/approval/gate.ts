@@ -9,7 +9,7 @@ import type { SecurityProfile } from '../policy/security-profiles.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { allow, deny, wouldAsk, type Decision, type DecisionBase } from './decision.ts';
-import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type SmartReviewer } from './ports.ts';
+import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type RunGrant, type SmartReviewer } from './ports.ts';
 import { approvalScopes } from './scopes.ts';
 import { askHuman } from './human-step.ts';
 import { askSmartReviewer } from './smart-step.ts';
@@ -35,8 +35,8 @@ export interface GateDeps {
   readonly clock?: Clock;
   readonly sink?: DecisionSink | null;
   readonly newId?: () => string;
-  /** The daemon: whether the run's grant is still live and the same one, asked before a call relies on cron_authorized. */
-  readonly grantInForce?: () => Promise<boolean>;
+  /** The daemon: the run's grant, asked before a call relies on cron_authorized. */
+  readonly grant?: RunGrant;
 }
 
 export interface GateOptions {
@@ -116,7 +116,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   if (ctx.unattended) {
     const v = await unattendedVerdict({
       risk, flagged: isFlagged, cronAuthorized: ctx.cron_authorized, policy: approval.unattended_policy, writeScope: () => deps.guard.writeScope(call),
-      ...(deps.grantInForce ? { grantInForce: deps.grantInForce } : {}),
+      ...(deps.grant ? { grantInForce: () => deps.grant!.inForce(), coveredByGrant: deps.grant.covers(call.tool) } : {}),
     });
     if (v.outcome === 'allow') return allow(base, 4, v.rule, 'auto');
     return v.rule === 'unattended.flagged'

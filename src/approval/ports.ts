@@ -51,6 +51,17 @@ export interface HumanApprover {
   ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
+/**
+ * A daemon run's human grant, as the gate sees it. Injected by the daemon; attended
+ * calls have none. A call of a tool the grant does not cover is judged as one without it.
+ */
+export interface RunGrant {
+  /** Whether the grant the run started with is still live and the same one; asked before a call relies on it. */
+  inForce(): Promise<boolean>;
+  /** Whether the person who approved the job was shown this tool as one its runs may use (I2). */
+  covers(tool: string): boolean;
+}
+
 export interface AllowlistRecord {
   readonly id: string;
   readonly tool: string;

@@ -8,6 +8,8 @@ export interface UnattendedFacts {
   readonly cronAuthorized: boolean;
   /** Whether the authorisation the run started with is still in force; asked only when a call relies on it. */
   readonly grantInForce?: () => Promise<boolean>;
+  /** Whether the human approval behind the grant listed this tool; a grant covers only what the person was shown. */
+  readonly coveredByGrant?: boolean;
   readonly policy: 'deny' | 'allow_safe';
   /** Where the call writes; asked only when the answer turns on it (allow_safe, a write). */
   readonly writeScope: () => Promise<WriteScope>;
@@ -26,6 +28,11 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
   if (f.risk === 'read_only' && !f.flagged) return { outcome: 'allow', rule: 'unattended.read_only' };
   if (f.risk === 'dangerous') return { outcome: 'deny', rule: 'unattended.dangerous' };
   if (f.flagged) return { outcome: 'deny', rule: 'unattended.flagged' };
+  if (f.cronAuthorized && f.coveredByGrant === false) {
+    // a tool the configuration offers only since the approval (or never listed in it): the person did not authorise it
+    const without = await unattendedVerdict({ ...f, cronAuthorized: false });
+    return without.outcome === 'allow' ? { outcome: 'allow', rule: 'unattended.outside_grant.allow_safe' } : { outcome: 'deny', rule: 'unattended.outside_grant' };
+  }
   if (f.cronAuthorized) {
     // a revocation reaches a run already under way at its next call, not only the next run:
     // from then on the run is judged as one without a grant, and a refusal says why

@@ -15,11 +15,15 @@ const ELSEWHERE_POLL_MS = 500;
  * Both persist the request first.
  */
 export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval, expireApproval, getApproval }, { storeApprover, recordedAnswer }, { ttyApprover }, { describeJobCall }] = await Promise.all([
+  const [{ createApproval, answerApproval, expireApproval, getApproval }, { storeApprover, recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall, jobToolScope }] = await Promise.all([
     import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
   ]);
+  // what the prompt lists is what the grant covers: both come from this process's configuration
+  const toolScope = async (req: { tool: string; args: Readonly<Record<string, unknown>> }) =>
+    (req.tool === 'cronjob' ? jobToolScope(config, tools, { ...req.args }, await storedJob(database, req.args)) : null);
   if (!process.stdin.isTTY) {
     return storeApprover(database.db, {
+      toolScope,
       onPending: (row) => process.stderr.write(
         `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): run  echo-agent approvals approve ${row.id}  or  echo-agent approvals deny ${row.id}\n`,
       ),
@@ -30,11 +34,7 @@ export async function cliApprover(database: Database, config: Config, tools: Too
     describe: async (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }, await storedJob(database, req.args)) : []),
     persist: {
       async create(req) {
-        await createApproval(database.db, {
-          id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk, flags: req.flags,
-          scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel, user_id: req.ctx.user_id,
-          execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at,
-        });
+        await createApproval(database.db, approvalRecordOf(req, await toolScope(req)));
       },
       async answer(req, answer, by) {
         return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin() })).ok;

@@ -38,6 +38,7 @@ import { pgSpillStore } from '../store/spills.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
+import { jobToolSet, usableByRuns } from '../session/job-preview.ts';
 
 /** What the built-in tools need from the process that hosts them. */
 export interface ToolHost extends JobServiceDeps {
@@ -65,6 +66,7 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
       knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets),
       defaultCatchupWindowSeconds: config.daemon.catchup_window_seconds,
     },
+    grantScope: (job) => (registry ? usableByRuns(jobToolSet(config, registry, job.tools, job.payload)) : []),
   };
   registry = new ToolRegistry([
     ...extra,

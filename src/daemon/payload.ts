@@ -1,5 +1,6 @@
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
 import type { ApprovalGate } from '../approval/gate.ts';
+import type { RunGrant } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
@@ -38,12 +39,12 @@ export interface PayloadDeps {
   readonly ledger?: EffectLedger;
   /** Where the run's decision records go (the daemon's writer, with run.started leading). */
   readonly audit?: AuditAppend;
-  /** Whether the grant the run started with still holds; asked before a call relies on it. */
-  readonly grantInForce?: () => Promise<boolean>;
+  /** The grant the run started with; asked before a call relies on it. */
+  readonly grant?: RunGrant;
 }
 
 function scopeOf(deps: PayloadDeps, job: JobRow, runId: string): RunScope {
-  return { job_id: job.id, run_id: runId, ...(deps.audit ? { audit: deps.audit } : {}), ...(deps.grantInForce ? { grantInForce: deps.grantInForce } : {}) };
+  return { job_id: job.id, run_id: runId, ...(deps.audit ? { audit: deps.audit } : {}), ...(deps.grant ? { grant: deps.grant } : {}) };
 }
 
 export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {

@@ -21,5 +21,6 @@ export async function runAuthorization(db: Executor, job: JobRow, opts: { liveGr
   // a grant issued after the child was made (or replacing the one it was made under) covers a definition, not this child
   const rule = !inherited?.cron_authorized ? 'grant.parent_none'
     : job.parent_grant_id !== null && inherited.grant_id === job.parent_grant_id ? 'grant.inherited' : 'grant.parent_changed';
-  return { cron_authorized: rule === 'grant.inherited', grant_id: inherited?.grant_id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
+  // a child job's runs are covered by what the parent's approval listed, no more
+  return { cron_authorized: rule === 'grant.inherited', grant_id: inherited?.grant_id ?? null, tool_scope: inherited?.tool_scope ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }

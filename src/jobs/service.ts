@@ -24,6 +24,11 @@ export interface JobServiceDeps {
 /** What creating or changing a job needs besides the store: what its names are checked against. */
 export interface JobChangeDeps extends JobServiceDeps {
   readonly checks: DefinitionChecks;
+  /**
+   * The tools a human grant for this job covers when its approval request recorded none (an approver
+   * that stores no request): what the job's runs are offered under this process's configuration.
+   */
+  readonly grantScope: (job: JobRow) => readonly string[];
 }
 
 export { JobInputError };
@@ -58,8 +63,9 @@ export interface ChangeResult {
 }
 
 async function applyGrantPolicy(
-  db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined, asked?: ApprovalRow | null,
+  deps: JobChangeDeps, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined, asked?: ApprovalRow | null,
 ): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
+  const { db } = deps;
   const verdict = grantForChange(ctx, approval);
   if (verdict.issue) {
     // approved when the person answered, not when the grant row was written (`asked`: that request, read already)
@@ -68,6 +74,8 @@ async function applyGrantPolicy(
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
       definition_hash: job.definition_hash, actor: verdict.approver, ...(answered ? { approved_at: answered } : {}),
+      // the grant covers what the person was shown: the request records it where the call waited
+      tool_scope: request?.tool_scope ?? deps.grantScope(job),
     });
     return { grant, verdict };
   }
@@ -86,7 +94,7 @@ export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitio
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
     next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
   });
-  return { job, ...(await applyGrantPolicy(deps.db, job, ctx, approval)) };
+  return { job, ...(await applyGrantPolicy(deps, job, ctx, approval)) };
 }
 
 /** The definition fields of a cronjob call's arguments (`options` holds the optional ones). */
@@ -117,7 +125,7 @@ export async function updateJobFromCall(
   });
   if (!updated) return null;
   if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
-  return { job: updated.job, ...(await applyGrantPolicy(deps.db, updated.job, ctx, approval, asked)) };
+  return { job: updated.job, ...(await applyGrantPolicy(deps, updated.job, ctx, approval, asked)) };
 }
 
 /**

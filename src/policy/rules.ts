@@ -26,6 +26,8 @@ export const RULES = {
   'unattended.cron_authorized': 'The job was authorised by a human, which covers write and exec calls.',
   'unattended.grant_withdrawn': 'The human authorisation this run started with was revoked or replaced while it ran; without it the unattended policy refuses this call.',
   'unattended.grant_withdrawn.allow_safe': 'The human authorisation this run started with was revoked or replaced while it ran; the unattended policy allow_safe still permits this write inside the workspace.',
+  'unattended.outside_grant': 'The human approval behind the job\'s grant did not list this tool, so the grant does not cover it; without it the unattended policy refuses this call.',
+  'unattended.outside_grant.allow_safe': 'The human approval behind the job\'s grant did not list this tool, so the grant does not cover it; the unattended policy allow_safe still permits this write inside the workspace.',
   'unattended.policy_deny': 'The unattended policy is deny and the job holds no human authorisation.',
   'unattended.allow_safe.write': 'The unattended policy allow_safe permits writes inside the workspace policy.',
   'unattended.allow_safe.path': 'The unattended policy allow_safe permits writes only inside the workspace policy.',

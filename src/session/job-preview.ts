@@ -9,6 +9,7 @@ import type { RiskLevel } from '../policy/risk.ts';
 import type { RuleId } from '../policy/rules.ts';
 import { definitionFields, definitionInputOf } from '../jobs/service.ts';
 import type { JobRow } from '../store/schema.ts';
+import { scopeCovers } from '../store/grants.ts';
 
 /** The part of a payload that decides which tools its runs call. */
 export interface PayloadShape {
@@ -36,17 +37,38 @@ export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readon
   return { offered: set.offered.filter((t) => used.has(t.name)), removed: set.removed.filter((t) => used.has(t.name)) };
 }
 
-/**
- * Lines for the approval prompt of a cronjob create/update: what the human is authorising. For an
- * update that is the job as it will be (`stored` with the call's changes), not only the changes:
- * a grant covers the whole definition, settings the call leaves alone included.
- */
-export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>, stored: JobRow | null = null): string[] {
+/** The job a create or update call would leave: for an update, the stored job with the call's changes. */
+function jobAfterCall(args: Record<string, unknown>, stored: JobRow | null) {
   const patch = definitionFields(args);
   const base = args.action === 'update' && stored ? definitionInputOf(stored) : null;
   const payload = (base && patch.payload?.kind === base.payload.kind ? { ...base.payload, ...patch.payload } : patch.payload ?? base?.payload ?? {}) as
     { kind?: string; steps?: { tool: string }[]; prompt?: string; model?: string };
-  const def = { ...base, ...patch };
+  return { patch, base, payload, def: { ...base, ...patch } };
+}
+
+/** The tools a human approval authorises the job's runs to use: the set they are offered, dangerous ones aside (refused in every run). */
+export function usableByRuns(set: EffectiveTools): string[] {
+  return set.offered.filter((t) => t.risk !== 'dangerous').map((t) => t.name);
+}
+
+/**
+ * What a grant from approving this cronjob call covers: the tools its prompt lists (I2). Null for a call
+ * that changes no definition. Computed where the call waits, so the prompt and the grant agree.
+ */
+export function jobToolScope(config: Config, tools: ToolRegistry, args: Record<string, unknown>, stored: JobRow | null = null): string[] | null {
+  if (args.action !== 'create' && args.action !== 'update') return null;
+  const { def, payload } = jobAfterCall(args, stored);
+  return usableByRuns(jobToolSet(config, tools, def.tools ?? [], payload));
+}
+
+/**
+ * Lines for the approval prompt of a cronjob create/update: what the human is authorising. For an
+ * update that is the job as it will be (`stored` with the call's changes), not only the changes:
+ * a grant covers the whole definition, settings the call leaves alone included. `scope`: the tools
+ * the stored request says the grant will cover, when another process asked (approvals show).
+ */
+export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>, stored: JobRow | null = null, scope: readonly string[] | null = null): string[] {
+  const { patch, base, payload, def } = jobAfterCall(args, stored);
   const set = jobToolSet(config, tools, def.tools ?? [], payload);
   const lines = [`  job: ${String(def.name ?? args.id ?? '')}${stored ? ` (${stored.id})` : ''}  schedule: ${String(def.schedule ?? '(unchanged)')} ${String(def.timezone ?? '')}`.trimEnd()];
   if (base) {
@@ -60,7 +82,8 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   const delivery = (def.delivery as { notify?: unknown } | null | undefined)?.notify;
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   // dangerous tools are refused in every run, so listing them as authorised would mislead
-  const usable = set.offered.filter((t) => t.risk !== 'dangerous').map((t) => `${t.name}(${t.risk})`).join(', ') || '(no tools)';
+  const riskOf = (name: string) => set.offered.find((t) => t.name === name)?.risk ?? CATALOG_BY_NAME.get(name)?.risk ?? 'unknown';
+  const usable = (scope ?? usableByRuns(set)).map((name) => `${name}(${riskOf(name)})`).join(', ') || '(no tools)';
   const hosting = startsAgents(payload);
   // a step that starts agents is as open as an agent payload: they choose their calls at run time
   const steps = payload.kind === 'steps' && !hosting;
@@ -71,7 +94,10 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   );
   if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
   if (steps && set.removed.length > 0) lines.push(`  steps refused in every run (not available to daemon runs): ${set.removed.map((t) => `${t.name} (${t.rule})`).join(', ')}`);
-  lines.push('  dangerous tools are refused in every run, whatever is approved here.');
+  lines.push(
+    '  the grant covers only the tools listed here: a tool the configuration offers later is used without it.',
+    '  dangerous tools are refused in every run, whatever is approved here.',
+  );
   return lines;
 }
 
@@ -87,13 +113,16 @@ export interface ToolOutlook {
  * What each tool the job's runs are offered may do tonight, from the gate's own
  * step-4 table: the answer to "what may job X do tonight" per tool. A call the guard flags is refused whatever this says.
  */
-export async function toolOutlook(config: Config, offered: readonly { name: string; risk: RiskLevel }[], cronAuthorized: boolean): Promise<ToolOutlook[]> {
+export async function toolOutlook(
+  config: Config, offered: readonly { name: string; risk: RiskLevel }[], cronAuthorized: boolean, grantScope: readonly string[] | null = null,
+): Promise<ToolOutlook[]> {
   return Promise.all(offered.map(async (t) => {
     const v = await unattendedVerdict({
-      risk: t.risk, flagged: false, cronAuthorized, policy: config.permissions.approval.unattended_policy,
+      risk: t.risk, flagged: false, cronAuthorized, coveredByGrant: scopeCovers(grantScope, t.name), policy: config.permissions.approval.unattended_policy,
       writeScope: async () => (writesFiles(t.name) ? 'workspace' : 'not_files'),
     });
-    const tonight = v.outcome === 'deny' ? 'refused' : v.rule === 'unattended.allow_safe.write' ? 'allowed inside the workspace' : 'allowed';
+    const withinWorkspace = v.rule === 'unattended.allow_safe.write' || v.rule === 'unattended.outside_grant.allow_safe';
+    const tonight = v.outcome === 'deny' ? 'refused' : withinWorkspace ? 'allowed inside the workspace' : 'allowed';
     return { name: t.name, risk: t.risk, tonight, rule: v.rule };
   }));
 }

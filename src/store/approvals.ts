@@ -20,6 +20,8 @@ export interface NewApproval {
   readonly user_id?: string;
   readonly execution_id?: string | null;
   readonly trace_id?: string | null;
+  /** A cronjob create/update: the tools its prompt lists as usable by the job's runs; the grant will cover these. */
+  readonly tool_scope?: readonly string[] | null;
   readonly expires_at: Date;
 }
 
@@ -30,12 +32,13 @@ export async function createApproval(exec: Executor, a: NewApproval): Promise<Ap
       id: a.id ?? newId('apr'), call_hash: a.call_hash, tool: a.tool, args: jsonSafe(redact(a.args)), risk: a.risk,
       flags: jsonSafe(redact([...(a.flags ?? [])])), scopes: [...(a.scopes ?? [])], allow_always: a.allow_always ?? false,
       channel: a.channel, user_id: a.user_id ?? '', execution_id: a.execution_id ?? null, trace_id: a.trace_id ?? null,
+      tool_scope: a.tool_scope ? [...a.tool_scope] : null,
       // answers are judged on the database clock, so the expiry is too: the same wait from now, whatever this host's clock says
       expires_at: sql`now() + make_interval(secs => ${Math.max(0, (a.expires_at.getTime() - Date.now()) / 1000)}::double precision)`,
     }).returning();
     await appendAudit(tx, {
       kind: 'approval.requested', actor: a.user_id ?? null, execution_id: a.execution_id, trace_id: a.trace_id, risk: a.risk,
-      data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: row!.expires_at.toISOString() },
+      data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: row!.expires_at.toISOString(), ...(row!.tool_scope ? { tool_scope: row!.tool_scope } : {}) },
     });
     return row!;
   });

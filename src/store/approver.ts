@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, ApprovalRequest, Clock, GivenAnswer, HumanApprover } from '../approval/ports.ts';
-import { createApproval, waitForAnswer } from './approvals.ts';
+import { createApproval, waitForAnswer, type NewApproval } from './approvals.ts';
 import type { Executor } from './db.ts';
 import type { ApprovalRow } from './schema.ts';
 
@@ -8,6 +8,17 @@ export interface StoreApproverOptions {
   readonly clock?: Clock;
   /** Tells someone where to answer, e.g. "echo-agent approvals approve apr_…". */
   readonly onPending?: (row: ApprovalRow) => void;
+  /** For a cronjob create/update: the tools the grant would cover, stored with the request (see NewApproval.tool_scope). */
+  readonly toolScope?: (req: ApprovalRequest) => Promise<readonly string[] | null>;
+}
+
+/** The stored form of a gate's request, with what the person is shown about a job's tools. */
+export function approvalRecordOf(req: ApprovalRequest, toolScope: readonly string[] | null): NewApproval {
+  return {
+    id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk,
+    flags: req.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
+    user_id: req.ctx.user_id, execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at, tool_scope: toolScope,
+  };
 }
 
 /**
@@ -17,11 +28,7 @@ export interface StoreApproverOptions {
 export function storeApprover(exec: Executor, opts: StoreApproverOptions = {}): HumanApprover {
   return {
     async ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-      const row = await createApproval(exec, {
-        id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk,
-        flags: req.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
-        user_id: req.ctx.user_id, execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at,
-      });
+      const row = await createApproval(exec, approvalRecordOf(req, (await opts.toolScope?.(req)) ?? null));
       opts.onPending?.(row);
       const done = await waitForAnswer(exec, { id: row.id, deadline: req.expires_at, signal, pollMs: opts.pollMs, clock: opts.clock });
       return (done && recordedAnswer(done)) ?? { answer: 'timeout' };

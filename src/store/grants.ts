@@ -16,6 +16,8 @@ export interface IssueGrantInput {
   readonly approved_at?: Date | null;
   /** The definition the human saw; defaults to the job's current one. */
   readonly definition_hash?: string;
+  /** The tools the human was shown as usable by the job's runs; null (the default) covers every tool offered. */
+  readonly tool_scope?: readonly string[] | null;
   readonly actor?: string;
 }
 
@@ -33,11 +35,12 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     const [grant] = await tx.insert(jobGrants).values({
       id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
       channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? definitionHash(job),
+      tool_scope: g.tool_scope ? [...g.tool_scope] : null,
     }).returning();
     await appendAudit(tx, {
       kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
-      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job) },
+      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job), tool_scope: grant!.tool_scope },
     });
     return grant!;
   });
@@ -120,8 +123,15 @@ export type AuthorizationRule = keyof typeof AUTHORIZATION_RULES;
 export interface Authorization {
   readonly cron_authorized: boolean;
   readonly grant_id: string | null;
+  /** The tools the grant covers, from its approval; null covers every tool offered (a grant from before migration 0008). */
+  readonly tool_scope: readonly string[] | null;
   readonly rule: AuthorizationRule;
   readonly reason: string;
+}
+
+/** Whether a grant's approval covered this tool (see Authorization.tool_scope). */
+export function scopeCovers(scope: readonly string[] | null, tool: string): boolean {
+  return scope === null || scope.includes(tool);
 }
 
 type DefinedJob = Pick<JobRow, 'payload' | 'tools' | 'schedule' | 'timezone' | 'delivery' | 'removed_at'>;
@@ -136,7 +146,7 @@ export function authorization(job: DefinedJob, grant: GrantRow | null): Authoriz
       : !grant.cron_authorized ? 'grant.not_authorized'
         : grant.definition_hash !== definitionHash(job) ? 'grant.definition_changed'
           : 'grant.valid';
-  return { cron_authorized: rule === 'grant.valid', grant_id: grant?.id ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
+  return { cron_authorized: rule === 'grant.valid', grant_id: grant?.id ?? null, tool_scope: grant?.tool_scope ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }
 
 export async function authorizationFor(exec: Executor, jobId: string): Promise<Authorization | null> {

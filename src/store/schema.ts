@@ -83,6 +83,8 @@ export const jobGrants = pgTable('job_grants', {
   channel: text('channel'),
   approved_at: tz('approved_at'),
   definition_hash: text('definition_hash').notNull(),
+  /** The tools the approver was shown as usable by the job's runs; the grant covers only these. Null: a grant from before 0008, which covers every tool offered. */
+  tool_scope: text('tool_scope').array(),
   issued_at: tz('issued_at').notNull().defaultNow(),
   revoked_at: tz('revoked_at'),
   revoked_by: text('revoked_by'),
@@ -147,6 +149,8 @@ export const approvals = pgTable('approvals', {
   /** The OS account and host the answer came from; answered_by is only the name the answerer gave. */
   answered_from: jsonb('answered_from').$type<{ os_account: string; host: string }>(),
   answered_at: tz('answered_at'),
+  /** A cronjob create/update: the tools its prompt listed as usable by the job's runs, computed where the call waits. */
+  tool_scope: text('tool_scope').array(),
   expires_at: tz('expires_at').notNull(),
   created_at: tz('created_at').notNull().defaultNow(),
 }, (t) => [

@@ -33,18 +33,33 @@ describe('step 4: the seed unattended / cron_authorized table', () => {
 
   it('a grant withdrawn since the run started no longer covers write and exec calls; read-only calls never ask about it', async () => {
     let asked = 0;
-    const h = harness({}, { grantInForce: async () => { asked++; return false; } });
+    const h = harness({}, { grant: { inForce: async () => { asked++; return false; }, covers: () => true } });
     const write = await h.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), unattended({ cron_authorized: true }));
     expect(write).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.grant_withdrawn' });
     expect(asked).toBe(1);
     expect(await h.gate.check(call('read_file', { path: 'out.txt' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.read_only' });
     expect(asked).toBe(1);
     // judged from then on as a run without a grant: allow_safe still lets a workspace write through
-    const safe = harness({ permissions: { approval: { unattended_policy: 'allow_safe' } } }, { grantInForce: async () => false });
+    const safe = harness({ permissions: { approval: { unattended_policy: 'allow_safe' } } }, { grant: { inForce: async () => false, covers: () => true } });
     expect(await safe.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.grant_withdrawn.allow_safe' });
     expect(await safe.gate.check(call('exec', { command: 'ls' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'deny', rule: 'unattended.grant_withdrawn' });
-    const held = harness({}, { grantInForce: async () => true });
+    const held = harness({}, { grant: { inForce: async () => true, covers: () => true } });
     expect(await held.gate.check(call('exec', { command: 'ls' }), unattended({ cron_authorized: true }))).toMatchObject({ outcome: 'allow', rule: 'unattended.cron_authorized' });
+  });
+
+  it('a grant covers only the tools its approval listed: any other write or exec call is judged as one without a grant', async () => {
+    const covers = (tool: string) => tool === 'write_file';
+    for (const policy of ['deny', 'allow_safe'] as const) {
+      const h = harness({ permissions: { approval: { unattended_policy: policy } } }, { grant: { inForce: async () => true, covers } });
+      const ctx = unattended({ cron_authorized: true });
+      expect(await h.gate.check(call('write_file', { path: 'out.txt', content: 'x' }), ctx)).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
+      expect(await h.gate.check(call('edit_file', { path: 'out.txt', old_text: 'x', new_text: 'y' }), ctx)).toMatchObject(
+        policy === 'deny' ? { outcome: 'deny', step: 4, rule: 'unattended.outside_grant' } : { outcome: 'allow', step: 4, rule: 'unattended.outside_grant.allow_safe' },
+      );
+      expect(await h.gate.check(call('exec', { command: 'ls' }), ctx)).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.outside_grant' });
+      // read-only calls never needed the grant
+      expect(await h.gate.check(call('read_file', { path: 'out.txt' }), ctx)).toMatchObject({ outcome: 'allow', rule: 'unattended.read_only' });
+    }
   });
 
   it('allow_safe refuses a write whose path leaves the workspace', async () => {

@@ -107,7 +107,7 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
     const db = database().db;
     expect((await authorizationFor(db, created.job.id))?.cron_authorized).toBe(true);
     const ctx = buildContext({ channel: 'telegram', user_id: 'mallory', approval_source: 'auto' });
-    await updateJobFromCall({ db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] } }, created.job.id, { payload: { kind: 'steps', steps: [{ tool: 'write_file', args: { path: 'x.txt', content: 'pwned' } }] } }, ctx, { approval_source: 'auto' });
+    await updateJobFromCall({ db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, grantScope: () => [] }, created.job.id, { payload: { kind: 'steps', steps: [{ tool: 'write_file', args: { path: 'x.txt', content: 'pwned' } }] } }, ctx, { approval_source: 'auto' });
     expect(await authorizationFor(db, created.job.id)).toMatchObject({ cron_authorized: false, rule: 'grant.none' });
     expect((await runNow(created.job.id)).cron_authorized).toBe(false);
     expect((await listAudit(db, { job_id: created.job.id, kind: 'grant.cleared' })).length).toBe(1);

@@ -12,7 +12,7 @@ import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
 const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'auto' });
-const deps = (now: Date): JobChangeDeps => ({ db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, now: () => now });
+const deps = (now: Date): JobChangeDeps => ({ db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, grantScope: () => [], now: () => now });
 const auto = { approval_source: 'auto' } as const;
 
 const job = (over: Partial<NewJob>) => createJob(database().db, {

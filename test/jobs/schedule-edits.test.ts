@@ -13,7 +13,7 @@ const database = useTestDatabase();
 const minute = 60_000;
 const thisMinute = () => new Date(Math.floor(Date.now() / minute) * minute);
 const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'auto' });
-const deps = (now?: Date): JobChangeDeps => ({ db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, ...(now ? { now: () => now } : {}) });
+const deps = (now?: Date): JobChangeDeps => ({ db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, grantScope: () => [], ...(now ? { now: () => now } : {}) });
 
 async function job(over: Partial<NewJob>) {
   // only this test's job is due

@@ -185,7 +185,7 @@ describe('grants', () => {
     const job = { ...approved, definition_hash: h1, removed_at: null, ...jobOver };
     const grant = grantOver === null ? null : {
       id: 'grt_x', job_id: 'job_x', cron_authorized: true, approval_id: 'apr_1', approver: 'alice', channel: 'cli', approved_at: null,
-      definition_hash: h1, issued_at: new Date(), revoked_at: null, revoked_by: null, revoked_why: null, ...grantOver,
+      definition_hash: h1, tool_scope: null, issued_at: new Date(), revoked_at: null, revoked_by: null, revoked_why: null, ...grantOver,
     };
     expect(authorization(job, grant).rule).toBe(rule);
     expect(authorization(job, grant).cron_authorized).toBe(rule === 'grant.valid');

@@ -1,6 +1,6 @@
 import { createApprovalGate, type ApprovalGate } from '../../src/approval/gate.ts';
 import type {
-  AllowlistRecord, AllowlistStore, ApprovalAnswer, ApprovalRequest, Clock, HumanApprover, SmartReviewer, SmartVerdict,
+  AllowlistRecord, AllowlistStore, ApprovalAnswer, ApprovalRequest, Clock, HumanApprover, RunGrant, SmartReviewer, SmartVerdict,
 } from '../../src/approval/ports.ts';
 import { defaultConfig, type Config, type ConfigInput } from '../../src/config/schema.ts';
 import type { Guard, GuardFinding, GuardVerdict, WriteScope } from '../../src/guard/types.ts';
@@ -77,7 +77,7 @@ export interface Harness {
   allowlist: MemoryAllowlist;
 }
 
-export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfile; reviewer?: RecordingReviewer | null; dryRun?: boolean; grantInForce?: () => Promise<boolean> } = {}): Harness {
+export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfile; reviewer?: RecordingReviewer | null; dryRun?: boolean; grant?: RunGrant } = {}): Harness {
   const config = defaultConfig(cfg);
   const guard = new ScriptedGuard();
   const approver = new RecordingApprover();
@@ -85,7 +85,7 @@ export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfil
   const allowlist = new MemoryAllowlist();
   const gate = createApprovalGate(config, {
     guard, allowlist, lookupTool: catalogLookup(config), smartReviewer: reviewer ?? null, humanApprover: approver, clock: instantClock,
-    ...(opts.grantInForce ? { grantInForce: opts.grantInForce } : {}),
+    ...(opts.grant ? { grant: opts.grant } : {}),
   }, { securityProfile: opts.security ?? config.security.profile, dryRun: opts.dryRun ?? false });
   return { gate, config, guard, approver, reviewer: reviewer ?? new RecordingReviewer(), allowlist };
 }

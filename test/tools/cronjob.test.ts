@@ -8,7 +8,7 @@ import { effectLedger } from '../../src/store/effects.ts';
 import { getJob, listJobs, pauseJob, updateJob } from '../../src/store/jobs.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { liveGrant } from '../../src/store/grants.ts';
-import { describeJobCall, jobToolSet } from '../../src/session/job-preview.ts';
+import { describeJobCall, jobToolScope, jobToolSet } from '../../src/session/job-preview.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -151,5 +151,21 @@ describe('the cronjob tool', () => {
     }
     // a plain step list stays its steps
     expect(jobToolSet(config, tools, [], { kind: 'steps', steps: [{ tool: 'read_file' }] }).offered.map((t) => t.name)).toEqual(['read_file']);
+  });
+
+  it('the prompt lists exactly the tools the grant will cover, and a stored request\'s list when another process asked', async () => {
+    const db = database().db;
+    const tools = builtinTools(defaultConfig(), { db });
+    const args = { action: 'create', name: 'z', schedule: 'every 1m', payload: { kind: 'agent', prompt: 'p' } };
+    const scope = jobToolScope(defaultConfig(), tools, args)!;
+    expect(scope).toContain('write_file');
+    expect(scope).not.toContain('cronjob');
+    const listed = describeJobCall(defaultConfig(), tools, args).join('\n');
+    expect(listed).toContain(`unattended with:\n    ${scope.map((n) => `${n}(${jobToolSet(defaultConfig(), tools, [], args.payload).offered.find((t) => t.name === n)!.risk})`).join(', ')}`);
+    expect(listed).toContain('the grant covers only the tools listed here');
+    // approvals show in another shell: the request's own list, whatever this shell's configuration offers
+    expect(describeJobCall(defaultConfig(), tools, args, null, ['read_file', 'write_file']).join('\n')).toMatch(/unattended with:\n {4}read_file\(read_only\), write_file\(write\) /);
+    // only a call that sets a definition has a scope
+    expect(jobToolScope(defaultConfig(), tools, { action: 'pause', id: 'job_x' })).toBeNull();
   });
 });

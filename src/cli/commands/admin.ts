@@ -48,7 +48,7 @@ export function registerGrantCommands(program: Command): void {
           authorization: auth,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job) } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
-          tools: await toolOutlook(config, set.offered, auth.cron_authorized), removed: set.removed,
+          tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
         };
       });
       if (opts.json) {
@@ -61,6 +61,7 @@ export function registerGrantCommands(program: Command): void {
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})` : 'grant: none',
+        ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
         `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused):`,
       ].join('\n') + '\n');
       printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
@@ -88,4 +89,10 @@ export function registerGrantCommands(program: Command): void {
         if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next write or exec call is refused (unattended.grant_withdrawn)\n`);
       }
     });
+}
+
+/** What the human approval behind the grant authorised, in the words of `grants show`. */
+function scopeLine(scope: readonly string[] | null): string {
+  if (scope === null) return 'the grant covers every tool its runs are offered (it predates recorded tool scopes)';
+  return `the approval covered these tools, and the grant covers no others: ${scope.join(', ') || '(none)'}`;
 }

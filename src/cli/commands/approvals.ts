@@ -46,7 +46,7 @@ export function registerApprovalCommands(program: Command): void {
       const shown = await withStore(config, async (db) => {
         const row = await getApproval(db.db, id);
         const stored = row?.tool === 'cronjob' ? await storedJob(db, row.args) : null;
-        return row ? { row, job: row.tool === 'cronjob' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored) : [] } : null;
+        return row ? { row, job: row.tool === 'cronjob' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored, row.tool_scope) : [] } : null;
       });
       if (!shown) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (opts.json) {

@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
+import { defaultConfig, type Config } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { executeRun } from '../../src/daemon/run-executor.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { runAuthorization } from '../../src/jobs/run-authorization.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { attendedCall } from '../../src/session/attended-call.ts';
+import { answerApproval } from '../../src/store/approvals.ts';
+import { storeApprover } from '../../src/store/approver.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { liveGrant } from '../../src/store/grants.ts';
+import { getJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+const workspace = mkdtempSync(join(tmpdir(), 'echo-grant-scope-'));
+const base = { tools: { workspace, restrict_to_workspace: true } } as const;
+// when the job is approved, the admin has edit_file denied; later the deny is lifted
+const approvalConfig = defaultConfig({ tools: { ...base.tools, deny: ['edit_file'] } });
+const laterConfig = defaultConfig(base);
+
+// each job writes its own file
+const steps = (file: string) => [
+  { tool: 'write_file', args: { path: file, content: 'one' } },
+  { tool: 'edit_file', args: { path: file, old_text: 'one', new_text: 'two' } },
+];
+const createArgs = (name: string) => ({ action: 'create', name, schedule: '0 3 * * *', timezone: 'UTC', payload: { kind: 'steps', steps: steps(`${name}.txt`) } });
+const attended = () => buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
+
+class HumanAtTerminal implements HumanApprover {
+  async ask(req: ApprovalRequest): Promise<ApprovalAnswer> {
+    return { answer: 'once', approver: 'alice', request_id: req.request_id, call_hash: req.call_hash };
+  }
+}
+
+async function createJob(name: string, approver: HumanApprover, config: Config = approvalConfig): Promise<string> {
+  const db = database().db;
+  const out = await attendedCall({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver }, { tool: 'cronjob', args: createArgs(name) }, attended());
+  expect(out.result.success, out.result.error).toBe(true);
+  expect((out.result.output as { cron_authorized: boolean }).cron_authorized).toBe(true);
+  return (out.result.output as { job: { id: string } }).job.id;
+}
+
+async function runNow(jobId: string, config: Config) {
+  const db = database().db;
+  const run = await manualRun({ db }, jobId, 'test');
+  await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, run!.id);
+  const done = (await getRun(db, run!.id))!;
+  const decisions = await listAudit(db, { run_id: run!.id, kind: 'gate.decision', order: 'asc' });
+  return { run: done, decisions: decisions.map((d) => [(d.data as { tool: string }).tool, d.outcome, d.rule]) };
+}
+
+describe('a human grant covers the tools its approval listed, not what the configuration offers later (I2)', () => {
+  it('records the tools the approval listed on the grant and in its audit record', async () => {
+    const jobId = await createJob('recorded', new HumanAtTerminal());
+    const grant = await liveGrant(database().db, jobId);
+    expect(grant?.tool_scope).toEqual(['write_file']);
+    const issued = await listAudit(database().db, { job_id: jobId, kind: 'grant.issued' });
+    expect(issued[0]?.data).toMatchObject({ tool_scope: ['write_file'] });
+  });
+
+  it('a step the approval showed as unavailable is refused as outside the grant once an admin offers its tool', async () => {
+    const jobId = await createJob('widened', new HumanAtTerminal());
+    const { run, decisions } = await runNow(jobId, laterConfig);
+    expect(run.cron_authorized).toBe(true);
+    expect(decisions).toEqual([['write_file', 'allow', 'unattended.cron_authorized'], ['edit_file', 'deny', 'unattended.outside_grant']]);
+    expect(readFileSync(join(workspace, 'widened.txt'), 'utf8')).toBe('one');
+  });
+
+  it('a step whose tool the approval listed keeps its authorisation under the same configuration', async () => {
+    const jobId = await createJob('unchanged', new HumanAtTerminal(), laterConfig);
+    expect((await liveGrant(database().db, jobId))?.tool_scope).toEqual(['write_file', 'edit_file']);
+    const { decisions } = await runNow(jobId, laterConfig);
+    expect(decisions).toEqual([['write_file', 'allow', 'unattended.cron_authorized'], ['edit_file', 'allow', 'unattended.cron_authorized']]);
+    expect(readFileSync(join(workspace, 'unchanged.txt'), 'utf8')).toBe('two');
+  });
+
+  it('takes the tools from the stored request the person answered, not from the process that issues the grant', async () => {
+    const db = database().db;
+    // the request was written where the call waited, with its own view of the tools; the answer comes from another shell
+    const approver = storeApprover(db, {
+      pollMs: 20,
+      toolScope: async () => ['write_file'],
+      onPending: (row) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'carol' }),
+    });
+    const jobId = await createJob('stored-request', approver, laterConfig);
+    const grant = await liveGrant(db, jobId);
+    expect(grant).toMatchObject({ approver: 'carol', tool_scope: ['write_file'] });
+    const { decisions } = await runNow(jobId, laterConfig);
+    expect(decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.outside_grant']);
+  });
+
+  it('a child job is covered by the tools of the grant it inherits', async () => {
+    const db = database().db;
+    const parentId = await createJob('parent', new HumanAtTerminal());
+    const parent = (await getJob(db, parentId))!;
+    const grant = (await liveGrant(db, parentId))!;
+    const child = { ...parent, id: 'job_child_scope', origin: 'spawn_task', parent_job_id: parentId, parent_grant_id: grant.id } as typeof parent;
+    expect(await runAuthorization(db, child)).toMatchObject({ cron_authorized: true, rule: 'grant.inherited', tool_scope: ['write_file'] });
+  });
+
+  it('grants show names the tools the approval covered, and a tool offered since then as outside the grant', async () => {
+    const jobId = await createJob('shown', new HumanAtTerminal());
+    const cfg = join(workspace, 'echo-agent.yaml');
+    writeFileSync(cfg, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\ntools:\n  workspace: ${workspace}\n`);
+    const text = await runCli(['grants', 'show', jobId], { env: { ECHO_AGENT_CONFIG: cfg } });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('the approval covered these tools, and the grant covers no others: write_file');
+    expect(text.stdout).toMatch(/edit_file\s+write\s+refused\s+unattended\.outside_grant/);
+    const json = JSON.parse((await runCli(['grants', 'show', jobId, '--json'], { env: { ECHO_AGENT_CONFIG: cfg } })).stdout) as { authorization: { tool_scope: string[] }; tools: { name: string; rule: string }[] };
+    expect(json.authorization.tool_scope).toEqual(['write_file']);
+    expect(json.tools).toEqual([expect.objectContaining({ name: 'write_file', rule: 'unattended.cron_authorized' }), expect.objectContaining({ name: 'edit_file', rule: 'unattended.outside_grant' })]);
+  });
+});
