@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
 import { knownToRedaction } from './secrets.ts';
+import { isSecretKey } from '../util/redact.ts';
 import { configWarnings } from './warnings.ts';
 import { unreadable } from '../util/file-errors.ts';
 
@@ -129,11 +130,12 @@ function withValueAt(input: unknown, path: readonly PropertyKey[], value: unknow
   return copy;
 }
 
-/** Keys whose values may hold a credential (I11): a problem with one names its type, never the value. */
-const SECRET_KEY = /(url|api_key|key|token|password|secret)$/i;
+/** Besides credential keys, config values that may embed one: a URL's password, any `*key`. */
+const MAY_EMBED_SECRET = /(url|key)$/i;
 
+/** A problem with a value that may hold a credential (I11) names its type, never the value. */
 function mayHoldSecret(path: readonly PropertyKey[]): boolean {
-  return path.some((k, i) => typeof k === 'string' && (SECRET_KEY.test(k) || (k === 'headers' && i < path.length - 1)));
+  return path.some((k, i) => typeof k === 'string' && (isSecretKey(k) || MAY_EMBED_SECRET.test(k) || (k === 'headers' && i < path.length - 1)));
 }
 
 function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {

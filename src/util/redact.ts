@@ -76,10 +76,15 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   }
 }
 
+/** A key whose value is a credential (I11): redacted in logs, audit records and output. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
 function isSecret(key: string, value: unknown): boolean {
   if (value === null || value === undefined || value === '') return false;
   if (typeof value === 'number' && TOKEN_COUNT.test(key)) return false;
-  return SECRET_KEY.test(key);
+  return isSecretKey(key);
 }
 
 /**
