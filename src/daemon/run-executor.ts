@@ -103,7 +103,8 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   const { audit, lead: started } = withLeadingRecord(appender(deps), {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
-    data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id, worker: deps.workerId },
+    data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id,
+      ...(auth.cron_authorized ? { grant_tool_scope: auth.tool_scope } : {}), worker: deps.workerId },
   });
   // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
   if (!audit.ordered || job.payload.kind === 'agent') await started();

@@ -1,7 +1,7 @@
 import { databaseNow, type Executor } from '../store/db.ts';
 import { appendAudit } from '../store/audit.ts';
 import { getApproval } from '../store/approvals.ts';
-import { issueGrant } from '../store/grants.ts';
+import { authorization, issueGrant, liveGrant } from '../store/grants.ts';
 import { createJob, DefinitionChangedSince, lockLiveJob, updateJob, type LockedEdit } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
@@ -64,6 +64,7 @@ export interface ChangeResult {
 
 async function applyGrantPolicy(
   deps: JobChangeDeps, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined, asked?: ApprovalRow | null,
+  opts: { definitionChanged: boolean } = { definitionChanged: true },
 ): Promise<{ grant: GrantRow | null; verdict: GrantVerdict }> {
   const { db } = deps;
   const verdict = grantForChange(ctx, approval);
@@ -71,19 +72,33 @@ async function applyGrantPolicy(
     // approved when the person answered, not when the grant row was written (`asked`: that request, read already)
     const request = asked?.id === verdict.approval_id ? asked : await getApproval(db, verdict.approval_id);
     const answered = request?.answered_at ?? null;
+    // the grant covers what the person was shown: the request records it where the call waited
+    const scope = request?.tool_scope ?? deps.grantScope(job);
+    if (!opts.definitionChanged) {
+      // I2: only a call that set the definition can authorise it; this one may renew the tools of a grant that
+      // already does, to what the person was shown now (a grant from before 0008 covers every tool until then)
+      const live = await liveGrant(db, job.id);
+      if (!live || !authorization(job, live).cron_authorized) return { grant: null, verdict };
+      if (sameTools(live.tool_scope, scope)) return { grant: live, verdict };
+    }
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
       definition_hash: job.definition_hash, actor: verdict.approver, ...(answered ? { approved_at: answered } : {}),
-      // the grant covers what the person was shown: the request records it where the call waited
-      tool_scope: request?.tool_scope ?? deps.grantScope(job),
+      tool_scope: scope, tool_scope_from: request?.tool_scope ? 'approval_request' : 'issuing_process',
     });
     return { grant, verdict };
   }
+  // a change that is not a definition change leaves the grant as it is (I2 clears it only for definition changes)
+  if (!opts.definitionChanged) return { grant: null, verdict };
   await appendAudit(db, {
     kind: 'grant.not_issued', actor: ctx.user_id || null, job_id: job.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: verdict.rule, reason: GRANT_POLICY_RULES[verdict.rule], data: { approval_source: approval?.approval_source ?? ctx.approval_source },
   });
   return { grant: null, verdict };
+}
+
+function sameTools(a: readonly string[] | null, b: readonly string[]): boolean {
+  return a !== null && a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 }
 
 /** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
@@ -124,8 +139,8 @@ export async function updateJobFromCall(
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
   });
   if (!updated) return null;
-  if (!updated.definitionChanged) return { job: updated.job, grant: null, verdict: grantForChange(ctx, approval) };
-  return { job: updated.job, ...(await applyGrantPolicy(deps, updated.job, ctx, approval, asked)) };
+  // a human approval of any update authorises the job as it now stands, tools included: the prompt says so
+  return { job: updated.job, ...(await applyGrantPolicy(deps, updated.job, ctx, approval, asked, { definitionChanged: updated.definitionChanged })) };
 }
 
 /**

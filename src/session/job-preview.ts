@@ -10,6 +10,7 @@ import type { RuleId } from '../policy/rules.ts';
 import { definitionFields, definitionInputOf } from '../jobs/service.ts';
 import type { JobRow } from '../store/schema.ts';
 import { scopeCovers } from '../store/grants.ts';
+import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 
 /** The part of a payload that decides which tools its runs call. */
 export interface PayloadShape {
@@ -74,6 +75,9 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   if (base) {
     const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(base[k as keyof typeof base]));
     lines.push(`  this call changes: ${changed.join(', ') || 'nothing'}; everything below is the job as it will be, and approving authorises all of it`);
+    if (!changed.some((k) => (AUTHORISED_FIELDS as readonly string[]).includes(k))) {
+      lines.push('  none of that is part of the definition: a job that holds a grant keeps it (its tools become the list below); a job without one gets none');
+    }
   } else if (args.action === 'update') {
     lines.push('  the job as stored could not be read: only the changes are shown');
   }
@@ -90,7 +94,7 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   lines.push(
     steps ? '  approving makes the job cron_authorized: its steps may do their WRITE and EXEC calls unattended, as written, with:'
       : '  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:',
-    `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool the daemon offers)' : ''}`,
+    `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool offered now)' : ''}`,
   );
   if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
   if (steps && set.removed.length > 0) lines.push(`  steps refused in every run (not available to daemon runs): ${set.removed.map((t) => `${t.name} (${t.rule})`).join(', ')}`);

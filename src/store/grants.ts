@@ -18,6 +18,8 @@ export interface IssueGrantInput {
   readonly definition_hash?: string;
   /** The tools the human was shown as usable by the job's runs; null (the default) covers every tool offered. */
   readonly tool_scope?: readonly string[] | null;
+  /** Where tool_scope was read: the stored approval request, or this process's configuration. For the audit record. */
+  readonly tool_scope_from?: 'approval_request' | 'issuing_process';
   readonly actor?: string;
 }
 
@@ -40,7 +42,7 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     await appendAudit(tx, {
       kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
-      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job), tool_scope: grant!.tool_scope },
+      data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job), tool_scope: grant!.tool_scope, ...(g.tool_scope_from ? { tool_scope_from: g.tool_scope_from } : {}) },
     });
     return grant!;
   });

@@ -44,4 +44,15 @@ describe('approvals show', () => {
     const [answered] = await listAudit(database().db, { kind: 'approval.answered', limit: 1 });
     expect(answered).toMatchObject({ actor: 'alice', data: { approval_id: row.id, origin: { os_account: userInfo().username, host: hostname() } } });
   });
+
+  it('a cronjob request lists the tools its grant would cover as the waiting session recorded them, not as this shell\'s configuration offers', async () => {
+    const row = await createApproval(database().db, {
+      call_hash: 'hash-3', tool: 'cronjob', args: { action: 'create', name: 'digest', schedule: '0 6 * * *', payload: { kind: 'agent', prompt: 'summarise' } },
+      risk: 'dangerous', channel: 'cli', user_id: 'u1', tool_scope: ['read_file', 'write_file'], expires_at: new Date(Date.now() + 60_000),
+    });
+    const r = await runCli(['approvals', 'show', row.id], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/unattended with:\n {4}read_file\(read_only\), write_file\(write\) {3}\(the job names no tools/);
+    expect(r.stdout).toContain('the grant covers only the tools listed here');
+  });
 });

@@ -8,13 +8,14 @@ import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
 import { runAuthorization } from '../../src/jobs/run-authorization.ts';
-import { manualRun } from '../../src/jobs/service.ts';
+import { manualRun, updateJobFromCall } from '../../src/jobs/service.ts';
+import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { answerApproval } from '../../src/store/approvals.ts';
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { liveGrant } from '../../src/store/grants.ts';
+import { listGrants, liveGrant } from '../../src/store/grants.ts';
 import { getJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { buildContext } from '../../src/tools/context.ts';
@@ -108,10 +109,16 @@ describe('a human grant covers the tools its approval listed, not what the confi
     expect(await runAuthorization(db, child)).toMatchObject({ cron_authorized: true, rule: 'grant.inherited', tool_scope: ['write_file'] });
   });
 
-  it('grants show names the tools the approval covered, and a tool offered since then as outside the grant', async () => {
-    const jobId = await createJob('shown', new HumanAtTerminal());
+  /** A config file for the CLI: this test's schema, and the configuration as it is after the approval. */
+  const laterConfigFile = () => {
     const cfg = join(workspace, 'echo-agent.yaml');
     writeFileSync(cfg, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\ntools:\n  workspace: ${workspace}\n`);
+    return cfg;
+  };
+
+  it('grants show names the tools the approval covered, and a tool offered since then as outside the grant', async () => {
+    const jobId = await createJob('shown', new HumanAtTerminal());
+    const cfg = laterConfigFile();
     const text = await runCli(['grants', 'show', jobId], { env: { ECHO_AGENT_CONFIG: cfg } });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('the approval covered these tools, and the grant covers no others: write_file');
@@ -119,5 +126,75 @@ describe('a human grant covers the tools its approval listed, not what the confi
     const json = JSON.parse((await runCli(['grants', 'show', jobId, '--json'], { env: { ECHO_AGENT_CONFIG: cfg } })).stdout) as { authorization: { tool_scope: string[] }; tools: { name: string; rule: string }[] };
     expect(json.authorization.tool_scope).toEqual(['write_file']);
     expect(json.tools).toEqual([expect.objectContaining({ name: 'write_file', rule: 'unattended.cron_authorized' }), expect.objectContaining({ name: 'edit_file', rule: 'unattended.outside_grant' })]);
+  });
+
+  it('check call --job decides a call as that job\'s run would tonight, grant scope included', async () => {
+    const jobId = await createJob('checked', new HumanAtTerminal());
+    const env = { ECHO_AGENT_CONFIG: laterConfigFile() };
+    const check = (tool: string, args: object, ...more: string[]) => runCli(['check', 'call', '--job', jobId, '--tool', tool, '--args', JSON.stringify(args), '--no-dns', '--json', ...more], { env });
+    const write = await check('write_file', { path: 'checked.txt', content: 'x' });
+    expect(write.code, write.stderr).toBe(0);
+    expect(JSON.parse(write.stdout)).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
+    expect(write.stderr).toContain(`note: --job: job ${jobId} (checked): cron_authorized yes (grant.valid:`);
+    const edit = await check('edit_file', { path: 'checked.txt', old_text: 'x', new_text: 'y' });
+    expect(edit.code).toBe(1);
+    expect(JSON.parse(edit.stdout)).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.outside_grant' });
+    // what the run would never call is said, not silently judged
+    const other = await check('read_file', { path: 'checked.txt' });
+    expect(other.stderr).toContain('the job\'s runs never call read_file: its steps do not name it');
+    // the run decides its own context
+    const both = await check('write_file', { path: 'checked.txt', content: 'x' }, '--channel', 'telegram', '--cron-authorized', '--unattended');
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain('--job: the job\'s run decides --cron-authorized, --channel; leave them out');
+    expect((await runCli(['check', 'call', '--job', 'job_nosuch', '--tool', 'read_file', '--args', '{}'], { env })).stderr).toContain('job_nosuch');
+  });
+
+  describe('a human-approved update that leaves the definition alone', () => {
+    /** An update of a setting outside the definition, approved by a person shown `scope`. */
+    const approvedTimeoutChange = (jobId: string, scope: readonly string[], source: 'human' | 'auto' = 'human') => updateJobFromCall(
+      { db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, grantScope: () => scope },
+      jobId, { timeout_seconds: 120 }, buildContext({ channel: 'cli', user_id: 'dana', approval_source: source }), source === 'human' ? { approval_source: 'human', approval_id: 'apr_not_stored', approver: 'dana' } : { approval_source: 'auto' },
+    );
+
+    it('renews the grant\'s tools to what the person was shown now', async () => {
+      const jobId = await createJob('renewed', new HumanAtTerminal());
+      const before = (await liveGrant(database().db, jobId))!;
+      const r = await approvedTimeoutChange(jobId, ['write_file', 'edit_file']);
+      expect(r?.grant).toMatchObject({ approver: 'dana', tool_scope: ['write_file', 'edit_file'] });
+      expect((await listGrants(database().db, { job_id: jobId, includeRevoked: true })).find((g) => g.id === before.id)?.revoked_why).toBe(`superseded by ${r!.grant!.id}`);
+      const { decisions } = await runNow(jobId, laterConfig);
+      expect(decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.cron_authorized']);
+    });
+
+    it('keeps a grant that already covers exactly those tools', async () => {
+      const jobId = await createJob('kept', new HumanAtTerminal());
+      const before = (await liveGrant(database().db, jobId))!;
+      const r = await approvedTimeoutChange(jobId, ['write_file']);
+      expect(r?.grant?.id).toBe(before.id);
+      expect((await liveGrant(database().db, jobId))?.id).toBe(before.id);
+    });
+
+    it('renews a grant from before tool scopes were recorded, which covered every tool, to the list shown', async () => {
+      const jobId = await createJob('legacy', new HumanAtTerminal());
+      await database().pool.query('update job_grants set tool_scope = null where job_id = $1', [jobId]);
+      expect((await runNow(jobId, laterConfig)).decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.cron_authorized']);
+      await approvedTimeoutChange(jobId, ['write_file']);
+      expect((await runNow(jobId, laterConfig)).decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.outside_grant']);
+    });
+
+    it('gives a job without a grant none: only a call that sets the definition can authorise it (I2)', async () => {
+      const jobId = await createJob('revoked-then-tweaked', new HumanAtTerminal());
+      await database().pool.query('update job_grants set revoked_at = now(), revoked_by = $2, revoked_why = $3 where job_id = $1', [jobId, 'admin', 'test']);
+      const r = await approvedTimeoutChange(jobId, ['write_file']);
+      expect(r?.grant).toBeNull();
+      expect(await liveGrant(database().db, jobId)).toBeNull();
+    });
+
+    it('an auto-approved one leaves the grant and its tools as they are', async () => {
+      const jobId = await createJob('auto-tweaked', new HumanAtTerminal());
+      const before = (await liveGrant(database().db, jobId))!;
+      await approvedTimeoutChange(jobId, ['write_file', 'edit_file'], 'auto');
+      expect(await liveGrant(database().db, jobId)).toMatchObject({ id: before.id, tool_scope: ['write_file'] });
+    });
   });
 });

@@ -10,6 +10,7 @@ import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { answerApproval, listApprovals } from '../../src/store/approvals.ts';
+import { listAudit } from '../../src/store/audit.ts';
 import { authorizationFor, liveGrant } from '../../src/store/grants.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
@@ -105,6 +106,12 @@ function expectMissionRun(run: NonNullable<Awaited<ReturnType<typeof getRun>>>, 
   expect(readFileSync(join(workspace, `${name}.txt`), 'utf8')).toBe(`written by ${name}`);
 }
 
+/** The grant's tools came from the request the person answered, not from a later reading of the configuration. */
+async function expectScopeFromRequest(jobId: string) {
+  const [issued] = await listAudit(database().db, { job_id: jobId, kind: 'grant.issued' });
+  expect(issued?.data).toMatchObject({ tool_scope: ['write_file'], tool_scope_from: 'approval_request' });
+}
+
 describe('the mission, end to end: an attended session creates a job, the daemon runs it unattended', () => {
   it('approved on the terminal: the job is cron_authorized, its WRITE step succeeds and its DANGEROUS step is refused', async () => {
     const r = await runOnTerminal('Create a job named tty-nightly', 'y');
@@ -114,7 +121,9 @@ describe('the mission, end to end: an attended session creates a job, the daemon
     expect(r.out).toContain('Created tty-nightly.');
     const job = (await listJobs(database().db)).find((j) => j.name === 'tty-nightly')!;
     expect(await authorizationFor(database().db, job.id)).toMatchObject({ cron_authorized: true, rule: 'grant.valid' });
-    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'alice', channel: 'cli' });
+    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'alice', channel: 'cli', tool_scope: ['write_file'] });
+    expect(r.out).toContain('the grant covers only the tools listed here');
+    await expectScopeFromRequest(job.id);
     expectMissionRun(await daemonRuns(job.id), 'tty-nightly');
   });
 
@@ -132,6 +141,8 @@ describe('the mission, end to end: an attended session creates a job, the daemon
       if (Date.now() - started > 30_000) throw new Error('no approval request appeared');
     }
     expect(pending.tool).toBe('cronjob');
+    // the waiting session recorded what the grant will cover, for whoever answers elsewhere
+    expect(pending.tool_scope).toEqual(['write_file']);
     expect((await answerApproval(database().db, { id: pending.id, call_hash: pending.call_hash, answer: 'once', answered_by: 'bob' })).ok).toBe(true);
     const r = await session;
     expect(r.code, r.stderr).toBe(0);
@@ -139,7 +150,8 @@ describe('the mission, end to end: an attended session creates a job, the daemon
     const job = (await listJobs(database().db)).find((j) => j.name === 'api-nightly')!;
     const answered = (await listApprovals(database().db, { state: 'approved' })).find((a) => a.id === pending.id)!;
     // approved when bob answered, not when the grant row was written after the call ran
-    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob', approval_id: pending.id, approved_at: answered.answered_at });
+    expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob', approval_id: pending.id, approved_at: answered.answered_at, tool_scope: ['write_file'] });
+    await expectScopeFromRequest(job.id);
     expectMissionRun(await daemonRuns(job.id), 'api-nightly');
   });
 });

@@ -134,7 +134,7 @@ describe('the cronjob tool', () => {
     const steps = describeJobCall(defaultConfig(), tools, { action: 'create', name: 'x', schedule: 'every 1m', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }, { tool: 'write_file', args: {} }] } }).join('\n');
     expect(steps).toMatch(/as written, with:\n {4}list_dir\(read_only\), write_file\(write\)\n/);
     const agent = describeJobCall(defaultConfig(), tools, { action: 'create', name: 'y', schedule: 'every 1m', payload: { kind: 'agent', prompt: 'p' } }).join('\n');
-    expect(agent).toContain('every tool the daemon offers');
+    expect(agent).toContain('(the job names no tools: every tool offered now)');
     expect(agent).toContain('write_file(write)');
     expect(agent).not.toMatch(/cronjob\(dangerous\)/);
   });

@@ -1,7 +1,9 @@
 import { Option, type Command } from 'commander';
 import { stricterProfile } from '../../policy/security-profiles.ts';
 import { CATALOG_BY_NAME } from '../../tools/catalog-table.ts';
-import { buildContext } from '../../tools/context.ts';
+import { buildContext, type ToolExecutionContext } from '../../tools/context.ts';
+import type { RunGrant } from '../../approval/ports.ts';
+import type { Config } from '../../config/schema.ts';
 import { validateParams } from '../../tools/validate.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
@@ -17,6 +19,7 @@ interface CheckCallOptions {
   user: string;
   nested?: boolean;
   approvalSource: 'human' | 'auto';
+  job?: string;
   dns: boolean;
   store: boolean;
   json?: boolean;
@@ -33,6 +36,7 @@ export function registerCheckCallCommand(check: Command): void {
     .option('--channel <channel>', 'source channel', 'cli')
     .option('--user <id>', 'sender id', '')
     .option('--nested', 'the call comes from a nested execution (sub-agent)')
+    .option('--job <job>', 'judge it as a call in a run of this job tonight (id or name): unattended, under its grant as the daemon reads it')
     .addOption(new Option('--approval-source <source>', 'approval source of the surrounding context').choices(['human', 'auto']).default('auto'))
     .option('--no-dns', 'do not resolve host names in URL checks')
     .option('--no-store', 'do not look up persistent approvals (step 9) in the database')
@@ -43,7 +47,8 @@ export function registerCheckCallCommand(check: Command): void {
       if (opts.cronAuthorized && !opts.unattended) throw new CliError('--cron-authorized only applies to --unattended calls');
       const entry = CATALOG_BY_NAME.get(opts.tool);
       const invalid = entry ? validateParams(entry.parameters, args) : null;
-      const ctx = buildContext({
+      const run = opts.job === undefined ? null : await jobRunContext(cmd, config, opts);
+      const ctx = run?.ctx ?? buildContext({
         channel: opts.channel, user_id: opts.user, unattended: Boolean(opts.unattended),
         cron_authorized: Boolean(opts.cronAuthorized), approval_source: opts.approvalSource,
         parent_execution_id: opts.nested ? 'check-call-parent' : null, tool: opts.tool, params: args,
@@ -61,10 +66,11 @@ export function registerCheckCallCommand(check: Command): void {
         // the runtime's own test of whether step 10 has a reviewer; this stand-in is never called in a dry run
         smartReviewer: smartReviewerFromConfig(config) ? { review: async () => 'ESCALATE' } : null,
         humanApprover: null,
+        ...(run?.grant ? { grant: run.grant } : {}),
       }, {
         dryRun: true,
         // unattended calls only happen in the daemon, which never runs looser than `daemon` (I4)
-        securityProfile: opts.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile,
+        securityProfile: ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile,
       });
       let decision;
       try {
@@ -78,10 +84,40 @@ export function registerCheckCallCommand(check: Command): void {
       const unchecked = allowlist?.notConsulted();
       // not a silent default: the verdict may differ where a stored "always" would have matched
       if (unchecked) process.stderr.write(`note: step 9: ${unchecked}\n`);
+      if (run) process.stderr.write(`${run.notes.map((n) => `note: --job: ${n}`).join('\n')}\n`);
       if (opts.json) printJson(decision);
       else printDecision(decision);
       process.exitCode = decisionExitCode(decision);
     });
+}
+
+/** Options a run of a job decides for itself: giving them beside --job would be ignored, so they are refused. */
+const JOB_DECIDES = ['cronAuthorized', 'nested', 'channel', 'user', 'approvalSource'] as const;
+
+/**
+ * The context and grant the daemon would give a run of the job now: the same run context, the same
+ * authorisation read, and the grant covering the tools its approval listed.
+ */
+async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOptions): Promise<{ ctx: ToolExecutionContext; grant: RunGrant | null; notes: string[] }> {
+  if (opts.job === '') throw new CliError('--job: is empty; give a job id or name');
+  const given = JOB_DECIDES.filter((k) => cmd.getOptionValueSource(k) === 'cli');
+  if (given.length > 0) throw new CliError(`--job: the job's run decides ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; leave ${given.length > 1 ? 'them' : 'it'} out`);
+  const [{ withStore }, { jobByRef }, { runAuthorization }, { unattendedRunContext }, { scopeCovers }, { builtinTools }, { jobToolSet }] = await Promise.all([
+    import('../store-session.ts'), import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../daemon/run-context.ts'),
+    import('../../store/grants.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+  ]);
+  return withStore(config, async (db) => {
+    const job = await jobByRef(db.db, opts.job!, { includeRemoved: true });
+    const auth = await runAuthorization(db.db, job);
+    const ctx = unattendedRunContext(job, auth.cron_authorized, 1, { execution_id: 'check-call', trace_id: 'check-call' });
+    const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
+    const notes = [`job ${job.id} (${job.name}): cron_authorized ${auth.cron_authorized ? 'yes' : 'no'} (${auth.rule}: ${auth.reason})`];
+    if (![...set.offered, ...set.removed].some((t) => t.name === opts.tool)) notes.push(`the job's runs never call ${opts.tool}: its steps do not name it`);
+    if (job.removed_at) notes.push('the job is removed: it has no more runs');
+    // read just now, as the daemon reads it when a run starts
+    const grant = auth.cron_authorized ? { inForce: async () => true, covers: (tool: string) => scopeCovers(auth.tool_scope, tool) } : null;
+    return { ctx, grant, notes };
+  });
 }
 
 function parseArgs(text: string): Record<string, unknown> {
