@@ -34,11 +34,11 @@ async function admin(statement: string): Promise<void> {
 async function rawBullmq(backend: QueueBackend, prefix: string, concurrency: number): Promise<number> {
   const queue = openRunQueue(backend, prefix);
   let done = 0;
-  const all = new Promise<void>((resolve) => {
-    queue.work(async () => {
-      if (++done === N) resolve();
-    }, { concurrency }).run();
-  });
+  let resolveAll: () => void = () => {};
+  const all = new Promise<void>((resolve) => { resolveAll = resolve; });
+  await queue.work(async () => {
+    if (++done === N) resolveAll();
+  }, { concurrency }).run();
   const start = performance.now();
   for (let i = 0; i < N; i += 200) await Promise.all(Array.from({ length: Math.min(200, N - i) }, (_, k) => queue.enqueue(`raw_${i + k}`)));
   await all;
@@ -71,7 +71,7 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
   const all = new Promise<void>((resolve) => {
     worker.bullmq.on('completed', () => { if (++done === N) resolve(); });
   });
-  worker.start();
+  await worker.start();
   const start = performance.now();
   for (let i = 0; i < runs.length; i += 200) await Promise.all(runs.slice(i, i + 200).map((r) => queue.enqueue(r.id)));
   await all;

@@ -85,7 +85,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   try {
     return await assembleDaemon(config, opts, undo);
   } catch (err) {
-    for (const step of undo.reverse()) await step().catch(() => {});
+    // a step that never ends (a queue whose database is gone) must not hold a failed start for ever
+    for (const step of undo.reverse()) await Promise.race([step().catch(() => {}), new Promise((r) => setTimeout(r, STOP_STEP_TIMEOUT_MS).unref())]);
     throw err;
   }
 }
@@ -197,7 +198,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     },
   });
   // runs are taken only once everything they rely on (HTTP, loops, undo steps) is in place
-  worker?.start();
+  await worker?.start();
   logger.info({ worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
   await logAuditHead();
 

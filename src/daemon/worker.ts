@@ -14,8 +14,8 @@ const CANCEL_GRACE_MS = 5_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 
 export interface RunWorker {
-  /** Starts taking runs: the last step of a start. */
-  start(): void;
+  /** Starts taking runs once its queue connection is ready: the last step of a start. */
+  start(): Promise<void>;
   isRunning(): boolean;
   /** The BullMQ worker, for observers (benchmarks count its completions). */
   readonly bullmq: Worker<RunMessage>;

@@ -36,8 +36,11 @@ export interface Delivery {
 }
 
 export interface QueueWorker {
-  /** Starts taking deliveries; the worker is made stopped so a start can finish wiring first. */
-  run(): void;
+  /**
+   * Starts taking deliveries once the worker's connection is ready; the worker is made stopped so a start
+   * can finish wiring first. Rejects, naming the cause, when it cannot be ready within READY_TIMEOUT_MS.
+   */
+  run(): Promise<void>;
   /** Takes no new deliveries; running handlers go on. */
   pause(): Promise<void>;
   /** Forced: does not wait for running handlers (the caller waits for them, with its own deadline). */
@@ -66,6 +69,27 @@ export function openRunQueue(backend: QueueBackend, prefix: string, opts: QueueO
 
 /** How long a Redis connection may take to quit before it is cut: quitting waits on a server that may be down. */
 const QUIT_TIMEOUT_MS = 2_000;
+/** How long a start waits for the worker's queue connection before it fails. */
+export const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * The worker's connection ready, or the reason it is not. Awaited before the worker runs: BullMQ's
+ * PostgreSQL backend keeps a failed first connect for good, and a worker running on it fetches in a
+ * loop that never yields, so nothing else in the process (signals, timers, the server's death) is heard.
+ */
+async function readyWithin(worker: Worker<RunMessage>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      worker.waitUntilReady(),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms`)), ms); }),
+    ]);
+  } catch (err) {
+    throw new Error(`the queue worker's connection is not ready: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function quitOrCut(c: Redis): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -179,7 +203,10 @@ function wrap(
       workers.push(worker);
       return {
         worker,
-        run: () => { worker.run().catch(report); },
+        async run() {
+          await readyWithin(worker, READY_TIMEOUT_MS);
+          worker.run().catch(report);
+        },
         pause: () => worker.pause(true),
         // forced from the start: BullMQ answers a later close(true) with an earlier, still waiting close()
         close: () => worker.close(true),

@@ -97,19 +97,28 @@ describe('npm start on the embedded default', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     };
+    /** The daemon's exit code; a daemon still running after `ms` fails the test with its log, not the test's timeout. */
+    const exited = (child: ChildProcess, ms: number, what: string) => new Promise<number | null>((resolve, reject) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      const timer = setTimeout(() => reject(new Error(`the daemon did not exit ${what} within ${ms} ms\n${log.slice(-4000)}`)), ms);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
     const first = start();
     await until(() => log.includes('daemon started'), 90_000, 'daemon start');
     const pid = Number(readFileSync(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(pid, 'SIGKILL');
-    const code = await new Promise<number | null>((r) => first.once('exit', (c) => r(c)));
+    const code = await exited(first, 60_000, 'after its server was killed');
     expect(code, log.slice(-2000)).toBe(69);
     expect(log).toMatch(/embedded PostgreSQL server \(pid \d+\) exited unexpectedly \(signal SIGKILL\)/);
     // what a supervisor (systemd Restart=on-failure) does next
     const second = start();
     await until(() => log.includes('daemon started'), 90_000, 'daemon restart');
     second.kill('SIGTERM');
-    expect(await new Promise((r) => second.once('exit', r))).toBe(0);
-  }, 240_000);
+    expect(await exited(second, 60_000, 'on SIGTERM')).toBe(0);
+  }, 300_000);
 
   it.each(['SIGINT', 'SIGHUP'] as const)('%s to the whole foreground group (Ctrl-C, a closed terminal) is a clean stop, exit 0: the server, in a group of its own, is stopped last', async (signal) => {
     let log = '';

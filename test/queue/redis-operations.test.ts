@@ -52,7 +52,7 @@ describe('the run queue on an operator\'s Redis', () => {
     const errors: string[] = [];
     const queue = openRunQueue({ kind: 'redis', url }, 'outage', { onError: (err, where) => errors.push(`${where}: ${err.message}`) });
     const worker = queue.work(async () => {}, { concurrency: 1 });
-    worker.run();
+    await worker.run();
     await queue.enqueue('run_outage');
     server.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 500));

@@ -50,7 +50,7 @@ describe.each(backends)('the run queue on %s', (_name, backend, prefix) => {
     await queue.enqueue('run_a');
     await queue.enqueue('run_b');
     expect(await queue.holds('run_a')).toBe(true);
-    queue.work(async (runId) => { seen.push(runId); }, { concurrency: 4 }).run();
+    await queue.work(async (runId) => { seen.push(runId); }, { concurrency: 4 }).run();
     await until(() => seen.length >= 2);
     await new Promise((r) => setTimeout(r, 300));
     expect(seen.sort()).toEqual(['run_a', 'run_b']);
@@ -79,7 +79,7 @@ describe.each(backends)('the run queue on %s', (_name, backend, prefix) => {
     const queue = openRunQueue(backend, `${prefix}-d`);
     opened.push(queue);
     let deliveries = 0;
-    queue.work(async (_id, delivery) => {
+    await queue.work(async (_id, delivery) => {
       deliveries++;
       if (deliveries === 1) await delivery.defer(200);
     }, { concurrency: 1 }).run();

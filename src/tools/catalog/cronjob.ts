@@ -66,7 +66,8 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
           }
           case 'update': {
             const r = await updateJobFromCall(deps, id, definitionFields(params), ctx, approval);
-            return r ? ok({ job: summary(r.job), cron_authorized: r.grant !== null, grant_rule: r.verdict.rule }) : notFound(id);
+            // the job's authorisation after the change: an update outside the definition keeps a grant it did not issue
+            return r ? ok({ job: summary(r.job), cron_authorized: (await runAuthorization(deps.db, r.job)).cron_authorized, grant_rule: r.verdict.rule }) : notFound(id);
           }
           case 'pause': {
             const job = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined });
