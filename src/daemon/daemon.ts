@@ -113,6 +113,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     onWarning: (message, detail) => logger.error(detail, message),
   });
   undo.push(() => queue.close());
+  await queue.ready();
   logger.info({ backend: backend.kind }, 'queue ready');
 
   const metrics = createMetrics({ queueDepth: () => queue.depth() });

@@ -20,6 +20,8 @@ export interface RunQueue {
   /** Whether the queue still holds this attempt's job (waiting, delayed or active). */
   holds(runId: string, attempt?: number): Promise<boolean>;
   depth(): Promise<number>;
+  /** Resolves once the queue's connection is ready (READY_TIMEOUT_MS at most), or rejects with the cause. */
+  ready(): Promise<void>;
   /** Starts consuming; one call per process. */
   work(
     handler: (runId: string, delivery: Delivery) => Promise<void>,
@@ -77,15 +79,15 @@ export const READY_TIMEOUT_MS = 30_000;
  * PostgreSQL backend keeps a failed first connect for good, and a worker running on it fetches in a
  * loop that never yields, so nothing else in the process (signals, timers, the server's death) is heard.
  */
-async function readyWithin(worker: Worker<RunMessage>, ms: number): Promise<void> {
+async function readyWithin(what: string, client: { waitUntilReady(): Promise<unknown> }, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      worker.waitUntilReady(),
+      client.waitUntilReady(),
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms`)), ms); }),
     ]);
   } catch (err) {
-    throw new Error(`the queue worker's connection is not ready: ${(err as Error).message}`);
+    throw new Error(`the ${what}'s connection is not ready: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
   }
@@ -185,6 +187,8 @@ function wrap(
       const state = await job.getState();
       return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'prioritized' || state === 'waiting-children';
     },
+    // the same holds for the queue: a failed first connect would refuse every enqueue until a restart
+    ready: () => readyWithin('queue', queue, READY_TIMEOUT_MS),
     async depth() {
       const c = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
       return Object.values(c).reduce((a, b) => a + b, 0);
@@ -204,7 +208,7 @@ function wrap(
       return {
         worker,
         async run() {
-          await readyWithin(worker, READY_TIMEOUT_MS);
+          await readyWithin('queue worker', worker, READY_TIMEOUT_MS);
           worker.run().catch(report);
         },
         pause: () => worker.pause(true),

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('a queue worker whose connection fails while it is set up', () => {
-  it('does not run: the start fails with the cause, and the process stays responsive', async () => {
+  it('does not run: the start fails with the cause (the queue\'s too), and the process stays responsive', async () => {
     // in a child process: a worker that spun on the failed setup would starve this test's own timers too
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/queue-bootstrap-child.ts'], {
       cwd: ROOT, env: { ...process.env, QUEUE_SCHEMA: schema }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,7 +29,9 @@ describe('a queue worker whose connection fails while it is set up', () => {
     });
     expect(exited, `the child hung (its event loop starved?):\n${out}`).toBe(true);
     const [first, second] = out.trim().split('\n');
-    expect(JSON.parse(first!)).toMatchObject({ ran: false, error: expect.stringContaining("the queue worker's connection is not ready") });
+    expect(JSON.parse(first!)).toMatchObject({
+      ran: false, error: expect.stringContaining("the queue worker's connection is not ready"), queue: expect.stringContaining("the queue's connection is not ready"),
+    });
     expect(second).toBe('event loop alive');
   }, 60_000);
 });

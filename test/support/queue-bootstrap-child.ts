@@ -16,7 +16,10 @@ proxy.holdRepliesAfter('server_version_num');
 const worker = queue.work(async () => {}, { concurrency: 4, onError: () => {} });
 await new Promise((r) => setTimeout(r, 500));
 proxy.drop();
-const outcome = await worker.run().then(() => ({ ran: true, error: null }), (err: Error) => ({ ran: false, error: err.message }));
+const outcome = {
+  ...await worker.run().then(() => ({ ran: true, error: null }), (err: Error) => ({ ran: false, error: err.message })),
+  queue: await queue.ready().then(() => 'ready', (err: Error) => err.message),
+};
 process.stdout.write(`${JSON.stringify(outcome)}\n`);
 await new Promise((r) => setTimeout(r, 300));
 process.stdout.write('event loop alive\n');
