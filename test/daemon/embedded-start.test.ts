@@ -99,7 +99,7 @@ describe('npm start on the embedded default', () => {
     };
     /** The daemon's exit code; a daemon still running after `ms` fails the test with its log, not the test's timeout. */
     const exited = (child: ChildProcess, ms: number, what: string) => new Promise<number | null>((resolve, reject) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
       const timer = setTimeout(() => reject(new Error(`the daemon did not exit ${what} within ${ms} ms\n${log.slice(-4000)}`)), ms);
       child.once('exit', (c) => {
         clearTimeout(timer);

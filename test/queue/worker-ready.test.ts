@@ -21,14 +21,16 @@ describe('a queue worker whose connection fails while it is set up', () => {
       cwd: ROOT, env: { ...process.env, QUEUE_SCHEMA: schema }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let err = '';
     child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
     const exited = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(false); }, 45_000);
       child.once('exit', () => { clearTimeout(timer); resolve(true); });
     });
-    expect(exited, `the child hung (its event loop starved?):\n${out}`).toBe(true);
+    expect(exited, `the child hung (its event loop starved?):\n${out}${err}`).toBe(true);
     const [first, second] = out.trim().split('\n');
+    expect(first, err).toBeDefined();
     expect(JSON.parse(first!)).toMatchObject({
       ran: false, error: expect.stringContaining("the queue worker's connection is not ready"), queue: expect.stringContaining("the queue's connection is not ready"),
     });

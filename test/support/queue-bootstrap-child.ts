@@ -6,7 +6,11 @@ import { TEST_DATABASE_URL } from './db.ts';
 import { tcpProxy } from './tcp-proxy.ts';
 
 // as the daemon does: a library connection without an 'error' listener must not end the process
-process.on('uncaughtException', () => {});
+process.on('uncaughtException', (err) => {
+  if (/Connection terminated|ECONNRESET|not queryable/.test(err.message)) return;
+  process.stderr.write(`${err.stack ?? err.message}\n`);
+  process.exit(1);
+});
 const proxy = await tcpProxy(5432);
 const url = new URL(TEST_DATABASE_URL);
 url.port = String(proxy.port);
@@ -14,7 +18,10 @@ const queue = openRunQueue({ kind: 'postgres', url: url.toString(), schema: proc
 // the worker's setup asks its server the version first: that reply never comes, and then the connection drops
 proxy.holdRepliesAfter('server_version_num');
 const worker = queue.work(async () => {}, { concurrency: 4, onError: () => {} });
-await new Promise((r) => setTimeout(r, 500));
+// the setup is stuck waiting for that reply: now, and not before, its connection goes
+for (const t = Date.now(); !proxy.holdingReplies(); await new Promise((r) => setTimeout(r, 10))) {
+  if (Date.now() - t > 20_000) throw new Error('the worker never connected through the proxy');
+}
 proxy.drop();
 const outcome = {
   ...await worker.run().then(() => ({ ran: true, error: null }), (err: Error) => ({ ran: false, error: err.message })),

@@ -13,6 +13,8 @@ export interface TcpProxy {
    * but no answer comes back: a request carried out whose reply is lost.
    */
   holdRepliesAfter(marker: string): void;
+  /** Whether replies are being held: holdRepliesAfter's marker has gone through. */
+  holdingReplies(): boolean;
   /** Drops the live connections; new ones get through as normal. */
   drop(): void;
   close(): Promise<void>;
@@ -65,5 +67,6 @@ export async function tcpProxy(targetPort: number, host = '127.0.0.1'): Promise<
     port, cut: stop, restore: listen, close: stop, drop,
     freeze: () => { held = 'both'; },
     holdRepliesAfter: (m) => { marker = m.toLowerCase(); },
+    holdingReplies: () => held === 'replies',
   };
 }
