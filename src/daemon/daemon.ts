@@ -26,6 +26,7 @@ import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
 import { startWorker, type RunWorker } from './worker.ts';
+import { repeatLimitedWarn } from '../log/repeat-limit.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
@@ -108,8 +109,9 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
+  const queueWarn = repeatLimitedWarn(logger, 'queue connection error');
   const queue = openRunQueue(backend, config.queue.prefix, {
-    onError: (err, where) => logger.warn({ err, where }, 'queue connection error'),
+    onError: (err, where) => queueWarn(err, { where }),
     onWarning: (message, detail) => logger.error(detail, message),
   });
   undo.push(() => queue.close());

@@ -3,6 +3,7 @@ import type { Worker } from 'bullmq';
 import type { RunMessage, RunQueue } from '../queue/run-queue.ts';
 import type { Metrics } from './metrics.ts';
 import { executeRun, type RunExecutorDeps } from './run-executor.ts';
+import { repeatLimitedWarn } from '../log/repeat-limit.ts';
 
 /** How long a buffered run waits before looking again whether the running one has finished. */
 const BUFFER_POLL_MS = 2_000;
@@ -58,7 +59,7 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     const p = execute(runId, delivery);
     inFlight.set(p, runId);
     try { await p; } finally { inFlight.delete(p); }
-  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: (err) => opts.logger.warn({ err }, 'queue worker connection error') });
+  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: repeatLimitedWarn(opts.logger, 'queue worker connection error') });
 
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);

@@ -1,0 +1,39 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.ts';
+import { repeatLimitedWarn } from '../../src/log/repeat-limit.ts';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  return { lines, logger: createLogger('info', stream) };
+}
+
+describe('a recurring warning is logged at most once per window, with how many were held back', () => {
+  it('holds back repeats of one message within the window and counts them in the next line', async () => {
+    const { lines, logger } = capture();
+    let t = 0;
+    const warn = repeatLimitedWarn(logger, 'queue connection error', { windowMs: 1000, now: () => t });
+    for (let i = 0; i < 500; i++) warn(new Error('Connection terminated unexpectedly'), { where: 'worker' });
+    t = 1000;
+    warn(new Error('Connection terminated unexpectedly'), { where: 'worker' });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.map((l) => [l.msg, l.where, l.repeated])).toEqual([
+      ['queue connection error', 'worker', undefined],
+      ['queue connection error', 'worker', 499],
+    ]);
+  });
+
+  it('keeps different messages, and the same message from different places, apart', async () => {
+    const { lines, logger } = capture();
+    const warn = repeatLimitedWarn(logger, 'queue connection error', { windowMs: 1000, now: () => 0 });
+    warn(new Error('read ECONNRESET'), { where: 'worker' });
+    warn(new Error('read ECONNRESET'), { where: 'queue' });
+    warn(new Error('Connection terminated unexpectedly'), { where: 'worker' });
+    warn(new Error('read ECONNRESET'), { where: 'worker' });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.map((l) => [l.where, (l.err as { message: string }).message])).toEqual([
+      ['worker', 'read ECONNRESET'], ['queue', 'read ECONNRESET'], ['worker', 'Connection terminated unexpectedly'],
+    ]);
+  });
+});
