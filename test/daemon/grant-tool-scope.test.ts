@@ -123,6 +123,9 @@ describe('a human grant covers the tools its approval listed, not what the confi
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('the approval covered these tools, and the grant covers no others: write_file');
     expect(text.stdout).toMatch(/edit_file\s+write\s+refused\s+unattended\.outside_grant/);
+    const list = await runCli(['grants', 'list', '--job', jobId], { env: { ECHO_AGENT_CONFIG: cfg } });
+    expect(list.stdout).toMatch(/TOOLS/);
+    expect(list.stdout).toMatch(/alice\s+cli\s+\S+\s+write_file\s/);
     const json = JSON.parse((await runCli(['grants', 'show', jobId, '--json'], { env: { ECHO_AGENT_CONFIG: cfg } })).stdout) as { authorization: { tool_scope: string[] }; tools: { name: string; rule: string }[] };
     expect(json.authorization.tool_scope).toEqual(['write_file']);
     expect(json.tools).toEqual([expect.objectContaining({ name: 'write_file', rule: 'unattended.cron_authorized' }), expect.objectContaining({ name: 'edit_file', rule: 'unattended.outside_grant' })]);

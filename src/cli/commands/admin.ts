@@ -19,8 +19,9 @@ export function registerGrantCommands(program: Command): void {
         return listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
       });
       if (opts.json) printJson(rows);
-      else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'ENDED'], rows.map((g) => [
+      else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
         g.id, g.job_id, g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
+        g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
       ]));
     });
