@@ -6,6 +6,7 @@ export const GRANT_POLICY_RULES = {
   'grant.not_human': 'The call was approved by a policy, not by a human, so the job gets no cron authorisation.',
   'grant.unattended': 'An unattended call can never authorise a job.',
   'grant.nested': 'A nested execution can never authorise a job.',
+  'grant.definition_unchanged': 'A human approved a change outside the job definition; only a call that sets the definition can authorise a job that holds no grant.',
 } as const;
 
 export type GrantPolicyRule = keyof typeof GRANT_POLICY_RULES;

@@ -78,7 +78,7 @@ async function applyGrantPolicy(
       // I2: only a call that set the definition can authorise it; this one may renew the tools of a grant that
       // already does, to what the person was shown now (a grant from before 0008 covers every tool until then)
       const live = await liveGrant(db, job.id);
-      if (!live || !authorization(job, live).cron_authorized) return { grant: null, verdict };
+      if (!live || !authorization(job, live).cron_authorized) return notIssued(db, job, ctx, approval, { issue: false, rule: 'grant.definition_unchanged' });
       if (sameTools(live.tool_scope, scope)) return { grant: live, verdict };
     }
     const grant = await issueGrant(db, {
@@ -90,6 +90,12 @@ async function applyGrantPolicy(
   }
   // a change that is not a definition change leaves the grant as it is (I2 clears it only for definition changes)
   if (!opts.definitionChanged) return { grant: null, verdict };
+  return notIssued(db, job, ctx, approval, verdict);
+}
+
+async function notIssued(
+  db: Executor, job: JobRow, ctx: ToolExecutionContext, approval: CallApproval | undefined, verdict: Extract<GrantVerdict, { issue: false }>,
+): Promise<{ grant: null; verdict: GrantVerdict }> {
   await appendAudit(db, {
     kind: 'grant.not_issued', actor: ctx.user_id || null, job_id: job.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: verdict.rule, reason: GRANT_POLICY_RULES[verdict.rule], data: { approval_source: approval?.approval_source ?? ctx.approval_source },
@@ -139,7 +145,7 @@ export async function updateJobFromCall(
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
   });
   if (!updated) return null;
-  // a human approval of any update authorises the job as it now stands, tools included: the prompt says so
+  // a human-approved update outside the definition renews the tools of a live grant, and authorises nothing new
   return { job: updated.job, ...(await applyGrantPolicy(deps, updated.job, ctx, approval, asked, { definitionChanged: updated.definitionChanged })) };
 }
 

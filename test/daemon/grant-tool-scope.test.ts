@@ -190,7 +190,11 @@ describe('a human grant covers the tools its approval listed, not what the confi
       await database().pool.query('update job_grants set revoked_at = now(), revoked_by = $2, revoked_why = $3 where job_id = $1', [jobId, 'admin', 'test']);
       const r = await approvedTimeoutChange(jobId, ['write_file']);
       expect(r?.grant).toBeNull();
+      expect(r?.verdict).toEqual({ issue: false, rule: 'grant.definition_unchanged' });
       expect(await liveGrant(database().db, jobId)).toBeNull();
+      // the person's approval is on the record, and so is why it authorised nothing
+      const [record] = await listAudit(database().db, { job_id: jobId, kind: 'grant.not_issued' });
+      expect(record).toMatchObject({ rule: 'grant.definition_unchanged', actor: 'dana' });
     });
 
     it('an auto-approved one leaves the grant and its tools as they are', async () => {
