@@ -28,22 +28,26 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
   if (f.risk === 'read_only' && !f.flagged) return { outcome: 'allow', rule: 'unattended.read_only' };
   if (f.risk === 'dangerous') return { outcome: 'deny', rule: 'unattended.dangerous' };
   if (f.flagged) return { outcome: 'deny', rule: 'unattended.flagged' };
-  if (f.cronAuthorized && f.coveredByGrant === false) {
-    // a tool the configuration offers only since the approval (or never listed in it): the person did not authorise it
-    const without = await unattendedVerdict({ ...f, cronAuthorized: false });
-    return without.outcome === 'allow' ? { outcome: 'allow', rule: 'unattended.outside_grant.allow_safe' } : { outcome: 'deny', rule: 'unattended.outside_grant' };
-  }
+  // a tool the configuration offers only since the approval (or never listed in it): the person did not authorise it
+  if (f.cronAuthorized && f.coveredByGrant === false) return judgedWithoutGrant(f, 'unattended.outside_grant');
   if (f.cronAuthorized) {
     // a revocation reaches a run already under way at its next call, not only the next run:
     // from then on the run is judged as one without a grant, and a refusal says why
     if (!f.grantInForce || await f.grantInForce()) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
-    const without = await unattendedVerdict({ ...f, cronAuthorized: false });
-    // either way the record says the grant is gone: an admin reading it must not think it still counts
-    return without.outcome === 'allow' ? { outcome: 'allow', rule: 'unattended.grant_withdrawn.allow_safe' } : { outcome: 'deny', rule: 'unattended.grant_withdrawn' };
+    return judgedWithoutGrant(f, 'unattended.grant_withdrawn');
   }
   if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
   if (f.risk === 'exec') return { outcome: 'deny', rule: 'unattended.allow_safe.exec' };
   const scope = await f.writeScope();
   if (scope === 'not_files') return { outcome: 'deny', rule: 'unattended.allow_safe.not_file' };
   return scope === 'workspace' ? { outcome: 'allow', rule: 'unattended.allow_safe.write' } : { outcome: 'deny', rule: 'unattended.allow_safe.path' };
+}
+
+/**
+ * The call judged as one without a grant, under a rule that says why the grant does not count:
+ * either way the record names it, so an admin reading it does not think the grant still counts.
+ */
+async function judgedWithoutGrant(f: UnattendedFacts, why: 'unattended.outside_grant' | 'unattended.grant_withdrawn'): Promise<UnattendedVerdict> {
+  const without = await unattendedVerdict({ ...f, cronAuthorized: false });
+  return without.outcome === 'allow' ? { outcome: 'allow', rule: `${why}.allow_safe` } : { outcome: 'deny', rule: why };
 }

@@ -33,6 +33,11 @@ const ENQUEUE_CHUNK = 200;
 /** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
 const STOP_STEP_TIMEOUT_MS = 5_000;
 
+/** Whether `p` settled within `ms`; a timer that does not hold the process. */
+function endsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([p.then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), ms).unref())]);
+}
+
 export interface DaemonOptions {
   readonly logger: Logger;
   /** Tests: a database URL and schema instead of config/embedded. */
@@ -87,7 +92,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     return await assembleDaemon(config, opts, undo);
   } catch (err) {
     // a step that never ends (a queue whose database is gone) must not hold a failed start for ever
-    for (const step of undo.reverse()) await Promise.race([step().catch(() => {}), new Promise((r) => setTimeout(r, STOP_STEP_TIMEOUT_MS).unref())]);
+    for (const step of undo.reverse()) await endsWithin(step().catch(() => {}), STOP_STEP_TIMEOUT_MS);
     throw err;
   }
 }
@@ -227,10 +232,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       // meanwhile (an external server restarting) or a queue connection that never answers
       const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
         if (!p) return;
-        const ended = await Promise.race([
-          p.then(() => true, (err: unknown) => { logger.warn({ err }, `stopping: ${what} failed`); return true; }),
-          new Promise<false>((r) => setTimeout(() => r(false), STOP_STEP_TIMEOUT_MS).unref()),
-        ]);
+        const ended = await endsWithin(p.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`)), STOP_STEP_TIMEOUT_MS);
         if (!ended) logger.warn({ timeout_ms: STOP_STEP_TIMEOUT_MS }, `stopping: ${what} did not end in time; going on without it`);
       };
       await step('ending the processes tools started', processes.closeAll());

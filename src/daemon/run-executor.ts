@@ -19,8 +19,8 @@ import { deliverOutcome } from './delivery.ts';
 import type { Metrics } from './metrics.ts';
 import { runPayload, type PayloadOutcome } from './payload.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
-import { runAuthorization } from '../jobs/run-authorization.ts';
-import { scopeCovers, type Authorization } from '../store/grants.ts';
+import { runAuthorization, runGrant } from '../jobs/run-authorization.ts';
+import type { Authorization } from '../store/grants.ts';
 import { definitionHash } from '../store/definition-hash.ts';
 import { getJob } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
@@ -120,7 +120,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
     const agent = deps.agent ?? daemonAgentRuntime(deps);
     let outcome: PayloadOutcome;
     try {
-      outcome = await runPayload({ ...deps, agent, audit, grant: { inForce: grantInForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) } }, job, runId, ctx, controller.signal);
+      outcome = await runPayload({ ...deps, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal);
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
       logger.error({ run_id: runId, job_id: job.id, err }, 'run payload threw');

@@ -1,5 +1,6 @@
 import type { Executor } from '../store/db.ts';
-import { AUTHORIZATION_RULES, authorization, liveGrant, type Authorization } from '../store/grants.ts';
+import type { RunGrant } from '../approval/ports.ts';
+import { AUTHORIZATION_RULES, authorization, liveGrant, scopeCovers, type Authorization } from '../store/grants.ts';
 import { getJob } from '../store/jobs.ts';
 import type { GrantRow, JobRow } from '../store/schema.ts';
 
@@ -23,4 +24,9 @@ export async function runAuthorization(db: Executor, job: JobRow, opts: { liveGr
     : job.parent_grant_id !== null && inherited.grant_id === job.parent_grant_id ? 'grant.inherited' : 'grant.parent_changed';
   // a child job's runs are covered by what the parent's approval listed, no more
   return { cron_authorized: rule === 'grant.inherited', grant_id: inherited?.grant_id ?? null, tool_scope: inherited?.tool_scope ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
+}
+
+/** The grant a run holds, as its gate asks about it: the daemon's and `check call --job`'s are the same. */
+export function runGrant(auth: Authorization, inForce: () => Promise<boolean>): RunGrant {
+  return { inForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) };
 }

@@ -102,9 +102,9 @@ async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOption
   if (opts.job === '') throw new CliError('--job: is empty; give a job id or name');
   const given = JOB_DECIDES.filter((k) => cmd.getOptionValueSource(k) === 'cli');
   if (given.length > 0) throw new CliError(`--job: the job's run decides ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; leave ${given.length > 1 ? 'them' : 'it'} out`);
-  const [{ withStore }, { jobByRef }, { runAuthorization }, { unattendedRunContext }, { scopeCovers }, { builtinTools }, { jobToolSet }] = await Promise.all([
+  const [{ withStore }, { jobByRef }, { runAuthorization, runGrant }, { unattendedRunContext }, { builtinTools }, { jobToolSet }] = await Promise.all([
     import('../store-session.ts'), import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../daemon/run-context.ts'),
-    import('../../store/grants.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+    import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
   ]);
   return withStore(config, async (db) => {
     const job = await jobByRef(db.db, opts.job!, { includeRemoved: true });
@@ -115,7 +115,7 @@ async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOption
     if (![...set.offered, ...set.removed].some((t) => t.name === opts.tool)) notes.push(`the job's runs never call ${opts.tool}: its steps do not name it`);
     if (job.removed_at) notes.push('the job is removed: it has no more runs');
     // read just now, as the daemon reads it when a run starts
-    const grant = auth.cron_authorized ? { inForce: async () => true, covers: (tool: string) => scopeCovers(auth.tool_scope, tool) } : null;
+    const grant = auth.cron_authorized ? runGrant(auth, async () => true) : null;
     return { ctx, grant, notes };
   });
 }
