@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import { createApprovalGate, type ApprovalGate, type DecisionSink } from '../approval/gate.ts';
 import type { HumanApprover, RunGrant, SmartReviewer } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
+import { writesFiles } from '../guard/index.ts';
 import type { Guard } from '../guard/types.ts';
-import { effectiveTools } from '../policy/effective-tools.ts';
+import { friendliestVerdict } from '../approval/unattended-step.ts';
+import { effectiveTools, type OfferedTool } from '../policy/effective-tools.ts';
 import { stricterProfile, type SecurityProfile } from '../policy/security-profiles.ts';
 import { allowlistStore } from '../store/allowlist.ts';
 import type { Executor } from '../store/db.ts';
@@ -61,6 +63,11 @@ export interface AgentRuntime {
   gateFor(ctx: ToolExecutionContext, scope?: RunScope): ApprovalGate;
   /** The tools offered to the model in this context: its effective set, nothing else (I10). */
   offered(ctx: ToolExecutionContext): OfferedFunction[];
+  /**
+   * What a run's model is offered: `offered`, less, in an unattended run, the tools that step 4 refuses
+   * whatever the call (DANGEROUS ones, or writes the run's grant or unattended_policy does not let through).
+   */
+  offeredToRun(ctx: ToolExecutionContext, scope?: RunScope): Promise<OfferedFunction[]>;
   run(prompt: string, ctx: ToolExecutionContext, opts: AgentRunOptions): Promise<AgentOutcome>;
   /**
    * Runs `fn` as the run of `ctx` without a model (a steps payload): sub-agents that its calls start
@@ -95,15 +102,26 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     }, { securityProfile: securityProfile(ctx) });
   };
 
-  const offered = (ctx: ToolExecutionContext): OfferedFunction[] => {
-    const set = effectiveTools(deps.tools.allFacts(), {
-      profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
-      security: securityProfile(ctx), network: config.execution.network_policy, allowedTools: ctx.allowed_tools,
-    });
-    return set.offered.flatMap((t) => {
-      const tool = deps.tools.get(t.name);
-      return tool ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : [];
-    });
+  const effective = (ctx: ToolExecutionContext): readonly OfferedTool[] => effectiveTools(deps.tools.allFacts(), {
+    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
+    security: securityProfile(ctx), network: config.execution.network_policy, allowedTools: ctx.allowed_tools,
+  }).offered;
+
+  const asFunctions = (tools: readonly OfferedTool[]): OfferedFunction[] => tools.flatMap((t) => {
+    const tool = deps.tools.get(t.name);
+    return tool ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : [];
+  });
+
+  const offered = (ctx: ToolExecutionContext): OfferedFunction[] => asFunctions(effective(ctx));
+
+  const offeredToRun = async (ctx: ToolExecutionContext, scope: RunScope = {}): Promise<OfferedFunction[]> => {
+    const all = effective(ctx);
+    if (!ctx.unattended) return asFunctions(all);
+    const verdicts = await Promise.all(all.map((t) => friendliestVerdict({
+      risk: t.risk, writesFiles: writesFiles(t.name), cronAuthorized: ctx.cron_authorized, policy: config.permissions.approval.unattended_policy,
+      ...(scope.grant ? { coveredByGrant: scope.grant.covers(t.name) } : {}),
+    })));
+    return asFunctions(all.filter((_, i) => verdicts[i]!.outcome === 'allow'));
   };
 
   const registered = async <T>(ctx: ToolExecutionContext, hooks: RunHooks, fn: () => Promise<T>): Promise<T> => {
@@ -116,7 +134,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   };
 
   return {
-    securityProfile, gateFor, offered,
+    securityProfile, gateFor, offered, offeredToRun,
     hosting: (ctx, opts, fn) => registered(ctx, { opts, depth: 0, spent: { tokens: 0, denials: 0 } }, fn),
     async run(prompt, ctx, runOpts) {
       // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own
@@ -134,8 +152,10 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const model = opts.model || config.model.name;
       if (!model) return failed('agent turns need a model name: set model.name in the config or model in the payload');
       const gate = gateFor(ctx, opts.scope);
+      const tools = await offeredToRun(ctx, opts.scope);
+      const offeredNames = new Set(tools.map((t) => t.name));
       return registered(ctx, hooks, () => runAgentLoop({
-          prompt, model, chat, tools: offered(ctx), system: systemPrompt(ctx),
+          prompt, model, chat, tools, system: systemPrompt(ctx),
           signal: runOpts.signal,
           limits: {
             maxTurns: config.model.max_turns, maxTokens: config.model.max_tokens, tokenBudget: config.model.token_budget,
@@ -144,7 +164,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           spent: hooks.spent,
           // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here
           onDenial: opts.onDenial ?? (async () => hooks.spent.denials + 1),
-          call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) }),
+          call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, {
+            signal, offered: offeredNames.has(call.tool), ...(deps.ledger ? { ledger: deps.ledger } : {}),
+          }),
         }));
     },
   };

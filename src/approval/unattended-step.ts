@@ -44,6 +44,17 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
 }
 
 /**
+ * Step 4 for the friendliest call of a tool with this (argument-free) risk: no finding and, for a tool that
+ * writes files, a write inside the workspace. Arguments only raise a risk (I7), and findings and other targets
+ * only refuse, so a tool refused here is refused whatever it is asked: `grants show` lists it as refused
+ * tonight, and an unattended run's model is not offered it.
+ */
+export function friendliestVerdict(f: Pick<UnattendedFacts, 'risk' | 'cronAuthorized' | 'coveredByGrant' | 'policy'> & { readonly writesFiles: boolean }): Promise<UnattendedVerdict> {
+  const { writesFiles, ...facts } = f;
+  return unattendedVerdict({ ...facts, flagged: false, writeScope: async () => (writesFiles ? 'workspace' : 'not_files') });
+}
+
+/**
  * The call judged as one without a grant, under a rule that says why the grant does not count:
  * either way the record names it, so an admin reading it does not think the grant still counts.
  */

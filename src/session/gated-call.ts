@@ -19,6 +19,11 @@ export interface GatedOutcome {
 export interface GatedCallOptions {
   readonly signal?: AbortSignal;
   readonly ledger?: EffectLedger;
+  /**
+   * False for a call of a tool the model was not offered: it goes straight to the gate, which refuses it
+   * whatever its arguments, so the refusal is audited and counted rather than answered by the tool's schema (I10).
+   */
+  readonly offered?: boolean;
 }
 
 /**
@@ -33,7 +38,7 @@ export async function gatedCall(
   const callCtx = contextForCall(ctx, { tool: call.tool, callIndex, params: call.args });
   // a tool's own checks (they may read the store) only where a person could be asked: elsewhere the gate refuses first, and audits it
   const mayAskSomeone = !callCtx.unattended && callCtx.parent_execution_id === null;
-  const invalid = tool ? validateParams(tool.parameters, call.args) ?? (mayAskSomeone ? await tool.precheck?.(call.args) : null) ?? null : null;
+  const invalid = tool && opts.offered !== false ? validateParams(tool.parameters, call.args) ?? (mayAskSomeone ? await tool.precheck?.(call.args) : null) ?? null : null;
   if (invalid) {
     // a tool that is not offered here is refused as such, not described by its schema (I10)
     const refused = await gate.refuseUnavailable(call, callCtx);

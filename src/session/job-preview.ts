@@ -3,7 +3,7 @@ import { effectiveTools, type EffectiveTools } from '../policy/effective-tools.t
 import { stricterProfile } from '../policy/security-profiles.ts';
 import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { unattendedVerdict } from '../approval/unattended-step.ts';
+import { friendliestVerdict } from '../approval/unattended-step.ts';
 import { writesFiles } from '../guard/index.ts';
 import type { RiskLevel } from '../policy/risk.ts';
 import type { RuleId } from '../policy/rules.ts';
@@ -121,9 +121,8 @@ export async function toolOutlook(
   config: Config, offered: readonly { name: string; risk: RiskLevel }[], cronAuthorized: boolean, grantScope: readonly string[] | null = null,
 ): Promise<ToolOutlook[]> {
   return Promise.all(offered.map(async (t) => {
-    const v = await unattendedVerdict({
-      risk: t.risk, flagged: false, cronAuthorized, coveredByGrant: scopeCovers(grantScope, t.name), policy: config.permissions.approval.unattended_policy,
-      writeScope: async () => (writesFiles(t.name) ? 'workspace' : 'not_files'),
+    const v = await friendliestVerdict({
+      risk: t.risk, writesFiles: writesFiles(t.name), cronAuthorized, coveredByGrant: scopeCovers(grantScope, t.name), policy: config.permissions.approval.unattended_policy,
     });
     const withinWorkspace = v.rule === 'unattended.allow_safe.write' || v.rule === 'unattended.outside_grant.allow_safe';
     const tonight = v.outcome === 'deny' ? 'refused' : withinWorkspace ? 'allowed inside the workspace' : 'allowed';

@@ -65,7 +65,8 @@ describe('the agent loop over an OpenAI-compatible endpoint', () => {
 
   it('offers an unattended context only what the daemon profile leaves, narrowed by allowed_tools', async () => {
     const { model, runtime } = await setup(() => ({ content: 'done' }));
-    await runtime.run('hi', buildContext({ unattended: true, channel: 'cron', allowed_tools: ['read_file', 'write_file', 'exec'] }), { signal: signal() });
+    // authorised, so that step 4 would let a write through: what is left out here is the profile's doing
+    await runtime.run('hi', buildContext({ unattended: true, cron_authorized: true, channel: 'cron', allowed_tools: ['read_file', 'write_file', 'exec'] }), { signal: signal() });
     expect((model.requests[0]!.tools ?? []).map((t) => t.function.name).sort()).toEqual(['read_file', 'write_file']);
   });
 

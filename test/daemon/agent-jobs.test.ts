@@ -135,7 +135,7 @@ describe('agent jobs in the daemon', () => {
     const before = model.requests.length;
     await runJob(await createAgentJob('report on offered tools'));
     const offered = (model.requests[before]!.tools ?? []).map((t) => t.function.name);
-    for (const hidden of ['exec', 'process', 'execute_code', 'skill_install']) expect(offered).not.toContain(hidden);
+    for (const hidden of ['exec', 'process', 'execute_code', 'skill_install', 'cronjob']) expect(offered).not.toContain(hidden);
     expect(offered).toContain('write_file');
   });
 

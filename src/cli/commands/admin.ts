@@ -63,7 +63,7 @@ export function registerGrantCommands(program: Command): void {
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})` : 'grant: none',
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
-        `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused):`,
+        `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools):`,
       ].join('\n') + '\n');
       printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
       process.stdout.write('\nnot available to its runs:\n');

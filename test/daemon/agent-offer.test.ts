@@ -1,0 +1,152 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
+import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { attendedCall } from '../../src/session/attended-call.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { liveGrant, revokeGrant } from '../../src/store/grants.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
+
+const database = useTestDatabase();
+const workspace = mkdtempSync(join(tmpdir(), 'echo-agent-offer-'));
+
+// every job's model asks for write_file first (offered or not), then stops
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+const turns = new Map<string, number>();
+beforeAll(async () => {
+  model = await startFakeModel((body) => {
+    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    const n = turns.get(prompt) ?? 0;
+    turns.set(prompt, n + 1);
+    return n === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: `${prompt.replace(/\W+/g, '-')}.txt`, content: 'x' } }] } : { content: 'done' };
+  });
+});
+afterAll(() => model.close());
+
+const config = (overrides: ConfigInput = {}) => defaultConfig({
+  ...overrides,
+  tools: { workspace, restrict_to_workspace: true, ...overrides.tools },
+  model: { base_url: model.url, name: 'scripted', api_key: 'sk-agent-offer-key-1234' },
+});
+
+class Human implements HumanApprover {
+  async ask(req: ApprovalRequest): Promise<ApprovalAnswer> {
+    return { answer: 'once', approver: 'alice', request_id: req.request_id, call_hash: req.call_hash };
+  }
+}
+
+/** Creates an agent job with the default tool set, approved by a person at a terminal whose configuration is `cfg`. */
+async function createJob(prompt: string, cfg: ReturnType<typeof config>) {
+  const db = database().db;
+  const out = await attendedCall(
+    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: new Human() },
+    { tool: 'cronjob', args: { action: 'create', name: prompt, schedule: '0 3 * * *', payload: { kind: 'agent', prompt } } },
+    buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
+  );
+  expect(out.result.success, out.result.error).toBe(true);
+  return (out.result.output as { job: { id: string } }).job.id;
+}
+
+async function revoked(jobId: string) {
+  expect(await revokeGrant(database().db, { job_id: jobId, by: 'admin', why: 'test: a job without a grant' })).toBeTruthy();
+  return jobId;
+}
+
+/** Runs the job once the way the daemon's worker does, under the daemon's configuration `cfg`. */
+async function runUnder(jobId: string, cfg: ReturnType<typeof config>) {
+  const db = database().db;
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  const run = await manualRun({ db }, jobId, 'test');
+  const before = model.requests.length;
+  const agent = daemonAgentRuntime(base);
+  await executeRun({ ...base, agent }, run!.id);
+  const first: ChatBody = model.requests[before]!;
+  return {
+    run: (await getRun(db, run!.id))!,
+    offered: (first.tools ?? []).map((t) => t.function.name),
+    /** The daemon's effective tool set (SPEC §4), before step 4 is asked. */
+    effective: agent.offered(buildContext({ unattended: true, channel: 'cron', session_key: `cron:${jobId}` })).map((t) => t.name),
+    decisions: (await listAudit(db, { run_id: run!.id, kind: 'gate.decision', order: 'asc' })).map((d) => [(d.data as { tool: string }).tool, d.outcome, d.rule]),
+  };
+}
+
+describe('what an unattended run\'s model is offered', () => {
+  it('under a human grant: the tools its approval listed, not a write tool the configuration offers since', async () => {
+    // approved where the minimal profile applied: reads, clarify, message, notify, todo
+    const jobId = await createJob('minimal then coding', config({ tools: { profile: 'minimal', also_allow: ['cronjob'] } }));
+    const scope = (await liveGrant(database().db, jobId))!.tool_scope!;
+    expect(scope).toContain('clarify');
+    expect(scope).not.toContain('write_file');
+
+    const { run, offered, effective, decisions } = await runUnder(jobId, config({ tools: { profile: 'coding' } }));
+    expect(run.cron_authorized).toBe(true);
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'list_dir', 'clarify']));
+    for (const withheld of ['write_file', 'edit_file', 'patch', 'task']) {
+      expect(effective).toContain(withheld);
+      expect(offered).not.toContain(withheld);
+    }
+    // I10: a withheld tool called anyway is still refused, and the refusal is on the record
+    expect(decisions).toEqual([['write_file', 'deny', 'unattended.outside_grant']]);
+    expect(run.denials).toBe(1);
+  });
+
+  it('never a DANGEROUS tool, even under a grant from before tool scopes, which covers every tool', async () => {
+    const cfg = config({ tools: { profile: 'full' } });
+    const jobId = await createJob('full profile grant', cfg);
+    await database().pool.query('UPDATE job_grants SET tool_scope = NULL WHERE job_id = $1', [jobId]);
+    const { offered, effective, decisions } = await runUnder(jobId, cfg);
+    for (const dangerous of ['cronjob', 'skill_manage']) {
+      expect(effective).toContain(dangerous);
+      expect(offered).not.toContain(dangerous);
+    }
+    expect(offered).toEqual(expect.arrayContaining(['write_file', 'task', 'clarify']));
+    expect(decisions).toEqual([['write_file', 'allow', 'unattended.cron_authorized']]);
+  });
+
+  it('without a grant, unattended_policy deny: reads only', async () => {
+    const cfg = config({ tools: { profile: 'coding', also_allow: ['cronjob'] } });
+    const jobId = await revoked(await createJob('revoked deny', cfg));
+    const { run, offered, effective } = await runUnder(jobId, cfg);
+    expect(run.cron_authorized).toBe(false);
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'search_files', 'web_fetch']));
+    for (const withheld of ['write_file', 'clarify', 'task', 'cronjob']) {
+      expect(effective).toContain(withheld);
+      expect(offered).not.toContain(withheld);
+    }
+  });
+
+  it('without a grant, unattended_policy allow_safe: reads and file writes, no other write and no exec', async () => {
+    const cfg = config({ tools: { profile: 'full' }, permissions: { approval: { unattended_policy: 'allow_safe' } } });
+    const jobId = await revoked(await createJob('revoked allow safe', cfg));
+    const { run, offered, effective, decisions } = await runUnder(jobId, cfg);
+    expect(run.cron_authorized).toBe(false);
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'write_file', 'edit_file', 'patch']));
+    for (const withheld of ['clarify', 'task', 'workflow', 'cronjob']) {
+      expect(effective).toContain(withheld);
+      expect(offered).not.toContain(withheld);
+    }
+    expect(decisions).toEqual([['write_file', 'allow', 'unattended.allow_safe.write']]);
+  });
+});
+
+describe('what an attended session\'s model is offered', () => {
+  it('its whole effective set: a person answers for the calls that need one', async () => {
+    const cfg = config({ tools: { profile: 'full' } });
+    const db = database().db;
+    const runtime = daemonAgentRuntime({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const ctx = buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
+    const names = (await runtime.offeredToRun(ctx)).map((t) => t.name);
+    expect(names).toEqual(runtime.offered(ctx).map((t) => t.name));
+    expect(names).toEqual(expect.arrayContaining(['cronjob', 'exec', 'write_file']));
+  });
+});
