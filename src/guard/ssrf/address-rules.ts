@@ -13,7 +13,8 @@ export interface RangeRule {
 }
 
 export const IPV4_RULES: readonly RangeRule[] = [
-  { rule: 'ssrf.ip.metadata', cidrs: ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
+  // 168.63.129.16: Azure's WireServer, which hands a VM its extension settings and certificates
+  { rule: 'ssrf.ip.metadata', cidrs: ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
   { rule: 'ssrf.ip.this_network', cidrs: ['0.0.0.0/8'], reason: 'Addresses in 0.0.0.0/8 mean "this host" and reach local services.' },
   { rule: 'ssrf.ip.loopback', cidrs: ['127.0.0.0/8'], reason: 'The address is loopback (127.0.0.0/8), i.e. this machine.' },
   { rule: 'ssrf.ip.private', cidrs: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'], reason: 'The address is in a private network range (RFC 1918).' },
