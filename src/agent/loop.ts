@@ -106,9 +106,9 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
 
     for (const request of res.tool_calls) {
       const index = calls.length;
-      const { outcome, args } = await callOne(input, request, index, signal);
+      const { outcome, malformed } = await callOne(input, request, index, signal);
       calls.push({ index, tool: request.name, decision: outcome.decision, success: outcome.result.success, ...(outcome.result.errorKind ? { errorKind: outcome.result.errorKind } : {}) });
-      messages.push({ role: 'tool', tool_call_id: request.id, content: toolMessage(outcome, args !== null) });
+      messages.push({ role: 'tool', tool_call_id: request.id, content: toolMessage(outcome, !malformed) });
       if (outcome.decision && outcome.decision.outcome !== 'allow') {
         spent.denials = input.onDenial ? await input.onDenial() : spent.denials + 1;
       }
@@ -121,20 +121,28 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
   return done('max_turns', null, `stopped after ${limits.maxTurns} model turns (max_turns)`);
 }
 
-async function callOne(input: AgentTurnInput, request: ToolCallRequest, index: number, signal: AbortSignal) {
-  // a tool this context does not offer is refused by the gate whatever its arguments, and that refusal is audited (I8, I10)
-  if (!input.tools.some((t) => t.name === request.name)) return { args: null, outcome: await input.call({ tool: request.name, args: {} }, index, signal) };
+async function callOne(input: AgentTurnInput, request: ToolCallRequest, index: number, signal: AbortSignal): Promise<{ outcome: CallOutcome; malformed: boolean }> {
+  const args = parseArguments(request.arguments);
+  // a tool this context does not offer is refused by the gate whatever its arguments; it still judges and
+  // records the ones the model sent, so the record shows what was tried and the strictest rule it met (I7, I8, I10)
+  if (!input.tools.some((t) => t.name === request.name)) {
+    return { malformed: false, outcome: await input.call({ tool: request.name, args: typeof args === 'string' ? {} : args }, index, signal) };
+  }
+  if (typeof args === 'string') {
+    return { malformed: true, outcome: { decision: null, result: { success: false, errorKind: 'validation', error: `the arguments of ${request.name} ${args}` } } };
+  }
+  return { malformed: false, outcome: await input.call({ tool: request.name, args }, index, signal) };
+}
+
+/** The call's arguments as an object, or what is wrong with them. */
+function parseArguments(raw: string): Record<string, unknown> | string {
   let args: unknown;
   try {
-    args = request.arguments.trim() === '' ? {} : JSON.parse(request.arguments);
+    args = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch {
-    return { args: null, outcome: { decision: null, result: { success: false, errorKind: 'validation', error: `the arguments of ${request.name} are not valid JSON` } } as CallOutcome };
+    return 'are not valid JSON';
   }
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return { args: null, outcome: { decision: null, result: { success: false, errorKind: 'validation', error: `the arguments of ${request.name} must be a JSON object` } } as CallOutcome };
-  }
-  const outcome = await input.call({ tool: request.name, args: args as Record<string, unknown> }, index, signal);
-  return { args, outcome };
+  return args === null || typeof args !== 'object' || Array.isArray(args) ? 'must be a JSON object' : args as Record<string, unknown>;
 }
 
 function toolMessage(o: CallOutcome, parsed: boolean): string {

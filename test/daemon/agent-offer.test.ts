@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
+import { LateAgentHost } from '../../src/agent/host.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
@@ -20,7 +21,12 @@ import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
 const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-agent-offer-'));
 
-// every job's model asks for write_file first (offered or not), then stops
+/** The call a job's model makes first, offered or not, by a word of its prompt; then it stops. */
+const firstCall = (prompt: string): { name: string; arguments: Record<string, unknown> } => {
+  if (prompt.includes('outside')) return { name: 'write_file', arguments: { path: '/etc/echo-agent-offer-test', content: 'x' } };
+  if (prompt.includes('delegates')) return { name: 'delegate_task', arguments: { prompt: 'sub: anything', tools: ['cronjob'] } };
+  return { name: 'write_file', arguments: { path: `${prompt.replace(/\W+/g, '-')}.txt`, content: 'x' } };
+};
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 const turns = new Map<string, number>();
 beforeAll(async () => {
@@ -28,7 +34,7 @@ beforeAll(async () => {
     const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
     const n = turns.get(prompt) ?? 0;
     turns.set(prompt, n + 1);
-    return n === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: `${prompt.replace(/\W+/g, '-')}.txt`, content: 'x' } }] } : { content: 'done' };
+    return n === 0 ? { tool_calls: [firstCall(prompt)] } : { content: 'done' };
   });
 });
 afterAll(() => model.close());
@@ -65,10 +71,13 @@ async function revoked(jobId: string) {
 /** Runs the job once the way the daemon's worker does, under the daemon's configuration `cfg`. */
 async function runUnder(jobId: string, cfg: ReturnType<typeof config>) {
   const db = database().db;
-  const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  // bound to a runtime, as in the daemon, so delegate_task is ready
+  const agentHost = new LateAgentHost();
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
   const run = await manualRun({ db }, jobId, 'test');
   const before = model.requests.length;
   const agent = daemonAgentRuntime(base);
+  agentHost.bind(agent);
   await executeRun({ ...base, agent }, run!.id);
   const first: ChatBody = model.requests[before]!;
   return {
@@ -76,6 +85,7 @@ async function runUnder(jobId: string, cfg: ReturnType<typeof config>) {
     offered: (first.tools ?? []).map((t) => t.function.name),
     /** The daemon's effective tool set (SPEC §4), before step 4 is asked. */
     effective: agent.offered(buildContext({ unattended: true, channel: 'cron', session_key: `cron:${jobId}` })).map((t) => t.name),
+    records: await listAudit(db, { run_id: run!.id, kind: 'gate.decision', order: 'asc' }),
     decisions: (await listAudit(db, { run_id: run!.id, kind: 'gate.decision', order: 'asc' })).map((d) => [(d.data as { tool: string }).tool, d.outcome, d.rule]),
   };
 }
@@ -116,13 +126,15 @@ describe('what an unattended run\'s model is offered', () => {
   it('without a grant, unattended_policy deny: reads only', async () => {
     const cfg = config({ tools: { profile: 'coding', also_allow: ['cronjob'] } });
     const jobId = await revoked(await createJob('revoked deny', cfg));
-    const { run, offered, effective } = await runUnder(jobId, cfg);
+    const { run, offered, effective, decisions } = await runUnder(jobId, cfg);
     expect(run.cron_authorized).toBe(false);
     expect(offered).toEqual(expect.arrayContaining(['read_file', 'search_files', 'web_fetch']));
     for (const withheld of ['write_file', 'clarify', 'task', 'cronjob']) {
       expect(effective).toContain(withheld);
       expect(offered).not.toContain(withheld);
     }
+    expect(decisions).toEqual([['write_file', 'deny', 'unattended.policy_deny']]);
+    expect(run.denials).toBe(1);
   });
 
   it('without a grant, unattended_policy allow_safe: reads and file writes, no other write and no exec', async () => {
@@ -136,6 +148,32 @@ describe('what an unattended run\'s model is offered', () => {
       expect(offered).not.toContain(withheld);
     }
     expect(decisions).toEqual([['write_file', 'allow', 'unattended.allow_safe.write']]);
+  });
+});
+
+describe('a call of a tool the model was not offered', () => {
+  it('is judged on the arguments the model sent: a hard block still refuses it at step 1, with them on the record (I8, I9)', async () => {
+    const cfg = config({ tools: { profile: 'coding', also_allow: ['cronjob'] } });
+    const jobId = await revoked(await createJob('write outside', cfg));
+    const { offered, records, run } = await runUnder(jobId, cfg);
+    expect(offered).not.toContain('write_file');
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ outcome: 'deny', step: 1, rule: 'path.outside_workspace' });
+    expect((records[0]!.data as { args: unknown }).args).toEqual(firstCall('write outside').arguments);
+    expect(run.denials).toBe(1);
+    // refused for good: the model is not told to resend its arguments
+    expect(model.toolMessages().at(-1)).not.toHaveProperty('hint');
+  });
+
+  it('is judged at the risk its arguments give it (I7)', async () => {
+    const cfg = config({ tools: { profile: 'full' } });
+    const jobId = await revoked(await createJob('delegates to cronjob', cfg));
+    const { offered, effective, records } = await runUnder(jobId, cfg);
+    expect(effective).toContain('delegate_task');
+    expect(offered).not.toContain('delegate_task');
+    expect(records).toHaveLength(1);
+    // a sub-agent handed cronjob is DANGEROUS, not the exec of delegate_task alone
+    expect(records[0]).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous', risk: 'dangerous' });
   });
 });
 
