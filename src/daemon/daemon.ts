@@ -17,10 +17,12 @@ import { groupCommitAppend } from '../store/audit-writer.ts';
 import { deleteSpillsBefore } from '../store/spills.ts';
 import { expireApprovals } from '../store/approvals.ts';
 import { auditHead } from '../store/audit.ts';
+import { nextDueReading } from '../store/jobs.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
 import { dbClockNow, fireUntilDone } from './firing.ts';
+import { startFiringLoop } from './firing-loop.ts';
 import { recoverSkillInstalls } from '../skills/recover.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -189,7 +191,13 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await reconcileOnce();
   let lastFiredAt = Date.now();
   const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); };
-  const loops = [loop('firing', config.daemon.tick_seconds * 1000, firedAndNoted), loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce)];
+  const loops = [
+    startFiringLoop({
+      tickMs: config.daemon.tick_seconds * 1000, pass: firedAndNoted, nextDue: () => nextDueReading(database.db),
+      onError: (err) => logger.error({ err, loop: 'firing' }, 'firing pass failed'),
+    }),
+    loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce),
+  ];
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
   undo.push(() => { stopping = true; return Promise.all(loops.map((l) => l.stop())); });

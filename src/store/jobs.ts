@@ -177,6 +177,15 @@ export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Dat
   return rows;
 }
 
+/** The database clock and the earliest instant a job falls due (the firing loop sleeps until then); one index lookup. */
+export async function nextDueReading(exec: Executor): Promise<{ now: Date; next: Date | null }> {
+  const res = await exec.execute<{ now: Date; next: Date | null }>(sql`
+    select date_trunc('milliseconds', clock_timestamp()) as now,
+      (select min(${jobs.next_fire_at}) from ${jobs} where ${jobs.removed_at} is null and not ${jobs.paused}) as next`);
+  const row = res.rows[0]!;
+  return { now: new Date(row.now), next: row.next === null ? null : new Date(row.next) };
+}
+
 /** Moves a job's schedule on after firing. */
 export async function advanceJob(exec: Executor, id: string, a: { next_fire_at: Date | null; last_fire_at?: Date; fired?: number }): Promise<void> {
   await exec.update(jobs).set({
