@@ -1,5 +1,8 @@
 import type { SubAgentHost } from '../agent/host.ts';
 import type { Config } from '../config/schema.ts';
+import { neverInDaemonRun } from '../policy/daemon-reach.ts';
+import { RULES } from '../policy/rules.ts';
+import { validateParams } from '../tools/validate.ts';
 import type { JobChangeDeps, JobServiceDeps } from '../jobs/service.ts';
 import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
@@ -65,6 +68,15 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
     checks: {
       knownTool: (name) => registry?.get(name) !== undefined, notifyTargets: Object.keys(config.notify.targets),
       defaultCatchupWindowSeconds: config.daemon.catchup_window_seconds,
+      // checked before anyone is asked to approve: a step that cannot pass would fail every run
+      stepProblem: (name, args) => {
+        const tool = registry?.get(name);
+        if (!tool) return null;
+        const invalid = validateParams(tool.parameters, args);
+        if (invalid) return `invalid arguments: ${invalid}`;
+        const never = neverInDaemonRun(registry!.facts(name)!, args);
+        return never ? `no daemon run can make this call (${never}: ${RULES[never]})` : null;
+      },
     },
     grantScope: (job) => (registry ? usableByRuns(jobToolSet(config, registry, job.tools, job.payload)) : []),
   };

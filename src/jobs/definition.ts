@@ -58,6 +58,8 @@ export interface DefinitionChecks {
   readonly notifyTargets: readonly string[];
   /** `daemon.catchup_window_seconds`: the window of a definition that names none. */
   readonly defaultCatchupWindowSeconds?: number;
+  /** What is wrong with a step of a known tool (its arguments, or a call no daemon run can make), or null. */
+  readonly stepProblem?: (tool: string, args: Readonly<Record<string, unknown>>) => string | null;
 }
 
 /** Names in the definition that refer to nothing here, each with its path. */
@@ -69,6 +71,10 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   if (def.payload.kind === 'steps') {
     def.payload.steps.forEach((s, i) => {
       if (!checks.knownTool(s.tool)) problems.push(`payload.steps[${i}].tool: "${s.tool}" is not a known tool`);
+      else {
+        const problem = checks.stepProblem?.(s.tool, s.args);
+        if (problem) problems.push(`payload.steps[${i}] (${s.tool}): ${problem}`);
+      }
     });
   }
   const target = def.delivery?.notify;

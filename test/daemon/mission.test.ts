@@ -12,7 +12,8 @@ import { updateJobFromCall, manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { revokeGrant, authorizationFor } from '../../src/store/grants.ts';
+import { issueGrant, revokeGrant, authorizationFor } from '../../src/store/grants.ts';
+import { createJob as storeJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -85,21 +86,45 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
   });
 
   it('refuses cronjob, skill_install and exec inside a run, each audited with step and rule (I1, I4)', async () => {
-    const created = await createJob('escalation', new HumanAtTerminal(), 'cli', [
-      { tool: 'cronjob', args: { action: 'create', name: 'child', schedule: '* * * * *', payload: { kind: 'steps', steps } } },
-      { tool: 'skill_install', args: { source: './evil-skill' } },
-      { tool: 'exec', args: { command: 'id' } },
-    ]);
-    const run = await runNow(created.job.id);
+    // such steps are refused when the job is defined (below); this job was stored without that check
+    // (before it existed, or by hand), with a human grant for exactly this definition
+    const db = database().db;
+    const job = await storeJob(db, {
+      name: 'escalation', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'Europe/Berlin', paused: false, tools: [],
+      payload: { kind: 'steps', steps: [...steps,
+        { tool: 'cronjob', args: { action: 'create', name: 'child', schedule: '* * * * *', payload: { kind: 'steps', steps } } },
+        { tool: 'skill_install', args: { source: './evil-skill' } },
+        { tool: 'exec', args: { command: 'id' } },
+      ] },
+    });
+    await issueGrant(db, { job_id: job.id, approval_id: 'apr_stored_by_hand', approver: 'alice', channel: 'cli', tool_scope: ['write_file', 'read_file', 'cronjob', 'skill_install', 'exec'] });
+    const run = await runNow(job.id);
     expect(run.cron_authorized).toBe(true);
     expect(run.denials).toBe(3);
-    const decisions = await listAudit(database().db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
+    const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
     const byTool = Object.fromEntries(decisions.map((d) => [(d.data as { tool: string }).tool, d]));
     expect(byTool.cronjob).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous' });
     expect(byTool.skill_install).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.exec).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
     expect(existsSync(join(workspace, 'evil-skill'))).toBe(false);
+  });
+
+  it('refuses to define a step that no run can make, or one with invalid arguments, before anyone is asked', async () => {
+    const cases: [{ tool: string; args: Record<string, unknown> }, RegExp][] = [
+      [{ tool: 'cronjob', args: { action: 'list' } }, /payload\.steps\[2\] \(cronjob\): no daemon run can make this call \(unattended\.dangerous/],
+      [{ tool: 'exec', args: { command: 'id' } }, /payload\.steps\[2\] \(exec\): no daemon run can make this call \(security\.daemon\.capability/],
+      // DANGEROUS by its arguments: a sub-agent handed cronjob (I7)
+      [{ tool: 'delegate_task', args: { prompt: 'p', tools: ['cronjob'] } }, /payload\.steps\[2\] \(delegate_task\): no daemon run can make this call \(unattended\.dangerous/],
+      [{ tool: 'list_dir', args: { pathh: '.' } }, /payload\.steps\[2\] \(list_dir\): invalid arguments: .*pathh: is not a known parameter/],
+    ];
+    for (const [step, message] of cases) {
+      const human = new HumanAtTerminal();
+      const out = await attendedCall(deps(human), { tool: 'cronjob', args: createArgs(`never-${step.tool}`, [step]) }, buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }));
+      expect(out.result.success).toBe(false);
+      expect(out.result.error).toMatch(message);
+      expect(human.asked).toHaveLength(0);
+    }
   });
 
   it('a definition change without a human clears the grant (I2)', async () => {

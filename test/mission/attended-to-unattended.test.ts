@@ -23,12 +23,12 @@ const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-mission-e2e-'));
 const prefix = `mission-${randomBytes(4).toString('hex')}`;
 
-/** The job the model asks for: a WRITE step, then a DANGEROUS one that no run may make. */
+/** The job the model asks for: a WRITE step, then a write outside the workspace, which the guard refuses in every run. */
 const jobArgs = (name: string) => ({
   action: 'create', name, schedule: '0 2 * * *', timezone: 'Europe/Berlin',
   payload: { kind: 'steps', steps: [
     { tool: 'write_file', args: { path: `${name}.txt`, content: `written by ${name}` } },
-    { tool: 'cronjob', args: { action: 'list' } },
+    { tool: 'write_file', args: { path: '/etc/echo-mission-outside', content: 'x' } },
   ] },
 });
 
@@ -101,7 +101,7 @@ function expectMissionRun(run: NonNullable<Awaited<ReturnType<typeof getRun>>>, 
   const steps = (run.output as { steps: { tool: string; decision: { outcome: string; step: number; rule: string } }[] }).steps;
   expect(steps.map((s) => [s.tool, s.decision.outcome, s.decision.step, s.decision.rule])).toEqual([
     ['write_file', 'allow', 4, 'unattended.cron_authorized'],
-    ['cronjob', 'deny', 4, 'unattended.dangerous'],
+    ['write_file', 'deny', 1, 'path.outside_workspace'],
   ]);
   expect(readFileSync(join(workspace, `${name}.txt`), 'utf8')).toBe(`written by ${name}`);
 }
@@ -113,7 +113,7 @@ async function expectScopeFromRequest(jobId: string) {
 }
 
 describe('the mission, end to end: an attended session creates a job, the daemon runs it unattended', () => {
-  it('approved on the terminal: the job is cron_authorized, its WRITE step succeeds and its DANGEROUS step is refused', async () => {
+  it('approved on the terminal: the job is cron_authorized, its WRITE step succeeds and its write outside the workspace is refused', async () => {
     const r = await runOnTerminal('Create a job named tty-nightly', 'y');
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('Approval needed');
