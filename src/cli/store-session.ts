@@ -9,7 +9,7 @@ import { osAccount, processIdentity } from '../util/process-identity.ts';
  * Opens the configured database for one command (the embedded server is
  * started when no daemon runs it, and stopped again), migrated, then closed.
  */
-export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>): Promise<T> {
+export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
   const [{ resolveDatabaseUrl }, { openDatabase }, { migrate }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'),
   ]);
@@ -23,10 +23,13 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
   }
   const database = openDatabase({ url: resolved.url, poolMax: 4 });
   try {
-    try {
-      await migrate(database.pool);
-    } catch (err) {
-      throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
+    // `echo-agent migrate` migrates itself, to say what it applied
+    if (opts.migrate !== false) {
+      try {
+        await migrate(database.pool);
+      } catch (err) {
+        throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
+      }
     }
     return await fn(database, resolved.url);
   } finally {

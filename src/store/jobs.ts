@@ -116,23 +116,33 @@ export async function listJobs(exec: Executor, f: { owner?: string; includeRemov
     .orderBy(asc(jobs.created_at), asc(jobs.id)).limit(f.limit ?? 10_000);
 }
 
-export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }): Promise<JobRow | null> {
+/** A pause or resume: the job after it, and whether it changed anything (pausing a paused job with no new note does not). */
+export interface PauseOutcome {
+  readonly job: JobRow;
+  readonly changed: boolean;
+}
+
+/** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
+export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }): Promise<PauseOutcome | null> {
   return setPaused(exec, id, true, by.actor, by.note ?? null, undefined);
 }
 
 /** next_fire_at: where firing resumes (the scheduler decides; misfires are its business). */
-export async function resumeJob(exec: Executor, id: string, by: { actor: string; next_fire_at?: Date | null }): Promise<JobRow | null> {
+export async function resumeJob(exec: Executor, id: string, by: { actor: string; next_fire_at?: Date | null }): Promise<PauseOutcome | null> {
   return setPaused(exec, id, false, by.actor, null, by.next_fire_at);
 }
 
-async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, nextFire: Date | null | undefined): Promise<JobRow | null> {
+async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, nextFire: Date | null | undefined): Promise<PauseOutcome | null> {
   return exec.transaction(async (tx) => {
+    const [current] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    if (!current) return null;
+    const keptNote = paused && current.paused ? note ?? current.pause_note : note;
+    if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false };
     const [job] = await tx.update(jobs)
-      .set({ paused, pause_note: note, updated_at: sql`now()`, ...(nextFire !== undefined ? { next_fire_at: nextFire } : {}) })
-      .where(and(eq(jobs.id, id), isNull(jobs.removed_at))).returning();
-    if (!job) return null;
-    await appendAudit(tx, { kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: note, data: {} });
-    return job;
+      .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(nextFire !== undefined ? { next_fire_at: nextFire } : {}) })
+      .where(eq(jobs.id, id)).returning();
+    await appendAudit(tx, { kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: keptNote, data: current.paused === paused ? { note_changed: true } : {} });
+    return { job: job!, changed: true };
   });
 }
 

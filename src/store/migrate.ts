@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
@@ -16,12 +18,26 @@ export interface MigrateOptions {
   readonly migrationsFolder?: string;
 }
 
+/** What a migration of one schema did: the names (drizzle-kit tags) of the migrations it applied, in order. */
+export interface MigrationReport {
+  readonly schema: string;
+  readonly applied: readonly string[];
+  /** How many migrations the folder holds. */
+  readonly known: number;
+}
+
 /**
  * Applies drizzle/ with drizzle's migrator, under a session advisory lock, so any
  * number of replicas may start at once: one migrates, the others wait and find nothing to do.
  * The bookkeeping table lives in the target schema, so each schema migrates on its own.
  */
 export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise<{ schema: string; applied: number }> {
+  const report = await migrateReporting(pool, opts);
+  return { schema: report.schema, applied: report.applied.length };
+}
+
+/** Migrates like migrate(), and names the migrations this call applied. */
+export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {}): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
     const current = (await client.query<{ s: string | null }>('select current_schema() as s')).rows[0]?.s;
@@ -30,14 +46,18 @@ export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise
     try {
       await client.query(`create schema if not exists "${schema}"`);
       await client.query(`set search_path to "${schema}"`);
-      const migrations = readMigrationFiles({ migrationsFolder: opts.migrationsFolder ?? MIGRATIONS_FOLDER }).map(unqualify);
+      const folder = opts.migrationsFolder ?? MIGRATIONS_FOLDER;
+      const migrations = readMigrationFiles({ migrationsFolder: folder }).map(unqualify);
+      const tags = journalTags(folder);
       const table = `"${schema}"."__drizzle_migrations"`;
-      const before = await countApplied(client, table);
+      // drizzle applies, in one transaction, every migration newer than the newest one recorded
+      const last = await lastApplied(client, table);
+      const pending = migrations.filter((m) => last === null || last < m.folderMillis).map((m) => tags.get(m.folderMillis) ?? String(m.folderMillis));
       const db = drizzle({ client });
       // drizzle's node-postgres migrate() reads the files itself; we hand its dialect the unqualified copies
       const internals = db as unknown as { dialect: PgDialect; session: PgSession };
       await internals.dialect.migrate(migrations, internals.session, { migrationsFolder: '', migrationsSchema: schema });
-      return { schema, applied: (await countApplied(client, table)) - before };
+      return { schema, applied: pending, known: migrations.length };
     } finally {
       await client.query('select pg_advisory_unlock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]).catch(() => {});
       await client.query('reset search_path').catch(() => {});
@@ -47,16 +67,24 @@ export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise
   }
 }
 
+/** drizzle-kit's journal: each migration's `when` (drizzle's folderMillis) to its tag, e.g. `0000_init`. */
+function journalTags(folder: string): Map<number, string> {
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number; tag: string }[] };
+  return new Map(journal.entries.map((e) => [e.when, e.tag]));
+}
+
 /** drizzle-kit writes `REFERENCES "public"."jobs"`; tables follow search_path instead. */
 function unqualify(m: MigrationMeta): MigrationMeta {
   return { ...m, sql: m.sql.map((s) => s.replaceAll('"public".', '')) };
 }
 
-async function countApplied(client: pg.PoolClient, table: string): Promise<number> {
+/** created_at of the newest migration recorded, as drizzle reads it; null before the first. */
+async function lastApplied(client: pg.PoolClient, table: string): Promise<number | null> {
   try {
-    return Number((await client.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]?.n ?? 0);
+    const row = (await client.query<{ created_at: string | null }>(`select created_at from ${table} order by created_at desc limit 1`)).rows[0];
+    return row?.created_at == null ? null : Number(row.created_at);
   } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return 0; // not created yet
+    if ((err as { code?: string }).code === '42P01') return null; // not created yet
     throw err;
   }
 }

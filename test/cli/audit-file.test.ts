@@ -69,15 +69,15 @@ describe('an audit export checked offline (audit verify --file)', () => {
     expect(r.code, r.stdout).toBe(0);
   });
 
-  it('a line that is no audit record, or a file that cannot be read, is an input error (65), not a broken chain', async () => {
+  it('a line that is no audit record is a data error (65), a file that cannot be read a missing input (66): neither is a broken chain', async () => {
     const r = await runCli(['audit', 'verify', '--file', write('bad.jsonl', [lines[0]!, '{"seq": "two"}'])], { env: offline });
     expect(r.code).toBe(65);
     expect(r.stderr).toMatch(/--file: .*bad\.jsonl: line 2: not an audit record/);
     const missing = await runCli(['audit', 'verify', '--file', join(dir, 'nope.jsonl')], { env: offline });
-    expect(missing.code, 'unreadable is not BROKEN').toBe(65);
+    expect(missing.code, 'unreadable is not BROKEN').toBe(66);
     expect(missing.stderr).toMatch(/nope\.jsonl: cannot read \(no such file\)/);
     const directory = await runCli(['audit', 'verify', '--file', dir], { env: offline });
-    expect(directory.code).toBe(65);
+    expect(directory.code).toBe(66);
     expect(directory.stderr).toMatch(/cannot read \(is a directory, not a file\)/);
     expect(directory.stderr).not.toMatch(/internal error|at .*\.ts:/);
     expect(readFileSync(join(dir, 'bad.jsonl'), 'utf8')).toContain('two');

@@ -101,10 +101,10 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     expect(r.code).toBe(64);
   });
 
-  it('says a missing job file is missing', async () => {
+  it('says a missing job file is missing (66, EX_NOINPUT)', async () => {
     const r = await runCli(['jobs', 'create', '--file', join(dir, 'nope.yaml')], { env });
     expect(r.stderr).toMatch(/nope\.yaml: cannot read \(no such file\)/);
-    expect(r.code).toBe(65);
+    expect(r.code).toBe(66);
   });
 });
 

@@ -20,7 +20,8 @@ export function registerGrantCommands(program: Command): void {
       });
       if (opts.json) printJson(rows);
       else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
-        g.id, g.job_id, g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
+        // an ended grant authorises nothing any more, whatever it once did
+        g.id, g.job_id, g.revoked_at ? 'no (ended)' : g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
       ]));
@@ -29,7 +30,7 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
+      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
         import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
         import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
@@ -40,13 +41,18 @@ export function registerGrantCommands(program: Command): void {
         // the approver is the name the answerer gave; the approval row knows the account it came from
         const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const auth = await runAuthorization(db.db, job);
+        // no live grant: who ended the last one, and why, is the rest of "who said so"
+        const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
         return {
           job: {
-            id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, next_fire_at: job.next_fire_at, definition_hash: job.definition_hash,
-            origin: job.origin, parent_job_id: job.parent_job_id,
+            id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: job.pause_note, removed_at: job.removed_at,
+            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id,
           },
+          /** Why the job fires nothing tonight, or null when it fires on schedule. */
+          will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
           authorization: auth,
+          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, why: ended.revoked_why } : null,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job) } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
@@ -58,11 +64,14 @@ export function registerGrantCommands(program: Command): void {
       }
       const g = report.grant;
       process.stdout.write([
-        `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}${report.job.paused ? ', PAUSED' : ''}, next ${report.job.next_fire_at?.toISOString() ?? 'never'}`,
+        `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}, ${firesLine(report.job)}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
-          : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})` : 'grant: none',
+          : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})`
+            : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}: ${report.last_grant.why}`
+              : 'grant: none (never approved by a human)',
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
+        ...(report.will_not_fire ? [`it will not fire (${report.will_not_fire}); if it ran, per tool:`] : []),
         `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools):`,
       ].join('\n') + '\n');
       printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
@@ -90,6 +99,13 @@ export function registerGrantCommands(program: Command): void {
         if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next write or exec call is refused (unattended.grant_withdrawn)\n`);
       }
     });
+}
+
+/** Whether and when the job fires, for the first line of `grants show`. */
+function firesLine(job: { paused: boolean; pause_note: string | null; removed_at: Date | null; next_fire_at: Date | null }): string {
+  if (job.removed_at) return `REMOVED at ${job.removed_at.toISOString()}: fires never`;
+  if (job.paused) return `PAUSED${job.pause_note ? ` (${job.pause_note})` : ''}: fires nothing until resumed`;
+  return `next ${job.next_fire_at?.toISOString() ?? 'never (its schedule has no instant left)'}`;
 }
 
 /** What the human approval behind the grant authorised, in the words of `grants show`. */

@@ -8,8 +8,56 @@ import { noteIfCut, parseInstant, parseLimit, refuseEmptyText } from '../option-
 import { printJson, printTable } from '../output.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
+import type { Executor } from '../../store/db.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
+
+/**
+ * Every kind of audit record this build writes (`grep -rn "kind: '" src` finds where).
+ * `audit list --kind` takes these, or a kind the log holds (one another build wrote).
+ */
+export const AUDIT_KINDS: readonly string[] = [
+  'allowlist.added', 'allowlist.revoked',
+  'approval.answer_refused', 'approval.answered', 'approval.requested',
+  'gate.decision',
+  'grant.cleared', 'grant.issued', 'grant.not_issued', 'grant.revoked', 'grant.superseded',
+  'job.created', 'job.paused', 'job.removed', 'job.resumed', 'job.schedule_invalid', 'job.updated',
+  'run.attempt_abandoned', 'run.delivery', 'run.outcome_discarded', 'run.queued', 'run.started', 'run.state',
+];
+
+/** The known kind a typo most likely meant: at most two edits away, or the one it is a prefix of. */
+function nearestKind(kind: string): string | undefined {
+  const distance = (a: string, b: string): number => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length]!;
+  };
+  const scored = AUDIT_KINDS.map((k) => ({ k, d: distance(kind.toLowerCase(), k) })).sort((x, y) => x.d - y.d);
+  if (scored[0] && scored[0].d <= 2) return scored[0].k;
+  const extending = AUDIT_KINDS.filter((k) => k.startsWith(kind.toLowerCase()));
+  return extending.length === 1 ? extending[0] : undefined;
+}
+
+/** --kind: a known kind, or one the log holds; anything else is a typo that would list nothing (exit 64). */
+async function checkKind(exec: Executor, kind: string): Promise<void> {
+  if (AUDIT_KINDS.includes(kind)) return;
+  const { listAudit } = await import('../../store/audit.ts');
+  if ((await listAudit(exec, { kind, limit: 1 })).length > 0) return;
+  const near = nearestKind(kind);
+  throw new CliError(`--kind: no audit record kind ${JSON.stringify(kind)}${near ? ` (did you mean "${near}"?)` : ''}; known kinds: ${AUDIT_KINDS.join(', ')}`, EXIT.usage);
+}
+
+/** --run: a run the database holds, or one the log names; otherwise say so, as --job does (exit 1). */
+async function checkRun(exec: Executor, id: string): Promise<void> {
+  const [{ getRun }, { listAudit }] = await Promise.all([import('../../store/runs.ts'), import('../../store/audit.ts')]);
+  if (await getRun(exec, id)) return;
+  if ((await listAudit(exec, { run_id: id, limit: 1 })).length > 0) return;
+  throw new CliError(`no run with id ${JSON.stringify(id)} (\`echo-agent jobs runs JOB\` lists a job's runs)`, EXIT.failure);
+}
 
 /** `SEQ:HASH` as `audit verify` prints it. */
 function parseHead(value: string): { seq: number; hash: string } {
@@ -39,8 +87,8 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   const walk = new ChainWalk();
   const stream = createReadStream(file, 'utf8');
   const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
-  // exit 65, not 1: a file that cannot be read says nothing about the chain in it
-  const cannotRead = (err: unknown) => new CliError(`--file: ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
+  // exit 66, not 1 or 65: a file that cannot be read says nothing about the chain in it, and holds no bad data
+  const cannotRead = (err: unknown) => new CliError(`--file: ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
   await opened.catch((err: unknown) => { throw cannotRead(err); });
   let lineNo = 0;
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
@@ -74,7 +122,7 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
-  audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'e.g. gate.decision')
+  audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
     .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
       // an empty filter would list everything, the opposite of narrowing
@@ -82,14 +130,18 @@ export function registerAuditCommands(program: Command): void {
       const limit = parseLimit('--limit', opts.limit);
       const since = parseInstant('--since', opts.since);
       const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
-      const rows = await withStore(configOf(cmd), async (db) => listAudit(db.db, {
-        ...(opts.job ? { job_id: (await jobByRef(db.db, opts.job, { includeRemoved: true })).id } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit,
-      }));
+      const rows = await withStore(configOf(cmd), async (db) => {
+        // a filter no record can match is a mistake to name, not an empty listing
+        if (opts.kind) await checkKind(db.db, opts.kind);
+        const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
+        if (opts.run) await checkRun(db.db, opts.run);
+        return listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit });
+      });
       noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
     });
-  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken)')
+  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken; 66 when --file cannot be read)')
     .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
     .option('--file <export.jsonl>', 'check an unfiltered `audit export` instead of the database (no database needed)')
     .option('--json', 'print JSON')

@@ -20,7 +20,7 @@ function linesOf(file: string, what: string): string[] {
   try {
     text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CliError(`--file ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
+    throw new CliError(`--file ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
   }
   const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
   // an empty list would pass as "allow" and hide a broken pipeline upstream

@@ -102,9 +102,16 @@ export function registerDaemonCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const { migrate } = await import('../../store/migrate.ts');
-      const result = await withStore(config, (db) => migrate(db.pool));
-      if (opts.json) printJson(result);
-      else process.stdout.write(`schema ${result.schema}: up to date\n`);
+      const { migrateReporting } = await import('../../store/migrate.ts');
+      const report = await withStore(config, async (db) => {
+        try {
+          return await migrateReporting(db.pool);
+        } catch (err) {
+          throw new CliError(`migrating the database failed: ${(err as Error).message}`, EXIT.unavailable);
+        }
+      }, { migrate: false });
+      if (opts.json) printJson({ schema: report.schema, applied: report.applied.length, migrations: report.applied });
+      else if (report.applied.length === 0) process.stdout.write(`schema ${report.schema}: up to date (${report.known} migrations, none pending)\n`);
+      else process.stdout.write(`schema ${report.schema}: applied ${report.applied.length} of ${report.known} migrations: ${report.applied.join(', ')}\n`);
     });
 }

@@ -32,7 +32,7 @@ function readStructured(file: string, what: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.dataErr);
+    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
   }
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   // a warning (an unknown `!tag`) means the value read is not the one written
@@ -198,10 +198,19 @@ export function registerJobsCommands(program: Command): void {
         const result = await withStore(configOf(cmd), async (db) => run(db, (id = (await jobByRef(db.db, ref)).id), actor, opts));
         if (!result) throw new CliError(`no job with id ${id}`, EXIT.failure);
         if (opts.json) printJson(result);
-        else process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ok\n`);
+        else {
+          const unchanged = (result as { unchanged?: string }).unchanged;
+          process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${unchanged ? `nothing to do (${unchanged})` : 'ok'}\n`);
+        }
       });
-  simple('pause', 'stop firing a job (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }));
-  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', [], async (db, id, actor) => (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor }));
+  simple('pause', 'stop firing a job (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list; a second pause without one keeps it)']], async (db, id, actor, o) => {
+    const r = await (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) });
+    return r && { ...r.job, ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
+  });
+  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', [], async (db, id, actor) => {
+    const r = await (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor });
+    return r && { ...r.job, ...(r.changed ? {} : { unchanged: 'not paused' }) };
+  });
   simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
   jobs.command('run').argument('<job>', 'job id or name').description('run a job now (trigger manual), through the same queue the daemon works')
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')

@@ -70,12 +70,12 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return r ? ok({ job: summary(r.job), cron_authorized: (await runAuthorization(deps.db, r.job)).cron_authorized, grant_rule: r.verdict.rule }) : notFound(id);
           }
           case 'pause': {
-            const job = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined });
-            return job ? ok({ job: summary(job) }) : notFound(id);
+            const r = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined });
+            return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was already paused' }) }) : notFound(id);
           }
           case 'resume': {
-            const job = await resumeJob(deps.db, id, { actor });
-            return job ? ok({ job: summary(job) }) : notFound(id);
+            const r = await resumeJob(deps.db, id, { actor });
+            return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was not paused' }) }) : notFound(id);
           }
           case 'remove': {
             const job = await removeJob(deps.db, id, { actor, why: typeof params.note === 'string' ? params.note : 'removed by cronjob' });
