@@ -17,7 +17,8 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
     async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
       await append({
         kind: 'gate.decision',
-        actor: ctx.user_id || null,
+        // an unattended decision is the daemon's: the job's owner did nothing then, and is named as whom it ran for
+        actor: ctx.unattended ? 'daemon' : ctx.user_id || null,
         job_id: ids.job_id ?? jobOfSession(ctx.session_key),
         run_id: ids.run_id ?? null,
         execution_id: ctx.execution_id,
@@ -30,7 +31,7 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
         data: {
           tool: call.tool, args: call.args, call_hash: d.call_hash, flagged: d.flagged,
           approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null,
-          channel: ctx.channel, unattended: ctx.unattended, cron_authorized: ctx.cron_authorized,
+          channel: ctx.channel, unattended: ctx.unattended, ...(ctx.unattended ? { on_behalf_of: ctx.user_id || null } : {}), cron_authorized: ctx.cron_authorized,
           parent_execution_id: ctx.parent_execution_id, session_key: ctx.session_key, attempt_index: ctx.attempt_index,
           decided_by: decidedBy,
         },

@@ -65,6 +65,10 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
     const created = await createJob('nightly', human);
     expect(human.asked).toHaveLength(1);
     expect(created.cron_authorized).toBe(true);
+    // an attended decision is the person's
+    const [asked] = (await listAudit(database().db, { kind: 'gate.decision' })).filter((d) => (d.data as { tool: string }).tool === 'cronjob' && d.job_id === null);
+    expect(asked).toMatchObject({ actor: 'alice', data: { unattended: false } });
+    expect(asked!.data).not.toHaveProperty('on_behalf_of');
     const run = await runNow(created.job.id);
     expect(run).toMatchObject({ state: 'succeeded', cron_authorized: true, denials: 0 });
     expect(readFileSync(join(workspace, 'report.txt'), 'utf8')).toBe('nightly report');
@@ -107,6 +111,8 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
     expect(byTool.skill_install).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.exec).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
+    // the daemon decided, for the job's owner, who did nothing at the time
+    for (const d of decisions) expect(d).toMatchObject({ actor: 'daemon', data: { on_behalf_of: 'alice', unattended: true } });
     expect(existsSync(join(workspace, 'evil-skill'))).toBe(false);
   });
 
