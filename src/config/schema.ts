@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { NETWORK_POLICIES } from '../policy/network-policy.ts';
 import { SECURITY_PROFILES } from '../policy/security-profiles.ts';
@@ -18,7 +19,8 @@ const toolsSchema = z.strictObject({
   deny: names,
   restrict_to_workspace: z.boolean().default(false),
   safe_write_root: z.string().default(''),
-  workspace: z.string().min(1).default('.'),
+  /** Where file and exec tools work; empty (the default) means `<daemon.data_dir>/workspace`, never the directory a command happens to start in. */
+  workspace: z.string().default(''),
   exec: z.strictObject({
     host: z.enum(['sandbox', 'local', 'remote']).default('sandbox'),
     security: z.enum(['deny', 'allowlist', 'full']).default('allowlist'),
@@ -76,7 +78,7 @@ const endpointSchema = z.strictObject({
   model: z.string().optional(),
 }).prefault({});
 
-export const configSchema = z.strictObject({
+const configShape = z.strictObject({
   tools: toolsSchema,
   security: z.strictObject({
     profile: z.enum(SECURITY_PROFILES).default('personal_cli'),
@@ -141,8 +143,13 @@ export const configSchema = z.strictObject({
   }).prefault({}),
 });
 
+/** Paths left empty that live under the data directory; filled in once, so every reader sees the same path. */
+export const configSchema = configShape.transform((c) => (c.tools.workspace === ''
+  ? { ...c, tools: { ...c.tools, workspace: join(c.daemon.data_dir, 'workspace') } }
+  : c));
+
 export type Config = z.infer<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
+export type ConfigInput = z.input<typeof configShape>;
 
 /** The configuration with every default, for tests and for running with no file. */
 export function defaultConfig(overrides: ConfigInput = {}): Config {
