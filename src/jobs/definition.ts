@@ -29,7 +29,8 @@ const seconds = (max: number) => z.number().int().min(0).max(max);
  * tool). Durations are whole seconds.
  */
 export const jobDefinitionSchema = z.strictObject({
-  name: z.string().min(1).max(200),
+  // a job is found by id or name: a name shaped like an id would hide the job behind it, or be unreachable
+  name: z.string().min(1).max(200).refine((n) => !/^job_[a-z2-7]{26}$/.test(n), 'is shaped like a job id (job_…); job commands take an id or a name, so pick another name'),
   schedule: z.string().min(1),
   timezone: z.string().min(1).default('UTC'),
   payload: payloadSchema,

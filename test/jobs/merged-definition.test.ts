@@ -35,3 +35,10 @@ describe('a job update keeps what it does not change', () => {
     expect(() => mergedDefinition(stored, {}, checks)).toThrow(/names no field to change/);
   });
 });
+
+describe('a job name', () => {
+  it('may not be shaped like a job id, which job commands would take for one', () => {
+    expect(() => mergedDefinition(stored, { name: 'job_wk4lsjyevih3gf5myzokkgruzm' }, checks)).toThrow(/name: .*shaped like a job id/);
+    expect(mergedDefinition(stored, { name: 'job_report' }, checks).name).toBe('job_report');
+  });
+});
