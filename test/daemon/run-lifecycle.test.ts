@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentRuntime } from '../../src/agent/runtime.ts';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
@@ -14,6 +17,9 @@ import { authorise } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
+// the steps list this directory; an unset workspace would be one under ./data that nothing made yet
+const workspace = mkdtempSync(join(tmpdir(), 'echo-lifecycle-'));
+const config = () => defaultConfig({ tools: { workspace } });
 
 /** A tool that waits for its signal (or 20 s) and reports whether it was stopped. */
 const waiting: Tool = {
@@ -41,7 +47,7 @@ async function queued(steps: { tool: string; args: Record<string, unknown> }[], 
 describe('a run ends in a final state with its cause', () => {
   it('a payload that throws fails the run at once with the error, not at lease expiry', async () => {
     const { run } = await queued([{ tool: 'list_dir', args: { path: '.' } }]);
-    const base = depsFor(defaultConfig());
+    const base = depsFor(config());
     const broken = { ...base.agent!, gateFor: () => { throw new Error('connection reset by peer'); } } as AgentRuntime;
     const result = await executeRun({ ...base, agent: broken }, run.id);
     expect(result).toMatchObject({ kind: 'finished', state: 'failed' });
@@ -50,7 +56,7 @@ describe('a run ends in a final state with its cause', () => {
 
   it('a step with invalid arguments stops the list, as a failed step does: the steps after it may depend on it', async () => {
     const { run } = await queued([{ tool: 'list_dir', args: { pth: '.' } }, { tool: 'list_dir', args: { path: '.' } }]);
-    const result = await executeRun(depsFor(defaultConfig()), run.id);
+    const result = await executeRun(depsFor(config()), run.id);
     expect(result).toMatchObject({ kind: 'finished', state: 'failed' });
     const stored = await getRun(database().db, run.id);
     expect((stored!.output as { steps: { index: number }[] }).steps.map((s) => s.index)).toEqual([0]);
@@ -80,7 +86,7 @@ describe('a run ends in a final state with its cause', () => {
     const { job, run: manual } = await queued([{ tool: 'list_dir', args: { path: '.' } }]);
     const fired = (await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-12-01T03:00:00Z'), trigger: 'cron' }))!;
     await pauseJob(db, job.id, { actor: 'admin', note: 'maintenance' });
-    const deps = depsFor(defaultConfig());
+    const deps = depsFor(config());
     expect(await executeRun(deps, fired.id)).toMatchObject({ kind: 'finished', state: 'cancelled' });
     expect(await getRun(db, fired.id)).toMatchObject({ state: 'cancelled', error: 'the job was paused before the run started' });
     expect((await listAudit(db, { run_id: fired.id, kind: 'run.state' }))[0]).toMatchObject({ outcome: 'cancelled', reason: 'the job was paused before the run started' });

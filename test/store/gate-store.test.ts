@@ -40,7 +40,7 @@ describe('the gate over the PostgreSQL store', () => {
 
   it('every decision, allow or deny, is an audit record with step, rule, reason, risk and context ids (I8)', async () => {
     const gate = gateWith(new RecordingApprover('deny'), { job_id: 'job_abc', run_id: 'run_abc' });
-    const ctx = buildContext({ unattended: true, session_key: 'cron:job_abc', user_id: 'cron', credentials: { github: 'ghp_abcdefghijklmnopqrstuvwxyz0123' } });
+    const ctx = buildContext({ unattended: true, session_key: 'cron:job_abc', user_id: 'owner-carl', credentials: { github: 'ghp_abcdefghijklmnopqrstuvwxyz0123' } });
     await gate.check({ tool: 'cronjob', args: { action: 'list' } }, ctx);
     await gate.check({ tool: 'read_file', args: { path: 'README.md', api_key: 'sk-abcdefghijklmnopqrstuvwx' } }, ctx);
     const rows = await listAudit(database().db, { run_id: 'run_abc', kind: 'gate.decision', order: 'asc' });
@@ -48,7 +48,7 @@ describe('the gate over the PostgreSQL store', () => {
       ['deny', 4, 'unattended.dangerous', 'dangerous'],
       ['allow', 4, 'unattended.read_only', 'read_only'],
     ]);
-    expect(rows[0]).toMatchObject({ job_id: 'job_abc', execution_id: ctx.execution_id, trace_id: ctx.trace_id, actor: 'cron' });
+    expect(rows[0]).toMatchObject({ job_id: 'job_abc', execution_id: ctx.execution_id, trace_id: ctx.trace_id, actor: 'daemon', data: { on_behalf_of: 'owner-carl' } });
     expect(rows[0]!.reason).toMatch(/Do not retry/);
     expect(rows[1]!.data).toMatchObject({ tool: 'read_file', unattended: true, cron_authorized: false, args: { path: 'README.md', api_key: '[REDACTED]' } });
     const raw = await database().pool.query('select t::text as t from audit_events t');
