@@ -83,3 +83,20 @@ describe('an audit export checked offline (audit verify --file)', () => {
     expect(readFileSync(join(dir, 'bad.jsonl'), 'utf8')).toContain('two');
   });
 });
+
+describe('audit export --json', () => {
+  it('keeps the records as JSON lines on stdout and puts a summary a script can read on stderr', async () => {
+    const whole = await runCli(['audit', 'export', '--json'], { env });
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout.trim().split('\n')).toEqual(lines);
+    const summary = JSON.parse(whole.stderr.trim()) as { exported: number; checked: boolean; ok: boolean; head: { seq: number; hash: string }; first_bad: unknown };
+    expect(summary).toMatchObject({ exported: 6, checked: true, ok: true, first_bad: null });
+    expect(summary.head).toEqual({ seq: 6, hash: (JSON.parse(lines[5]!) as { hash: string }).hash });
+  });
+
+  it('says a filtered export was not checked, and why', async () => {
+    const r = await runCli(['audit', 'export', '--json', '--since', '2000-01-01'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stderr.trim())).toMatchObject({ exported: 6, checked: false, why_unchecked: expect.stringContaining('filtered') });
+  });
+});

@@ -157,22 +157,31 @@ export function registerAuditCommands(program: Command): void {
     });
   audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
     .option('--job <job>', 'one job (id or name)').option('--since <instant>', 'ISO date or instant')
-    .action(async (opts: { job?: string; since?: string }, cmd: Command) => {
+    .option('--json', 'the closing summary on stderr as one JSON object (the records are JSON lines either way)')
+    .action(async (opts: { job?: string; since?: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']);
       const since = parseInstant('--since', opts.since);
       const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts')]);
       // a filtered export is not contiguous, so only the full one can be checked on the way out
       const walk = opts.job || since ? null : new ChainWalk();
+      let exported = 0;
       await withStore(configOf(cmd), async (db) => {
         const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
         for await (const row of exportAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}) })) {
           walk?.push(row);
+          exported++;
           process.stdout.write(`${JSON.stringify(row)}\n`);
         }
       });
-      if (walk?.firstBad) {
+      if (walk?.firstBad) process.exitCode = EXIT.failure;
+      if (opts.json) {
+        // stdout carries the records, so the summary a script reads goes to stderr
+        const head = walk?.head ?? { seq: 0, hash: GENESIS_HASH };
+        const summary = walk ? { exported, checked: true, ok: !walk.firstBad, head: { seq: head.seq, hash: head.hash }, first_bad: walk.firstBad }
+          : { exported, checked: false, why_unchecked: 'a filtered export (--job, --since) is not a contiguous chain' };
+        process.stderr.write(`${JSON.stringify(summary)}\n`);
+      } else if (walk?.firstBad) {
         process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
-        process.exitCode = EXIT.failure;
       } else if (walk) {
         process.stderr.write(`exported ${walk.checked} records, chain ok, head ${walk.head?.seq ?? 0}:${walk.head?.hash ?? GENESIS_HASH}; check the file later with: echo-agent audit verify --file FILE --head SEQ:HASH\n`);
       }
