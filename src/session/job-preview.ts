@@ -47,6 +47,11 @@ function jobAfterCall(args: Record<string, unknown>, stored: JobRow | null) {
   return { patch, base, payload, def: { ...base, ...patch } };
 }
 
+/** The model settings an agent turn needs and this configuration lacks; `model` is the payload's own. */
+function modelSettingsMissing(config: Config, model: string | undefined): string[] {
+  return [...(config.model.base_url ? [] : ['model.base_url']), ...(model || config.model.name ? [] : ['model.name'])];
+}
+
 /** The tools a human approval authorises the job's runs to use: the set they are offered, dangerous ones aside (refused in every run). */
 export function usableByRuns(set: EffectiveTools): string[] {
   return set.offered.filter((t) => t.risk !== 'dangerous').map((t) => t.name);
@@ -97,6 +102,11 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
     `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool offered now)' : ''}`,
   );
   if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
+  // approving a job whose every run would fail is rarely what the person means: say so while they can still refuse
+  const unset = modelSettingsMissing(config, payload.model);
+  if ((payload.kind === 'agent' || hosting) && unset.length > 0) {
+    lines.push(`  no model is configured here (${unset.join(', ')}): its agent runs fail unless the daemon's configuration has one`);
+  }
   if (steps && set.removed.length > 0) lines.push(`  steps refused in every run (not available to daemon runs): ${set.removed.map((t) => `${t.name} (${t.rule})`).join(', ')}`);
   lines.push(
     '  the grant covers only the tools listed here: a tool the configuration offers later is used without it.',

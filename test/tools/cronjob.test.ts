@@ -137,6 +137,21 @@ describe('the cronjob tool', () => {
     expect(agent).toContain('(the job names no tools: every tool offered now)');
     expect(agent).toContain('write_file(write)');
     expect(agent).not.toMatch(/cronjob\(dangerous\)/);
+    expect(steps).not.toContain('no model is configured');
+  });
+
+  it('the approval prompt of an agent job warns when this configuration has no model its runs could use', async () => {
+    const db = database().db;
+    const prompt = (config: ReturnType<typeof defaultConfig>, payload: Record<string, unknown>) =>
+      describeJobCall(config, builtinTools(config, { db }), { action: 'create', name: 'y', schedule: 'every 1m', payload }).join('\n');
+    expect(prompt(defaultConfig(), { kind: 'agent', prompt: 'p' })).toContain('no model is configured here (model.base_url, model.name): its agent runs fail');
+    const endpointOnly = defaultConfig({ model: { base_url: 'http://127.0.0.1:9/v1' } });
+    expect(prompt(endpointOnly, { kind: 'agent', prompt: 'p' })).toContain('no model is configured here (model.name)');
+    // the payload's own model is enough once there is an endpoint
+    expect(prompt(endpointOnly, { kind: 'agent', prompt: 'p', model: 'm' })).not.toContain('no model is configured');
+    expect(prompt(defaultConfig({ model: { base_url: 'http://127.0.0.1:9/v1', name: 'm' } }), { kind: 'agent', prompt: 'p' })).not.toContain('no model is configured');
+    // a step that starts agents needs one as much
+    expect(prompt(defaultConfig(), { kind: 'steps', steps: [{ tool: 'delegate_task', args: {} }] })).toContain('no model is configured here');
   });
 
   it('a steps job whose step starts agents (delegate_task, task, …) shows everything those agents may call, not only the step', async () => {
