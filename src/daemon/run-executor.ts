@@ -11,7 +11,7 @@ import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } fro
 import { CommittedAnswerLost, whileUnreachable } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
-import type { JobRow, RunRow } from '../store/schema.ts';
+import { FINAL_RUN_STATES, type JobRow, type RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
@@ -213,8 +213,11 @@ async function settle(
   // the final state and its record commit together; a database that is restarting gets about 30 s
   // before the run is left to its lease, so a short outage does not turn a finished run into an interrupted one
   let writes = 0;
-  const finished = await whileUnreachable(() => {
+  const finished = await whileUnreachable(async () => {
     writes++;
+    // an earlier try whose answer was lost may have committed: a run already ended is not written again,
+    // since the record goes in whether or not the change applied and would name the outcome twice
+    if (writes > 1 && isFinal((await getRun(db, run.id))?.state)) return null;
     return changeWithRecord(db, appender(deps),
       finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
@@ -242,6 +245,8 @@ async function settle(
   }
   return afterFinish(deps, job, finished, o, state, grant, grantInForce);
 }
+
+const isFinal = (state: string | undefined) => (FINAL_RUN_STATES as readonly (string | undefined)[]).includes(state);
 
 /** A recorded outcome: logged, and delivered where the job's grant still holds (a grant revoked mid-run delivers nothing). */
 async function afterFinish(

@@ -1,6 +1,6 @@
 import { appendAfter, appendAudit, appendInTransaction, chainRows, isCommitted, type AuditInput, type ChainTail } from './audit.ts';
 import { runNamed, type Executor, type NamedStatement } from './db.ts';
-import { CommittedAnswerLost } from './pg-errors.ts';
+import { CommittedAnswerLost, whileUnreachable } from './pg-errors.ts';
 import type { AuditRow } from './schema.ts';
 
 /**
@@ -140,7 +140,8 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
     tail = null;
     let committed: Awaited<ReturnType<typeof committedAnyway>>;
     try {
-      committed = await committedAnyway();
+      // asked again for a few seconds: the pool may first hand out a connection that broke with the one that failed
+      committed = await whileUnreachable(committedAnyway, { delaysMs: [100, 500, 1_000, 2_000] });
     } catch {
       // neither written again nor taken as done: a second write could repeat a change that happened
       for (const w of batch) w.reject(failure);

@@ -9,7 +9,7 @@ import { createGuard } from '../../src/guard/index.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { groupCommitAppend } from '../../src/store/audit-writer.ts';
+import { groupCommitAppend, type AuditAppend } from '../../src/store/audit-writer.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import type { Payload } from '../../src/store/schema.ts';
@@ -69,5 +69,29 @@ describe('a run\'s audit records', () => {
     expect(modelCalledAt).toHaveLength(1);
     // written at the end it would carry a time after the model's 300 ms answer
     expect(started.at.getTime()).toBeLessThanOrEqual(modelCalledAt[0]! + 50);
+  });
+
+  it('a finish that committed but came back as a lost connection is not written again: one run.state record, the run\'s own', async () => {
+    const db = database().db;
+    const config = defaultConfig({ tools: { workspace } });
+    const job = await createJob(db, { name: 'lost-finish', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', payload: { kind: 'steps', steps: [] }, tools: [] });
+    const run = await manualRun({ db }, job.id, 'test');
+    const writer = groupCommitAppend(db);
+    let lost = 0;
+    // the finish goes in, then its connection breaks before the answer: what the caller sees is a connection error
+    const audit: AuditAppend = Object.assign((e: Parameters<AuditAppend>[0]) => writer(e), {
+      ordered: true,
+      withChange: async <T>(change: Parameters<NonNullable<AuditAppend['withChange']>>[0], event: Parameters<AuditAppend>[0]) => {
+        const out = await writer.withChange!(change, event) as T;
+        if (event.kind === 'run.state' && lost++ === 0) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        return out;
+      },
+    });
+    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', audit };
+    const result = await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run!.id);
+    expect(result).toMatchObject({ kind: 'finished', state: 'succeeded' });
+    const ends = (await listAudit(db, { run_id: run!.id, order: 'asc' })).filter((r) => r.kind === 'run.state' || r.kind === 'run.outcome_discarded');
+    expect(ends.map((r) => `${r.kind}:${r.outcome}`)).toEqual(['run.state:succeeded']);
+    expect((await verifyAudit(db)).ok).toBe(true);
   });
 });

@@ -75,6 +75,42 @@ describe('group commit of audit records', () => {
     }
   });
 
+  it('a lost answer is still found committed when the first question after it meets another broken connection', async () => {
+    const t = database();
+    const proxy = await tcpProxy(5432);
+    const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 2 });
+    // the pool's next connection broke with the first: the writer's "did it commit?" fails once the same way
+    let breakNextQuestion = false;
+    const flaky = new Proxy(far.db, {
+      get(target, prop, receiver) {
+        if (prop === 'execute' && breakNextQuestion) {
+          breakNextQuestion = false;
+          return () => Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const append = groupCommitAppend(flaky);
+    await t.db.execute(sql`create table if not exists writer_probe_lost2 (k text primary key)`);
+    try {
+      await append({ kind: 'test.lost2.first', job_id: 'job_lost2' });
+      proxy.holdRepliesAfter('writer_probe_lost2_insert');
+      const out = append.withChange!({
+        name: 'writer_probe_lost2_insert', text: 'insert into writer_probe_lost2 values ($1) returning k', values: ['once'], result: (rows) => rows[0]?.k,
+      }, { kind: 'test.lost2.change', job_id: 'job_lost2' });
+      for (let i = 0; i < 100 && (await t.db.execute(sql`select 1 from writer_probe_lost2`)).rows.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      breakNextQuestion = true;
+      proxy.drop();
+      // not the connection error, which would tell its caller to write it again
+      await expect(out).rejects.toThrow('test.lost2.change: the change and its record were committed, but the answer was lost with the connection');
+      expect(breakNextQuestion).toBe(false);
+      expect((await listAudit(t.db, { job_id: 'job_lost2', order: 'asc' })).map((r) => r.kind)).toEqual(['test.lost2.first', 'test.lost2.change']);
+    } finally {
+      await far.close();
+      await proxy.close();
+    }
+  });
+
   it('writes concurrent appends in shared transactions, every one committed and the chain intact', async () => {
     const db = database().db;
     const append = groupCommitAppend(db);
