@@ -45,6 +45,18 @@ describe('grants show, for a job that will not do what it once could', () => {
     expect((await runCli(['grants', 'show', job.id], { env })).stdout).toContain('grant: none (never approved by a human)');
   });
 
+  it('lists the tools it names that no run may use, and says so in words when there are none', async () => {
+    const named = (name: string, tools: string[]) => createJob(database().db, {
+      name, owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools, paused: false,
+      payload: { kind: 'steps', steps: tools.map((tool) => ({ tool, args: {} })) },
+    });
+    const withExec = await named('names-exec', ['write_file', 'exec']);
+    const out = (await runCli(['grants', 'show', withExec.id], { env })).stdout;
+    expect(out.slice(out.indexOf('not available to its runs:'))).toMatch(/\nexec +\S+/);
+    const plain = await named('names-write-only', ['write_file']);
+    expect((await runCli(['grants', 'show', plain.id], { env })).stdout).toContain('not available to its runs: none of the tools it names\n');
+  });
+
   it('says a paused job fires nothing until resumed, with its note, before the per-tool table', async () => {
     const job = await aJob('paused-nightly');
     await pauseJob(database().db, job.id, { actor: 'ops', note: 'db maintenance' });

@@ -75,8 +75,11 @@ export function registerGrantCommands(program: Command): void {
         `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools):`,
       ].join('\n') + '\n');
       printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
-      process.stdout.write('\nnot available to its runs:\n');
-      printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
+      if (report.removed.length === 0) process.stdout.write('\nnot available to its runs: none of the tools it names\n');
+      else {
+        process.stdout.write('\nnot available to its runs:\n');
+        printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
+      }
     });
 
   grants.command('revoke').argument('<job>', 'job id or name').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
