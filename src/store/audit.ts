@@ -158,7 +158,8 @@ function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {
 
 /** NUL and unpaired surrogates (a model can send "\\ud800"): jsonb refuses both, which would lose the record. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const stripNul = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+const NEEDS_CLEANING = /[\u0000\uD800-\uDFFF]/;
+const stripNul = (s: string) => (NEEDS_CLEANING.test(s) ? s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD') : s);
 
 /** A JSON copy PostgreSQL's jsonb accepts: every string and every key cleaned. */
 export function jsonSafe<T>(value: T): T {

@@ -44,9 +44,17 @@ const withoutKnown = (text: string): string => {
   return out;
 };
 
+/**
+ * What every pattern below needs at least one of: whitespace, `=` or `:` (URLs, headers, key=value,
+ * options), or a token prefix. Text with none (ids, rule names, paths) only needs the known secrets cut.
+ */
+const MAY_HOLD_PATTERN = /[\s=:]|sk-|gh[pousr]_|xox[abpr]-|AKIA/;
+
 /** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
 export function redactText(text: string): string {
-  return withoutKnown(text)
+  const cut = withoutKnown(text);
+  if (!MAY_HOLD_PATTERN.test(cut)) return cut;
+  return cut
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(:[^\s/@]*)?@/gi, `$1${MASK}@`)
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
     .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n]+/gi, `$1${MASK}`)

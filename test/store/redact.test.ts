@@ -47,6 +47,17 @@ describe('redact', () => {
     expect(redactText(text)).toBe(text);
   });
 
+  // text with no whitespace, '=' or ':' skips the key/value patterns; a bare token must still go
+  it.each([
+    ['an OpenAI-style key', 'sk-abcdefghijklmnop1234'],
+    ['a GitHub token', 'ghp_abcdefghijklmnopqrstuvwxyz0123'],
+    ['a Slack token', 'xoxb-1234567890-abcdef'],
+    ['an AWS access key id', 'AKIAABCDEFGHIJKLMNOP'],
+  ])('masks %s standing alone', (_name, token) => {
+    expect(redactText(token)).toBe('[REDACTED]');
+    expect(redactText(`(${token})`)).toBe('([REDACTED])');
+  });
+
   it('keeps a __proto__ key of parsed JSON as data, redacted like any other, and it stays in hashes', () => {
     const parsed = JSON.parse('{"a": 1, "__proto__": {"password": "hunter2", "x": 1}}') as Record<string, unknown>;
     const out = redact(parsed);
