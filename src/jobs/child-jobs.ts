@@ -6,6 +6,7 @@ import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
 import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
+import { instantsDroppedByRemoval } from './next-fire.ts';
 import { runAuthorization } from './run-authorization.ts';
 import { JobInputError, type JobServiceDeps } from './service.ts';
 
@@ -140,6 +141,6 @@ export async function ownChildJob(deps: JobServiceDeps, origin: ChildOrigin, id:
 /** Removes the job; removeJob cancels its runs that have not started. Returns how many it cancelled. */
 export async function cancelChildJob(deps: JobServiceDeps, job: JobRow, ctx: ToolExecutionContext): Promise<number> {
   const pending = await listRuns(deps.db, { job_id: job.id, states: ['queued', 'retrying'] });
-  await removeJob(deps.db, job.id, { actor: ctx.user_id || 'unknown', why: `cancelled through ${job.origin}` });
+  await removeJob(deps.db, job.id, { actor: ctx.user_id || 'unknown', why: `cancelled through ${job.origin}` }, instantsDroppedByRemoval);
   return pending.length;
 }

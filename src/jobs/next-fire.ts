@@ -64,6 +64,24 @@ export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Dat
   return [from, ...later].map((nominal_at) => ({ job_id: before.id, nominal_at, state: 'skipped', skip_reason: `${rule}: ${MISFIRE_RULES[rule]}` }));
 }
 
+/**
+ * The due instants a removal takes from the firing loop, as skipped runs (I13), paused or not. A removal is
+ * never refused: past EDIT_SKIP_LIMIT rows the rest is summed up in `unrecorded`, for the job.removed record.
+ */
+export function instantsDroppedByRemoval(before: JobRow, now: Date): { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null } {
+  const from = before.next_fire_at;
+  if (from === null || from.getTime() > now.getTime()) return { skipped: [], unrecorded: null };
+  const old = storedSchedule(before);
+  const later = old ? instantsBetween(old, from, now, EDIT_SKIP_LIMIT) : [];
+  const due = [from, ...later].slice(0, EDIT_SKIP_LIMIT);
+  const last = due[due.length - 1]!;
+  const reason = `misfire.job_removed: ${MISFIRE_RULES['misfire.job_removed']}`;
+  return {
+    skipped: due.map((nominal_at) => ({ job_id: before.id, nominal_at, state: 'skipped', skip_reason: reason })),
+    unrecorded: later.length >= EDIT_SKIP_LIMIT ? { after: last, until: now } : null,
+  };
+}
+
 /** A stored job's schedule, or null when it no longer parses: such a schedule has no instants the firing loop could take. */
 export function storedSchedule(job: Pick<JobRow, 'schedule' | 'timezone'>): Schedule | null {
   try {

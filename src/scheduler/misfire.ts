@@ -46,6 +46,7 @@ export const MISFIRE_RULES = {
   'misfire.cap': 'At most 100 instants run in one catch-up; older ones beyond the cap do not run.',
   'misfire.max_runs': 'The job reached max_runs, so its schedule has ended.',
   'misfire.schedule_edited': 'The schedule was changed while this instant was due and not yet taken, so it does not run; the new schedule starts after the change.',
+  'misfire.job_removed': 'The job was removed while this instant was due and not yet taken, so it never runs.',
 } as const;
 
 export type MisfireRuleId = keyof typeof MISFIRE_RULES;

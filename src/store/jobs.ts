@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { appendAudit, jsonSafe } from './audit.ts';
-import { namedQuery, type Executor } from './db.ts';
+import { databaseNow, namedQuery, type Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { clearGrant } from './grants.ts';
 import { newId } from './ids.ts';
@@ -146,22 +146,36 @@ async function setPaused(exec: Executor, id: string, paused: boolean, actor: str
   });
 }
 
+/** Due instants a removal ends, as skipped runs; past the edit limit the rest is only named by its range. */
+export interface DroppedInstants {
+  readonly skipped: readonly NewRun[];
+  readonly unrecorded: { readonly after: Date; readonly until: Date } | null;
+}
+
 /**
  * Soft delete: the row, its runs, grants and audit trail stay for the record.
  * The live grant ends and runs not yet started are cancelled.
  */
-export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }): Promise<JobRow | null> {
+export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }, dueInstants?: (locked: JobRow, now: Date) => DroppedInstants): Promise<JobRow | null> {
   return exec.transaction(async (tx) => {
+    const before = await lockLiveJob(tx, id);
+    if (!before) return null;
+    // the instants due and not yet fired end with the job: each is recorded as skipped (I13)
+    const dropped = dueInstants ? dueInstants(before, await databaseNow(tx)) : { skipped: [], unrecorded: null };
+    if (dropped.skipped.length > 0) await insertRuns(tx, dropped.skipped);
     const [job] = await tx.update(jobs)
       .set({ removed_at: sql`now()`, next_fire_at: null, updated_at: sql`now()` })
-      .where(and(eq(jobs.id, id), isNull(jobs.removed_at))).returning();
-    if (!job) return null;
+      .where(eq(jobs.id, id)).returning();
     const cancelled = await tx.update(runs)
       .set({ state: 'cancelled', finished_at: sql`now()`, error: 'job removed' })
       .where(and(eq(runs.job_id, id), inArray(runs.state, ['queued', 'retrying']))).returning({ id: runs.id });
-    await appendAudit(tx, { kind: 'job.removed', actor: by.actor, job_id: id, reason: by.why ?? null, data: { cancelled_runs: cancelled.map((r) => r.id) } });
+    await appendAudit(tx, {
+      kind: 'job.removed', actor: by.actor, job_id: id, reason: by.why ?? null,
+      data: { cancelled_runs: cancelled.map((r) => r.id), ...(dropped.skipped.length > 0 ? { due_instants_skipped: dropped.skipped.length } : {}),
+        ...(dropped.unrecorded ? { due_instants_not_recorded: { after: dropped.unrecorded.after.toISOString(), until: dropped.unrecorded.until.toISOString() } } : {}) },
+    });
     await clearGrant(tx, id, { by: by.actor, why: 'job removed' });
-    return job;
+    return job!;
   });
 }
 

@@ -211,7 +211,10 @@ export function registerJobsCommands(program: Command): void {
     const r = await (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor });
     return r && { ...r.job, ...(r.changed ? {} : { unchanged: 'not paused' }) };
   });
-  simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => (await import('../../store/jobs.ts')).removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }));
+  simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => {
+    const [{ removeJob }, { instantsDroppedByRemoval }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);
+    return removeJob(db.db, id, { actor, why: o.why ?? 'removed from the command line' }, instantsDroppedByRemoval);
+  });
   jobs.command('run').argument('<job>', 'job id or name').description('run a job now (trigger manual), through the same queue the daemon works')
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
     .action(async (ref: string, opts: { as?: string; json?: boolean }, cmd: Command) => {

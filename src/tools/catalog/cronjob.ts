@@ -4,6 +4,7 @@ import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
+import { instantsDroppedByRemoval } from '../../jobs/next-fire.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -78,7 +79,7 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was not paused' }) }) : notFound(id);
           }
           case 'remove': {
-            const job = await removeJob(deps.db, id, { actor, why: typeof params.note === 'string' ? params.note : 'removed by cronjob' });
+            const job = await removeJob(deps.db, id, { actor, why: typeof params.note === 'string' ? params.note : 'removed by cronjob' }, instantsDroppedByRemoval);
             return job ? ok({ removed: id }) : notFound(id);
           }
           case 'run': {
