@@ -14,6 +14,11 @@ function scheduleOf(schedule: string, timezone: string): Schedule {
   }
 }
 
+/** A schedule that parses, or a JobInputError naming what is wrong with it. */
+export function checkSchedule(schedule: string, timezone: string): void {
+  scheduleOf(schedule, timezone);
+}
+
 /** The first instant after `now`; a schedule without one is refused, not stored to never fire. */
 export function futureFire(schedule: string, timezone: string, now: Date): Date {
   return firstAfter(scheduleOf(schedule, timezone), now);

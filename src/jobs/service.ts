@@ -9,7 +9,7 @@ import type { ApprovalRow, GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
-import { futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
+import { checkSchedule, futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 
 export interface JobServiceDeps {
@@ -37,7 +37,7 @@ export { JobInputError };
  * Parses a definition, naming each bad field; the schedule is checked by the
  * scheduler's parser, tool and target names against this build and config.
  */
-export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: { scheduleChanged?: boolean } = {}): JobDefinition {
+export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: { scheduleChanged?: boolean; now?: Date } = {}): JobDefinition {
   const withDefaults = checks.defaultCatchupWindowSeconds !== undefined && input !== null && typeof input === 'object' && !Array.isArray(input)
     && (input as Record<string, unknown>).catchup_window_seconds === undefined
     ? { ...input, catchup_window_seconds: checks.defaultCatchupWindowSeconds } : input;
@@ -47,14 +47,17 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: 
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
-  // early, on this host's clock; the scheduler's clock decides again when the job is stored (futureFire).
+  // on the scheduler's clock, the database's: a host clock ahead of it would refuse an `at` still to come.
   // An edit that leaves the schedule alone is not refused because a one-shot's instant has passed.
-  if (opts.scheduleChanged ?? true) futureFire(parsed.data.schedule, parsed.data.timezone, new Date());
+  if (opts.scheduleChanged ?? true) {
+    if (opts.now) futureFire(parsed.data.schedule, parsed.data.timezone, opts.now);
+    else checkSchedule(parsed.data.schedule, parsed.data.timezone);
+  }
   return parsed.data;
 }
 
 /** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */
-const schedulerNow = async (deps: JobServiceDeps): Promise<Date> => deps.now?.() ?? databaseNow(deps.db);
+export const schedulerNow = async (deps: JobServiceDeps): Promise<Date> => deps.now?.() ?? databaseNow(deps.db);
 
 export interface ChangeResult {
   readonly job: JobRow;
@@ -109,8 +112,8 @@ function sameTools(a: readonly string[] | null, b: readonly string[]): boolean {
 
 /** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
 export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
-  const def = parseDefinition(input, deps.checks);
   const now = await schedulerNow(deps);
+  const def = parseDefinition(input, deps.checks, { now });
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
     next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
@@ -136,7 +139,7 @@ export async function updateJobFromCall(
   const asked = approval?.approval_source === 'human' && approval.approval_id ? await getApproval(deps.db, approval.approval_id) : null;
   const now = await schedulerNow(deps);
   const edit = (locked: JobRow): LockedEdit => {
-    const merged = mergedDefinition(locked, patch, deps.checks);
+    const merged = mergedDefinition(locked, patch, deps.checks, now);
     const fire = nextFireAfterEdit(locked, merged, now);
     return { patch: { ...merged, ...fire }, skipped: instantsDroppedByEdit(locked, fire, merged, now) };
   };
@@ -153,13 +156,13 @@ export async function updateJobFromCall(
  * A stored job with a patch applied, checked. A payload patch of the same kind
  * keeps the fields it does not give (an agent job's model); an empty patch is an error.
  */
-export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>, checks: DefinitionChecks): JobDefinition {
+export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>, checks: DefinitionChecks, now?: Date): JobDefinition {
   if (Object.keys(patch).length === 0) throw new JobInputError('update: names no field to change');
   const before = definitionInputOf(job);
   const payload = patch.payload && typeof patch.payload === 'object' && patch.payload.kind === before.payload.kind
     ? { ...before.payload, ...patch.payload } : patch.payload ?? before.payload;
   const input = { ...before, ...patch, payload };
-  return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone });
+  return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone, ...(now ? { now } : {}) });
 }
 
 /** The definition fields of a stored job, in the shape parseDefinition takes. */

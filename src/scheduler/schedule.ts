@@ -110,12 +110,15 @@ function parseCron(pattern: string, timezone: string): Schedule {
   return schedule;
 }
 
+/** About ten years: a longer interval is a typo, and its instants would soon pass the end of JavaScript dates. */
+const MAX_EVERY_MS = 520 * 604_800_000;
+
 function parseEvery(rest: string, timezone: string, anchor: Date): Schedule {
   const text = `every ${rest}`.trim();
   if (rest === '') throw new ScheduleError('every: missing duration (e.g. every 30s, every 5m, every 1h30m)', text);
   let intervalMs: number;
   try {
-    intervalMs = parseDuration(rest, { minMs: 1000 });
+    intervalMs = parseDuration(rest, { minMs: 1000, maxMs: MAX_EVERY_MS });
   } catch (err) {
     if (err instanceof DurationError) throw new ScheduleError(`${text}: ${err.problem}`, text);
     throw err;
@@ -193,7 +196,9 @@ export function nextInstant(schedule: Schedule, after: Date): Date | null {
       const anchorMs = schedule.anchor.getTime();
       if (afterMs < anchorMs) return new Date(anchorMs);
       const k = Math.floor((afterMs - anchorMs) / schedule.intervalMs) + 1;
-      return new Date(anchorMs + k * schedule.intervalMs);
+      const next = new Date(anchorMs + k * schedule.intervalMs);
+      // past the last date JavaScript can hold, there is no next instant
+      return Number.isNaN(next.getTime()) ? null : next;
     }
     case 'cron': {
       // many jobs share a schedule and are due at the same instant: croner costs ~55 µs a call

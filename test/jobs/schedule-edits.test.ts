@@ -121,3 +121,22 @@ describe('a manual run never takes a scheduled instant', () => {
     expect(cron.map((r) => [r.nominal_at.getTime(), r.state])).toEqual([[thisMinute().getTime(), 'queued']]);
   });
 });
+
+describe('a schedule is judged on the scheduler\'s clock, the database\'s, not this host\'s', () => {
+  // the host runs five minutes ahead of the database: an `at` two minutes ahead of the database has passed here
+  const dbNow = new Date(Date.now() - 5 * minute);
+  const at = `at ${new Date(dbNow.getTime() + 2 * minute).toISOString()}`;
+  const call = { name: 'skewed', action: 'create', schedule: at, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }] } };
+
+  it('cronjob create takes an `at` still to come on the database clock', async () => {
+    const { createJobFromCall } = await import('../../src/jobs/service.ts');
+    const made = await createJobFromCall(deps(dbNow), { name: 'skewed', schedule: at, payload: call.payload } as never, ctx, undefined);
+    expect(made.job.next_fire_at?.getTime()).toBe(dbNow.getTime() + 2 * minute);
+  });
+
+  it('the check made before anyone is asked to approve takes it too', async () => {
+    const [{ cronjobTool }, { defaultConfig }] = await Promise.all([import('../../src/tools/catalog/cronjob.ts'), import('../../src/config/schema.ts')]);
+    const tool = cronjobTool(defaultConfig(), deps(dbNow));
+    expect(await tool.precheck!(call)).toBeNull();
+  });
+});

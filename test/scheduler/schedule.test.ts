@@ -21,6 +21,8 @@ describe('parseSchedule refuses bad schedules, naming the problem', () => {
     ['every 5x', 'UTC', 'every 5x: unknown duration syntax at "5x"'],
     ['every', 'UTC', 'every: missing duration (e.g. every 30s, every 5m, every 1h30m)'],
     ['every P1M', 'UTC', 'every P1M: months and years have no fixed length'],
+    ['every 100000001d', 'UTC', 'every 100000001d: duration must be at most 520 weeks'],
+    ['every 14285715w', 'UTC', 'every 14285715w: duration must be at most 520 weeks'],
     ['at 2026-13-01', 'UTC', 'at 2026-13-01: not an ISO-8601 instant (month 13 is out of range)'],
     ['at 2026-12-01', 'UTC', 'at 2026-12-01: not an ISO-8601 instant (a date needs a time of day, e.g. 2026-12-01T09:00:00Z)'],
     ['at 2026-02-29T10:00Z', 'UTC', 'at 2026-02-29T10:00Z: not an ISO-8601 instant (day 29 is out of range for 2026-02)'],
@@ -98,6 +100,10 @@ describe('every <duration>', () => {
     expect(b!.getTime() - a!.getTime()).toBe(ms);
     expect(c!.getTime() - b!.getTime()).toBe(ms);
     expect(a!.getTime() % ms).toBe(0);
+  });
+
+  it('has no instant past the last date JavaScript can hold', () => {
+    expect(nextInstant(parseSchedule('every 520w'), new Date(8.64e15 - 1000))).toBeNull();
   });
 
   it('is elapsed time: the time zone and DST do not change the spacing', () => {
