@@ -51,6 +51,23 @@ function writeOne(exec: Executor, w: Waiting): Promise<unknown> {
 /** What each caller gets back: its change's result, or its record when it had no change. */
 const resultsOf = (batch: readonly Waiting[], outs: readonly unknown[], rows: readonly AuditRow[]) => batch.map((w, i) => (w.change ? outs[i] : rows[i]));
 
+/** At most this many changes go into one statement; a batch with more takes a transaction. */
+const MAX_SHARED_CHANGES = 64;
+
+/**
+ * The batch's changes, in order, when they can be sent with its records as one statement: none, one
+ * statement, or statements of one name that change different rows. Null when they need a transaction.
+ */
+function oneStatement(batch: readonly Waiting[]): NamedStatement<unknown>[] | null {
+  const changes = batch.flatMap((w) => (w.change ? [w.change] : []));
+  if (changes.some((c) => typeof c === 'function')) return null;
+  const statements = changes as NamedStatement<unknown>[];
+  if (statements.length <= 1) return statements;
+  if (statements.length > MAX_SHARED_CHANGES) return null;
+  const targets = new Set(statements.map((c) => c.target));
+  return targets.has(undefined) || targets.size < statements.length || statements.some((c) => c.name !== statements[0]!.name) ? null : statements;
+}
+
 /** Thrown inside a batch's transaction to roll its changes back when the remembered tail was stale. */
 const STALE_TAIL = Symbol('stale chain tail');
 
@@ -96,15 +113,13 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   const writeAfter = async (batch: readonly Waiting[], known: ChainTail): Promise<{ outs: unknown[]; rows: readonly AuditRow[] } | null> => {
     const rows = chainRows(known, stamp(), batch.map((w) => w.event));
     attempt = { rows };
-    const only = batch.length === 1 ? batch[0]!.change : undefined;
-    if (typeof only === 'object') {
-      // one item whose change is a statement: change and record in a single statement
-      const done = await appendAfter(exec, rows, only);
-      return done && { outs: [done.changed], rows: done.rows };
-    }
-    if (!batch.some((w) => w.change)) {
-      const done = await appendAfter(exec, rows);
-      return done && { outs: [], rows: done.rows };
+    const statements = oneStatement(batch);
+    if (statements) {
+      // the changes and every record in a single statement: no transaction held open across round trips
+      const done = await appendAfter(exec, rows, statements);
+      if (!done) return null;
+      let k = 0;
+      return { outs: batch.map((w) => (w.change ? done.changed[k++] : undefined)), rows: done.rows };
     }
     return exec.transaction(async (tx) => {
       const outs = await changesOf(tx, batch);

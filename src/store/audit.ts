@@ -99,9 +99,9 @@ export function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput
  * appendAudits. `change`, when given, goes in the same statement: it commits
  * with the records or not at all.
  */
-export async function appendAfter<T = undefined>(
-  exec: Executor, rows: readonly AuditRow[], change?: NamedStatement<T>,
-): Promise<{ rows: readonly AuditRow[]; changed: T | undefined } | null> {
+export async function appendAfter(
+  exec: Executor, rows: readonly AuditRow[], changes: readonly NamedStatement<unknown>[] = [],
+): Promise<{ rows: readonly AuditRow[]; changed: unknown[] } | null> {
   const columns: readonly ((r: AuditRow) => string | number | null)[] = [
     (r) => r.seq, (r) => r.at.toISOString(), (r) => r.kind, (r) => r.actor, (r) => r.job_id, (r) => r.run_id, (r) => r.execution_id,
     (r) => r.trace_id, (r) => r.step, (r) => r.rule, (r) => r.outcome, (r) => r.risk, (r) => r.reason, (r) => JSON.stringify(r.data),
@@ -109,18 +109,38 @@ export async function appendAfter<T = undefined>(
   ];
   const values = columns.map((f) => pgColumn(rows, f));
   try {
-    if (!change) {
+    if (changes.length === 0) {
       await namedQuery(exec, 'echo_audit_append_after', appendAfterText(0), values);
-      return { rows, changed: undefined };
+      return { rows, changed: [] };
     }
-    const text = `with change as (${change.text}), appended as (${appendAfterText(change.values.length)}) select * from change`;
-    const changed = await namedQuery(exec, `${change.name}_with_audit`, text, [...change.values, ...values]);
-    return { rows, changed: change.result(changed) };
+    if (changes.length === 1) {
+      const [change] = changes as [NamedStatement<unknown>];
+      const text = `with change as (${change.text}), appended as (${appendAfterText(change.values.length)}) select * from change`;
+      const changed = await namedQuery(exec, `${change.name}_with_audit`, text, [...change.values, ...values]);
+      return { rows, changed: [change.result(changed)] };
+    }
+    const { text, params } = sharedStatement(changes);
+    const out = await namedQuery(exec, `${changes[0]!.name}_x${changes.length}_with_audit`, `${text}, appended as (${appendAfterText(params.length)}) ${selectEach(changes.length)}`, [...params, ...values]);
+    return { rows, changed: changes.map((c, i) => c.result(out.filter((r) => r.echo_change === i).map(({ echo_change: _, ...raw }) => raw))) };
   } catch (err) {
     if (seqTaken(err)) return null;
     throw err;
   }
 }
+
+/** Several statements of one name as the CTEs change0…changeN of one statement, each one's parameters after the last's. */
+function sharedStatement(changes: readonly NamedStatement<unknown>[]): { text: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const ctes = changes.map((c, i) => {
+    const offset = params.length;
+    params.push(...c.values);
+    return `change${i} as (${c.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+  });
+  return { text: `with ${ctes.join(', ')}`, params };
+}
+
+/** Every change's returned rows, each tagged with the change it came from. */
+const selectEach = (n: number) => Array.from({ length: n }, (_, i) => `select ${i} as echo_change, * from change${i}`).join(' union all ');
 
 /** The insert of appendAfter, its parameters numbered from offset + 1. */
 function appendAfterText(offset: number): string {

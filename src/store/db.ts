@@ -97,10 +97,15 @@ const isStalePlan = (err: unknown) => (err as { code?: string } | null)?.code ==
 /** One named statement and how to read its result: a state change the audit writer can send in the same statement as its record. */
 export interface NamedStatement<T> {
   readonly name: string;
-  /** A single INSERT, UPDATE or DELETE … RETURNING, parameters from $1, no WITH of its own. */
+  /** A single INSERT, UPDATE or DELETE … RETURNING, parameters from $1, no WITH of its own, no `$` but its parameters. */
   readonly text: string;
   readonly values: readonly unknown[];
   readonly result: (rows: Record<string, unknown>[]) => T;
+  /**
+   * The one row it changes, such as `runs:<id>`. Given, statements of the same name that change different
+   * rows may be sent as one (a row changed twice in one statement would keep only one of the changes).
+   */
+  readonly target?: string;
 }
 
 export async function runNamed<T>(exec: Executor, st: NamedStatement<T>): Promise<T> {

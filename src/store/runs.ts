@@ -114,6 +114,7 @@ export function finishRunStatement(f: Finish): NamedStatement<RunRow | null> {
       f.denials ?? null, f.cron_authorized ?? null, given(f.grant_id), f.grant_id ?? null, f.attempt ?? null,
     ],
     result: ([raw]) => (raw ? rowFrom(runs, raw) : null),
+    target: `runs:${f.run_id}`,
   };
 }
 

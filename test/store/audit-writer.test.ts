@@ -231,6 +231,41 @@ describe('group commit of audit records', () => {
     expect((await verifyAudit(t.db)).ok).toBe(true);
   });
 
+  it('state changes of one statement on different rows share a batch: each caller gets its own result, with its record', async () => {
+    const t = database();
+    const append = groupCommitAppend(t.db);
+    await t.db.execute(sql`create table if not exists writer_probe_shared (k text primary key, n int)`);
+    await append({ kind: 'test.shared.first', job_id: 'job_shared' }); // the writer learns the tail
+    // eleven parameters, so a statement's $10 and $11 must follow the one before it in the shared statement
+    const change = (k: string, i: number) => ({
+      name: 'writer_probe_shared_insert', target: `probe:${k}`,
+      text: 'insert into writer_probe_shared (k, n) values ($1, $2::int + $3::int + $4::int + $5::int + $6::int + $7::int + $8::int + $9::int + $10::int + $11::int) returning k, n',
+      values: [k, ...Array.from({ length: 10 }, () => i)], result: (rows: Record<string, unknown>[]) => rows.map((r) => `${String(r.k)}=${String(r.n)}`),
+    });
+    const outs = await Promise.all([
+      append.withChange!(change('a', 1), { kind: 'test.shared.change', job_id: 'job_shared', data: { k: 'a' } }),
+      append({ kind: 'test.shared.plain', job_id: 'job_shared' }),
+      append.withChange!(change('b', 2), { kind: 'test.shared.change', job_id: 'job_shared', data: { k: 'b' } }),
+      append.withChange!(change('c', 3), { kind: 'test.shared.change', job_id: 'job_shared', data: { k: 'c' } }),
+    ]);
+    expect([outs[0], outs[2], outs[3]]).toEqual([['a=10'], ['b=20'], ['c=30']]);
+    expect((await listAudit(t.db, { job_id: 'job_shared', order: 'asc' })).map((r) => `${r.kind}${r.data.k ? `:${String(r.data.k)}` : ''}`))
+      .toEqual(['test.shared.first', 'test.shared.change:a', 'test.shared.plain', 'test.shared.change:b', 'test.shared.change:c']);
+    expect((await verifyAudit(t.db)).ok).toBe(true);
+  });
+
+  it('two changes of the same row in one batch both apply, one after the other', async () => {
+    const t = database();
+    const append = groupCommitAppend(t.db);
+    await t.db.execute(sql`create table if not exists writer_probe_same (k text primary key, n int)`);
+    await t.db.execute(sql`insert into writer_probe_same values ('same', 0)`);
+    await append({ kind: 'test.same.first', job_id: 'job_same' });
+    const bump = { name: 'writer_probe_same_bump', target: 'probe:same', text: 'update writer_probe_same set n = n + 1 where k = $1 returning n', values: ['same'], result: (rows: Record<string, unknown>[]) => rows[0]?.n };
+    const outs = await Promise.all([1, 2].map(() => append.withChange!(bump, { kind: 'test.same.bump', job_id: 'job_same' })));
+    expect(outs.sort()).toEqual([1, 2]);
+    expect((await t.db.execute<{ n: number }>(sql`select n from writer_probe_same`)).rows).toEqual([{ n: 2 }]);
+  });
+
   it('stamps records on the database clock and never earlier than the record before them', async () => {
     const t = database();
     const append = groupCommitAppend(t.db);
