@@ -1,4 +1,4 @@
-import { MISFIRE_RULES } from '../scheduler/misfire.ts';
+import { MISFIRE_RULES, type MisfireRuleId } from '../scheduler/misfire.ts';
 import { ScheduleError, instantsBetween, nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import type { NewRun } from '../store/runs.ts';
 import type { JobRow } from '../store/schema.ts';
@@ -52,21 +52,29 @@ export function nextFireAfterEdit(before: JobRow, def: JobDefinition, now: Date)
 /** Most due instants one edit records as skipped; a longer backlog is left to the firing loop (resume, then edit). */
 export const EDIT_SKIP_LIMIT = 10_000;
 
+/** The instants due and not yet taken (stored next_fire_at ≤ instant ≤ now), at most EDIT_SKIP_LIMIT after the first; null when none is. */
+function dueBacklog(before: JobRow, now: Date): { first: Date; later: Date[] } | null {
+  const first = before.next_fire_at;
+  if (first === null || first.getTime() > now.getTime()) return null;
+  const old = storedSchedule(before);
+  return { first, later: old ? instantsBetween(old, first, now, EDIT_SKIP_LIMIT) : [] };
+}
+
+const skippedAs = (jobId: string, rule: MisfireRuleId) => (nominal_at: Date): NewRun =>
+  ({ job_id: jobId, nominal_at, state: 'skipped', skip_reason: `${rule}: ${MISFIRE_RULES[rule]}` });
+
 /**
- * The due instants (stored next_fire_at ≤ instant ≤ now) an edit takes from the firing loop by
- * moving or ending the schedule, as skipped runs: a paused or overdue job keeps its account (I13).
+ * The due instants an edit takes from the firing loop by moving or ending the schedule, as skipped
+ * runs: a paused or overdue job keeps its account (I13).
  */
 export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Date | null }, def: JobDefinition, now: Date): NewRun[] {
-  const from = before.next_fire_at;
-  if (!('next_fire_at' in fire) || from === null || from.getTime() > now.getTime()) return [];
-  const old = storedSchedule(before);
-  const later = old ? instantsBetween(old, from, now, EDIT_SKIP_LIMIT) : [];
-  if (later.length >= EDIT_SKIP_LIMIT) {
-    throw new JobInputError(`schedule: more than ${EDIT_SKIP_LIMIT} instants have been due since ${from.toISOString()} and not taken; nothing was changed: resume the job so the firing loop accounts for them, then edit it`, 'business');
+  const due = 'next_fire_at' in fire ? dueBacklog(before, now) : null;
+  if (!due) return [];
+  if (due.later.length >= EDIT_SKIP_LIMIT) {
+    throw new JobInputError(`schedule: more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} and not taken; nothing was changed: resume the job so the firing loop accounts for them, then edit it`, 'business');
   }
   const ended = fire.next_fire_at === null && def.max_runs !== null && before.fired_count >= def.max_runs;
-  const rule = ended ? 'misfire.max_runs' : 'misfire.schedule_edited';
-  return [from, ...later].map((nominal_at) => ({ job_id: before.id, nominal_at, state: 'skipped', skip_reason: `${rule}: ${MISFIRE_RULES[rule]}` }));
+  return [due.first, ...due.later].map(skippedAs(before.id, ended ? 'misfire.max_runs' : 'misfire.schedule_edited'));
 }
 
 /**
@@ -74,16 +82,12 @@ export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Dat
  * never refused: past EDIT_SKIP_LIMIT rows the rest is summed up in `unrecorded`, for the job.removed record.
  */
 export function instantsDroppedByRemoval(before: JobRow, now: Date): { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null } {
-  const from = before.next_fire_at;
-  if (from === null || from.getTime() > now.getTime()) return { skipped: [], unrecorded: null };
-  const old = storedSchedule(before);
-  const later = old ? instantsBetween(old, from, now, EDIT_SKIP_LIMIT) : [];
-  const due = [from, ...later].slice(0, EDIT_SKIP_LIMIT);
-  const last = due[due.length - 1]!;
-  const reason = `misfire.job_removed: ${MISFIRE_RULES['misfire.job_removed']}`;
+  const due = dueBacklog(before, now);
+  if (!due) return { skipped: [], unrecorded: null };
+  const recorded = [due.first, ...due.later].slice(0, EDIT_SKIP_LIMIT);
   return {
-    skipped: due.map((nominal_at) => ({ job_id: before.id, nominal_at, state: 'skipped', skip_reason: reason })),
-    unrecorded: later.length >= EDIT_SKIP_LIMIT ? { after: last, until: now } : null,
+    skipped: recorded.map(skippedAs(before.id, 'misfire.job_removed')),
+    unrecorded: due.later.length >= EDIT_SKIP_LIMIT ? { after: recorded[recorded.length - 1]!, until: now } : null,
   };
 }
 
