@@ -6,11 +6,16 @@ const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
 
 const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)';
-const VALUE = `("[^"]*"|'[^']*'|[^\\s&,;]+)`;
+/** A quoted value never spans the other quote: `'token: "'; curl …; echo '"'` is shell code between two strings, not a value. */
+const VALUE = `("[^"'\\n]*"|'[^'"\\n]*'|[^\\s&,;]+)`;
 /** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name. */
 const KEY_VALUE = new RegExp(`\\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[=:]\\s*)${VALUE}`, 'gi');
 /** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value. */
 const OPTION_VALUE = new RegExp(`(^|\\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?\\s+)${VALUE}`, 'gi');
+/** `sshpass -p pw`, `mysql -ppw` (the password attached to -p; a bare -p prompts for it). */
+const PASSWORD_OPTION = /(^|\s)(sshpass\b[^\n;|&]*?\s-p\s*|(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)("[^"'\n]*"|'[^'"\n]*'|[^\s"';|&-][^\s"';|&]*)/g;
+/** A whole header value, whatever its scheme (`Token x`, `Negotiate x`), up to the end of its line or quote. */
+const AUTHORIZATION_HEADER = /\b((?:proxy-)?authorization\s*:\s*)[^\r\n"']+/gi;
 /** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
 const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+):("[^"]*"|[^\s"]+)/g;
 
@@ -48,20 +53,24 @@ const withoutKnown = (text: string): string => {
  * What every pattern below needs at least one of: whitespace, `=` or `:` (URLs, headers, key=value,
  * options), or a token prefix. Text with none (ids, rule names, paths) only needs the known secrets cut.
  */
-const MAY_HOLD_PATTERN = /[\s=:]|sk-|gh[pousr]_|xox[abpr]-|AKIA/;
+const MAY_HOLD_PATTERN = /[\s=:]|sk-|gh[pousr]_|xox[abpr]-|AKIA|AIza/;
 
 /** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
 export function redactText(text: string): string {
   const cut = withoutKnown(text);
   if (!MAY_HOLD_PATTERN.test(cut)) return cut;
   return cut
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(:[^\s/@]*)?@/gi, `$1${MASK}@`)
+    // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, `$1${MASK}@`)
     .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
-    .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n]+/gi, `$1${MASK}`)
+    .replace(AUTHORIZATION_HEADER, `$1${MASK}`)
+    // up to the end of the line or of the quoted argument: code after a closing quote stays visible
+    .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n"']+/gi, `$1${MASK}`)
     .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${MASK}` : all))
     .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${MASK}` : all))
     .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${user}:${MASK}` : all))
-    .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, MASK);
+    .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${MASK}` : all))
+    .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g, MASK);
 }
 
 /** A deep copy with credential-named keys masked and credential-looking text redacted. */
