@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { systemClock, type Clock } from '../approval/ports.ts';
+import type { ProcessRef } from '../util/process-identity.ts';
 import { redact } from '../util/redact.ts';
 import { appendAudit, jsonSafe } from './audit.ts';
 import type { Executor } from './db.ts';
@@ -23,6 +24,14 @@ export interface NewApproval {
   /** A cronjob create/update: the tools its prompt lists as usable by the job's runs; the grant will cover these. */
   readonly tool_scope?: readonly string[] | null;
   readonly expires_at: Date;
+  /** The asking process, where it is known (a process with /proc). */
+  readonly asked_from?: AskingProcess | null;
+}
+
+/** The account, host and process of whoever waits for the answer. */
+export interface AskingProcess extends ProcessRef {
+  readonly os_account: string;
+  readonly host: string;
 }
 
 /** Persists a pending request before anyone waits on it, so it survives a restart. */
@@ -32,7 +41,7 @@ export async function createApproval(exec: Executor, a: NewApproval): Promise<Ap
       id: a.id ?? newId('apr'), call_hash: a.call_hash, tool: a.tool, args: jsonSafe(redact(a.args)), risk: a.risk,
       flags: jsonSafe(redact([...(a.flags ?? [])])), scopes: [...(a.scopes ?? [])], allow_always: a.allow_always ?? false,
       channel: a.channel, user_id: a.user_id ?? '', execution_id: a.execution_id ?? null, trace_id: a.trace_id ?? null,
-      tool_scope: a.tool_scope ? [...a.tool_scope] : null,
+      tool_scope: a.tool_scope ? [...a.tool_scope] : null, asked_from: a.asked_from ?? null,
       // answers are judged on the database clock, so the expiry is too: the same wait from now, whatever this host's clock says
       expires_at: sql`now() + make_interval(secs => ${Math.max(0, (a.expires_at.getTime() - Date.now()) / 1000)}::double precision)`,
     }).returning();
@@ -51,6 +60,7 @@ export const ANSWER_REFUSALS = {
   expired: 'The request expired before it was answered.',
   already_answered: 'The request was already answered.',
   always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
+  from_asking_session: 'The answer came from a process started by the session that asked (a tool call of its own), not from a person (I3).',
 } as const;
 
 export type AnswerRefusal = keyof typeof ANSWER_REFUSALS;
@@ -63,6 +73,14 @@ export type AnswerResult =
 export interface AnswerOrigin {
   readonly os_account: string;
   readonly host: string;
+  /** The answering process's ancestors, parent first: checked against the asking process, not recorded. */
+  readonly ancestors?: readonly ProcessRef[];
+}
+
+/** Whether the answer comes from below the process that asked: a shell its model started, say. */
+function fromAskingSession(asked: AskingProcess | null, origin: AnswerOrigin | undefined): boolean {
+  if (!asked || !origin?.ancestors || origin.host !== asked.host) return false;
+  return origin.ancestors.some((p) => p.pid === asked.pid && p.started === asked.started);
 }
 
 export async function answerApproval(
@@ -70,7 +88,8 @@ export async function answerApproval(
   a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin },
 ): Promise<AnswerResult> {
   // answered_by is who the answerer says they are; origin is the account the answer really came from
-  const from = a.origin ? { origin: a.origin } : {};
+  const origin = a.origin ? { os_account: a.origin.os_account, host: a.origin.host } : null;
+  const from = origin ? { origin } : {};
   return exec.transaction(async (tx) => {
     const [found] = await tx.select({ row: approvals, expired: sql<boolean>`${approvals.expires_at} <= now()` })
       .from(approvals).where(eq(approvals.id, a.id)).for('update');
@@ -91,8 +110,10 @@ export async function answerApproval(
       return refuse('expired', gone!);
     }
     if (a.answer === 'always' && !row.allow_always) return refuse('always_not_allowed', row);
+    // a refusal too: a denial from there would let a tool call cancel what its session asked a person
+    if (fromAskingSession(row.asked_from, a.origin)) return refuse('from_asking_session', row);
     const [answered] = await tx.update(approvals).set({
-      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: a.origin ?? null, answered_at: sql`now()`,
+      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: origin, answered_at: sql`now()`,
     }).where(eq(approvals.id, a.id)).returning();
     await appendAudit(tx, {
       kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk,

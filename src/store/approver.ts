@@ -1,7 +1,8 @@
 import type { ApprovalAnswer, ApprovalRequest, Clock, GivenAnswer, HumanApprover } from '../approval/ports.ts';
-import { createApproval, waitForAnswer, type NewApproval } from './approvals.ts';
+import { createApproval, waitForAnswer, type AskingProcess, type NewApproval } from './approvals.ts';
 import type { Executor } from './db.ts';
 import type { ApprovalRow } from './schema.ts';
+import { processIdentity, thisProcess } from '../util/process-identity.ts';
 
 export interface StoreApproverOptions {
   readonly pollMs?: number;
@@ -12,12 +13,19 @@ export interface StoreApproverOptions {
   readonly toolScope?: (req: ApprovalRequest) => Promise<readonly string[] | null>;
 }
 
+/** This process, which asks and waits: an answer from below it is refused (answerApproval). */
+function askingProcess(): AskingProcess | null {
+  const self = thisProcess();
+  return self && { ...processIdentity(), ...self };
+}
+
 /** The stored form of a gate's request, with what the person is shown about a job's tools. */
 export function approvalRecordOf(req: ApprovalRequest, toolScope: readonly string[] | null): NewApproval {
   return {
     id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk,
     flags: req.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
     user_id: req.ctx.user_id, execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at, tool_scope: toolScope,
+    asked_from: askingProcess(),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import { OWNER_FILE } from './embedded-files.ts';
 import type { Postmaster } from './embedded-postmaster.ts';
 import { ownConnectionPorts } from './own-sockets.ts';
+import { processStart } from '../util/process-identity.ts';
 
 export const EMBEDDED_USER = 'postgres';
 export const EMBEDDED_HOST = '127.0.0.1';
@@ -43,17 +44,6 @@ function owners(dataDir: string): { pid: number; started: string }[] {
     const [pid, started] = line.trim().split(/\s+/);
     return pid && started && Number(pid) > 0 ? [{ pid: Number(pid), started }] : [];
   });
-}
-
-/** When the process started, from /proc (clock ticks since boot); null when it is gone or unreadable. */
-function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the command name may hold spaces and parentheses: fields count from the last ')'
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /** The other processes answering for the server that still run (the same pid and start time). */

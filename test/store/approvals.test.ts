@@ -6,6 +6,7 @@ import {
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
+import { processIdentity, thisProcess } from '../../src/util/process-identity.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -111,6 +112,8 @@ describe('approvals', () => {
     const answer = await approver.ask(req, new AbortController().signal);
     expect(answer).toEqual({ answer: 'once', approver: 'admin', request_id: 'apr_fromgate1', call_hash: 'h-gate' });
     expect((await getApproval(db, 'apr_fromgate1'))?.args).toEqual({ action: 'create', token: '[REDACTED]' });
+    // the process that waits, so an answer from below it can be told apart from a person's
+    expect((await getApproval(db, 'apr_fromgate1'))?.asked_from).toEqual({ ...processIdentity(), ...thisProcess()! });
 
     const aborted = new AbortController();
     const pending = storeApprover(db, { pollMs: 20 }).ask({ ...req, request_id: 'apr_fromgate2' }, aborted.signal);
