@@ -19,7 +19,8 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
         kind: 'gate.decision',
         // an unattended decision is the daemon's: the job's owner did nothing then, and is named as whom it ran for
         actor: ctx.unattended ? 'daemon' : ctx.user_id || null,
-        job_id: ids.job_id ?? jobOfSession(ctx.session_key),
+        // only a daemon run speaks for a job: an attended session named cron:<id> does not file its decisions under it
+        job_id: ids.job_id ?? (ctx.unattended ? jobOfSession(ctx.session_key) : null),
         run_id: ids.run_id ?? null,
         execution_id: ctx.execution_id,
         trace_id: ctx.trace_id,

@@ -63,4 +63,12 @@ describe('the gate over the PostgreSQL store', () => {
     expect(row).toMatchObject({ actor: 'admin' });
     expect(row!.data).toMatchObject({ channel: 'slack', decided_by: { os_account: userInfo().username, host: hostname() } });
   });
+
+  it('files a decision under the job of its cron: session only for an unattended run: an attended session cannot name itself after a job', async () => {
+    const gate = gateWith(new RecordingApprover('deny'));
+    await gate.check({ tool: 'read_file', args: { path: 'README.md' } }, buildContext({ channel: 'cron', user_id: 'mallory', session_key: 'cron:job_forged', trace_id: 'trace_forged' }));
+    await gate.check({ tool: 'read_file', args: { path: 'README.md' } }, buildContext({ unattended: true, channel: 'cron', user_id: 'carl', session_key: 'cron:job_real', trace_id: 'trace_real' }));
+    expect(await listAudit(database().db, { job_id: 'job_forged' })).toEqual([]);
+    expect((await listAudit(database().db, { job_id: 'job_real', kind: 'gate.decision' })).map((r) => r.trace_id)).toEqual(['trace_real']);
+  });
 });
