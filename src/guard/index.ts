@@ -3,7 +3,7 @@ import { storeFiles } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
-import { checkPaths, PATH_RULES, resolveRoots, writesInside } from './paths/index.ts';
+import { checkPaths, PATH_RULES, resolveRoots, treePaths, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
@@ -66,7 +66,12 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       if (g.readPaths || g.writePaths || g.diffPaths) {
         const touched = diffTargets(g, call.args);
         if (touched === null) findings.push({ rule: 'path.diff_unchecked', severity: 'deny', matched: String(call.args[g.diffPaths!.diff]).slice(0, 120), reason: PATH_RULES['path.diff_unchecked'] });
-        findings.push(...await checkPaths({ read: [...strings(call.args, g.readPaths), ...touched ?? []], write: [...strings(call.args, g.writePaths), ...touched ?? []] }, pathPolicy, fs));
+        findings.push(...await checkPaths({
+          read: [...strings(call.args, g.readPaths), ...touched ?? []],
+          write: [...strings(call.args, g.writePaths), ...touched ?? []],
+          // search_files, a recursive list_dir: a secret anywhere below the path is refused too
+          tree: treePaths(call.tool, call.args),
+        }, pathPolicy, fs));
       }
       return verdictOf(findings, commands);
     },

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
+import { canonical, holdsSecret, isSecret, isUserSecret } from '../shell/paths.ts';
 import { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';
 
 /** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny`. */
@@ -11,6 +12,8 @@ export const PATH_RULES = {
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
   'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
   'path.daemon_state': "The path is the embedded database's directory or its password file in daemon.data_dir, which no tool may read or write: it would hand the store's credentials to a model or a job.",
+  'path.secret': 'The path is a secret the shell guard also refuses to read (password hashes, root\'s SSH directory, an SSH private key or a stored cloud or git credential), and no file tool may read or write it.',
+  'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, SSH private keys or stored cloud and git credentials).',
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;
@@ -58,25 +61,41 @@ const realRoot = async (root: string, fs: PathFs): Promise<string> => realPathOf
 
 type Confinement = { readonly rule: PathRule; readonly root: string; readonly label: string };
 
-async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = []): Promise<GuardFinding[]> {
+/**
+ * The shell guard's secret paths (shell/path-tables.ts, as `cat /etc/shadow` is judged) applied to the places a path
+ * names, as written and as resolved: the secret itself or anything in a secret directory; for a tool that reads
+ * the whole tree below the path (`tree`), also any directory above a secret.
+ */
+function secretFinding(path: string, places: readonly string[], tree: boolean): GuardFinding | null {
+  const canon = places.map((p) => [p, canonical(p, null)] as const);
+  const secret = canon.find(([, c]) => isSecret(c) || isUserSecret(c));
+  if (secret) return finding('path.secret', path, `It resolves to ${shown(secret[0])}.`);
+  const holder = tree ? canon.find(([, c]) => holdsSecret(c)) : undefined;
+  return holder ? finding('path.secret_tree', path, `It resolves to ${shown(holder[0])}.`) : null;
+}
+
+async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = [], tree = false): Promise<GuardFinding[]> {
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
-  if (PROC_MAGIC.test(resolve(base, path))) return [finding('path.proc_escape', path)];
-  if (confinements.length === 0 && forbidden.length === 0) return [];
+  const lexical = resolve(base, path);
+  if (PROC_MAGIC.test(lexical)) return [finding('path.proc_escape', path)];
   let targets: string[];
   try {
     targets = await targetsOf(path, base, fs);
   } catch (err) {
-    // with only forbidden roots to check, a path nobody can resolve cannot be opened into them either: the tool reports it
-    if (confinements.length === 0) return [];
+    // with no confinement, a path nobody can resolve cannot be opened into a forbidden root either: the tool reports it
+    const secret = secretFinding(path, [lexical], tree);
+    if (confinements.length === 0) return secret ? [secret] : [];
     const code = (err as NodeJS.ErrnoException).code;
-    return [finding('path.unresolvable', path, code ? `(${code})` : '')];
+    return [...(secret ? [secret] : []), finding('path.unresolvable', path, code ? `(${code})` : '')];
   }
   if (targets.some((t) => PROC_MAGIC.test(t))) return [finding('path.proc_escape', path)];
-  const out: GuardFinding[] = [];
   for (const root of forbidden) {
     const inside = targets.find((t) => isInside(t, root));
     if (inside !== undefined) return [finding('path.daemon_state', path, `It resolves to ${shown(inside)}.`)];
   }
+  // a secret by name or by where its symlinks lead
+  const secret = secretFinding(path, [lexical, ...targets], tree);
+  const out: GuardFinding[] = secret ? [secret] : [];
   for (const c of confinements) {
     const outside = targets.find((t) => !isInside(t, c.root));
     if (outside !== undefined) out.push(finding(c.rule, path, `It resolves to ${shown(outside)}, outside ${c.label} ${c.root}.`));
@@ -85,15 +104,22 @@ async function judge(path: string, base: string, confinements: readonly Confinem
 }
 
 /**
- * The workspace policy for one call's paths. Relative paths resolve against the workspace. NUL bytes and
- * /proc magic links are always refused; reads and writes must stay in the workspace when restrictToWorkspace;
+ * The workspace policy for one call's paths. Relative paths resolve against the workspace. NUL bytes,
+ * /proc magic links and the shell guard's secret paths (see secretFinding) are always refused; reads and writes must stay in the workspace when restrictToWorkspace;
  * writes must stay under safeWriteRoot when it is set, whatever restrictToWorkspace says.
  */
 export async function checkPaths(
-  paths: { readonly read: readonly string[]; readonly write: readonly string[] },
+  given: {
+    readonly read: readonly string[];
+    readonly write: readonly string[];
+    /** Paths read with everything below them (search_files, a recursive list_dir): refused when a secret lies below. */
+    readonly tree?: readonly string[];
+  },
   policy: PathPolicy,
   fs: PathFs = systemPathFs,
 ): Promise<GuardFinding[]> {
+  const tree = new Set(given.tree ?? []);
+  const paths = { read: [...given.read, ...[...tree].filter((p) => !given.read.includes(p))], write: given.write };
   const base = resolve(policy.workspace);
   const needWorkspace = policy.restrictToWorkspace && paths.read.length + paths.write.length > 0;
   const needSafeRoot = policy.safeWriteRoot !== '' && paths.write.length > 0;
@@ -107,7 +133,7 @@ export async function checkPaths(
     return [finding('path.unresolvable', policy.workspace, `(the workspace or safe write root itself${code ? `: ${code}` : ''})`)];
   }
   const forbidden = paths.read.length + paths.write.length > 0 && policy.forbiddenRoots ? await policy.forbiddenRoots() : [];
-  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden)));
+  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden, tree.has(p))));
   const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden)));
   return [...reads.flat(), ...writes.flat()];
 }

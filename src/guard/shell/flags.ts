@@ -22,6 +22,10 @@ export interface OptionSpec {
   readonly digits?: boolean;
   /** Options whose value ends option parsing (`python -c CODE args…`). */
   readonly last?: readonly string[];
+  /** The first word may be old-style bundled letters without a dash (`tar czf FILE …`): their values follow in order. */
+  readonly bundled?: boolean;
+  /** Long options that take more than one word (`bwrap --bind SRC DEST`): how many; the value is the first. */
+  readonly arity?: Readonly<Record<string, number>>;
 }
 
 export interface Opt {
@@ -55,7 +59,21 @@ function resolveLong(raw: string, spec: OptionSpec): { name: string; known: bool
 }
 
 /** GNU-style option parsing: clusters split, long names aliased and abbreviated, `--` ends options. */
-export function parseOptions(args: readonly Arg[], spec: OptionSpec = {}): ParsedOptions {
+/** `tar czf x.tgz dir` as `tar -c -z -f x.tgz dir`: each bundled letter that takes a value takes the next word. */
+function unbundle(args: readonly Arg[], spec: OptionSpec): readonly Arg[] {
+  const first = args[0] ? literal(args[0].v) : null;
+  if (!spec.bundled || first === null || !/^[A-Za-z]+$/.test(first)) return args;
+  const out: Arg[] = [];
+  let next = 1;
+  for (const c of first) {
+    out.push(valueArg(`-${c}`, args[0]!));
+    if ((spec.short ?? '').includes(c) && next < args.length) out.push(args[next++]!);
+  }
+  return [...out, ...args.slice(next)];
+}
+
+export function parseOptions(given: readonly Arg[], spec: OptionSpec = {}): ParsedOptions {
+  const args = unbundle(given, spec);
   const opts: Opt[] = [];
   const operands: Arg[] = [];
   let unknown = false;
@@ -87,7 +105,10 @@ export function parseOptions(args: readonly Arg[], spec: OptionSpec = {}): Parse
       const long = resolveLong(text.slice(2, eq < 0 ? undefined : eq), spec);
       const name = spec.alias?.[long.name] ?? long.name;
       let value: Arg | null = eq < 0 ? null : valueArg(text.slice(eq + 1), a);
-      if (value === null && spec.long?.includes(long.name) && i + 1 < args.length) value = args[++i]!;
+      if (value === null && spec.long?.includes(long.name) && i + 1 < args.length) {
+        value = args[++i]!;
+        i = Math.min(args.length - 1, i + (spec.arity?.[long.name] ?? 1) - 1);
+      }
       opts.push({ name, value, arg: a, ...(long.known ? {} : { partial: true }) });
       if (ends(name)) { rest = i + 1; operands.push(...args.slice(i + 1)); return { opts, operands, unknown, rest }; }
       continue;

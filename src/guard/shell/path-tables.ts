@@ -27,6 +27,13 @@ export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|tty(S|USB|ACM)?
 /** Files whose contents are password hashes or root's keys. */
 export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];
 export const SECRET_DIRS: readonly string[] = ['/root/.ssh'];
+/**
+ * Files that hold nothing but credentials, wherever they are (home-relative suffixes): reading one hands
+ * them over, like a private key. Files others read routinely (`.netrc` for curl, `.env`, configs) are not here.
+ */
+export const CREDENTIAL_STORES: readonly string[] = ['.aws/credentials', '.git-credentials', '.pgpass'];
+/** Directories holding private keys, wherever they are. */
+export const KEY_DIR = '.ssh';
 /** Private key names inside any `.ssh` directory (the home may be /root; `.pub` files are public). */
 export const PRIVATE_KEY_NAMES: readonly string[] = ['id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'id_ed25519_sk', 'id_ecdsa_sk'];
 

@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, display, hasGlob, isKnown } from './values.ts';
@@ -177,7 +177,7 @@ export function isSecret(given: Canon | null): boolean {
 
 /** A private SSH key in any `.ssh` directory (globs included). */
 export function isPrivateKey(c: Canon | null): boolean {
-  if (!c || c.segs.length < 2 || !segMatches(c.segs[c.segs.length - 2]!, '.ssh')) return false;
+  if (!c || c.segs.length < 2 || !segMatches(c.segs[c.segs.length - 2]!, KEY_DIR)) return false;
   const name = c.segs[c.segs.length - 1]!;
   if (!hasGlob(name)) return /^id_/.test(name) && !name.endsWith('.pub');
   return PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
@@ -195,4 +195,45 @@ export function isCredentialFile(c: Canon | null): boolean {
   if (!r) return false;
   const p = abs(r);
   return SYSTEM_AUTH_FILES.has(p) || SYSTEM_AUTH_DIRS.some((d) => p.startsWith(d + '/'));
+}
+
+const STORE_SEGS: readonly (readonly string[])[] = CREDENTIAL_STORES.map((f) => f.split('/'));
+
+/** A file holding only credentials (`~/.aws/credentials`, `.git-credentials`), wherever it is (globs included). */
+export function isCredentialStore(c: Canon | null): boolean {
+  if (!c) return false;
+  return STORE_SEGS.some((t) => c.segs.length >= t.length && t.every((name, i) => segMatches(c.segs[c.segs.length - t.length + i]!, name)));
+}
+
+/** A secret a reader hands over: a private key or a credential store (beside /etc/shadow and root's keys, see isSecret). */
+export const isUserSecret = (c: Canon | null): boolean => isPrivateKey(c) || isCredentialStore(c);
+
+/** Whether absolute `c` (with globs) is `target` or a directory above it; `*` in the target stands for any name. */
+function above(c: Canon, target: string): boolean {
+  const t = target.split('/').filter(Boolean);
+  return c.base === 'root' && c.segs.length <= t.length && c.segs.every((s, i) => t[i] === '*' || segMatches(s, t[i]!));
+}
+
+/** Home-relative places of user secrets: the key directory and the credential stores. */
+const HOME_SECRETS: readonly (readonly string[])[] = [[KEY_DIR, PRIVATE_KEY_NAMES[0]!], ...STORE_SEGS];
+/** The same below every home: /root and each /home/NAME, /Users/NAME. */
+const HOMES = ['/root', ...[...HOME_PARENTS].map((p) => `/${p}/*`)];
+const ROOTED_SECRETS: readonly string[] = [...SECRET_FILES, ...SECRET_DIRS, ...HOMES.flatMap((h) => HOME_SECRETS.map((t) => `${h}/${t.join('/')}`))];
+
+/**
+ * A path read recursively that holds a secret: the secret itself, something inside a secret directory, or a
+ * directory above one (`/`, `/etc`, `/root`, a home, any `.ssh` or `.aws` directory).
+ */
+export function holdsSecret(c: Canon | null): boolean {
+  if (!c) return false;
+  if (isSecret(c) || isUserSecret(c)) return true;
+  // a directory named like the start of a home secret (`.ssh`, `.aws`), wherever it is, and the home itself
+  for (const t of HOME_SECRETS) {
+    for (let k = 1; k < t.length; k++) {
+      if (c.segs.length >= k && t.slice(0, k).every((name, i) => segMatches(c.segs[c.segs.length - k + i]!, name))) return true;
+    }
+  }
+  if (c.base === 'home' && c.up === 0 && c.segs.length === 0) return true;
+  const r = rooted(c);
+  return r !== null && ROOTED_SECRETS.some((t) => above(r, t));
 }

@@ -13,99 +13,34 @@ export const TRANSFER_OPTIONS = {
   scp: { short: 'cFiJloPS', long: [] },
 } as const satisfies Readonly<Record<string, OptionSpec>>;
 
+/** GNU tar: options taking a value (old-style `tar czf FILE` included); optional-value ones are flags. */
+export const TAR_OPTIONS = {
+  bundled: true,
+  short: 'bCfFgHIKLNTVX',
+  long: [
+    'file', 'directory', 'files-from', 'exclude', 'exclude-from', 'to-command', 'checkpoint-action', 'use-compress-program', 'rsh-command', 'info-script',
+    'new-volume-script', 'blocking-factor', 'format', 'label', 'listed-incremental', 'newer', 'newer-mtime', 'after-date', 'owner', 'group', 'mode', 'mtime',
+    'transform', 'xform', 'suffix', 'tape-length', 'starting-file', 'record-size', 'volno-file', 'index-file', 'strip-components', 'exclude-tag',
+    'exclude-tag-under', 'exclude-tag-all', 'pax-option', 'quoting-style', 'quote-chars', 'no-quote-chars', 'sparse-version', 'hole-detection', 'owner-map',
+    'group-map', 'warning', 'xattrs-include', 'xattrs-exclude', 'sort', 'level', 'exclude-ignore', 'exclude-ignore-recursive', 'add-file',
+  ],
+  flags: [
+    'checkpoint', 'totals', 'backup', 'occurrence', 'atime-preserve', 'create', 'extract', 'get', 'list', 'append', 'update', 'diff', 'compare', 'delete',
+    'concatenate', 'catenate', 'gzip', 'bzip2', 'xz', 'zstd', 'lzma', 'lzip', 'lzop', 'compress', 'auto-compress', 'verbose', 'remove-files', 'dereference',
+    'one-file-system', 'no-recursion', 'recursion', 'to-stdout', 'absolute-names', 'preserve-permissions', 'numeric-owner', 'sparse', 'verify', 'null',
+    'ignore-failed-read', 'interactive', 'confirmation', 'acls', 'xattrs', 'selinux', 'multi-volume', 'incremental', 'exclude-vcs', 'exclude-caches',
+  ],
+} as const satisfies OptionSpec;
+
+/** zip: options taking a value (`-x`/`-i` take a list; the rest of it reads as operands, which are only patterns). */
+export const ZIP_OPTIONS = {
+  short: 'bnPZsOtxi',
+  long: ['unzip-command', 'temp-path', 'suffixes', 'from-date', 'before-date', 'password', 'compression-method', 'split-size', 'output-file', 'exclude', 'include', 'logfile-path'],
+  alias: { 'recurse-paths': 'r', 'recurse-patterns': 'R' },
+} as const satisfies OptionSpec;
+
 /** git's options before its sub-command (`git -C dir status`). */
 export const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const satisfies OptionSpec;
-
-/** A program that runs another command given in its arguments. */
-export interface WrapperSpec extends OptionSpec {
-  /** Operands before the wrapped command (`timeout DURATION`, `chroot DIR`). */
-  readonly positional?: number;
-  /** Options after which nothing is run (`command -v`, `taskset -p`). */
-  readonly noCommand?: readonly string[];
-  /** Options whose value is shell code (`su -c`, `flock -c`). */
-  readonly code?: readonly string[];
-  /** Everything after the options is shell code joined by spaces (`watch`, `ssh host …`). */
-  readonly restIsCode?: boolean;
-  /** Options whose value is the working directory of the command. */
-  readonly chdir?: readonly string[];
-  /** `env -S STRING`: the string is split into a command line. */
-  readonly split?: readonly string[];
-  /** `NAME=VALUE` operands before the command (env). */
-  readonly assignments?: boolean;
-  /** The code runs on another machine, in its home directory (ssh). */
-  readonly remote?: boolean;
-  /** The command gets operands the guard cannot see (xargs). */
-  readonly appendsArgs?: boolean;
-  /** Runs only code from its options, never its operands (su: operands name the user). */
-  readonly codeOnly?: boolean;
-}
-
-const P = { posix: true } as const;
-
-/**
- * Wrappers that start an interactive shell when they are given no command, which then reads its
- * script from stdin (`curl … | sudo -s`): always, or only with one of the listed options.
- */
-export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 'always'>> = {
-  su: 'always', runuser: 'always', chroot: 'always', nsenter: 'always', unshare: 'always',
-  sudo: ['s', 'shell', 'i', 'login'], doas: ['s'],
-};
-
-export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  sudo: { ...P, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
-  doas: { ...P, short: 'uC', noCommand: ['L'] },
-  run0: { ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine'], chdir: ['D', 'chdir'] },
-  pkexec: { ...P, long: ['user'] },
-  su: { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'], codeOnly: true },
-  runuser: { ...P, short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'] },
-  sg: { ...P, short: 'c', code: ['c'], positional: 1 },
-  env: { ...P, short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true },
-  nice: { ...P, short: 'n', long: ['adjustment'], digits: true },
-  nohup: P,
-  timeout: { ...P, short: 'sk', long: ['signal', 'kill-after'], positional: 1 },
-  command: { ...P, noCommand: ['v', 'V'] },
-  builtin: P,
-  exec: { ...P, short: 'a' },
-  xargs: { ...P, short: 'adEILnPs', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
-  busybox: P,
-  toybox: P,
-  time: { ...P, short: 'fo', long: ['format', 'output'] },
-  stdbuf: { ...P, short: 'ioe', long: ['input', 'output', 'error'] },
-  ionice: { ...P, short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], noCommand: ['p', 'pid', 'P', 'pgid', 'u', 'uid'] },
-  setsid: P,
-  chrt: { ...P, short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positional: 1, noCommand: ['p', 'pid', 'm', 'max'] },
-  taskset: { ...P, positional: 1, noCommand: ['p', 'pid'] },
-  unbuffer: P,
-  caffeinate: { ...P, short: 'tw' },
-  flock: { ...P, short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], code: ['c', 'command'], positional: 1 },
-  chroot: { ...P, long: ['userspec', 'groups'], positional: 1 },
-  nsenter: { ...P, short: 'tSGw', long: ['target', 'setuid', 'setgid', 'wd'] },
-  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group'] },
-  fakeroot: { ...P, short: 'lsi', long: ['lib', 'faked'] },
-  eatmydata: P,
-  nocache: P,
-  strace: { ...P, short: 'abeEIoOpPsSuX', noCommand: ['p'] },
-  ltrace: { ...P, short: 'aelnopsuADF', noCommand: ['p'] },
-  valgrind: P,
-  torsocks: { ...P, short: 'upaP' },
-  proxychains: { ...P, short: 'f' },
-  proxychains4: { ...P, short: 'f' },
-  faketime: { ...P, short: 'f', positional: 1 },
-  numactl: { ...P, short: 'CNmipP', long: ['physcpubind', 'cpunodebind', 'membind', 'interleave', 'preferred'] },
-  'systemd-run': { ...P, short: 'upEMHt', long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'on-calendar', 'on-active', 'machine', 'host'], chdir: ['working-directory'] },
-  cgexec: { ...P, short: 'g' },
-  catchsegv: P,
-  'dbus-run-session': P,
-  'xvfb-run': { ...P, short: 'nsefpl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol'] },
-  firejail: P,
-  watch: { ...P, short: 'nqd', long: ['interval', 'differences'], restIsCode: true },
-  script: { ...P, short: 'cEIOTBm', long: ['command', 'echo', 'log-in', 'log-out', 'log-timing', 'log-io', 'logging-format'], code: ['c', 'command'], codeOnly: true },
-  ssh: { ...P, short: 'BbcDEeFIiJLlmOopQRSWw', positional: 1, restIsCode: true, remote: true },
-  npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },
-};
-
-/** Programs that start work outside the caller's process group or session, beyond a tool's timeout and kill. */
-export const DETACHERS: ReadonlySet<string> = new Set(['setsid', 'systemd-run', 'daemonize', 'start-stop-daemon', 'at', 'batch']);
 
 /** Interpreters that run code from an argument or from stdin. */
 export interface InterpreterSpec extends OptionSpec {
@@ -253,3 +188,36 @@ export const READERS = new Set([
   'rev', 'shuf', 'split', 'csplit', 'expand', 'unexpand', 'cksum', 'sum', 'b2sum', 'sha224sum', 'sha384sum', 'look', 'ptx', 'tsort', 'uuencode',
   'lz4', 'lzma', 'pv', 'mail', 'mailx',
 ]);
+
+/** A program that copies or archives whole directory trees: which operands it reads, and when recursively. */
+export interface TreeCopySpec {
+  readonly spec: OptionSpec;
+  /** Options that make it descend into directories; 'always' when it does by default. */
+  readonly recursive: readonly string[] | 'always';
+  /** Options that stop it descending (`tar --no-recursion`). */
+  readonly flat?: readonly string[];
+  /** Options that make it read its operands at all (tar's create, append and update modes). */
+  readonly modes?: readonly string[];
+  /** Its first operand must be one of these verbs (`7z a`). */
+  readonly verbs?: readonly string[];
+  /** Operands before the sources (zip's archive; 7z's verb and archive). */
+  readonly skip?: number;
+  /** The last operand is the destination (unless a target-directory option names it). */
+  readonly dest?: boolean;
+  /** Options naming the directory later operands are relative to (`tar -C DIR`). */
+  readonly chdir?: readonly string[];
+}
+
+const SEVEN_ZIP: TreeCopySpec = { spec: {}, recursive: 'always', verbs: ['a', 'u'], skip: 2 };
+const TAR: TreeCopySpec = { spec: TAR_OPTIONS, recursive: 'always', flat: ['no-recursion'], modes: ['c', 'create', 'r', 'append', 'u', 'update'], chdir: ['C', 'directory'] };
+
+/** Recursive copies and archives: a source that holds a secret reads it (`cp -r /root x`, `tar czf x.tgz ~/.ssh`). */
+export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {
+  cp: { spec: TRANSFER_OPTIONS.cp, recursive: ['r', 'R', 'recursive', 'a', 'archive'], dest: true },
+  scp: { spec: TRANSFER_OPTIONS.scp, recursive: ['r'], dest: true },
+  rsync: { spec: TRANSFER_OPTIONS.rsync, recursive: ['r', 'recursive', 'a', 'archive'], dest: true },
+  ditto: { spec: {}, recursive: 'always', dest: true },
+  tar: TAR, gtar: TAR, bsdtar: TAR,
+  zip: { spec: ZIP_OPTIONS, recursive: ['r', 'R'], skip: 1 },
+  '7z': SEVEN_ZIP, '7za': SEVEN_ZIP, '7zz': SEVEN_ZIP, '7zr': SEVEN_ZIP,
+};

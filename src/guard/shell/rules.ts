@@ -17,7 +17,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.device.wipe', severity: 'deny', reason: 'Wiping or discarding a device erases everything on it.' },
   { id: 'shell.device.mkfs', severity: 'deny', reason: 'Creating a file system or swap area on a device erases what it holds.' },
   { id: 'shell.system.power', severity: 'deny', reason: 'Shutting down or rebooting the machine stops everything running on it.' },
-  { id: 'shell.secret.read', severity: 'deny', reason: 'Reading password hashes or root\'s SSH keys exposes credentials for the whole machine.' },
+  { id: 'shell.secret.read', severity: 'deny', reason: 'Reading password hashes, SSH private keys or stored cloud and git credentials (directly, or by copying or archiving a directory that holds them) exposes credentials for the whole machine and beyond.' },
   { id: 'shell.process.fork_bomb', severity: 'deny', reason: 'A function that keeps spawning copies of itself exhausts the machine (fork bomb).' },
   { id: 'shell.process.kill_all', severity: 'deny', reason: 'Signalling process -1 kills every process the user may signal.' },
   // soft block
@@ -28,7 +28,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.chown.recursive', severity: 'ask', reason: 'Changing ownership recursively affects every file below the path.' },
   { id: 'shell.service.disruptive', severity: 'ask', reason: 'Stopping, restarting, disabling or masking a service interrupts what depends on it.' },
   { id: 'shell.download.exec', severity: 'ask', reason: 'Running downloaded or decoded content executes code nobody has reviewed.' },
-  { id: 'shell.process.detach', severity: 'ask', reason: 'The command starts work outside the tool\'s process group or session (setsid, systemd-run, at, …), where its timeout and its kill do not reach.' },
+  { id: 'shell.process.detach', severity: 'ask', reason: 'The command starts work outside the tool\'s process group or session (setsid, systemd-run, at, a detached screen or tmux session, a crontab entry, …), where its timeout, its kill and the product\'s own job approval do not reach.' },
   { id: 'shell.network.private_target', severity: 'ask', reason: 'A downloader or network client is aimed at a non-public address or an internal name (loopback, private, cloud metadata, *.internal, …).' },
   { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },
   { id: 'shell.expansion.prompt', severity: 'ask', reason: 'A prompt expansion (${var@P}) runs the command substitutions in a value the guard cannot see.' },

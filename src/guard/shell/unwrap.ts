@@ -1,6 +1,6 @@
 import { has, parseOptions, valueOf } from './flags.ts';
 import type { Arg } from './model.ts';
-import { WRAPPERS } from './program-tables.ts';
+import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
 import { literal, plain } from './values.ts';
 
 /** A wrapper taken off a command line. */
@@ -54,8 +54,13 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   if (name === 'busybox' || name === 'toybox') {
     return { ...base, rest: args[0] && !args[0].v.startsWith('-') ? args : [] };
   }
+  if (spec.commandAfter) return commandAfter(args, spec, base);
   const p = parseOptions(args, spec);
   let ops = [...p.operands];
+  if (spec.inputs) {
+    const run = parallelRuns(ops, has(p, 'a', 'arg-file'));
+    return { ...base, rest: [], code: run.codes.length > 0 ? run.codes.join('; ') : null, appendsArgs: run.appends };
+  }
   if (name === 'env' && ops[0]?.v === '-') ops.shift();
   if (spec.assignments) while (ops[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(ops[0].v)) ops.shift();
   const chdir = spec.chdir ? valueOf(p, ...spec.chdir) : null;
@@ -77,6 +82,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
       ops = [];
     }
   }
+  if (spec.subcommands) codes.push(...subcommandCode(ops, spec.subcommands));
   if (spec.codeOnly) ops = [];
   ops = ops.slice(spec.positional ?? 0);
   if (spec.restIsCode && ops.length > 0) {
@@ -84,6 +90,84 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     ops = [];
   }
   return { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
+}
+
+const word = (v: string): Arg => ({ v, info: { computed: false, ansi: false, quoted: false, inner: [], raw: v } });
+const hasBlank = (a: Arg | undefined): boolean => a !== undefined && /\s/.test(plain(a.v).trim());
+
+/** `xterm -e CMD…`, `gdb --args CMD…`, `capsh -- -c CODE`: the command follows a marker word; one word with blanks is code. */
+function commandAfter(args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>): Unwrapped {
+  const at = args.findIndex((a) => spec.commandAfter!.includes(literal(a.v) ?? ''));
+  const rest = at < 0 ? [] : args.slice(at + 1);
+  if (spec.shellOf) return { ...base, rest: rest.length > 0 ? [word(spec.shellOf), ...rest] : [] };
+  if (rest.length === 1 && hasBlank(rest[0])) return { ...base, rest: [], code: plain(rest[0]!.v) };
+  return { ...base, rest };
+}
+
+const MAX_INPUTS = 16;
+const INPUT_SEPARATOR = /^::::?\+?$/;
+/** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`, … */
+const REPLACEMENT = /\{\d*(?:\.|\/\.?|\/\/|#|%)?\}/g;
+
+/** `parallel CMD ::: A B`: CMD run by a shell once per input (in `{}` or appended); inputs alone are commands. */
+function parallelRuns(ops: readonly Arg[], fromFile: boolean): { codes: string[]; appends: boolean } {
+  const at = ops.findIndex((a) => INPUT_SEPARATOR.test(literal(a.v) ?? ''));
+  const command = (at < 0 ? ops : ops.slice(0, at)).map((a) => plain(a.v)).join(' ');
+  const files = fromFile || ops.slice(Math.max(at, 0)).some((a) => (literal(a.v) ?? '').startsWith('::::'));
+  if (at < 0 || files) return { codes: command === '' ? [] : [command], appends: true };
+  const items = ops.slice(at + 1).filter((a) => !INPUT_SEPARATOR.test(literal(a.v) ?? '')).slice(0, MAX_INPUTS);
+  if (command === '') return { codes: items.map((a) => plain(a.v)), appends: false };
+  const codes = items.map((item) => {
+    const q = quoteArg(item);
+    const filled = command.replace(REPLACEMENT, () => q);
+    return filled !== command ? filled : `${command} ${q}`;
+  });
+  return { codes: codes.length > 0 ? codes : [command], appends: false };
+}
+
+/** tmux key names: Enter and its control forms end a line; the others type nothing the shell reads as code. */
+const LINE_KEYS = /^(Enter|KPEnter|C-m|C-j|\^M|\^J)$/i;
+const OTHER_KEYS = /^([CMS]-.+|\^.|Escape|Tab|BTab|Space|BSpace|Up|Down|Left|Right|Home|End|NPage|PPage|PageUp|PageDown|PgUp|PgDn|IC|DC|F\d+|KP.+)$/i;
+
+/** Code run by tmux sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`), chained with `;`. */
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>): string[] {
+  const codes: string[] = [];
+  let seg: Arg[] = [];
+  const flush = (): void => {
+    const sub = table[literal(seg[0]?.v ?? '') ?? ''];
+    if (sub) {
+      const p = parseOptions(seg.slice(1), sub);
+      if (sub.keys) {
+        const typed = has(p, 'l') ? p.operands.map((a) => plain(a.v)).join('') : p.operands.map((a) => {
+          const k = literal(a.v) ?? '';
+          return LINE_KEYS.test(k) ? '\n' : OTHER_KEYS.test(k) ? '' : plain(a.v);
+        }).join('');
+        if (typed.trim() !== '') codes.push(typed);
+      } else {
+        const words = sub.first ? p.operands.slice(0, 1) : p.operands;
+        if (words.length > 0) codes.push(words.map((a) => plain(a.v)).join(' '));
+      }
+    }
+    seg = [];
+  };
+  for (const a of ops) {
+    const w = literal(a.v) ?? '';
+    if (w === ';') { flush(); continue; }
+    if (w.endsWith(';') && !w.endsWith('\\;')) { seg.push(word(w.slice(0, -1))); flush(); continue; }
+    seg.push(a);
+  }
+  flush();
+  return codes;
+}
+
+/** Whether the program starts work outside the caller's process group or session (setsid, `screen -dm`, crontab, …). */
+export function detaches(name: string, args: readonly Arg[], unwrapped: Unwrapped | null): boolean {
+  const d = DETACHERS[name];
+  if (!d) return false;
+  const p = parseOptions(args, d.spec ?? WRAPPERS[name] ?? {});
+  if (d.options && !has(p, ...d.options)) return false;
+  if (d.except && has(p, ...d.except)) return false;
+  return !d.runsCode || (unwrapped !== null && (unwrapped.code !== null || unwrapped.rest.length > 0));
 }
 
 /** The program a command line finally runs, through wrappers (`sudo env nice rm …` → rm); null when not known. */

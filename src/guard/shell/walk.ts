@@ -1,16 +1,16 @@
 import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { arithmeticValues, expand, expandArgs, type EvalContext } from './evaluate.ts';
-import { carriesDownload, interpreterView } from './interpreters.ts';
+import { carriesDownload, interpreterView, isDownloadOrDecode } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import { HOME_DIR, canonical, segRegex, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
-import { DOWNLOADED, GIT_CODE_KEYS, WrittenFiles } from './written-files.ts';
+import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { DETACHERS, SHELL_WHEN_NO_COMMAND, WRAPPERS } from './program-tables.ts';
-import { has, parseOptions } from './flags.ts';
-import { programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
+import { argumentCode, cronCommands, embeddedCode, scheduledSource } from './embedded-code.ts';
+import { andOrChain, isFdPath, startsShell } from './walk-support.ts';
+import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
@@ -29,18 +29,6 @@ export const MAX_CODE_DEPTH = 8;
 const MAX_WORK = 20_000;
 const MAX_LOOP_ITEMS = 16;
 const MAX_PIPE_STAGES = 512;
-
-/** `a && b || c` as its statements in order (the tree leans left; walking it recursively could overflow). */
-function andOrChain(s: Stmt): Stmt[] {
-  const out: Stmt[] = [];
-  let cur: Stmt = s;
-  while (cur.cmd.kind === 'andor' && cur.redirs.length === 0 && !cur.background) {
-    out.push(cur.cmd.right);
-    cur = cur.cmd.left;
-  }
-  out.push(cur);
-  return out.reverse();
-}
 
 /** Walks every command of a script and runs the rule checks on each. */
 const BASH_NAMES = new Set(['bash', 'rbash']);
@@ -221,8 +209,10 @@ export class Walker {
         this.record(makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
-      if (DETACHERS.has(name)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
+      // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
+      for (const code of embeddedCode(name, cur.slice(1))) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
+      if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
       if (name === 'xargs' && u.rest.length > 0) {
         const input = stdinText(redirs, st);
@@ -360,19 +350,11 @@ export class Walker {
     if (view?.script && isFdPath(view.script.v)) this.scriptFromSubstitution(view.script, st, inv);
     else if (view?.script) this.runsFile(view.script, st, inv.program);
     if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) this.scriptOnStdin(inv, st);
+    this.scheduled(inv, st);
+    // alias values, trap actions, git -c core.pager=… run as shell code
+    for (const code of argumentCode(inv)) this.nestedCode(code, copy(st));
     const rest = inv.args.map((a) => literal(a.v));
-    if (inv.program === 'alias') {
-      for (const a of inv.args) { const eq = a.v.indexOf('='); if (eq > 0) this.nestedCode(plain(a.v.slice(eq + 1)), copy(st)); }
-    } else if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) {
-      this.nestedCode(plain(inv.args[0].v), copy(st));
-    } else if (inv.program === 'git') {
-      // -c core.pager=… / alias.x=!… run as shell code
-      inv.args.forEach((a, i) => {
-        const kv = rest[i - 1] === '-c' ? literal(a.v) : null;
-        const m = kv ? GIT_CODE_KEYS.exec(kv) : null;
-        if (m) this.nestedCode(m[2]!.replace(/^!/, ''), copy(st));
-      });
-    } else if (inv.program === 'find') {
+    if (inv.program === 'find') {
       for (let i = 0; i < inv.args.length; i++) {
         if (!['-exec', '-execdir', '-ok', '-okdir'].includes(rest[i] ?? '')) continue;
         let j = i + 1;
@@ -381,6 +363,19 @@ export class Walker {
         if (sub.length > 0) this.argv(sub, copy(st, { piped: false }), [], true);
         i = j;
       }
+    }
+  }
+
+  /** `echo '* * * * * CMD' | crontab -`, `at now < job.sh`: the commands it installs to run later, when they can be seen. */
+  private scheduled(inv: Invocation, st: State): void {
+    const s = scheduledSource(inv);
+    if (!s) return;
+    const text = s.from === 'stdin' ? inv.stdinText : this.files.lookup(canonical(s.from.v, inv.cwd));
+    if (text === DOWNLOADED || (s.from === 'stdin' && inv.upstream.some(isDownloadOrDecode))) this.emit('shell.download.exec', inv.text);
+    else if (typeof text === 'string') {
+      // cron runs a job in the home directory; at keeps the directory it was given the job in
+      const code = s.format === 'crontab' ? cronCommands(text).join('\n') : text;
+      this.nestedCode(code, copy(st, { cwd: s.format === 'crontab' ? HOME_DIR : st.cwd, vars: new Map(), upstream: [], stdinFrom: null }));
     }
   }
 
@@ -409,13 +404,3 @@ export class Walker {
     this.stmts(stmts, copy(st, { depth: st.depth + 1 }));
   }
 }
-
-/** `sudo -s`, `su`, `chroot DIR`: a wrapper given no command that starts a shell instead. */
-function startsShell(name: string, args: readonly Arg[]): boolean {
-  const when = SHELL_WHEN_NO_COMMAND[name];
-  if (!when) return false;
-  return when === 'always' || has(parseOptions(args, WRAPPERS[name]!), ...when);
-}
-
-/** What a process substitution expands to: a pipe under /dev/fd (or /proc/self/fd). */
-const isFdPath = (v: string): boolean => /^\/(dev|proc\/self)\/fd\//.test(v);

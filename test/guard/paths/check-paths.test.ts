@@ -68,7 +68,7 @@ describe('restrict_to_workspace judges the real path', () => {
     ['../outside/secret.txt', ['path.outside_workspace']],
     ['src/../../outside/secret.txt', ['path.outside_workspace']],
     ['/etc/passwd', ['path.outside_workspace']],
-    ['/tmp/../etc/shadow', ['path.outside_workspace']],
+    ['/tmp/../etc/shadow', ['path.secret', 'path.outside_workspace']],
     ['sub/up/../outside/secret.txt', ['path.outside_workspace']],
     ['loop-a/x', ['path.unresolvable']],
     ['/proc/self/root/etc/passwd', ['path.proc_escape']],

@@ -4,6 +4,7 @@ import { EVASIONS } from './cases-evasions.ts';
 import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts';
 import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
+import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
 
@@ -23,6 +24,11 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'benign commands and look-alikes': ALLOW,
   'forms only a full parse tree shows': AST_FORMS,
   'evasions found in review': EVASIONS,
+  'hard blocks behind wrappers and in option values': WRAPPED_HARD_BLOCKS,
+  'detached sessions and schedules': DETACHED,
+  'wrapper and option look-alikes': WRAPPER_LOOKALIKES,
+  'recursive copies and archives of secrets': TREE_SECRETS,
+  'recursive copies and archives elsewhere': TREE_ALLOWED,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

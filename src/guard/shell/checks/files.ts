@@ -1,8 +1,8 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
-import { canonical, isBlockDevice, isCredentialFile, isPrivateKey, isSecret, showCanon } from '../paths.ts';
+import { canonical, holdsSecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
 import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
-import { pathsIn, writeTargets } from './targets.ts';
+import { pathsIn, treeSources, writeTargets } from './targets.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
@@ -39,12 +39,15 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
     // outside known readers, quoted text is data unless it is an option value or curl's @file
     const bare = !a.info.quoted || a.v.includes('=') || a.v.includes('@');
     for (const t of pathsIn(inv, a)) {
-      if ((isSecret(t.path) && (reader || bare)) || (reader && isPrivateKey(t.path))) {
+      if ((isSecret(t.path) && (reader || bare)) || (reader && isUserSecret(t.path))) {
         emit('shell.secret.read', `${inv.text} → ${showCanon(t.path!)}`);
         return;
       }
     }
   }
+  // a recursive copy or archive reads every secret below its sources (`cp -r /root x`, `tar czf x.tgz ~/.ssh`)
+  const tree = treeSources(inv).find((t) => holdsSecret(t.path));
+  if (tree) emit('shell.secret.read', `${inv.text} → ${showCanon(tree.path!)} (holds secrets, read recursively)`);
 }
 
 export function checkCredentialWrite(inv: Invocation, emit: Emit): void {
@@ -65,5 +68,5 @@ export function checkRedirect(r: RedirFact, emit: Emit): void {
     else if (showCanon(c) === SYSRQ) emit('shell.system.power', shown);
     else if (isCredentialFile(c)) emit('shell.credential.write', shown);
   }
-  if (READS.has(r.op) && (isSecret(c) || isPrivateKey(c))) emit('shell.secret.read', shown);
+  if (READS.has(r.op) && (isSecret(c) || isUserSecret(c))) emit('shell.secret.read', shown);
 }

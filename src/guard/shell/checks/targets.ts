@@ -1,7 +1,7 @@
 import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { DOWNLOADER_OPTIONS, INTERPRETERS, TRANSFER_OPTIONS } from '../program-tables.ts';
+import { DOWNLOADER_OPTIONS, INTERPRETERS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -69,4 +69,24 @@ export function pathsIn(inv: Invocation, a: Arg): Target[] {
   const url = /^file:\/\/(?:localhost)?(\/.*)$/is.exec(v);
   if (url) out.push(at(inv, a, decodeURIComponent(url[1]!)));
   return out;
+}
+
+/** What a recursive copy or archive reads whole (`cp -r SRC… DEST`, `tar c[f F] SRC…`, `zip -r Z SRC…`); empty when it is not one. */
+export function treeSources(inv: Invocation): Target[] {
+  const t = TREE_COPIES[inv.program];
+  if (!t) return [];
+  const p = parseOptions(inv.args, t.spec);
+  if (t.recursive !== 'always' && !has(p, ...t.recursive)) return [];
+  if ((t.flat && has(p, ...t.flat)) || (t.modes && !has(p, ...t.modes))) return [];
+  if (t.verbs && !t.verbs.includes(literal(p.operands[0]?.v ?? '') ?? '')) return [];
+  let ops = p.operands.slice(t.skip ?? 0);
+  if (t.dest && !has(p, 't', 'target-directory') && ops.length >= 2) ops = ops.slice(0, -1);
+  // `tar -C DIR SRC`: each operand is relative to the last directory option before it (words of old-style bundles are new)
+  const dirs = t.chdir ? p.opts.filter((o) => t.chdir!.includes(o.name) && o.value) : [];
+  const pos = (a: Arg): number => inv.args.indexOf(a);
+  return ops.flatMap((a) => {
+    const before = dirs.filter((o) => Math.max(pos(o.value!), pos(o.arg)) < pos(a)).pop();
+    const cwd = before ? canonical(before.value!.v, inv.cwd) : inv.cwd;
+    return pathsIn({ ...inv, cwd }, a);
+  });
 }

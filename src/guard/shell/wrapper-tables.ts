@@ -1,0 +1,196 @@
+import type { OptionSpec } from './flags.ts';
+
+/** Wrapper tables of the shell guard: programs that run another command, and programs that detach it. */
+
+/** A program that runs another command given in its arguments. */
+export interface WrapperSpec extends OptionSpec {
+  /** Operands before the wrapped command (`timeout DURATION`, `chroot DIR`). */
+  readonly positional?: number;
+  /** Options after which nothing is run (`command -v`, `taskset -p`). */
+  readonly noCommand?: readonly string[];
+  /** Options whose value is shell code (`su -c`, `flock -c`). */
+  readonly code?: readonly string[];
+  /** Everything after the options is shell code joined by spaces (`watch`, `ssh host …`). */
+  readonly restIsCode?: boolean;
+  /** Options whose value is the working directory of the command. */
+  readonly chdir?: readonly string[];
+  /** `env -S STRING`: the string is split into a command line. */
+  readonly split?: readonly string[];
+  /** `NAME=VALUE` operands before the command (env). */
+  readonly assignments?: boolean;
+  /** The code runs on another machine, in its home directory (ssh). */
+  readonly remote?: boolean;
+  /** The command gets operands the guard cannot see (xargs). */
+  readonly appendsArgs?: boolean;
+  /** Runs only code from its options, never its operands (su: operands name the user). */
+  readonly codeOnly?: boolean;
+  /**
+   * Option words after which the rest of the line is the command (`xterm -e CMD…`, `gdb --args CMD…`,
+   * `capsh -- ARGS`); the options before are not parsed. A lone word with blanks there is shell code.
+   */
+  readonly commandAfter?: readonly string[];
+  /** The words after `commandAfter` are arguments of this shell (`capsh -- -c CODE` runs `bash -c CODE`). */
+  readonly shellOf?: string;
+  /** GNU parallel: inputs after `:::` fill `{}` (or are appended); without a command each input is a command. */
+  readonly inputs?: boolean;
+  /** Sub-commands that run shell code, separated by `;` words (tmux `new -d CODE`, `run-shell CODE`). */
+  readonly subcommands?: Readonly<Record<string, SubcommandSpec>>;
+}
+
+/** A sub-command of a wrapper (tmux) whose operands are shell code. */
+export interface SubcommandSpec extends OptionSpec {
+  /** Operands are key names and text typed into a pane (`send-keys 'rm -rf /' Enter`). */
+  readonly keys?: boolean;
+  /** Only the first operand is code (`if-shell CODE tmux-command…`). */
+  readonly first?: boolean;
+}
+
+const P = { posix: true } as const;
+
+/** bwrap options taking one value, and those taking several (`--bind SRC DEST`). */
+const BWRAP_ONE = [
+  'args', 'argv0', 'uid', 'gid', 'hostname', 'chdir', 'unsetenv', 'lock-file', 'sync-fd', 'info-fd', 'json-status-fd', 'block-fd', 'userns-block-fd',
+  'seccomp', 'add-seccomp-fd', 'exec-label', 'file-label', 'userns', 'userns2', 'pidns', 'remount-ro', 'dir', 'tmpfs', 'proc', 'dev', 'mqueue',
+  'cap-add', 'cap-drop', 'perms', 'size', 'overlay-src', 'tmp-overlay', 'ro-overlay',
+];
+const BWRAP_MANY: Readonly<Record<string, number>> = {
+  bind: 2, 'bind-try': 2, 'dev-bind': 2, 'dev-bind-try': 2, 'ro-bind': 2, 'ro-bind-try': 2, 'bind-fd': 2, 'ro-bind-fd': 2, symlink: 2, setenv: 2,
+  chmod: 2, file: 2, 'bind-data': 2, 'ro-bind-data': 2, overlay: 3,
+};
+const PARALLEL = {
+  short: 'aCdEIjLlnNsS',
+  long: [
+    'jobs', 'sshlogin', 'sshloginfile', 'slf', 'arg-file', 'colsep', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-replace-args', 'max-chars', 'timeout', 'delay',
+    'retries', 'joblog', 'results', 'res', 'tmpdir', 'tagstring', 'workdir', 'wd', 'basefile', 'bf', 'return', 'transferfile', 'tf', 'env', 'halt', 'memfree',
+    'load', 'nice', 'block', 'block-size', 'recstart', 'recend', 'termseq', 'limit', 'shebang-wrap', 'ssh', 'sqlmaster', 'sqlworker', 'rpl', 'plus', 'profile',
+  ],
+} as const;
+/** Terminal emulators: `-e` and the rest of the line is the command. */
+const TERM_E: WrapperSpec = { commandAfter: ['-e'] };
+/** VTE terminals: `--` or `-x` and the rest is the command; `-e STRING` is shell code (see EMBEDDED_CODE). */
+const TERM_X: WrapperSpec = { commandAfter: ['--', '-x', '--execute'] };
+
+/** tmux sub-commands that run shell code in the tmux server, with the options that take a value. */
+const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
+  const out: Record<string, SubcommandSpec> = {};
+  const add = (names: readonly string[], spec: SubcommandSpec): void => { for (const n of names) out[n] = { posix: true, ...spec }; };
+  add(['new-session', 'new'], { short: 'cefFnstxy' });
+  add(['new-window', 'neww'], { short: 'ceFnt' });
+  add(['split-window', 'splitw'], { short: 'celtFp' });
+  add(['respawn-pane', 'respawnp', 'respawn-window', 'respawnw'], { short: 'cet' });
+  add(['run-shell', 'run'], { short: 'cdt' });
+  add(['display-popup', 'popup'], { short: 'bcdehsStTwxy' });
+  add(['pipe-pane', 'pipep'], { short: 't' });
+  add(['if-shell', 'if'], { short: 't', first: true });
+  add(['send-keys', 'send'], { short: 'cNt', keys: true });
+  return out;
+})();
+
+/**
+ * Wrappers that start an interactive shell when they are given no command, which then reads its
+ * script from stdin (`curl … | sudo -s`): always, or only with one of the listed options.
+ */
+export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 'always'>> = {
+  su: 'always', runuser: 'always', chroot: 'always', nsenter: 'always', unshare: 'always',
+  sudo: ['s', 'shell', 'i', 'login'], doas: ['s'],
+  // parallel with neither a command nor `:::` reads its command lines from stdin
+  parallel: 'always',
+};
+
+export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  sudo: { ...P, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
+  doas: { ...P, short: 'uC', noCommand: ['L'] },
+  run0: { ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine'], chdir: ['D', 'chdir'] },
+  pkexec: { ...P, long: ['user'] },
+  su: { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'], codeOnly: true },
+  runuser: { ...P, short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'] },
+  sg: { ...P, short: 'c', code: ['c'], positional: 1 },
+  env: { ...P, short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true },
+  nice: { ...P, short: 'n', long: ['adjustment'], digits: true },
+  nohup: P,
+  timeout: { ...P, short: 'sk', long: ['signal', 'kill-after'], positional: 1 },
+  command: { ...P, noCommand: ['v', 'V'] },
+  builtin: P,
+  exec: { ...P, short: 'a' },
+  xargs: { ...P, short: 'adEILnPs', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
+  busybox: P,
+  toybox: P,
+  time: { ...P, short: 'fo', long: ['format', 'output'] },
+  stdbuf: { ...P, short: 'ioe', long: ['input', 'output', 'error'] },
+  ionice: { ...P, short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], noCommand: ['p', 'pid', 'P', 'pgid', 'u', 'uid'] },
+  setsid: P,
+  chrt: { ...P, short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positional: 1, noCommand: ['p', 'pid', 'm', 'max'] },
+  taskset: { ...P, positional: 1, noCommand: ['p', 'pid'] },
+  unbuffer: P,
+  caffeinate: { ...P, short: 'tw' },
+  flock: { ...P, short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], code: ['c', 'command'], positional: 1 },
+  chroot: { ...P, long: ['userspec', 'groups'], positional: 1 },
+  nsenter: { ...P, short: 'tSGw', long: ['target', 'setuid', 'setgid', 'wd'] },
+  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group'] },
+  fakeroot: { ...P, short: 'lsi', long: ['lib', 'faked'] },
+  eatmydata: P,
+  nocache: P,
+  strace: { ...P, short: 'abeEIoOpPsSuX', noCommand: ['p'] },
+  ltrace: { ...P, short: 'aelnopsuADF', noCommand: ['p'] },
+  valgrind: P,
+  torsocks: { ...P, short: 'upaP' },
+  proxychains: { ...P, short: 'f' },
+  proxychains4: { ...P, short: 'f' },
+  faketime: { ...P, short: 'f', positional: 1 },
+  numactl: { ...P, short: 'CNmipP', long: ['physcpubind', 'cpunodebind', 'membind', 'interleave', 'preferred'] },
+  'systemd-run': { ...P, short: 'upEMHt', long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'on-calendar', 'on-active', 'machine', 'host'], chdir: ['working-directory'] },
+  cgexec: { ...P, short: 'g' },
+  catchsegv: P,
+  'dbus-run-session': P,
+  'xvfb-run': { ...P, short: 'nsefpl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol'] },
+  firejail: P,
+  watch: { ...P, short: 'nqd', long: ['interval', 'differences'], restIsCode: true },
+  script: { ...P, short: 'cEIOTBm', long: ['command', 'echo', 'log-in', 'log-out', 'log-timing', 'log-io', 'logging-format'], code: ['c', 'command'], codeOnly: true },
+  ssh: { ...P, short: 'BbcDEeFIiJLlmOopQRSWw', positional: 1, restIsCode: true, remote: true },
+  npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },
+  // credentials, limits and sandboxes that then run the command
+  setpriv: {
+    ...P, long: ['ruid', 'euid', 'rgid', 'egid', 'reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'seccomp-filter'],
+    noCommand: ['d', 'dump', 'list-caps'],
+  },
+  // resource options take their limits attached only (`--nofile=10`, `-n10`)
+  prlimit: { ...P, short: 'po', attached: 'cdefilmnqrstuvxy', long: ['pid', 'output'], noCommand: ['p', 'pid'] },
+  bwrap: {
+    ...P, long: [...BWRAP_ONE, ...Object.keys(BWRAP_MANY)], arity: BWRAP_MANY, chdir: ['chdir'],
+  },
+  proot: { ...P, short: 'rRSbmqwkiv', long: ['rootfs', 'bind', 'mount', 'qemu', 'pwd', 'cwd', 'kernel-release', 'change-id', 'verbose'], chdir: ['w', 'pwd', 'cwd'] },
+  chpst: { ...P, short: 'uUbe/CnlLmdopfcrt', chdir: ['C'] },
+  capsh: { commandAfter: ['--'], shellOf: 'bash' },
+  // GNU parallel and sem run their command through a shell, once per input
+  parallel: { ...P, short: PARALLEL.short, long: PARALLEL.long, inputs: true },
+  sem: { ...P, short: PARALLEL.short, long: [...PARALLEL.long, 'id', 'semaphorename', 'semaphoretimeout', 'st'], inputs: true },
+  // terminal multiplexers and emulators: the command runs in a session or window of its own
+  screen: { ...P, short: 'ceShpsTtX', noCommand: ['r', 'x', 'X', 'Q', 'v'] },
+  tmux: { ...P, short: 'cfLST', code: ['c'], codeOnly: true, subcommands: TMUX },
+  xterm: TERM_E, uxterm: TERM_E, 'x-terminal-emulator': TERM_E, urxvt: TERM_E, urxvtc: TERM_E, rxvt: TERM_E, st: TERM_E, konsole: TERM_E, lxterminal: TERM_E,
+  alacritty: { commandAfter: ['-e', '--command'] },
+  'gnome-terminal': TERM_X, 'mate-terminal': TERM_X, 'xfce4-terminal': TERM_X, terminator: TERM_X, tilix: TERM_X,
+  kitty: { ...P, short: 'codTw', long: ['config', 'override', 'class', 'name', 'title', 'directory', 'session', 'listen-on', 'start-as', 'instance-group', 'watcher', 'os-window-tag'], chdir: ['d', 'directory'] },
+  // a debugger starts the program it is given
+  gdb: { commandAfter: ['--args', '-args'] },
+  lldb: { commandAfter: ['--'] },
+};
+
+/** When a program starts work outside the caller's process group or session, beyond a tool's timeout and kill. */
+export interface DetachSpec {
+  /** Only with one of these options (`screen -d`), parsed with `spec` or the program's wrapper spec. */
+  readonly options?: readonly string[];
+  /** Never with one of these (`crontab -l` only lists the schedule). */
+  readonly except?: readonly string[];
+  /** Only when it runs code through a sub-command (tmux `new -d …`, `run-shell …`). */
+  readonly runsCode?: boolean;
+  readonly spec?: OptionSpec;
+}
+
+export const DETACHERS: Readonly<Record<string, DetachSpec>> = {
+  setsid: {}, 'systemd-run': {}, daemonize: {}, 'start-stop-daemon': {}, at: {}, batch: {},
+  screen: { options: ['d', 'D'], except: ['r', 'R', 'x'] },
+  tmux: { runsCode: true },
+  // a user crontab schedules commands outside the product's own cronjob (and its approval)
+  crontab: { except: ['l'], spec: { short: 'u' } },
+};
