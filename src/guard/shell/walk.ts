@@ -186,6 +186,8 @@ export class Walker {
     }
     const redirs = s.redirs.map((r) => this.redirFact(r, st));
     const args = expandArgs(c.words, ctx);
+    // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other
+    if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
       for (const [name, v] of assigned) {
         setVar(st, name, v);
@@ -214,6 +216,8 @@ export class Walker {
       const u = unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
+      // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
+      this.scope(name);
       if (name === 'xargs' && u.rest.length > 0) {
         const input = stdinText(redirs, st);
         const lines = input === null ? null : xargsCommandLines(cur.slice(1, cur.length - u.rest.length), u.rest, input);
@@ -276,15 +280,18 @@ export class Walker {
     return found.length > 0 ? [...found] : [name];
   }
 
+  /** A command the call runs, once each: what a persistent approval is scoped to (SPEC §5 step 9). */
+  private scope(program: string, sub?: string): void {
+    const key = program + '\u0001' + (sub ?? '');
+    if (this.seenCommands.has(key)) return;
+    this.seenCommands.add(key);
+    this.commands.push(sub === undefined ? { program } : { program, subcommand: sub });
+  }
+
   private record(inv: Invocation): void {
     this.invocations.push(inv);
     if (inv.program === '') return;
-    const sub = subcommandOf(inv);
-    const key = inv.program + '\u0001' + (sub ?? '');
-    if (!this.seenCommands.has(key)) {
-      this.seenCommands.add(key);
-      this.commands.push(sub === undefined ? { program: inv.program } : { program: inv.program, subcommand: sub });
-    }
+    this.scope(inv.program, subcommandOf(inv));
     this.checks.invocation(inv, this.emit);
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
     this.files.remember(inv);
