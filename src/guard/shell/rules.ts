@@ -28,6 +28,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.chown.recursive', severity: 'ask', reason: 'Changing ownership recursively affects every file below the path.' },
   { id: 'shell.service.disruptive', severity: 'ask', reason: 'Stopping, restarting, disabling or masking a service interrupts what depends on it.' },
   { id: 'shell.download.exec', severity: 'ask', reason: 'Running downloaded or decoded content executes code nobody has reviewed.' },
+  { id: 'shell.echo_agent.control', severity: 'ask', reason: 'The command answers or changes echo-agent\'s own approvals, grants or jobs, which a person does from a terminal of their own, not a tool call.' },
   { id: 'shell.process.detach', severity: 'ask', reason: 'The command starts work outside the tool\'s process group or session (setsid, systemd-run, at, a detached screen or tmux session, a crontab entry, …), where its timeout, its kill and the product\'s own job approval do not reach.' },
   { id: 'shell.network.private_target', severity: 'ask', reason: 'A downloader or network client is aimed at a non-public address or an internal name (loopback, private, cloud metadata, *.internal, …).' },
   { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },

@@ -9,15 +9,16 @@ import { checkExec } from './exec.ts';
 import { checkNetworkTarget } from './network.ts';
 import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts';
 import { checkSystem } from './system.ts';
+import { checkControlPlane } from './control-plane.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget,
+  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source',
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent',
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 
