@@ -8,7 +8,9 @@ import { BIN, ROOT, runCli } from '../support/cli.ts';
 // A fresh data dir and config: no database.url, no queue.redis_url — the embedded default.
 const dir = mkdtempSync(join(tmpdir(), 'echo-embedded-'));
 chmodSync(dir, 0o755);
-const port = 56000 + Math.floor(Math.random() * 2000);
+// below the kernel's range for outgoing connections (32768–60999): a port the suite's own client connections
+// hold in TIME_WAIT cannot be bound, and this file starts the server on it several times
+const port = 20000 + Math.floor(Math.random() * 10000);
 const configFile = join(dir, 'echo-agent.yaml');
 writeFileSync(configFile, [
   'daemon:', `  data_dir: ${join(dir, 'data')}`, '  tick_seconds: 0.5', '  reconcile_seconds: 600', '  http:', '    port: 0',
@@ -39,7 +41,11 @@ describe('npm start on the embedded default', () => {
     daemon = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     daemon.stdout!.on('data', (d) => (daemonLog += d));
     daemon.stderr!.on('data', (d) => (daemonLog += d));
-    await waitFor(() => daemonLog.includes('daemon started'), 90_000, 'daemon start');
+    await waitFor(() => {
+      // a daemon that exited will not start: say so now, with its log, rather than after the whole wait
+      if (daemon!.exitCode !== null || daemon!.signalCode !== null) throw new Error(`the daemon exited before it started\n${daemonLog.slice(-3000)}`);
+      return daemonLog.includes('daemon started');
+    }, 90_000, 'daemon start');
     expect(daemonLog).toContain('database ready');
     for (const line of daemonLog.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
 
