@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { changeWithRecord, directAppend, groupCommitAppend, withLeadingRecord } from '../../src/store/audit-writer.ts';
-import { databaseNow, openDatabase } from '../../src/store/db.ts';
+import { databaseNow, openDatabase, type Executor } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
 
@@ -11,14 +11,14 @@ const database = useTestDatabase();
 
 describe('group commit of audit records', () => {
   /** A writer whose connections go through a proxy the test breaks; the test looks through its own. */
-  async function writerThroughProxy() {
+  async function writerThroughProxy(wrap: (db: Executor) => Executor = (db) => db) {
     const t = database();
     const proxy = await tcpProxy(5432);
     const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 2 });
     const until = async (seen: () => Promise<boolean>) => {
       for (let i = 0; i < 100 && !(await seen()); i++) await new Promise((r) => setTimeout(r, 50));
     };
-    return { t, proxy, append: groupCommitAppend(far.db), until, close: async () => { await far.close(); await proxy.close(); } };
+    return { t, proxy, append: groupCommitAppend(wrap(far.db)), until, close: async () => { await far.close(); await proxy.close(); } };
   }
 
   it('a batch that committed but whose answer was lost with the connection is not written a second time', async () => {
@@ -76,12 +76,9 @@ describe('group commit of audit records', () => {
   });
 
   it('a lost answer is still found committed when the first question after it meets another broken connection', async () => {
-    const t = database();
-    const proxy = await tcpProxy(5432);
-    const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 2 });
     // the pool's next connection broke with the first: the writer's "did it commit?" fails once the same way
     let breakNextQuestion = false;
-    const flaky = new Proxy(far.db, {
+    const { t, proxy, append, until, close } = await writerThroughProxy((db) => new Proxy(db, {
       get(target, prop, receiver) {
         if (prop === 'execute' && breakNextQuestion) {
           breakNextQuestion = false;
@@ -89,8 +86,7 @@ describe('group commit of audit records', () => {
         }
         return Reflect.get(target, prop, receiver) as unknown;
       },
-    });
-    const append = groupCommitAppend(flaky);
+    }));
     await t.db.execute(sql`create table if not exists writer_probe_lost2 (k text primary key)`);
     try {
       await append({ kind: 'test.lost2.first', job_id: 'job_lost2' });
@@ -98,7 +94,7 @@ describe('group commit of audit records', () => {
       const out = append.withChange!({
         name: 'writer_probe_lost2_insert', text: 'insert into writer_probe_lost2 values ($1) returning k', values: ['once'], result: (rows) => rows[0]?.k,
       }, { kind: 'test.lost2.change', job_id: 'job_lost2' });
-      for (let i = 0; i < 100 && (await t.db.execute(sql`select 1 from writer_probe_lost2`)).rows.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await until(async () => (await t.db.execute(sql`select 1 from writer_probe_lost2`)).rows.length === 1);
       breakNextQuestion = true;
       proxy.drop();
       // not the connection error, which would tell its caller to write it again
@@ -106,8 +102,7 @@ describe('group commit of audit records', () => {
       expect(breakNextQuestion).toBe(false);
       expect((await listAudit(t.db, { job_id: 'job_lost2', order: 'asc' })).map((r) => r.kind)).toEqual(['test.lost2.first', 'test.lost2.change']);
     } finally {
-      await far.close();
-      await proxy.close();
+      await close();
     }
   });
 
