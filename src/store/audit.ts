@@ -96,8 +96,9 @@ export function chainRows(tail: ChainTail, at: Date, events: readonly AuditInput
  * the chain lock is taken before any row goes in, and the primary key on seq
  * refuses the rows if another writer appended since. Returns null then; the
  * caller's transaction, if any, is aborted, and it must try again with
- * appendAudits. `change`, when given, goes in the same statement: it commits
- * with the records or not at all.
+ * appendAudits. `changes` go in the same statement: they commit with the
+ * records or not at all. Several must share a name and change different rows
+ * (NamedStatement.target), since a row changed twice in one statement keeps one change.
  */
 export async function appendAfter(
   exec: Executor, rows: readonly AuditRow[], changes: readonly NamedStatement<unknown>[] = [],
