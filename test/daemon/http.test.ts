@@ -74,6 +74,8 @@ describe('/healthz and /metrics', () => {
   it('reads the queue depth when scraped, and counts the runs the reconciler ends', async () => {
     await daemon?.stop().catch(() => {});
     const { url, schema, db } = database();
+    // the earlier test's hourly job falls due again at the next hour: the daemon fires at start, which would queue it
+    await db.execute(sql`update jobs set paused = true`);
     // no pass of its own during the test: a figure that moves came from the scrape
     const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 3600, reconcile_seconds: 3600 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
     daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q4` }, work: false });
