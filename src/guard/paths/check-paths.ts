@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
-import { canonical, holdsSecret, isSecret, isUserSecret } from '../shell/paths.ts';
+import { canonical, holdsSecret, isAnySecret } from '../shell/paths.ts';
 import { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';
 
 /** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny`. */
@@ -68,7 +68,7 @@ type Confinement = { readonly rule: PathRule; readonly root: string; readonly la
  */
 function secretFinding(path: string, places: readonly string[], tree: boolean): GuardFinding | null {
   const canon = places.map((p) => [p, canonical(p, null)] as const);
-  const secret = canon.find(([, c]) => isSecret(c) || isUserSecret(c));
+  const secret = canon.find(([, c]) => isAnySecret(c));
   if (secret) return finding('path.secret', path, `It resolves to ${shown(secret[0])}.`);
   const holder = tree ? canon.find(([, c]) => holdsSecret(c)) : undefined;
   return holder ? finding('path.secret_tree', path, `It resolves to ${shown(holder[0])}.`) : null;

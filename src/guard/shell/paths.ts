@@ -208,6 +208,9 @@ export function isCredentialStore(c: Canon | null): boolean {
 /** A secret a reader hands over: a private key or a credential store (beside /etc/shadow and root's keys, see isSecret). */
 export const isUserSecret = (c: Canon | null): boolean => isPrivateKey(c) || isCredentialStore(c);
 
+/** Any secret the guard refuses to hand over when read: the system's (isSecret) or a user's (isUserSecret). */
+export const isAnySecret = (c: Canon | null): boolean => isSecret(c) || isUserSecret(c);
+
 /** Whether absolute `c` (with globs) is `target` or a directory above it; `*` in the target stands for any name. */
 function above(c: Canon, target: string): boolean {
   const t = target.split('/').filter(Boolean);
@@ -226,7 +229,7 @@ const ROOTED_SECRETS: readonly string[] = [...SECRET_FILES, ...SECRET_DIRS, ...H
  */
 export function holdsSecret(c: Canon | null): boolean {
   if (!c) return false;
-  if (isSecret(c) || isUserSecret(c)) return true;
+  if (isAnySecret(c)) return true;
   // a directory named like the start of a home secret (`.ssh`, `.aws`), wherever it is, and the home itself
   for (const t of HOME_SECRETS) {
     for (let k = 1; k < t.length; k++) {

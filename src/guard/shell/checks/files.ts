@@ -1,6 +1,6 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
-import { canonical, holdsSecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
+import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
 import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { pathsIn, treeSources, writeTargets } from './targets.ts';
 
@@ -68,5 +68,5 @@ export function checkRedirect(r: RedirFact, emit: Emit): void {
     else if (showCanon(c) === SYSRQ) emit('shell.system.power', shown);
     else if (isCredentialFile(c)) emit('shell.credential.write', shown);
   }
-  if (READS.has(r.op) && (isSecret(c) || isUserSecret(c))) emit('shell.secret.read', shown);
+  if (READS.has(r.op) && isAnySecret(c)) emit('shell.secret.read', shown);
 }
