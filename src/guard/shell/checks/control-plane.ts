@@ -13,10 +13,11 @@ const LAUNCHERS = new Set(['node', 'nodejs', 'npx', 'npm', 'pnpm', 'yarn', 'bunx
  * answering or changing the product's own approvals. Also through the launchers that start it.
  */
 export function checkControlPlane(inv: Invocation, emit: Emit): void {
+  if (inv.program !== 'echo-agent' && !LAUNCHERS.has(inv.program)) return;
   const words = inv.args.map((a) => literal(a.v) ?? '');
   let rest: string[] | null = null;
   if (inv.program === 'echo-agent') rest = words;
-  else if (LAUNCHERS.has(inv.program)) {
+  else {
     const script = words.findIndex((w) => CLI_SCRIPT.test(w));
     if (script >= 0) rest = words.slice(script + 1);
   }
