@@ -112,8 +112,9 @@ function sameTools(a: readonly string[] | null, b: readonly string[]): boolean {
 
 /** `cronjob create`: the job, and its grant iff a human approved this call (I2). */
 export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitionInput, ctx: ToolExecutionContext, approval: CallApproval | undefined): Promise<ChangeResult> {
+  // the schedule's first instant is judged once, below, on the scheduler's clock
+  const def = parseDefinition(input, deps.checks);
   const now = await schedulerNow(deps);
-  const def = parseDefinition(input, deps.checks, { now });
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
     next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
@@ -139,7 +140,8 @@ export async function updateJobFromCall(
   const asked = approval?.approval_source === 'human' && approval.approval_id ? await getApproval(deps.db, approval.approval_id) : null;
   const now = await schedulerNow(deps);
   const edit = (locked: JobRow): LockedEdit => {
-    const merged = mergedDefinition(locked, patch, deps.checks, now);
+    // nextFireAfterEdit judges a changed schedule's first instant on the scheduler's clock
+    const merged = mergedDefinition(locked, patch, deps.checks);
     const fire = nextFireAfterEdit(locked, merged, now);
     return { patch: { ...merged, ...fire }, skipped: instantsDroppedByEdit(locked, fire, merged, now) };
   };
