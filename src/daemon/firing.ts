@@ -146,7 +146,7 @@ function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
   const schedule = parseSchedule(job.schedule, job.timezone);
   const plan = planFiring({
     schedule, nextFireAt: job.next_fire_at, now, policy: job.misfire_policy,
-    catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count,
+    catchupWindowSeconds: job.catchup_window_seconds, maxRuns: job.max_runs, firedCount: job.fired_count, paused: job.paused,
   });
   // an instant that already has an active run (re-planned, e.g. after a schedule change) is accounted for: neither cancelled nor inserted again
   const existing = new Set(active.map((r) => r.nominal_at.getTime()));

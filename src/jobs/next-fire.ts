@@ -49,7 +49,7 @@ export function nextFireAfterEdit(before: JobRow, def: JobDefinition, now: Date)
   return {};
 }
 
-/** Most due instants one edit records as skipped; a longer backlog is left to the firing loop (resume, then edit). */
+/** Most due instants one edit, removal or resume records as skipped; a longer backlog is the firing loop's (a running daemon's). */
 export const EDIT_SKIP_LIMIT = 10_000;
 
 /** The instants due and not yet taken (stored next_fire_at ≤ instant ≤ now), at most EDIT_SKIP_LIMIT after the first; null when none is. */
@@ -71,22 +71,39 @@ export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Dat
   const due = 'next_fire_at' in fire ? dueBacklog(before, now) : null;
   if (!due) return [];
   if (due.later.length >= EDIT_SKIP_LIMIT) {
-    throw new JobInputError(`schedule: more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} and not taken; nothing was changed: resume the job so the firing loop accounts for them, then edit it`, 'business');
+    throw new JobInputError(`schedule: more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} and not taken; nothing was changed: start the daemon so its firing loop accounts for them (a paused job's too), then edit it`, 'business');
   }
   const ended = fire.next_fire_at === null && def.max_runs !== null && before.fired_count >= def.max_runs;
-  return [due.first, ...due.later].map(skippedAs(before.id, ended ? 'misfire.max_runs' : 'misfire.schedule_edited'));
+  return [due.first, ...due.later].map(skippedAs(before.id, before.paused ? 'misfire.paused' : ended ? 'misfire.max_runs' : 'misfire.schedule_edited'));
 }
 
 /**
  * The due instants a removal takes from the firing loop, as skipped runs (I13), paused or not. A removal is
  * never refused: past EDIT_SKIP_LIMIT rows the rest is summed up in `unrecorded`, for the job.removed record.
  */
-export function instantsDroppedByRemoval(before: JobRow, now: Date): { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null } {
+export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedBacklog {
+  return droppedBacklog(before, now, before.paused ? 'misfire.paused' : 'misfire.job_removed');
+}
+
+/**
+ * A resume: the instants due while paused that the firing loop has not yet recorded (it records them as
+ * they fall due; these are the last tick's, or all of them when no daemon ran), as skipped misfire.paused,
+ * and the schedule goes on after now. A resume is never refused: past EDIT_SKIP_LIMIT the rest is a range.
+ */
+export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
+  const dropped = droppedBacklog(before, now, 'misfire.paused');
+  const schedule = storedSchedule(before);
+  return dropped.skipped.length > 0 && schedule ? { ...dropped, next_fire_at: nextInstant(schedule, now) } : dropped;
+}
+
+interface DroppedBacklog { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null }
+
+function droppedBacklog(before: JobRow, now: Date, rule: MisfireRuleId): DroppedBacklog {
   const due = dueBacklog(before, now);
   if (!due) return { skipped: [], unrecorded: null };
   const recorded = [due.first, ...due.later].slice(0, EDIT_SKIP_LIMIT);
   return {
-    skipped: recorded.map(skippedAs(before.id, 'misfire.job_removed')),
+    skipped: recorded.map(skippedAs(before.id, rule)),
     unrecorded: due.later.length >= EDIT_SKIP_LIMIT ? { after: recorded[recorded.length - 1]!, until: now } : null,
   };
 }

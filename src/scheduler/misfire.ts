@@ -14,9 +14,8 @@
  * max_runs ends the schedule with the run that reaches it: nextFireAt becomes null, and due
  * instants after that run are skipped with rule misfire.max_runs.
  *
- * Paused jobs: the firing loop does not call planFiring (its query excludes them); on resume the
- * caller chooses next_fire_at (the next instant after the resume, or the stored one so that the
- * instants missed while paused go through this policy).
+ * Paused jobs: every due instant is skipped as misfire.paused as it falls due, whatever the
+ * policy, so a resume starts from the next instant and never catches up the pause.
  *
  * One call handles at most batch + cap due instants. With more (a long outage of a fast
  * schedule), the first `batch` are skipped (each has at least `cap` later due instants, so none
@@ -47,6 +46,7 @@ export const MISFIRE_RULES = {
   'misfire.max_runs': 'The job reached max_runs, so its schedule has ended.',
   'misfire.schedule_edited': 'The schedule was changed while this instant was due and not yet taken, so it does not run; the new schedule starts after the change.',
   'misfire.job_removed': 'The job was removed while this instant was due and not yet taken, so it never runs.',
+  'misfire.paused': 'The job was paused at this instant, so it did not run; a resume does not catch up instants missed while paused.',
 } as const;
 
 export type MisfireRuleId = keyof typeof MISFIRE_RULES;
@@ -63,6 +63,8 @@ export interface FiringInput {
   /** Runs the job has fired so far (jobs.fired_count). */
   readonly firedCount?: number;
   readonly graceSeconds?: number;
+  /** The job is paused: its due instants are recorded, none runs. */
+  readonly paused?: boolean;
   readonly cap?: number;
   readonly batch?: number;
 }
@@ -145,6 +147,7 @@ export function planFiring(input: FiringInput): FiringPlan {
   if (remaining === 0) return { fire: [], skipped: [skip(new Date(nextFireAt.getTime()), 'misfire.max_runs', `max_runs (${input.maxRuns}) reached`)], nextFireAt: null, more: false };
 
   const ctx: Ctx = { nowMs, graceMs: grace * 1000, windowMs: input.catchupWindowSeconds * 1000, policy, cap };
+  if (input.paused) return planPaused(schedule, nextFireAt, now, batch);
   const limit = batch + cap;
   const due = [new Date(nextFireAt.getTime()), ...instantsBetween(schedule, nextFireAt, now, limit)];
   if (due.length > limit) {
@@ -184,6 +187,14 @@ export function planFiring(input: FiringInput): FiringPlan {
   skipped.sort((a, b) => a.instant.getTime() - b.instant.getTime());
   const ended = fire.length >= remaining;
   return { fire, skipped, nextFireAt: ended ? null : nextInstant(schedule, now), more: false };
+}
+
+/** A paused job's due instants, up to `batch` of them, all skipped; the schedule goes on after now. */
+function planPaused(schedule: Schedule, nextFireAt: Date, now: Date, batch: number): FiringPlan {
+  const due = [new Date(nextFireAt.getTime()), ...instantsBetween(schedule, nextFireAt, now, batch)];
+  const taken = due.slice(0, batch);
+  const skipped = taken.map((i) => skip(i, 'misfire.paused', 'the job was paused'));
+  return due.length > batch ? { fire: [], skipped, nextFireAt: due[batch]!, more: true } : { fire: [], skipped, nextFireAt: nextInstant(schedule, now), more: false };
 }
 
 /** The rule a fired instant ran under (for the run's audit record). */

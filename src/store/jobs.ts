@@ -124,26 +124,48 @@ export interface PauseOutcome {
 
 /** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
 export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, true, by.actor, by.note ?? null, undefined);
+  return setPaused(exec, id, true, by.actor, by.note ?? null);
 }
 
-/** next_fire_at: where firing resumes (the scheduler decides; misfires are its business). */
-export async function resumeJob(exec: Executor, id: string, by: { actor: string; next_fire_at?: Date | null }): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, false, by.actor, null, by.next_fire_at);
+/**
+ * `missed`: the instants due while paused that the firing loop has not recorded yet (it records a
+ * paused job's instants as they fall due), decided from the job as locked; they go in as skipped
+ * runs and the schedule goes on from next_fire_at.
+ */
+export async function resumeJob(exec: Executor, id: string, by: { actor: string }, missed?: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, false, by.actor, null, missed);
 }
 
-async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, nextFire: Date | null | undefined): Promise<PauseOutcome | null> {
+/** Due instants a resume takes from the firing loop, and where the schedule goes on. */
+export interface MissedWhilePaused extends DroppedInstants {
+  readonly next_fire_at?: Date | null;
+}
+
+async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, missed?: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
   return exec.transaction(async (tx) => {
-    const [current] = await tx.select().from(jobs).where(and(eq(jobs.id, id), isNull(jobs.removed_at))).for('update');
+    const current = await lockLiveJob(tx, id);
     if (!current) return null;
     const keptNote = paused && current.paused ? note ?? current.pause_note : note;
     if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false };
+    const m = missed && current.paused && !paused ? missed(current, await databaseNow(tx)) : null;
+    if (m && m.skipped.length > 0) await insertRuns(tx, m.skipped);
     const [job] = await tx.update(jobs)
-      .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(nextFire !== undefined ? { next_fire_at: nextFire } : {}) })
+      .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(m?.next_fire_at !== undefined ? { next_fire_at: m.next_fire_at } : {}) })
       .where(eq(jobs.id, id)).returning();
-    await appendAudit(tx, { kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: keptNote, data: current.paused === paused ? { note_changed: true } : {} });
+    await appendAudit(tx, {
+      kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: keptNote,
+      data: { ...(current.paused === paused ? { note_changed: true } : {}), ...(m ? droppedData(m, 'due_instants_skipped_as_paused') : {}) },
+    });
     return { job: job!, changed: true };
   });
+}
+
+/** How a record names the due instants an action recorded as skipped, and the range of any it could not. */
+function droppedData(d: DroppedInstants, counted: string): Record<string, unknown> {
+  return {
+    ...(d.skipped.length > 0 ? { [counted]: d.skipped.length } : {}),
+    ...(d.unrecorded ? { due_instants_not_recorded: { after: d.unrecorded.after.toISOString(), until: d.unrecorded.until.toISOString() } } : {}),
+  };
 }
 
 /** Due instants a removal ends, as skipped runs; past the edit limit the rest is only named by its range. */
@@ -171,31 +193,27 @@ export async function removeJob(exec: Executor, id: string, by: { actor: string;
       .where(and(eq(runs.job_id, id), inArray(runs.state, ['queued', 'retrying']))).returning({ id: runs.id });
     await appendAudit(tx, {
       kind: 'job.removed', actor: by.actor, job_id: id, reason: by.why ?? null,
-      data: { cancelled_runs: cancelled.map((r) => r.id), ...(dropped.skipped.length > 0 ? { due_instants_skipped: dropped.skipped.length } : {}),
-        ...(dropped.unrecorded ? { due_instants_not_recorded: { after: dropped.unrecorded.after.toISOString(), until: dropped.unrecorded.until.toISOString() } } : {}) },
+      data: { cancelled_runs: cancelled.map((r) => r.id), ...droppedData(dropped, 'due_instants_skipped') },
     });
     await clearGrant(tx, id, { by: by.actor, why: 'job removed' });
     return job!;
   });
 }
 
-/**
- * The firing loop's pick: live, unpaused jobs due by `now` (default: the database
- * clock), locked so concurrent replicas take different jobs. Call inside a transaction.
- */
 /** What the firing loop reads of a due job: its schedule and firing policies, nothing else. */
 export type DueJob = Pick<JobRow,
-  'id' | 'schedule' | 'timezone' | 'next_fire_at' | 'misfire_policy' | 'catchup_window_seconds' | 'max_runs' | 'fired_count' | 'overlap_policy' | 'jitter_seconds'>;
+  'id' | 'schedule' | 'timezone' | 'next_fire_at' | 'misfire_policy' | 'catchup_window_seconds' | 'max_runs' | 'fired_count' | 'overlap_policy' | 'jitter_seconds' | 'paused'>;
 
 /**
- * Due jobs, locked for this transaction; SKIP LOCKED hands each to one replica.
+ * Live jobs due by `now` (default: the database clock), paused ones too (their instants are
+ * recorded as they fall due), locked for this transaction; SKIP LOCKED hands each to one replica.
  * A named statement of only the firing columns: a pass reads a thousand of them.
  */
 export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Date }): Promise<DueJob[]> {
   const rows = await namedQuery<DueJob & Record<string, unknown>>(tx, 'echo_lock_due_jobs', `
-    select id, schedule, timezone, next_fire_at, misfire_policy, catchup_window_seconds, max_runs, fired_count, overlap_policy, jitter_seconds
+    select id, schedule, timezone, next_fire_at, misfire_policy, catchup_window_seconds, max_runs, fired_count, overlap_policy, jitter_seconds, paused
     from jobs
-    where removed_at is null and not paused and next_fire_at <= coalesce($1::timestamptz, now())
+    where removed_at is null and next_fire_at <= coalesce($1::timestamptz, now())
     order by next_fire_at limit $2
     for update skip locked`, [opts.now?.toISOString() ?? null, opts.limit]);
   return rows;
@@ -205,7 +223,7 @@ export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Dat
 export async function nextDueReading(exec: Executor): Promise<{ now: Date; next: Date | null }> {
   const res = await exec.execute<{ now: Date; next: Date | null }>(sql`
     select date_trunc('milliseconds', clock_timestamp()) as now,
-      (select min(${jobs.next_fire_at}) from ${jobs} where ${jobs.removed_at} is null and not ${jobs.paused}) as next`);
+      (select min(${jobs.next_fire_at}) from ${jobs} where ${jobs.removed_at} is null) as next`);
   const row = res.rows[0]!;
   return { now: new Date(row.now), next: row.next === null ? null : new Date(row.next) };
 }

@@ -71,7 +71,8 @@ export const jobs = pgTable('jobs', {
   check('jobs_overlap_policy_check', sql`${t.overlap_policy} in (${oneOf(OVERLAP_POLICIES)})`),
   check('jobs_misfire_policy_check', sql`${t.misfire_policy} in (${oneOf(MISFIRE_POLICIES)})`),
   // the firing loop scans only live, unpaused jobs
-  index('jobs_due_idx').on(t.next_fire_at).where(sql`${t.removed_at} is null and not ${t.paused}`),
+  // paused jobs too: the firing loop records their instants as they fall due
+  index('jobs_due_idx').on(t.next_fire_at).where(sql`${t.removed_at} is null`),
 ]);
 
 export const jobGrants = pgTable('job_grants', {

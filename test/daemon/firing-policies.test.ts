@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { fireDueJobs } from '../../src/daemon/firing.ts';
+import { instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { jitterMs } from '../../src/scheduler/jitter.ts';
 import { createJob, getJob, pauseJob, resumeJob } from '../../src/store/jobs.ts';
@@ -53,18 +55,26 @@ describe('firing policies against the database', () => {
     expect(report.queued.filter((r) => r.job_id === j.id).length).toBe(5);
   });
 
-  it('a paused job does not fire; resumed, its missed instants follow the misfire policy', async () => {
+  it.each(['run_once', 'run_all', 'skip'] as const)('a paused job (misfire %s) runs nothing: its instants are recorded as misfire.paused as they fall due, and a resume catches none up', async (misfire_policy) => {
     const db = database().db;
-    const j = await job({ misfire_policy: 'skip', overlap_policy: 'allow', next_fire_at: new Date(floorMinute(Date.now()) - 10 * minute) });
+    const j = await job({ misfire_policy, overlap_policy: 'allow', next_fire_at: new Date(floorMinute(Date.now()) + minute) });
     await pauseJob(db, j.id, { actor: 'admin', note: 'maintenance' });
+    // the instants fall due while paused (moved back rather than waited for)
+    await db.execute(sql`update jobs set next_fire_at = ${new Date(floorMinute(Date.now()) - 10 * minute)} where id = ${j.id}`);
+    const report = await fireDueJobs(db);
+    expect(report.queued.filter((r) => r.job_id === j.id)).toEqual([]);
+    const skipped = await listRuns(db, { job_id: j.id, limit: 100 });
+    expect(skipped.length).toBeGreaterThanOrEqual(10);
+    for (const r of skipped) expect(r).toMatchObject({ state: 'skipped', skip_reason: expect.stringMatching(/^misfire\.paused: /) });
+    const paused = await getJob(db, j.id);
+    expect(paused!.next_fire_at!.getTime()).toBeGreaterThan(Date.now() - 1000);
+    expect(paused!.fired_count).toBe(0);
+    const resumedAt = Date.now();
+    await resumeJob(db, j.id, { actor: 'admin' }, instantsMissedWhilePaused);
     await fireDueJobs(db);
-    expect(await listRuns(db, { job_id: j.id })).toHaveLength(0);
-    expect((await getJob(db, j.id))!.pause_note).toBe('maintenance');
-    await resumeJob(db, j.id, { actor: 'admin' });
-    await fireDueJobs(db);
-    const runs = await listRuns(db, { job_id: j.id, limit: 100 });
-    expect(runs.filter((r) => r.state === 'skipped').length).toBeGreaterThanOrEqual(9);
-    for (const r of runs.filter((x) => x.state === 'skipped')) expect(r.skip_reason).toMatch(/^misfire\.skip\.late/);
+    // nothing missed while paused runs after the resume (instants of the minute still going on may)
+    const ran = (await listRuns(db, { job_id: j.id, limit: 100 })).filter((r) => r.state !== 'skipped');
+    expect(ran.filter((r) => r.nominal_at.getTime() < floorMinute(resumedAt))).toEqual([]);
   });
 
   it('queued runs start at the nominal instant plus a jitter that is stable per job and instant', async () => {

@@ -22,19 +22,22 @@ const job = (over: Partial<NewJob>) => createJob(database().db, {
 const hours = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `2099-12-01T${String(from + i).padStart(2, '0')}:00:00.000Z`);
 
 describe('an edit that moves a due schedule accounts for the instants it takes (I13)', () => {
-  it('a paused job whose schedule changes records each instant due since the pause as skipped', async () => {
-    const j = await job({ next_fire_at: new Date('2099-12-01T10:00:00Z') });
+  it.each([
+    [true, 'misfire.paused'],
+    [false, 'misfire.schedule_edited'],
+  ])('a job (paused: %s) whose schedule changes records each instant due and not taken as skipped under %s', async (paused, rule) => {
+    const j = await job({ paused, next_fire_at: new Date('2099-12-01T10:00:00Z') });
     const changed = await updateJobFromCall(deps(new Date('2099-12-01T15:30:00Z')), j.id, { schedule: '30 * * * *' }, ctx, auto);
     expect(changed?.job.next_fire_at?.toISOString()).toBe('2099-12-01T16:30:00.000Z');
     const runs = await listRuns(database().db, { job_id: j.id });
     expect(runs.map((r) => r.nominal_at.toISOString()).sort()).toEqual(hours(10, 15));
-    for (const r of runs) expect(r).toMatchObject({ state: 'skipped', skip_reason: expect.stringMatching(/^misfire\.schedule_edited: /) });
+    for (const r of runs) expect(r).toMatchObject({ state: 'skipped', skip_reason: expect.stringMatching(new RegExp(`^${rule.replace('.', '\\.')}: `)) });
     const [updated] = (await listAudit(database().db, { job_id: j.id })).filter((e) => e.kind === 'job.updated');
     expect(updated?.data).toMatchObject({ due_instants_skipped: 6 });
   });
 
   it('lowering max_runs to what has run on an overdue job records its due instants under misfire.max_runs', async () => {
-    const j = await job({ max_runs: 10, next_fire_at: new Date('2099-12-01T10:00:00Z') });
+    const j = await job({ paused: false, max_runs: 10, next_fire_at: new Date('2099-12-01T10:00:00Z') });
     await database().db.execute(sql`update jobs set fired_count = 4 where id = ${j.id}`);
     const changed = await updateJobFromCall(deps(new Date('2099-12-01T12:10:00Z')), j.id, { max_runs: 4 }, ctx, auto);
     expect(changed?.job.next_fire_at).toBeNull();
@@ -55,7 +58,7 @@ describe('an edit that moves a due schedule accounts for the instants it takes (
     const late = new Date(Date.parse('2099-12-01T10:00:00Z') + (EDIT_SKIP_LIMIT + 5) * 1000);
     const edit = updateJobFromCall(deps(late), j.id, { schedule: '0 * * * *' }, ctx, auto);
     await expect(edit).rejects.toThrow(JobInputError);
-    await expect(edit).rejects.toThrow(/resume the job/);
+    await expect(edit).rejects.toThrow(/start the daemon so its firing loop accounts for them/);
     expect((await getJob(database().db, j.id))).toMatchObject({ schedule: '* * * * * *', next_fire_at: new Date('2099-12-01T10:00:00Z') });
     expect(await listRuns(database().db, { job_id: j.id })).toEqual([]);
   });

@@ -21,13 +21,16 @@ const job = (over: Partial<NewJob>) => createJob(database().db, {
 const hourAgo = async (hoursAgo: number) => new Date(Math.floor((await databaseNow(database().db)).getTime() / HOUR) * HOUR - hoursAgo * HOUR);
 
 describe('removing a job accounts for the instants that were due and not yet fired (I13)', () => {
-  it('a paused job removed five hours into its pause records each of those instants as skipped, and the removal says how many', async () => {
+  it.each([
+    [true, 'misfire.paused'],
+    [false, 'misfire.job_removed'],
+  ])('a job (paused: %s) removed five hours after its next instant records each of those instants as skipped under %s, and the removal says how many', async (paused, rule) => {
     const from = await hourAgo(5);
-    const j = await job({ next_fire_at: from });
+    const j = await job({ next_fire_at: from, paused });
     expect(await removeJob(database().db, j.id, { actor: 'ops', why: 'obsolete' }, instantsDroppedByRemoval)).not.toBeNull();
     const runs = await listRuns(database().db, { job_id: j.id });
     expect(runs.map((r) => r.nominal_at.getTime()).sort()).toEqual([0, 1, 2, 3, 4, 5].map((h) => from.getTime() + h * HOUR));
-    for (const r of runs) expect(r).toMatchObject({ state: 'skipped', skip_reason: expect.stringMatching(/^misfire\.job_removed: /) });
+    for (const r of runs) expect(r).toMatchObject({ state: 'skipped', skip_reason: expect.stringMatching(new RegExp(`^${rule.replace('.', '\\.')}: `)) });
     const [removed] = await listAudit(database().db, { job_id: j.id, kind: 'job.removed' });
     expect(removed?.data).toMatchObject({ due_instants_skipped: 6 });
     expect(removed?.data).not.toHaveProperty('due_instants_not_recorded');
@@ -53,7 +56,7 @@ describe('removing a job accounts for the instants that were due and not yet fir
     const dir = mkdtempSync(join(tmpdir(), 'echo-remove-due-'));
     const config = join(dir, 'echo-agent.yaml');
     writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
-    const j = await job({ name: 'removed-from-cli', next_fire_at: await hourAgo(2) });
+    const j = await job({ name: 'removed-from-cli', next_fire_at: await hourAgo(2), paused: false });
     const out = await runCli(['jobs', 'remove', j.id, '--why', 'obsolete'], { env: { ECHO_AGENT_CONFIG: config } });
     expect(out.code, out.stderr).toBe(0);
     const runs = await listRuns(database().db, { job_id: j.id });

@@ -234,3 +234,45 @@ describe('a fast schedule after a stall: no backlog inside the grace period', ()
     expect(plan.skipped.some((s) => s.rule === 'misfire.superseded')).toBe(false);
   });
 });
+
+describe('a paused job', () => {
+  const drain = (input: FiringInput): FiringPlan[] => {
+    const plans: FiringPlan[] = [];
+    let next: Date | null = input.nextFireAt;
+    for (let i = 0; i < 100 && next; i++) {
+      const plan = planFiring({ ...input, nextFireAt: next });
+      plans.push(plan);
+      next = plan.nextFireAt;
+      if (!plan.more) break;
+    }
+    return plans;
+  };
+
+  it.each(['skip', 'run_once', 'run_all'] as const)('under misfire %s runs none of its due instants, on time or not, and records each as misfire.paused', (policy) => {
+    // 09:00 .. 12:00 due, 12:00 within the grace: it would run if the job were not paused
+    const input: FiringInput = { schedule: every15, nextFireAt: DOWN_FROM, now: d('2026-01-01T12:00:10Z'), policy, catchupWindowSeconds: 14_400, paused: true };
+    const plan = planFiring(input);
+    expect(plan.fire).toEqual([]);
+    expect(plan.skipped).toHaveLength(13);
+    for (const s of plan.skipped) expect(s.rule).toBe('misfire.paused');
+    expect(plan.nextFireAt?.toISOString()).toBe('2026-01-01T12:15:00.000Z');
+    expectAccounted(input, [plan]);
+    expect(planFiring({ ...input, paused: false }).fire.length).toBeGreaterThan(0);
+  });
+
+  it('a long pause of a fast schedule is recorded in batches, each instant once', () => {
+    const input: FiringInput = { schedule: parseSchedule('every 1s'), nextFireAt: d('2026-01-01T11:00:00Z'), now: d('2026-01-01T12:00:00Z'), policy: 'run_all', catchupWindowSeconds: 3600, paused: true };
+    const plans = drain(input);
+    expect(plans.map((p) => p.more)).toEqual([true, true, true, false]);
+    expect(plans.every((p) => p.fire.length === 0 && p.skipped.every((s) => s.rule === 'misfire.paused'))).toBe(true);
+    expectAccounted(input, plans);
+    expect(plans[plans.length - 1]!.nextFireAt?.toISOString()).toBe('2026-01-01T12:00:01.000Z');
+  });
+
+  it('a one-shot paused at its instant is over: it does not come again on resume', () => {
+    const at = parseSchedule('at 2026-01-01T09:00:00Z');
+    const plan = planFiring({ schedule: at, nextFireAt: d('2026-01-01T09:00:00Z'), now: d('2026-01-01T09:00:05Z'), policy: 'run_once', catchupWindowSeconds: 60, paused: true });
+    expect(plan).toMatchObject({ fire: [], nextFireAt: null, more: false });
+    expect(plan.skipped.map((s) => s.rule)).toEqual(['misfire.paused']);
+  });
+});

@@ -109,7 +109,7 @@ describe('jobs', () => {
     await issueGrant(db, { job_id: job.id, ...humanApproval });
     expect(await pauseJob(db, job.id, { actor: 'ops', note: 'maintenance window' })).toMatchObject({ changed: true, job: { paused: true, pause_note: 'maintenance window' } });
     const resumeAt = new Date('2026-12-04T02:00:00Z');
-    expect(await resumeJob(db, job.id, { actor: 'ops', next_fire_at: resumeAt })).toMatchObject({ changed: true, job: { paused: false, pause_note: null, next_fire_at: resumeAt } });
+    expect(await resumeJob(db, job.id, { actor: 'ops' }, () => ({ skipped: [], unrecorded: null, next_fire_at: resumeAt }))).toMatchObject({ changed: true, job: { paused: false, pause_note: null, next_fire_at: resumeAt } });
     const run = await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-12-04T02:00:00Z') });
 
     const removed = await removeJob(db, job.id, { actor: 'ops', why: 'obsolete' });

@@ -203,12 +203,13 @@ export function registerJobsCommands(program: Command): void {
           process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${unchanged ? `nothing to do (${unchanged})` : 'ok'}\n`);
         }
       });
-  simple('pause', 'stop firing a job (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list; a second pause without one keeps it)']], async (db, id, actor, o) => {
+  simple('pause', 'stop running a job: its instants are recorded as skipped until resumed (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list; a second pause without one keeps it)']], async (db, id, actor, o) => {
     const r = await (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) });
     return r && { ...r.job, ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
   });
-  simple('resume', 'fire a paused job again (missed instants follow its misfire policy)', [], async (db, id, actor) => {
-    const r = await (await import('../../store/jobs.ts')).resumeJob(db.db, id, { actor });
+  simple('resume', 'fire a paused job again from its next instant (instants missed while paused do not run)', [], async (db, id, actor) => {
+    const [{ resumeJob }, { instantsMissedWhilePaused }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);
+    const r = await resumeJob(db.db, id, { actor }, instantsMissedWhilePaused);
     return r && { ...r.job, ...(r.changed ? {} : { unchanged: 'not paused' }) };
   });
   simple('remove', 'remove a job (history stays; its grant ends)', [['--why <text>', 'reason (recorded in the audit log)']], async (db, id, actor, o) => {

@@ -4,7 +4,7 @@ import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
-import { instantsDroppedByRemoval } from '../../jobs/next-fire.ts';
+import { instantsDroppedByRemoval, instantsMissedWhilePaused } from '../../jobs/next-fire.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -75,7 +75,7 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was already paused' }) }) : notFound(id);
           }
           case 'resume': {
-            const r = await resumeJob(deps.db, id, { actor });
+            const r = await resumeJob(deps.db, id, { actor }, instantsMissedWhilePaused);
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was not paused' }) }) : notFound(id);
           }
           case 'remove': {
