@@ -161,6 +161,10 @@ function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
   let running = active.filter((r) => r.state === 'running').length;
   let waiting = active.length - running;
   const candidates = [...plan.fire, ...capped.map((c) => c.instant)].sort((x, y) => x.getTime() - y.getTime());
+  // run_all asks for every missed instant: under skip or buffer_one they run one after another, in order,
+  // and the overlap policy weighs the catch-up as a whole against the runs already there
+  const catchUp = job.misfire_policy === 'run_all' && candidates.length > 1 && (job.overlap_policy === 'skip' || job.overlap_policy === 'buffer_one');
+  const before = { running, queued: waiting };
   for (const instant of candidates) {
     if (existing.has(instant.getTime())) continue;
     if (queuedNow() >= remaining) {
@@ -168,7 +172,7 @@ function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
       rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `misfire.max_runs: ${held?.reason ?? `max_runs (${job.max_runs}) reached`}` });
       continue;
     }
-    const decision = decideOverlap(job.overlap_policy, { running, queued: waiting });
+    const decision = decideOverlap(job.overlap_policy, catchUp ? before : { running, queued: waiting });
     if (decision.action === 'skip') {
       rows.push({ job_id: job.id, nominal_at: instant, state: 'skipped', skip_reason: `${decision.rule}: ${decision.reason}` });
       continue;
@@ -181,7 +185,7 @@ function planValidJob(job: DueJob, now: Date, active: ActiveRun[]): JobPlan {
       running = 0;
       waiting = 0;
     }
-    rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, jitterBound(schedule, instant, job.jitter_seconds)) });
+    rows.push({ job_id: job.id, nominal_at: instant, state: 'queued', not_before: jitteredStart(job.id, instant, jitterBound(schedule, instant, job.jitter_seconds)), ...(catchUp ? { catch_up: true } : {}) });
     waiting++;
   }
   return { job, schedule, plan, rows, cancel };

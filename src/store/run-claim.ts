@@ -22,8 +22,9 @@ export interface ClaimedRun {
 /**
  * The worker's first act, in one statement: move the run to running (only one
  * caller can, so a redelivered duplicate gets 'duplicate') and read its job and
- * live grant. A buffer_one job's run is not claimed while another of its runs is
- * running ('busy'), even when two workers claim siblings at once. The claim
+ * live grant. A buffer_one job's run, or a catch-up's, is not claimed while another
+ * of its runs is running ('busy'), even when two workers claim siblings at once; a
+ * catch-up's run also waits for the catch-up's earlier instants. The claim
  * commits asynchronously: nothing acts on it before the run's first audit
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
@@ -58,13 +59,15 @@ const CLAIM = `
     -- denials = 0: each attempt is held to max_denials_per_run by its own refusals (a retry replays the same calls)
     update runs r set state = 'running', attempt = r.attempt + 1, denials = 0, lease_owner = $2,
       lease_expires_at = now() + make_interval(secs => $3::double precision), started_at = now(),
-      execution_id = $4, trace_id = $5, exclusive = (pj.overlap_policy = 'buffer_one')
+      execution_id = $4, trace_id = $5, exclusive = (r.catch_up or pj.overlap_policy = 'buffer_one')
     from jobs pj
     where r.id = $1 and pj.id = r.job_id and r.state in ('queued', 'retrying')
       and (r.not_before is null or r.not_before <= now())
-      -- the usual case; the unique index runs_one_running_exclusive settles a race
-      and not (pj.overlap_policy = 'buffer_one' and exists (
-        select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
+      -- the usual case; the unique index runs_one_running_exclusive settles a race.
+      -- A catch-up's run also waits for the catch-up's earlier instants
+      and not ((r.catch_up or pj.overlap_policy = 'buffer_one') and exists (
+        select 1 from runs o where o.job_id = r.job_id and o.id <> r.id and (o.state = 'running'
+          or (r.catch_up and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))))
     returning r.*
   )
   select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant

@@ -15,6 +15,8 @@ export interface NewRun {
   readonly state?: 'queued' | 'skipped';
   readonly skip_reason?: string;
   readonly not_before?: Date | null;
+  /** Part of a catch-up that runs alone and in nominal order (misfire run_all under overlap skip or buffer_one). */
+  readonly catch_up?: boolean;
 }
 
 /** I13: the first insert for (job, nominal instant) wins; later ones get nothing back. */
@@ -48,16 +50,17 @@ async function insertRunRows(exec: Executor, rs: readonly NewRun[], returning: '
     out.push(...await namedQuery(exec, `echo_insert_runs_${returning}`, returning === 'full' ? INSERT_RUNS_FULL : INSERT_RUNS_BRIEF, [
       col(() => newId('run')), col((r) => r.job_id), col((r) => r.nominal_at.toISOString()), col((r) => r.trigger ?? 'cron'),
       col((r) => r.state ?? 'queued'), col((r) => r.skip_reason ?? null), col((r) => r.not_before?.toISOString() ?? null),
+      col((r) => (r.catch_up ? 'true' : 'false')),
     ]));
   }
   return out;
 }
 
 const INSERT_RUNS = `
-  insert into runs (id, job_id, nominal_at, trigger, state, skip_reason, not_before, finished_at)
-  select v.id, v.job_id, v.nominal_at, v.trigger, v.state, v.skip_reason, v.not_before, case when v.state = 'skipped' then now() end
-  from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-    as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before)
+  insert into runs (id, job_id, nominal_at, trigger, state, skip_reason, not_before, catch_up, finished_at)
+  select v.id, v.job_id, v.nominal_at, v.trigger, v.state, v.skip_reason, v.not_before, v.catch_up, case when v.state = 'skipped' then now() end
+  from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::boolean[])
+    as v(id, job_id, nominal_at, trigger, state, skip_reason, not_before, catch_up)
   on conflict (job_id, nominal_at) do nothing`;
 const INSERT_RUNS_FULL = `${INSERT_RUNS} returning *`;
 const INSERT_RUNS_BRIEF = `${INSERT_RUNS} returning id, job_id, nominal_at, state, not_before, skip_reason`;

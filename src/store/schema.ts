@@ -116,8 +116,10 @@ export const runs = pgTable('runs', {
   grant_id: text('grant_id').references(() => jobGrants.id),
   execution_id: text('execution_id'),
   trace_id: text('trace_id'),
-  /** Set at claim when the job's overlap policy is buffer_one: such a run holds the job's only running slot. */
+  /** Set at claim for a buffer_one job's run or a catch-up's: such a run holds the job's only running slot. */
   exclusive: boolean('exclusive').notNull().default(false),
+  /** Part of a misfire run_all catch-up under overlap skip or buffer_one: runs alone, in nominal order. */
+  catch_up: boolean('catch_up').notNull().default(false),
 }, (t) => [
   // I13: one run (or recorded skip) per scheduled instant, whoever inserts it; it also
   // serves a job's runs newest first (scanned backwards), so no second index on the pair

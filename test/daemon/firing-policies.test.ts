@@ -5,6 +5,7 @@ import { instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { jitterMs } from '../../src/scheduler/jitter.ts';
 import { createJob, getJob, pauseJob, resumeJob } from '../../src/store/jobs.ts';
+import { claimRun } from '../../src/store/run-claim.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import type { NewJob } from '../../src/store/jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -38,15 +39,34 @@ describe('firing policies against the database', () => {
     expect(await listRuns(database().db, { job_id: j.id, limit: 100 })).toHaveLength(runs.length);
   });
 
-  it('overlap skip: an instant due while a run is still running is recorded as skipped', async () => {
+  it('overlap skip: instants due while a run is still running are recorded as skipped, a catch-up too', async () => {
     const db = database().db;
     const first = new Date(floorMinute(Date.now()) - 2 * minute);
-    const j = await job({ overlap_policy: 'skip', misfire_policy: 'run_all', next_fire_at: first });
+    const j = await job({ overlap_policy: 'skip', misfire_policy: 'run_all', next_fire_at: null });
+    const manual = await manualRun({ db }, j.id, 'admin');
+    expect(await claimRun(db, { run_id: manual!.id, owner: 'w', lease_seconds: 60 })).not.toBeNull();
+    await db.execute(sql`update jobs set next_fire_at = ${first} where id = ${j.id}`);
     const report = await fireDueJobs(db);
-    const mine = report.queued.filter((r) => r.job_id === j.id);
-    expect(mine).toHaveLength(1);
-    const runs = await listRuns(db, { job_id: j.id });
-    expect(runs.filter((r) => r.state === 'skipped').map((r) => r.skip_reason?.split(':')[0])).toEqual(expect.arrayContaining(['overlap.skip.busy']));
+    expect(report.queued.filter((r) => r.job_id === j.id)).toEqual([]);
+    const skipped = (await listRuns(db, { job_id: j.id })).filter((r) => r.state === 'skipped');
+    expect(skipped.length).toBeGreaterThanOrEqual(3);
+    for (const r of skipped) expect(r.skip_reason).toMatch(/^overlap\.skip\.busy: /);
+  });
+
+  it.each(['skip', 'buffer_one'] as const)('misfire run_all under overlap %s queues every instant of a catch-up, to run one after another in order', async (overlap_policy) => {
+    const db = database().db;
+    const j = await job({ overlap_policy, misfire_policy: 'run_all', next_fire_at: new Date(floorMinute(Date.now()) - 3 * minute) });
+    const report = await fireDueJobs(db);
+    const queued = report.queued.filter((r) => r.job_id === j.id).sort((a, b) => a.nominal_at.getTime() - b.nominal_at.getTime());
+    expect(queued.length).toBeGreaterThanOrEqual(4);
+    const claim = (id: string) => claimRun(db, { run_id: id, owner: 'w', lease_seconds: 60 });
+    // a later instant waits for the earlier ones, queued or running
+    expect(await claim(queued[1]!.id)).toBeNull();
+    expect(await claim(queued[0]!.id)).not.toBeNull();
+    expect(await claim(queued[1]!.id)).toBeNull();
+    await db.execute(sql`update runs set state = 'succeeded', finished_at = now() where id = ${queued[0]!.id}`);
+    expect(await claim(queued[2]!.id)).toBeNull();
+    expect(await claim(queued[1]!.id)).not.toBeNull();
   });
 
   it('overlap allow fires every instant of a catch-up', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "catch_up" boolean DEFAULT false NOT NULL;
