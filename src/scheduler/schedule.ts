@@ -9,6 +9,7 @@
  *   runs when the clock has jumped (02:30 -> 03:00 that day), and a repeated fall-back time runs
  *   once, at its first occurrence. Wildcard/step patterns are intervals: a gap time does not
  *   exist and is skipped, a repeated time is two instants (an hour apart) and runs on both.
+ *   Each field is checked first (cron-fields.ts), so an error names the field as written.
  * - `every <duration>`: elapsed time (the zone does not matter), instants `anchor + k·interval`
  *   for k ≥ 0, so fire times do not drift across restarts. Whole seconds, at least 1 second.
  * - `at <ISO-8601 instant>`: one instant. Without `Z` or an offset the wall-clock time is read in
@@ -16,6 +17,7 @@
  *   occurs twice (fall back) means its first occurrence.
  */
 import { Cron } from 'croner';
+import { cronFieldProblem, describeCronerError } from './cron-fields.ts';
 import { DurationError, parseDuration } from './duration.ts';
 import { instantsOfWallClock, isTimeZone } from './zoned-time.ts';
 
@@ -95,13 +97,15 @@ function parseCron(pattern: string, timezone: string): Schedule {
   if (!pattern.startsWith('@') && fields !== 5 && fields !== 6) {
     throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: expected 5 or 6 cron fields, got ${fields}`, pattern);
   }
+  const problem = pattern.startsWith('@') ? undefined : cronFieldProblem(pattern);
+  if (problem) throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: ${problem}`, pattern);
   const schedule: Schedule = { kind: 'cron', text: pattern, timezone, pattern };
   let cron: Cron;
   try {
     cron = cronFor(schedule);
   } catch (err) {
-    const why = (err as Error).message.replace(/^CronPattern: /, '');
-    throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: ${why}`, pattern);
+    // our check should have caught it; croner still decides
+    throw new ScheduleError(`schedule ${JSON.stringify(pattern)}: ${describeCronerError((err as Error).message)}`, pattern);
   }
   // Fields repeat within 400 years and croner searches to the year 3000: null here means never.
   if (cron.nextRun(EVERY_EPOCH_ANCHOR) === null) {

@@ -8,7 +8,7 @@ describe('parseSchedule refuses bad schedules, naming the problem', () => {
   it.each([
     ['*/5 * *', 'UTC', 'schedule "*/5 * *": expected 5 or 6 cron fields, got 3'],
     ['0 0 0 1 1 * 2030', 'UTC', 'schedule "0 0 0 1 1 * 2030": expected 5 or 6 cron fields, got 7'],
-    ['61 * * * *', 'UTC', 'schedule "61 * * * *": Invalid value for minute: 61'],
+    ['61 * * * *', 'UTC', 'schedule "61 * * * *": minute field "61" is out of range 0–59'],
     ['0 0 30 2 *', 'UTC', 'schedule "0 0 30 2 *": never fires (no date matches all fields)'],
     ['@reboot', 'UTC', 'schedule "@reboot": unknown nickname'],
     ['', 'UTC', 'schedule "": empty; expected a cron pattern, "every <duration>" or "at <ISO-8601 instant>"'],
@@ -34,6 +34,51 @@ describe('parseSchedule refuses bad schedules, naming the problem', () => {
   ])('%j in %j', (text, tz, message) => {
     expect(() => parseSchedule(text, tz)).toThrow(ScheduleError);
     expect(() => parseSchedule(text, tz)).toThrow(message);
+  });
+});
+
+describe('a bad cron field is named as written, in the field names a person knows', () => {
+  it.each([
+    ['0 0 31 13 *', 'schedule "0 0 31 13 *": month field "13" is out of range 1–12'],
+    ['a b c d e', 'schedule "a b c d e": minute field "a" is not a number, range, list or step (e.g. 5, 1-5, 1,15, */10)'],
+    ['0 0 * * MON-XYZ', 'schedule "0 0 * * MON-XYZ": day of week field "MON-XYZ": "XYZ" is not a number or name (SUN–SAT)'],
+    ['*/0 * * * *', 'schedule "*/0 * * * *": minute field "*/0": a step must be at least 1'],
+    ['5-1 * * * *', 'schedule "5-1 * * * *": minute field "5-1": a range must go from low to high'],
+    ['0 0 0 * *', 'schedule "0 0 0 * *": day of month field "0" is out of range 1–31'],
+  ])('%s', (text, message) => {
+    expect(() => parseSchedule(text)).toThrow(ScheduleError);
+    expect(() => parseSchedule(text)).toThrow(message);
+  });
+
+  it('names the 6-field form from second, the 5-field form from minute', () => {
+    expect(() => parseSchedule('60 * * * * *')).toThrow('schedule "60 * * * * *": second field "60" is out of range 0–59');
+    expect(() => parseSchedule('0 60 * * * *')).toThrow('schedule "0 60 * * * *": minute field "60" is out of range 0–59');
+    expect(() => parseSchedule('60 * * * *')).toThrow('schedule "60 * * * *": minute field "60" is out of range 0–59');
+    expect(() => parseSchedule('0 0 24 * * *')).toThrow('schedule "0 0 24 * * *": hour field "24" is out of range 0–23');
+  });
+
+  it('still refuses a pattern that never fires, after its fields pass', () => {
+    expect(() => parseSchedule('0 0 31 2 *')).toThrow('schedule "0 0 31 2 *": never fires (no date matches all fields)');
+  });
+});
+
+describe('cron patterns croner accepts still parse, with their meaning', () => {
+  it.each([
+    ['0 9 * * MON#2', '2026-01-01T00:00:00Z', '2026-01-12T09:00:00.000Z'], // second Monday
+    ['0 0 L * *', '2026-02-01T00:00:00Z', '2026-02-28T00:00:00.000Z'], // last day of the month
+    ['0 0 LW * *', '2026-05-01T00:00:00Z', '2026-05-29T00:00:00.000Z'], // last weekday (the 31st is a Sunday)
+    ['0 0 15W * *', '2026-02-01T00:00:00Z', '2026-02-16T00:00:00.000Z'], // the 15th is a Sunday
+    ['0 0 * * 5L', '2026-01-01T00:00:00Z', '2026-01-30T00:00:00.000Z'], // last Friday
+    ['0 0 * * FRI#L', '2026-01-01T00:00:00Z', '2026-01-30T00:00:00.000Z'],
+    ['0 0 * JUN *', '2026-01-01T00:00:00Z', '2026-06-01T00:00:00.000Z'],
+    ['0 0 1 * +MON', '2026-01-01T00:00:00Z', '2026-06-01T00:00:00.000Z'], // the 1st AND a Monday
+    ['0 0 * * MON-SUN', '2026-01-01T00:00:00Z', '2026-01-02T00:00:00.000Z'], // -SUN is 7: every day
+    ['0 0 ? * 7', '2026-01-01T00:00:00Z', '2026-01-04T00:00:00.000Z'], // 7 is Sunday
+    ['30 0 */6 ? * *', '2026-01-01T01:00:00Z', '2026-01-01T06:00:30.000Z'],
+    ['0 1-24/2 * * *', '2026-01-01T23:30:00Z', '2026-01-02T01:00:00.000Z'], // the step never reaches 24
+    ['0-30/15 0 1 jan,jul *', '2026-01-01T00:20:00Z', '2026-01-01T00:30:00.000Z'],
+  ])('%s after %s is %s', (text, after, iso) => {
+    expect(nextInstant(parseSchedule(text), d(after))?.toISOString()).toBe(iso);
   });
 });
 
