@@ -1,1 +1,2 @@
-ALTER TABLE "runs" ADD COLUMN "catch_up" boolean DEFAULT false NOT NULL;
+ALTER TABLE "runs" ADD COLUMN "catch_up" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX "runs_waiting_idx" ON "runs" USING btree ("job_id","nominal_at") WHERE "runs"."state" in ('queued', 'retrying');

@@ -75,7 +75,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   }
   if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
   const { run: claimed, job } = claim;
-  // a manual run of a paused job is someone asking for it now; a fired or retried one waits for resume
+  // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it
   const stale = job.removed_at ? 'the job was removed before the run started'
     : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started' : null;
   if (stale) {

@@ -88,12 +88,32 @@ export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedBack
 /**
  * A resume: the instants due while paused that the firing loop has not yet recorded (it records them as
  * they fall due; these are the last tick's, or all of them when no daemon ran), as skipped misfire.paused,
- * and the schedule goes on after now. A resume is never refused: past EDIT_SKIP_LIMIT the rest is a range.
+ * and the schedule goes on after now. More than EDIT_SKIP_LIMIT of them are the firing loop's to record:
+ * the resume is refused, as an edit is, rather than leave some unaccounted for (I13).
  */
 export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
+  const due = dueBacklog(before, now);
+  if (due && due.later.length >= EDIT_SKIP_LIMIT) {
+    throw new JobInputError(`more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} while the job was paused and no daemon recorded them; nothing was changed: start the daemon (the job stays paused while its firing loop records them), then resume`, 'business');
+  }
   const dropped = droppedBacklog(before, now, 'misfire.paused');
   const schedule = storedSchedule(before);
   return dropped.skipped.length > 0 && schedule ? { ...dropped, next_fire_at: nextInstant(schedule, now) } : dropped;
+}
+
+/**
+ * A pause: the instants already due and not yet taken (a daemon that was down or behind) go with it, as
+ * skipped misfire.paused_while_due. A pause is never refused: past EDIT_SKIP_LIMIT the schedule stays at
+ * the first instant not recorded, which the firing loop then records as misfire.paused.
+ */
+export function instantsDueAtPause(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
+  const due = dueBacklog(before, now);
+  const schedule = storedSchedule(before);
+  if (!due || !schedule) return { skipped: [], unrecorded: null };
+  const all = [due.first, ...due.later];
+  const recorded = all.slice(0, EDIT_SKIP_LIMIT);
+  const rest = all.length > EDIT_SKIP_LIMIT ? all[EDIT_SKIP_LIMIT]! : null;
+  return { skipped: recorded.map(skippedAs(before.id, 'misfire.paused_while_due')), unrecorded: null, next_fire_at: rest ?? nextInstant(schedule, now) };
 }
 
 interface DroppedBacklog { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null }

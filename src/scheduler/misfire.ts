@@ -47,6 +47,7 @@ export const MISFIRE_RULES = {
   'misfire.schedule_edited': 'The schedule was changed while this instant was due and not yet taken, so it does not run; the new schedule starts after the change.',
   'misfire.job_removed': 'The job was removed while this instant was due and not yet taken, so it never runs.',
   'misfire.paused': 'The job was paused at this instant, so it did not run; a resume does not catch up instants missed while paused.',
+  'misfire.paused_while_due': 'The job was paused while this instant was due and not yet taken, so it does not run.',
 } as const;
 
 export type MisfireRuleId = keyof typeof MISFIRE_RULES;

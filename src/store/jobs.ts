@@ -123,8 +123,8 @@ export interface PauseOutcome {
 }
 
 /** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
-export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, true, by.actor, by.note ?? null);
+export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }, dueAtPause: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, true, by.actor, by.note ?? null, dueAtPause);
 }
 
 /**
@@ -132,7 +132,7 @@ export async function pauseJob(exec: Executor, id: string, by: { actor: string; 
  * paused job's instants as they fall due), decided from the job as locked; they go in as skipped
  * runs and the schedule goes on from next_fire_at.
  */
-export async function resumeJob(exec: Executor, id: string, by: { actor: string }, missed?: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
+export async function resumeJob(exec: Executor, id: string, by: { actor: string }, missed: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
   return setPaused(exec, id, false, by.actor, null, missed);
 }
 
@@ -147,14 +147,15 @@ async function setPaused(exec: Executor, id: string, paused: boolean, actor: str
     if (!current) return null;
     const keptNote = paused && current.paused ? note ?? current.pause_note : note;
     if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false };
-    const m = missed && current.paused && !paused ? missed(current, await databaseNow(tx)) : null;
+    // the instants a pause or resume takes from the firing loop; a second pause (a new note) takes none
+    const m = missed && current.paused !== paused ? missed(current, await databaseNow(tx)) : null;
     if (m && m.skipped.length > 0) await insertRuns(tx, m.skipped);
     const [job] = await tx.update(jobs)
       .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(m?.next_fire_at !== undefined ? { next_fire_at: m.next_fire_at } : {}) })
       .where(eq(jobs.id, id)).returning();
     await appendAudit(tx, {
       kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: keptNote,
-      data: { ...(current.paused === paused ? { note_changed: true } : {}), ...(m ? droppedData(m, 'due_instants_skipped_as_paused') : {}) },
+      data: { ...(current.paused === paused ? { note_changed: true } : {}), ...(m ? droppedData(m, paused ? 'due_instants_skipped_at_pause' : 'due_instants_skipped_as_paused') : {}) },
     });
     return { job: job!, changed: true };
   });

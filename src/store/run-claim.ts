@@ -24,7 +24,7 @@ export interface ClaimedRun {
  * caller can, so a redelivered duplicate gets 'duplicate') and read its job and
  * live grant. A buffer_one job's run, or a catch-up's, is not claimed while another
  * of its runs is running ('busy'), even when two workers claim siblings at once; a
- * catch-up's run also waits for the catch-up's earlier instants. The claim
+ * catch-up's run also waits for the job's earlier instants still waiting. The claim
  * commits asynchronously: nothing acts on it before the run's first audit
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
@@ -63,11 +63,12 @@ const CLAIM = `
     from jobs pj
     where r.id = $1 and pj.id = r.job_id and r.state in ('queued', 'retrying')
       and (r.not_before is null or r.not_before <= now())
-      -- the usual case; the unique index runs_one_running_exclusive settles a race.
-      -- A catch-up's run also waits for the catch-up's earlier instants
+      -- the usual case; the unique index runs_one_running_exclusive settles a race
       and not ((r.catch_up or pj.overlap_policy = 'buffer_one') and exists (
-        select 1 from runs o where o.job_id = r.job_id and o.id <> r.id and (o.state = 'running'
-          or (r.catch_up and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))))
+        select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
+      -- a catch-up's run also waits for every earlier instant still waiting (runs_waiting_idx)
+      and not (r.catch_up and exists (
+        select 1 from runs o where o.job_id = r.job_id and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))
     returning r.*
   )
   select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant

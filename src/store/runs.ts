@@ -181,10 +181,15 @@ export async function listExpiredLeases(exec: Executor, opts: { limit?: number }
     .orderBy(asc(runs.lease_expires_at)).limit(opts.limit ?? 500);
 }
 
-/** Runs waiting for a worker (queued, or retrying), oldest first: what the reconciler re-enqueues. */
-export async function listQueued(exec: Executor, opts: { limit?: number } = {}): Promise<RunRow[]> {
+/**
+ * Runs waiting for a worker (queued, or retrying), oldest first: what the reconciler re-enqueues.
+ * `after`: the last run of the previous page, so a caller can go through all of them.
+ */
+export async function listQueued(exec: Executor, opts: { limit?: number; after?: Pick<RunRow, 'id'> } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
-    .where(inArray(runs.state, ['queued', 'retrying']))
+    .where(and(inArray(runs.state, ['queued', 'retrying']),
+      // compared in the database: queued_at has microseconds a JavaScript Date would drop
+      opts.after ? sql`(${runs.queued_at}, ${runs.id}) > (select r.queued_at, r.id from runs r where r.id = ${opts.after.id})` : undefined))
     .orderBy(asc(runs.queued_at), asc(runs.id)).limit(opts.limit ?? 1000);
 }
 

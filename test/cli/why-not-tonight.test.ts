@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { instantsDueAtPause } from '../../src/jobs/next-fire.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +60,7 @@ describe('grants show, for a job that will not do what it once could', () => {
 
   it('says a paused job fires nothing until resumed, with its note, before the per-tool table', async () => {
     const job = await aJob('paused-nightly');
-    await pauseJob(database().db, job.id, { actor: 'ops', note: 'db maintenance' });
+    await pauseJob(database().db, job.id, { actor: 'ops', note: 'db maintenance' }, instantsDueAtPause);
     const out = (await runCli(['grants', 'show', job.id], { env })).stdout;
     expect(out).toContain('PAUSED (db maintenance): fires nothing until resumed');
     expect(out).not.toContain('next 2099');
@@ -85,5 +86,17 @@ describe('jobs pause and resume that change nothing', () => {
     expect((await runCli(['jobs', 'list'], { env })).stdout).toContain('paused: db maintenance');
     expect((await runCli(['jobs', 'resume', job.id], { env })).stdout).toMatch(/resume: .* ok/);
     expect((await runCli(['jobs', 'resume', job.id], { env })).stdout).toContain('nothing to do (not paused)');
+  });
+
+  it('warns that a paused one-shot loses its instant if it passes before the resume; a recurring job gets no warning', async () => {
+    const oneShot = await createJob(database().db, {
+      name: 'one-shot', owner: 'alice', created_by: 'alice', schedule: 'at 2099-01-01T09:00:00Z', timezone: 'UTC', tools: [], paused: false,
+      next_fire_at: new Date('2099-01-01T09:00:00Z'), payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] },
+    });
+    const paused = await runCli(['jobs', 'pause', oneShot.id], { env });
+    expect(paused.code).toBe(0);
+    expect(paused.stderr).toContain("this one-shot job's instant (2099-01-01T09:00:00.000Z) does not run if it passes while the job is paused");
+    const recurring = await runCli(['jobs', 'pause', (await aJob('recurring')).id], { env });
+    expect(recurring.stderr).not.toContain('one-shot');
   });
 });

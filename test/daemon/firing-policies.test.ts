@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { fireDueJobs } from '../../src/daemon/firing.ts';
-import { instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
+import { instantsDueAtPause, instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { jitterMs } from '../../src/scheduler/jitter.ts';
 import { createJob, getJob, pauseJob, resumeJob } from '../../src/store/jobs.ts';
@@ -78,7 +78,7 @@ describe('firing policies against the database', () => {
   it.each(['run_once', 'run_all', 'skip'] as const)('a paused job (misfire %s) runs nothing: its instants are recorded as misfire.paused as they fall due, and a resume catches none up', async (misfire_policy) => {
     const db = database().db;
     const j = await job({ misfire_policy, overlap_policy: 'allow', next_fire_at: new Date(floorMinute(Date.now()) + minute) });
-    await pauseJob(db, j.id, { actor: 'admin', note: 'maintenance' });
+    await pauseJob(db, j.id, { actor: 'admin', note: 'maintenance' }, instantsDueAtPause);
     // the instants fall due while paused (moved back rather than waited for)
     await db.execute(sql`update jobs set next_fire_at = ${new Date(floorMinute(Date.now()) - 10 * minute)} where id = ${j.id}`);
     const report = await fireDueJobs(db);
@@ -111,6 +111,16 @@ describe('firing policies against the database', () => {
     const after = await getJob(database().db, j.id);
     expect(after!.fired_count).toBe(2);
     expect(after!.next_fire_at).toBeNull();
+  });
+
+  it('manual runs do not count toward max_runs', async () => {
+    const db = database().db;
+    const j = await job({ overlap_policy: 'allow', max_runs: 1, next_fire_at: null });
+    await manualRun({ db }, j.id, 'admin');
+    await db.execute(sql`update jobs set next_fire_at = ${new Date(floorMinute(Date.now()))} where id = ${j.id}`);
+    const report = await fireDueJobs(db);
+    expect(report.queued.filter((r) => r.job_id === j.id)).toHaveLength(1);
+    expect(await getJob(db, j.id)).toMatchObject({ fired_count: 1, next_fire_at: null });
   });
 
   it('a manual run uses the same runs table with trigger manual', async () => {

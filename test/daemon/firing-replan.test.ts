@@ -11,7 +11,8 @@ const minute = 60_000;
 const thisMinute = () => new Date(Math.floor(Date.now() / minute) * minute);
 
 async function dueJob(over: Partial<NewJob> = {}) {
-  await database().db.execute(sql`update jobs set paused = true`);
+  // only this test's job may fire
+  await database().db.execute(sql`update jobs set next_fire_at = null`);
   return createJob(database().db, {
     name: 'j', owner: 'test', created_by: 'test', schedule: '* * * * *', timezone: 'UTC',
     payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 'x' } }] }, tools: [], paused: false, next_fire_at: thisMinute(), ...over,
@@ -43,17 +44,32 @@ describe('jitter', () => {
   });
 });
 
-describe('max_runs with a catch-up that overlap holds back', () => {
-  it('says max_runs only when it was reached: held-back instants carry the overlap reason and the schedule goes on', async () => {
+describe('max_runs with a catch-up', () => {
+  it('says max_runs only when it was reached: instants overlap holds back carry the overlap reason and the schedule goes on', async () => {
     const { db } = database();
-    // four due minutes, run_all, two runs left, overlap skip: only the first can run now
-    const job = await dueJob({ misfire_policy: 'run_all', max_runs: 2, next_fire_at: new Date(thisMinute().getTime() - 3 * minute) });
+    // four due minutes, run_all, two runs left, overlap skip, and a run of the job still running: none can run now
+    const job = await dueJob({ misfire_policy: 'run_all', max_runs: 2, next_fire_at: null });
+    const running = (await insertRun(db, { job_id: job.id, nominal_at: new Date(thisMinute().getTime() - 10 * minute) }))!;
+    await claimRun(db, { run_id: running.id, owner: 'w', lease_seconds: 60 });
+    await db.execute(sql`update jobs set next_fire_at = ${new Date(thisMinute().getTime() - 3 * minute)} where id = ${job.id}`);
     await fireDueJobs(db);
-    const rows = await db.execute<{ state: string; skip_reason: string | null }>(sql`select state, skip_reason from runs where job_id = ${job.id} order by nominal_at`);
-    expect(rows.rows.map((r) => r.state)).toEqual(['queued', 'skipped', 'skipped', 'skipped']);
-    expect(rows.rows.some((r) => r.skip_reason?.startsWith('misfire.max_runs'))).toBe(false);
+    const rows = await db.execute<{ state: string; skip_reason: string | null }>(sql`select state, skip_reason from runs where job_id = ${job.id} and id <> ${running.id} order by nominal_at`);
+    expect(rows.rows.map((r) => r.state)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+    expect(rows.rows.every((r) => r.skip_reason?.startsWith('overlap.skip.busy'))).toBe(true);
     const after = await db.execute<{ next_fire_at: Date | null }>(sql`select next_fire_at from jobs where id = ${job.id}`);
     expect(after.rows[0]!.next_fire_at).not.toBeNull();
   });
-});
 
+  it('a catch-up that reaches max_runs queues what is left of it, in order, and ends the schedule', async () => {
+    const { db } = database();
+    const job = await dueJob({ misfire_policy: 'run_all', max_runs: 2, next_fire_at: new Date(thisMinute().getTime() - 3 * minute) });
+    await fireDueJobs(db);
+    const rows = await db.execute<{ state: string; skip_reason: string | null; catch_up: boolean }>(sql`select state, skip_reason, catch_up from runs where job_id = ${job.id} order by nominal_at`);
+    expect(rows.rows.map((r) => [r.state, r.skip_reason?.split(':')[0] ?? null])).toEqual([
+      ['queued', null], ['queued', null], ['skipped', 'misfire.max_runs'], ['skipped', 'misfire.max_runs'],
+    ]);
+    expect(rows.rows.slice(0, 2).every((r) => r.catch_up)).toBe(true);
+    const after = await db.execute<{ next_fire_at: Date | null }>(sql`select next_fire_at from jobs where id = ${job.id}`);
+    expect(after.rows[0]!.next_fire_at).toBeNull();
+  });
+});

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
 import { createJob, listJobs } from '../../src/store/jobs.ts';
 import { claimRun } from '../../src/store/run-claim.ts';
-import { getRun } from '../../src/store/runs.ts';
+import { getRun, insertRuns } from '../../src/store/runs.ts';
 import { sql } from 'drizzle-orm';
 import { useTestDatabase } from '../support/db.ts';
 
@@ -31,6 +31,20 @@ const newJob = (name: string, max_retries = 0) => createJob(database().db, {
 });
 
 describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () => {
+  it('goes through every queued run, not only the first thousand: a catch-up held back behind an earlier instant is never stranded', async () => {
+    const db = database().db;
+    const job = await newJob('many-waiting');
+    // one firing pass: 2,500 runs with the same queued_at, ordered among themselves by their random ids
+    const created = await insertRuns(db, Array.from({ length: 2_500 }, (_, i) => ({ job_id: job.id, nominal_at: new Date(Date.UTC(2030, 0, 1) + i * 60_000), catch_up: true })));
+    expect(created).toHaveLength(2_500);
+    const report = await reconcile(db, queue, silentLogger);
+    expect(report.requeued).toBeGreaterThanOrEqual(2_500);
+    const earliest = created.reduce((a, b) => (a.nominal_at < b.nominal_at ? a : b));
+    expect(await queue.holds(earliest.id)).toBe(true);
+    for (const r of created.filter((_, i) => i % 250 === 0)) expect(await queue.holds(r.id)).toBe(true);
+    await db.execute(sql`update runs set state = 'cancelled' where job_id = ${job.id}`);
+  });
+
   it('re-enqueues queued runs after Redis lost its keys, and loses no job definition', async () => {
     const db = database().db;
     const job = await newJob('flushed');

@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { instantsDueAtPause } from '../../src/jobs/next-fire.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,7 +86,7 @@ describe('a run ends in a final state with its cause', () => {
     const db = database().db;
     const { job, run: manual } = await queued([{ tool: 'list_dir', args: { path: '.' } }]);
     const fired = (await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-12-01T03:00:00Z'), trigger: 'cron' }))!;
-    await pauseJob(db, job.id, { actor: 'admin', note: 'maintenance' });
+    await pauseJob(db, job.id, { actor: 'admin', note: 'maintenance' }, instantsDueAtPause);
     const deps = depsFor(config());
     expect(await executeRun(deps, fired.id)).toMatchObject({ kind: 'finished', state: 'cancelled' });
     expect(await getRun(db, fired.id)).toMatchObject({ state: 'cancelled', error: 'the job was paused before the run started' });

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { instantsDueAtPause, instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
@@ -92,11 +93,11 @@ describe('jobs', () => {
   it('a second pause without a note keeps the first one\'s, records nothing, and says nothing changed; so does resuming an active job', async () => {
     const db = database().db;
     const job = await createJob(db, aJob({ next_fire_at: new Date('2026-12-03T02:00:00Z') }));
-    await pauseJob(db, job.id, { actor: 'ops', note: 'db maintenance' });
-    expect(await pauseJob(db, job.id, { actor: 'ops' })).toMatchObject({ changed: false, job: { paused: true, pause_note: 'db maintenance' } });
-    expect(await pauseJob(db, job.id, { actor: 'dana', note: 'extended to Friday' })).toMatchObject({ changed: true, job: { pause_note: 'extended to Friday' } });
-    expect((await resumeJob(db, job.id, { actor: 'ops' }))?.changed).toBe(true);
-    expect(await resumeJob(db, job.id, { actor: 'ops' })).toMatchObject({ changed: false, job: { paused: false } });
+    await pauseJob(db, job.id, { actor: 'ops', note: 'db maintenance' }, instantsDueAtPause);
+    expect(await pauseJob(db, job.id, { actor: 'ops' }, instantsDueAtPause)).toMatchObject({ changed: false, job: { paused: true, pause_note: 'db maintenance' } });
+    expect(await pauseJob(db, job.id, { actor: 'dana', note: 'extended to Friday' }, instantsDueAtPause)).toMatchObject({ changed: true, job: { pause_note: 'extended to Friday' } });
+    expect((await resumeJob(db, job.id, { actor: 'ops' }, instantsMissedWhilePaused))?.changed).toBe(true);
+    expect(await resumeJob(db, job.id, { actor: 'ops' }, instantsMissedWhilePaused)).toMatchObject({ changed: false, job: { paused: false } });
     const records = await listAudit(db, { job_id: job.id, order: 'asc' });
     expect(records.filter((r) => r.kind === 'job.paused' || r.kind === 'job.resumed').map((r) => [r.kind, r.actor, r.reason])).toEqual([
       ['job.paused', 'ops', 'db maintenance'], ['job.paused', 'dana', 'extended to Friday'], ['job.resumed', 'ops', null],
@@ -105,12 +106,12 @@ describe('jobs', () => {
 
   it('pauses with a note, resumes, and soft-removes keeping history, cancelling queued runs and ending the grant', async () => {
     const db = database().db;
-    const job = await createJob(db, aJob({ next_fire_at: new Date('2026-12-03T02:00:00Z') }));
+    const job = await createJob(db, aJob({ next_fire_at: new Date('2099-12-03T02:00:00Z') }));
     await issueGrant(db, { job_id: job.id, ...humanApproval });
-    expect(await pauseJob(db, job.id, { actor: 'ops', note: 'maintenance window' })).toMatchObject({ changed: true, job: { paused: true, pause_note: 'maintenance window' } });
-    const resumeAt = new Date('2026-12-04T02:00:00Z');
+    expect(await pauseJob(db, job.id, { actor: 'ops', note: 'maintenance window' }, instantsDueAtPause)).toMatchObject({ changed: true, job: { paused: true, pause_note: 'maintenance window' } });
+    const resumeAt = new Date('2099-12-04T02:00:00Z');
     expect(await resumeJob(db, job.id, { actor: 'ops' }, () => ({ skipped: [], unrecorded: null, next_fire_at: resumeAt }))).toMatchObject({ changed: true, job: { paused: false, pause_note: null, next_fire_at: resumeAt } });
-    const run = await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-12-04T02:00:00Z') });
+    const run = await insertRun(db, { job_id: job.id, nominal_at: new Date('2099-12-04T02:00:00Z') });
 
     const removed = await removeJob(db, job.id, { actor: 'ops', why: 'obsolete' });
     expect(removed?.removed_at).toBeInstanceOf(Date);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { instantsDueAtPause } from '../../src/jobs/next-fire.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
@@ -105,7 +106,7 @@ describe('the cronjob tool', () => {
     const id = (created.output as { job: { id: string } }).job.id;
     const asked = await createApproval(db, { call_hash: 'h', tool: 'cronjob', args: { action: 'update', id }, risk: 'dangerous', channel: 'cli', expires_at: new Date(Date.now() + 60_000) });
     await new Promise((r) => setTimeout(r, 20));
-    await pauseJob(db, id, { actor: 'bob', note: 'maintenance' });
+    await pauseJob(db, id, { actor: 'bob', note: 'maintenance' }, instantsDueAtPause);
     const out = await executeTool(tool(), { action: 'update', id, payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] } }, ctx,
       { approval: { approval_source: 'human', approval_id: asked.id, approver: 'alice' } });
     expect(out).toMatchObject({ success: true, output: { cron_authorized: true } });

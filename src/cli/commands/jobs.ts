@@ -199,13 +199,18 @@ export function registerJobsCommands(program: Command): void {
         if (!result) throw new CliError(`no job with id ${id}`, EXIT.failure);
         if (opts.json) printJson(result);
         else {
-          const unchanged = (result as { unchanged?: string }).unchanged;
+          const { unchanged, warning } = result as { unchanged?: string; warning?: string };
           process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${unchanged ? `nothing to do (${unchanged})` : 'ok'}\n`);
+          if (warning) process.stderr.write(`echo-agent: jobs ${name}: ${warning}\n`);
         }
       });
   simple('pause', 'stop running a job: its instants are recorded as skipped until resumed (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list; a second pause without one keeps it)']], async (db, id, actor, o) => {
-    const r = await (await import('../../store/jobs.ts')).pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) });
-    return r && { ...r.job, ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
+    const [{ pauseJob }, { instantsDueAtPause, storedSchedule }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);
+    const r = await pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }, instantsDueAtPause);
+    // a one-shot's only instant does not come again after a resume
+    const oneShot = r && r.job.next_fire_at && storedSchedule(r.job)?.kind === 'at'
+      ? { warning: `this one-shot job's instant (${r.job.next_fire_at.toISOString()}) does not run if it passes while the job is paused` } : {};
+    return r && { ...r.job, ...oneShot, ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
   });
   simple('resume', 'fire a paused job again from its next instant (instants missed while paused do not run)', [], async (db, id, actor) => {
     const [{ resumeJob }, { instantsMissedWhilePaused }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);

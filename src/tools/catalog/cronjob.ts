@@ -4,7 +4,7 @@ import type { JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
-import { instantsDroppedByRemoval, instantsMissedWhilePaused } from '../../jobs/next-fire.ts';
+import { instantsDroppedByRemoval, instantsDueAtPause, instantsMissedWhilePaused } from '../../jobs/next-fire.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -71,7 +71,7 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return r ? ok({ job: summary(r.job), cron_authorized: (await runAuthorization(deps.db, r.job)).cron_authorized, grant_rule: r.verdict.rule }) : notFound(id);
           }
           case 'pause': {
-            const r = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined });
+            const r = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined }, instantsDueAtPause);
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was already paused' }) }) : notFound(id);
           }
           case 'resume': {
