@@ -48,7 +48,7 @@ export interface RunExecutorDeps {
 export type RunResult =
   | { readonly kind: 'duplicate' }
   /** A buffer_one job's run held back while another of its runs is running. */
-  | { readonly kind: 'busy' }
+  | { readonly kind: 'busy'; readonly behind?: number }
   /** Delivered before its retry backoff ended. */
   | { readonly kind: 'not_yet_due'; readonly waitMs: number }
   /** The run was ended elsewhere (cancelled, or retried by the reconciler) while this worker ran it. */
@@ -74,6 +74,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     return { kind: 'duplicate' };
   }
   if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
+  if ('behind' in claim) return { kind: 'busy', behind: claim.behind };
   const { run: claimed, job } = claim;
   // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it
   const stale = job.removed_at ? 'the job was removed before the run started'

@@ -7,6 +7,8 @@ import { repeatLimitedWarn } from '../log/repeat-limit.ts';
 
 /** How long a buffered run waits before looking again whether the running one has finished. */
 const BUFFER_POLL_MS = 2_000;
+/** A catch-up's run behind n earlier instants looks again after n polls, at most this long: one poll per step, not per instant. */
+const MAX_BEHIND_WAIT_MS = 60_000;
 /** A delivery that arrives while stopping goes back on the queue for this long, for any replica. */
 const HAND_BACK_MS = 1_000;
 /** After cancelling, how long runs get to record themselves as interrupted. */
@@ -42,7 +44,7 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     metrics?.runsActive.inc();
     try {
       const result = await executeRun(deps, runId);
-      if (result.kind === 'busy') await delivery.defer(BUFFER_POLL_MS);
+      if (result.kind === 'busy') await delivery.defer(Math.min(BUFFER_POLL_MS * Math.max(1, result.behind ?? 1), MAX_BEHIND_WAIT_MS));
       if (result.kind === 'not_yet_due') await delivery.defer(result.waitMs);
       if (result.kind === 'retrying') {
         metrics?.runStates.inc({ state: 'retrying' });

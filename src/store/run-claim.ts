@@ -29,7 +29,7 @@ export interface ClaimedRun {
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
  */
-export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy' | NotYetDue> {
+export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy' | BehindEarlier | NotYetDue> {
   let row: ClaimRow | undefined;
   try {
     [row] = await namedQuery<ClaimRow>(exec, 'echo_claim_run', CLAIM, [c.run_id, c.owner, c.lease_seconds, c.execution_id ?? null, c.trace_id ?? null]);
@@ -40,10 +40,18 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
   }
   if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null };
   // not claimed: already taken or finished, not yet due, or held back behind a running sibling
-  const [still] = await namedQuery<{ state: string; wait_ms: number | null }>(exec, 'echo_run_state',
-    `select state, case when not_before > now() then least(ceil(extract(epoch from not_before - now()) * 1000), 2147483000)::int end as wait_ms from runs where id = $1`, [c.run_id]);
+  const [still] = await namedQuery<{ state: string; wait_ms: number | null; ahead: number }>(exec, 'echo_run_state', `
+    select r.state, case when r.not_before > now() then least(ceil(extract(epoch from r.not_before - now()) * 1000), 2147483000)::int end as wait_ms,
+      case when r.catch_up then (select count(*) from runs o where o.job_id = r.job_id and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at)::int else 0 end as ahead
+    from runs r where r.id = $1`, [c.run_id]);
   if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
-  return still.wait_ms !== null ? { notYetDue: still.wait_ms } : 'busy';
+  if (still.wait_ms !== null) return { notYetDue: still.wait_ms };
+  return still.ahead > 0 ? { behind: still.ahead } : 'busy';
+}
+
+/** A catch-up's run held back behind `behind` earlier instants of its job that are still waiting. */
+export interface BehindEarlier {
+  readonly behind: number;
 }
 
 /** A retrying run delivered before its backoff ended (a stale redelivery): how long until it is due. */
@@ -79,5 +87,5 @@ const CLAIM = `
 /** Just the claimed run, or null when it was not claimed (duplicate or held back). */
 export async function claimRun(exec: Executor, c: Claim): Promise<RunRow | null> {
   const claimed = await claimRunWithJob(exec, c);
-  return typeof claimed === 'string' || 'notYetDue' in claimed ? null : claimed.run;
+  return typeof claimed === 'string' || 'notYetDue' in claimed || 'behind' in claimed ? null : claimed.run;
 }

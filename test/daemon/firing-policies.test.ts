@@ -5,7 +5,7 @@ import { instantsDueAtPause, instantsMissedWhilePaused } from '../../src/jobs/ne
 import { manualRun } from '../../src/jobs/service.ts';
 import { jitterMs } from '../../src/scheduler/jitter.ts';
 import { createJob, getJob, pauseJob, resumeJob } from '../../src/store/jobs.ts';
-import { claimRun } from '../../src/store/run-claim.ts';
+import { claimRun, claimRunWithJob } from '../../src/store/run-claim.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import type { NewJob } from '../../src/store/jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -60,7 +60,8 @@ describe('firing policies against the database', () => {
     const queued = report.queued.filter((r) => r.job_id === j.id).sort((a, b) => a.nominal_at.getTime() - b.nominal_at.getTime());
     expect(queued.length).toBeGreaterThanOrEqual(4);
     const claim = (id: string) => claimRun(db, { run_id: id, owner: 'w', lease_seconds: 60 });
-    // a later instant waits for the earlier ones, queued or running
+    // a later instant waits for the earlier ones, queued or running, and says how many are ahead (its worker waits that many polls)
+    expect(await claimRunWithJob(db, { run_id: queued[3]!.id, owner: 'w', lease_seconds: 60 })).toEqual({ behind: 3 });
     expect(await claim(queued[1]!.id)).toBeNull();
     expect(await claim(queued[0]!.id)).not.toBeNull();
     expect(await claim(queued[1]!.id)).toBeNull();
