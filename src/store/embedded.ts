@@ -128,7 +128,10 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       onStillStarting: (seconds) => logger.info({ seconds, log: path.join(dataDir, SERVER_LOG) }, 'embedded PostgreSQL is still starting (recovering after a crash?); waiting for it'),
     });
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start on ${EMBEDDED_HOST}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+    const why = err instanceof Error ? err.message : String(err);
+    // the one cause an operator fixes in the config rather than in the data dir
+    const taken = /Address already in use/i.test(why) ? ` (another program holds port ${port}: stop it, or set database.embedded_port to a free port)` : '';
+    throw new Error(`embedded PostgreSQL did not start on ${EMBEDDED_HOST}:${port}${taken}: ${why}`);
   }
   recordOwner(dataDir, { fresh: true });
   const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger });

@@ -230,14 +230,14 @@ describe('embedded PostgreSQL', () => {
     }
   }, SLOW);
 
-  it('a server that cannot start says why, from its own log, and leaves nothing running', async () => {
+  it('a server that cannot start says why, from its own log, with the fix for a port already taken, and leaves nothing running', async () => {
     const dataDir = await tempDataDir();
     const port = await freePort();
     const squatter = createServer().listen(port, '127.0.0.1');
     await new Promise((r) => squatter.once('listening', r));
     try {
       await expect(startEmbedded({ dataDir, port, logger: capture().logger }))
-        .rejects.toThrow(new RegExp(`did not start on 127\\.0\\.0\\.1:${port}: the server exited \\(code 1\\): .*(could not bind|could not create)`));
+        .rejects.toThrow(new RegExp(`did not start on 127\\.0\\.0\\.1:${port} \\(another program holds port ${port}: stop it, or set database\\.embedded_port to a free port\\): the server exited \\(code 1\\): .*(could not bind|could not create)`));
       expect(await fs.readFile(path.join(dataDir, 'pg-server.log'), 'utf8')).toMatch(/Address already in use/);
       expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)).toBeNull();
       expect(await fs.readdir(dataDir)).not.toContain('pg.start.lock');
