@@ -1,2 +1,2 @@
 ALTER TABLE "runs" ADD COLUMN "catch_up" boolean DEFAULT false NOT NULL;--> statement-breakpoint
-CREATE INDEX "runs_waiting_idx" ON "runs" USING btree ("job_id","nominal_at") WHERE "runs"."state" in ('queued', 'retrying');
+CREATE INDEX "runs_catch_up_waiting_idx" ON "runs" USING btree ("job_id","nominal_at") WHERE "runs"."catch_up" and "runs"."state" in ('queued', 'retrying');

@@ -24,7 +24,7 @@ export interface ClaimedRun {
  * caller can, so a redelivered duplicate gets 'duplicate') and read its job and
  * live grant. A buffer_one job's run, or a catch-up's, is not claimed while another
  * of its runs is running ('busy'), even when two workers claim siblings at once; a
- * catch-up's run also waits for the job's earlier instants still waiting. The claim
+ * catch-up's run also waits for the catch-up's earlier instants still waiting. The claim
  * commits asynchronously: nothing acts on it before the run's first audit
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
@@ -42,14 +42,14 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
   // not claimed: already taken or finished, not yet due, or held back behind a running sibling
   const [still] = await namedQuery<{ state: string; wait_ms: number | null; ahead: number }>(exec, 'echo_run_state', `
     select r.state, case when r.not_before > now() then least(ceil(extract(epoch from r.not_before - now()) * 1000), 2147483000)::int end as wait_ms,
-      case when r.catch_up then (select count(*) from runs o where o.job_id = r.job_id and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at)::int else 0 end as ahead
+      case when r.catch_up then (select count(*) from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at)::int else 0 end as ahead
     from runs r where r.id = $1`, [c.run_id]);
   if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
   if (still.wait_ms !== null) return { notYetDue: still.wait_ms };
   return still.ahead > 0 ? { behind: still.ahead } : 'busy';
 }
 
-/** A catch-up's run held back behind `behind` earlier instants of its job that are still waiting. */
+/** A catch-up's run held back behind `behind` earlier instants of the catch-up that are still waiting. */
 export interface BehindEarlier {
   readonly behind: number;
 }
@@ -74,9 +74,9 @@ const CLAIM = `
       -- the usual case; the unique index runs_one_running_exclusive settles a race
       and not ((r.catch_up or pj.overlap_policy = 'buffer_one') and exists (
         select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
-      -- a catch-up's run also waits for every earlier instant still waiting (runs_waiting_idx)
+      -- a catch-up's run also waits for the catch-up's earlier instants (runs_catch_up_waiting_idx)
       and not (r.catch_up and exists (
-        select 1 from runs o where o.job_id = r.job_id and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))
+        select 1 from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))
     returning r.*
   )
   select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant

@@ -118,7 +118,7 @@ export const runs = pgTable('runs', {
   trace_id: text('trace_id'),
   /** Set at claim for a buffer_one job's run or a catch-up's: such a run holds the job's only running slot. */
   exclusive: boolean('exclusive').notNull().default(false),
-  /** Part of a misfire run_all catch-up under overlap skip or buffer_one: runs alone, after the job's earlier waiting instants. */
+  /** Part of a misfire run_all catch-up under overlap skip or buffer_one: runs alone, after the catch-up's earlier instants. */
   catch_up: boolean('catch_up').notNull().default(false),
 }, (t) => [
   // I13: one run (or recorded skip) per scheduled instant, whoever inserts it; it also
@@ -128,8 +128,8 @@ export const runs = pgTable('runs', {
   check('runs_state_check', sql`${t.state} in (${oneOf(RUN_STATES)})`),
   check('runs_trigger_check', sql`${t.trigger} in (${oneOf(RUN_TRIGGERS)})`),
   index('runs_state_idx').on(t.state),
-  // a catch-up's claim looks for earlier instants still waiting: the few waiting runs, not a job's whole history
-  index('runs_waiting_idx').on(t.job_id, t.nominal_at).where(sql`${t.state} in ('queued', 'retrying')`),
+  // a catch-up's claim looks for its earlier instants still waiting: only those, so no other run pays for the index
+  index('runs_catch_up_waiting_idx').on(t.job_id, t.nominal_at).where(sql`${t.catch_up} and ${t.state} in ('queued', 'retrying')`),
   index('runs_lease_idx').on(t.lease_expires_at).where(sql`${t.state} = 'running'`),
   // buffer_one: two workers claiming siblings at the same instant cannot both see "none running"
   uniqueIndex('runs_one_running_exclusive').on(t.job_id).where(sql`${t.state} = 'running' and ${t.exclusive}`),
