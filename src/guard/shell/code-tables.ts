@@ -4,7 +4,10 @@ import { WRAPPERS } from './wrapper-tables.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
 
-/** Where an option value holds shell code: all of it, or the `code` group of the first pattern that matches. */
+/**
+ * Where an option value holds shell code: all of it, or the `code` group of the first pattern that matches; a
+ * pattern with an `inline` group instead finds another interpreter's code (gdb's `python …`), flagged like `python -c`.
+ */
 export type CodeIn = true | readonly RegExp[];
 
 export interface EmbeddedCodeSpec {
@@ -30,8 +33,13 @@ const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, pl
 /** less's initial commands (`+CMD`): `!cmd` runs a shell command, `|Xcmd` pipes to one. */
 const LESS_SHELL: readonly RegExp[] = [/!(?<code>.*)$/s, /\|.(?<code>.*)$/s];
 
-/** gdb commands that run a shell: `shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`. */
-const GDB_SHELL: readonly RegExp[] = [/^\s*(?:shell\s|!)(?<code>.*)$/s, /^\s*(?:pipe\s|\|)[^|]*\|(?<code>.*)$/s];
+/** gdb commands that run a shell (`shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`) or Python or Guile (`python`, `py`, `pi`, `guile`, `gu`, `gr`). */
+const GDB_SHELL: readonly RegExp[] = [
+  /^\s*(?:shell\s|!)(?<code>.*)$/s, /^\s*(?:pipe\s|\|)[^|]*\|(?<code>.*)$/s,
+  /^\s*(?:python(?:-\w*)?|py|pi|guile(?:-repl)?|gu|gr)(?<inline>(?:\s.*)?)$/s,
+];
+/** lldb commands that run a shell (`shell`, `platform shell`) or its Python (`script`, or a prefix of it down to `sc`, which lldb resolves). */
+const LLDB_SHELL: readonly RegExp[] = [/^\s*(?:platform\s+)?shell\s+(?<code>.*)$/s, /^\s*sc(?:r(?:i(?:pt?)?)?)?(?<inline>(?:\s.*)?)$/s];
 const GDB_WORDS = ['-ex', '--ex', '-eval-command', '--eval-command', '-iex', '--iex', '-init-eval-command', '--init-eval-command'];
 const LLDB_WORDS = ['-o', '--one-line', '-O', '--one-line-before-file', '-k', '--one-line-on-crash', '-K'];
 
@@ -56,11 +64,21 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   less: { plus: LESS_SHELL },
   man: { spec: { short: 'CMLmSsepRrEP', attached: 'HX', long: ['pager', 'config-file', 'manpath', 'locale', 'systems', 'sections', 'extension', 'preprocessor', 'recode', 'encoding', 'prompt'] }, options: { P: true, pager: true, H: true } },
   gdb: { words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), stop: ['--args', '-args'] },
-  lldb: { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, [/^\s*(?:platform\s+)?shell\s+(?<code>.*)$/s]])), stop: ['--'] },
+  lldb: { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), stop: ['--'] },
   rsync: { spec: TRANSFER_OPTIONS.rsync, options: { e: true, rsh: true } },
   ssh: { spec: WRAPPERS.ssh!, options: { o: SSH_COMMAND } },
   scp: { spec: TRANSFER_OPTIONS.scp, options: { o: SSH_COMMAND } },
   'gnome-terminal': TERMINAL, 'mate-terminal': TERMINAL, 'xfce4-terminal': TERMINAL, terminator: TERMINAL, tilix: TERMINAL,
+};
+
+/**
+ * Variables whose value a program runs as shell code: bash before each prompt; less for each file it opens
+ * (LESSOPEN after its `|`, `||` and `-` markers, with or without them) and closes.
+ */
+export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
+  PROMPT_COMMAND: true,
+  LESSOPEN: [/^\s*\|{0,2}-?(?<code>.*)$/s],
+  LESSCLOSE: true,
 };
 
 /** Programs that install commands to run later (outside this command line), and where they read them. */

@@ -1,30 +1,54 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
-import type { Arg, Invocation } from './model.ts';
-import { EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
+import type { Arg, Emit, Invocation } from './model.ts';
+import { CODE_VARIABLES, EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
 import { literal, plain } from './values.ts';
+import { WRAPPERS } from './wrapper-tables.ts';
 import { GIT_CODE_KEYS } from './written-files.ts';
 
-/** The code a value carries: all of it, or what the first matching pattern captures as `code`. */
-function codeOf(value: string, how: CodeIn): string | null {
-  if (how === true) return value;
+/** The code a value carries: shell code (all of it, or a pattern's `code` group), or another interpreter's (`inline`). */
+function codeOf(value: string, how: CodeIn): { shell: string } | { inline: string } | null {
+  if (how === true) return { shell: value };
   for (const re of how) {
-    const code = re.exec(value)?.groups?.code;
-    if (code !== undefined && code.trim() !== '') return code;
+    const g = re.exec(value)?.groups;
+    if (g?.inline !== undefined) return { inline: value.trim() };
+    if (g?.code !== undefined && g.code.trim() !== '') return { shell: g.code };
   }
   return null;
 }
 
-/**
- * Shell code a program runs from its option values (`tar --to-command=CODE`, `zip -TT CODE`,
- * `vim -c '!CODE'`, `less +'!CODE'`, `gdb -ex 'shell CODE'`): each is walked like `sh -c CODE`.
- */
-export function embeddedCode(name: string, args: readonly Arg[]): string[] {
-  const spec = EMBEDDED_CODE[name];
-  if (!spec) return [];
+/** Shell code a variable's value is for the program that reads it (`PROMPT_COMMAND=…`, `LESSOPEN='|CMD %s'`); null when none. */
+export function variableCode(name: string, value: string): string | null {
+  const how = CODE_VARIABLES[name];
+  const c = how ? codeOf(plain(value), how) : null;
+  return c && 'shell' in c ? c.shell : null;
+}
+
+/** Shell code in `NAME=VALUE` words: all of them (`export`), or those before the command (`env`, `sudo`). */
+function assignmentCode(words: readonly Arg[], leading: boolean): string[] {
   const out: string[] = [];
+  for (const a of words) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
+    if (!m && leading && a.v !== '-') break;
+    const code = m ? variableCode(m[1]!, a.v.slice(m[0].length)) : null;
+    if (code !== null) out.push(code);
+  }
+  return out;
+}
+
+/**
+ * Shell code a program runs from its option values (`tar --to-command=CODE`, `zip -TT CODE`, `vim -c '!CODE'`,
+ * `less +'!CODE'`, `gdb -ex 'shell CODE'`) or its variables (`env LESSOPEN='|CODE'`): each is walked like
+ * `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code.
+ */
+export function embeddedCode(name: string, args: readonly Arg[], emit: Emit): string[] {
+  const wrapper = WRAPPERS[name];
+  const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true) : [];
+  const spec = EMBEDDED_CODE[name];
+  if (!spec) return out;
   const push = (value: string, how: CodeIn): void => {
     const code = codeOf(value, how);
-    if (code !== null) out.push(code);
+    if (code && 'shell' in code) out.push(code.shell);
+    else if (code) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
   };
   if (spec.options) {
     const p = parseOptions(args, spec.spec ?? {});
@@ -44,9 +68,13 @@ export function embeddedCode(name: string, args: readonly Arg[]): string[] {
   return out;
 }
 
-/** Shell code in the arguments of builtins and git: alias values, a trap's action, `git -c core.pager=…` / `alias.x=!…`. */
+/** Builtins that set variables from `NAME=VALUE` arguments. */
+const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+/** Shell code in the arguments of builtins and git: alias values, a trap's action, `export LESSOPEN=…`, `git -c core.pager=…` / `alias.x=!…`. */
 export function argumentCode(inv: Invocation): string[] {
   const rest = inv.args.map((a) => literal(a.v));
+  if (DECLARERS.has(inv.program)) return assignmentCode(inv.args, false);
   if (inv.program === 'alias') {
     return inv.args.flatMap((a) => { const eq = a.v.indexOf('='); return eq > 0 ? [plain(a.v.slice(eq + 1))] : []; });
   }

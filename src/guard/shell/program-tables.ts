@@ -176,12 +176,12 @@ export const SQL_CLIENTS = new Set([
 export const NON_READERS = new Set(['ls', 'stat', 'test', '[', '[[', 'du', 'realpath', 'readlink', 'dirname', 'basename', 'namei', 'lsattr', 'getfacl', 'echo', 'printf', 'which', 'type', 'command', 'git']);
 
 /** Programs whose first operand is a pattern, not a file. */
-export const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'zgrep']);
+export const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'zgrep']);
 
 /** Programs that read files named by operands (a secret operand is read even when quoted). */
 export const READERS = new Set([
   'cat', 'tac', 'less', 'more', 'most', 'head', 'tail', 'nl', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32', 'cp', 'scp', 'rsync', 'dd',
-  'tar', 'zip', '7z', 'gzip', 'bzip2', 'xz', 'zstd', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'sed', 'awk', 'gawk', 'cut', 'sort', 'uniq', 'wc', 'diff',
+  'tar', 'zip', '7z', 'gzip', 'bzip2', 'xz', 'zstd', 'grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'sed', 'awk', 'gawk', 'cut', 'sort', 'uniq', 'wc', 'diff',
   'cmp', 'comm', 'paste', 'join', 'fold', 'fmt', 'pr', 'column', 'vi', 'vim', 'nvim', 'view', 'nano', 'emacs', 'ed', 'code', 'openssl', 'curl', 'wget',
   'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'iconv', 'jq', 'yq', 'install', 'mv', 'ln', 'unshadow', 'john', 'bat', 'batcat', 'mcedit',
   'zcat', 'zless', 'xargs', 'docker', 'kubectl', 'sftp', 'nc', 'ncat', 'socat', 'python', 'python3', 'perl', 'ruby', 'node', 'source', '.',
@@ -189,10 +189,10 @@ export const READERS = new Set([
   'lz4', 'lzma', 'pv', 'mail', 'mailx',
 ]);
 
-/** A program that copies or archives whole directory trees: which operands it reads, and when recursively. */
+/** A program that copies, archives or searches whole directory trees: which operands it reads, and when recursively. */
 export interface TreeCopySpec {
   readonly spec: OptionSpec;
-  /** Options that make it descend into directories; 'always' when it does by default. */
+  /** Options that make it descend into directories ('always' when it does by default); `name=value` wants that value (`-d recurse`). */
   readonly recursive: readonly string[] | 'always';
   /** Options that stop it descending (`tar --no-recursion`). */
   readonly flat?: readonly string[];
@@ -206,12 +206,40 @@ export interface TreeCopySpec {
   readonly dest?: boolean;
   /** Options naming the directory later operands are relative to (`tar -C DIR`). */
   readonly chdir?: readonly string[];
+  /** A searcher: the first operand is its pattern unless one of these options gives it (`grep -e`). */
+  readonly pattern?: readonly string[];
+  /** Options with which it lists file names and reads no file (`rg --files`, `ag -g`). */
+  readonly namesOnly?: readonly string[];
+  /** With no source operand it reads the working directory, or ('unless-stdin') its stdin when that is fed. */
+  readonly cwd?: 'always' | 'unless-stdin';
 }
 
 const SEVEN_ZIP: TreeCopySpec = { spec: {}, recursive: 'always', verbs: ['a', 'u'], skip: 2 };
 const TAR: TreeCopySpec = { spec: TAR_OPTIONS, recursive: 'always', flat: ['no-recursion'], modes: ['c', 'create', 'r', 'append', 'u', 'update'], chdir: ['C', 'directory'] };
 
-/** Recursive copies and archives: a source that holds a secret reads it (`cp -r /root x`, `tar czf x.tgz ~/.ssh`). */
+/**
+ * Searchers' options taking a value (the pattern ones matter most: with them the first operand is a path), and
+ * flags sharing a prefix with them (`--rec` is grep's --recursive, not --regexp). A value option left out reads as
+ * a flag, which only makes more words paths.
+ */
+const GREP_OPTIONS: OptionSpec = {
+  short: 'efmABCdD',
+  long: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'directories', 'devices', 'label', 'include', 'exclude', 'exclude-from', 'exclude-dir', 'binary-files', 'group-separator'],
+  flags: ['recursive', 'dereference-recursive', 'files-with-matches', 'files-without-match', 'fixed-strings', 'extended-regexp', 'basic-regexp', 'ignore-case', 'line-number', 'line-regexp', 'line-buffered', 'count', 'color', 'colour', 'null', 'null-data'],
+};
+const RG_OPTIONS: OptionSpec = {
+  short: 'ABCEMTdefgjmrt',
+  long: [
+    'after-context', 'before-context', 'context', 'encoding', 'max-columns', 'type-not', 'max-depth', 'maxdepth', 'regexp', 'file', 'glob', 'iglob', 'threads',
+    'max-count', 'replace', 'type', 'type-add', 'type-clear', 'color', 'colors', 'context-separator', 'path-separator', 'engine', 'sort', 'sortr', 'ignore-file',
+    'max-filesize', 'pre', 'pre-glob',
+  ],
+  flags: ['files', 'files-with-matches', 'files-without-match', 'type-list', 'follow', 'fixed-strings', 'hidden', 'no-ignore', 'count', 'count-matches'],
+};
+const GREP: TreeCopySpec = { spec: GREP_OPTIONS, recursive: ['r', 'R', 'recursive', 'dereference-recursive', 'd=recurse', 'directories=recurse'], pattern: ['e', 'f', 'regexp', 'file'], cwd: 'always' };
+const GIT_GREP_OPTIONS: OptionSpec = { short: 'ABCefm', attached: 'O', long: ['max-depth', 'threads', 'after-context', 'before-context', 'context', 'max-count'], flags: ['no-index'] };
+
+/** Recursive copies, archives and searches: a source that holds a secret reads it (`cp -r /root x`, `tar czf x.tgz ~/.ssh`, `grep -r x /root`). */
 export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {
   cp: { spec: TRANSFER_OPTIONS.cp, recursive: ['r', 'R', 'recursive', 'a', 'archive'], dest: true },
   scp: { spec: TRANSFER_OPTIONS.scp, recursive: ['r'], dest: true },
@@ -220,4 +248,13 @@ export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { spec: ZIP_OPTIONS, recursive: ['r', 'R'], skip: 1 },
   '7z': SEVEN_ZIP, '7za': SEVEN_ZIP, '7zz': SEVEN_ZIP, '7zr': SEVEN_ZIP,
+  grep: GREP, egrep: GREP, fgrep: GREP,
+  rgrep: { ...GREP, recursive: 'always' },
+  // these descend by default and read stdin instead when it is fed and no path is given
+  rg: { spec: RG_OPTIONS, recursive: 'always', pattern: ['e', 'f', 'regexp', 'file'], namesOnly: ['files', 'type-list'], cwd: 'unless-stdin' },
+  ag: { spec: { short: 'GgmpW', long: ['file-search-regex', 'max-count', 'depth', 'ignore', 'ignore-dir', 'path-to-ignore', 'pager', 'width', 'workers'], flags: ['list-file-types'] }, recursive: 'always', pattern: [], namesOnly: ['g', 'list-file-types'], cwd: 'unless-stdin' },
+  ack: { spec: { short: 'gm', long: ['match', 'ignore-dir', 'noignore-dir', 'ignore-file', 'type', 'type-add', 'type-set', 'type-del', 'output', 'pager', 'max-count'] }, recursive: 'always', pattern: ['match'], namesOnly: ['f', 'g', 'help-types'], cwd: 'unless-stdin' },
+  pt: { spec: { short: 'Gg', long: ['file-search-regexp', 'depth', 'ignore', 'output-encode'] }, recursive: 'always', pattern: [], namesOnly: ['g'], cwd: 'unless-stdin' },
+  // `git [-C DIR] grep --no-index …`, seen as this program (see treeSources)
+  'git grep': { spec: GIT_GREP_OPTIONS, recursive: 'always', modes: ['no-index'], pattern: ['e', 'f'], cwd: 'always' },
 };

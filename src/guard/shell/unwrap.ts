@@ -1,4 +1,4 @@
-import { has, parseOptions, valueOf } from './flags.ts';
+import { has, parseOptions, valueOf, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
 import { literal, plain } from './values.ts';
@@ -72,6 +72,8 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     codes.push([plain(split.v), ...ops.map(quoteArg)].join(' '));
     ops = [];
   }
+  // before noCommand: `screen -X stuff TEXT` runs no command of its own, but types one
+  if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) codes.push(...subcommandCode(ops, spec.subcommands, !spec.subcommandsWith));
   if (spec.noCommand && has(p, ...spec.noCommand)) ops = [];
   if (spec.code && codes.length === 0 && ops.length > (spec.positional ?? 0)) {
     // `flock FILE -c CODE`, `sg GROUP -c CODE`: the option may follow the positional operand
@@ -82,7 +84,6 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
       ops = [];
     }
   }
-  if (spec.subcommands) codes.push(...subcommandCode(ops, spec.subcommands));
   if (spec.codeOnly) ops = [];
   ops = ops.slice(spec.positional ?? 0);
   if (spec.restIsCode && ops.length > 0) {
@@ -129,8 +130,30 @@ function parallelRuns(ops: readonly Arg[], fromFile: boolean): { codes: string[]
 const LINE_KEYS = /^(Enter|KPEnter|C-m|C-j|\^M|\^J)$/i;
 const OTHER_KEYS = /^([CMS]-.+|\^.|Escape|Tab|BTab|Space|BSpace|Up|Down|Left|Right|Home|End|NPage|PPage|PageUp|PageDown|PgUp|PgDn|IC|DC|F\d+|KP.+)$/i;
 
-/** Code run by tmux sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`), chained with `;`. */
-function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>): string[] {
+/** A typed character: a line end as a newline, other control characters as nothing (they edit, not type). */
+const typedChar = (code: number): string => (code === 10 || code === 13 ? '\n' : code < 32 || code === 127 ? '' : String.fromCharCode(code));
+
+/** What tmux send-keys types: key names, literal text (-l), or hex codes (-H). */
+function tmuxKeys(p: ParsedOptions): string {
+  if (has(p, 'l')) return p.operands.map((a) => plain(a.v)).join('');
+  if (has(p, 'H')) return p.operands.map((a) => (/^[0-9a-f]{1,2}$/i.test(literal(a.v) ?? '') ? typedChar(parseInt(literal(a.v)!, 16)) : '')).join('');
+  return p.operands.map((a) => {
+    const k = literal(a.v) ?? '';
+    return LINE_KEYS.test(k) ? '\n' : OTHER_KEYS.test(k) ? '' : plain(a.v);
+  }).join('');
+}
+
+/** What screen's stuff types (it takes no options): its string with `\n`, `\r`, octal `\015` and `^M` decoded. */
+function screenStuff(words: readonly Arg[]): string {
+  const text = words.map((a) => plain(a.v)).join(' ').replace(/\r/g, '\n');
+  return text.replace(/\\([0-7]{1,3}|[nr]|.)|\^(.)/gs, (_m, esc: string | undefined, ctl: string | undefined) => {
+    if (ctl !== undefined) return ctl === '?' ? '' : typedChar(ctl.toUpperCase().charCodeAt(0) & 31);
+    return /^[0-7]/.test(esc!) ? typedChar(parseInt(esc!, 8)) : esc === 'n' || esc === 'r' ? '\n' : esc!;
+  });
+}
+
+/** Code run by sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`, `stuff TEXT`), chained with `;` when `split`. */
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean): string[] {
   const codes: string[] = [];
   let seg: Arg[] = [];
   const flush = (): void => {
@@ -138,11 +161,11 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
     if (sub) {
       const p = parseOptions(seg.slice(1), sub);
       if (sub.keys) {
-        const typed = has(p, 'l') ? p.operands.map((a) => plain(a.v)).join('') : p.operands.map((a) => {
-          const k = literal(a.v) ?? '';
-          return LINE_KEYS.test(k) ? '\n' : OTHER_KEYS.test(k) ? '' : plain(a.v);
-        }).join('');
+        const typed = sub.keys === 'tmux' ? tmuxKeys(p) : screenStuff(seg.slice(1));
         if (typed.trim() !== '') codes.push(typed);
+      } else if (sub.argv) {
+        const words = sub.skip?.test(literal(p.operands[0]?.v ?? '') ?? '') ? p.operands.slice(1) : p.operands;
+        if (words.length > 0) codes.push(words.map(quoteArg).join(' '));
       } else {
         const words = sub.first ? p.operands.slice(0, 1) : p.operands;
         if (words.length > 0) codes.push(words.map((a) => plain(a.v)).join(' '));
@@ -152,8 +175,8 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
   };
   for (const a of ops) {
     const w = literal(a.v) ?? '';
-    if (w === ';') { flush(); continue; }
-    if (w.endsWith(';') && !w.endsWith('\\;')) { seg.push(word(w.slice(0, -1))); flush(); continue; }
+    if (split && w === ';') { flush(); continue; }
+    if (split && w.endsWith(';') && !w.endsWith('\\;')) { seg.push(word(w.slice(0, -1))); flush(); continue; }
     seg.push(a);
   }
   flush();

@@ -8,7 +8,7 @@ import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { argumentCode, cronCommands, embeddedCode, scheduledSource } from './embedded-code.ts';
+import { argumentCode, cronCommands, embeddedCode, scheduledSource, variableCode } from './embedded-code.ts';
 import { andOrChain, isFdPath, startsShell } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
@@ -186,13 +186,12 @@ export class Walker {
     }
     const redirs = s.redirs.map((r) => this.redirFact(r, st));
     const args = expandArgs(c.words, ctx);
+    // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
+    for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
     // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
-      for (const [name, v] of assigned) {
-        setVar(st, name, v);
-        if (name === 'PROMPT_COMMAND' && isKnown(v)) this.nestedCode(plain(v), copy(st)); // runs before every prompt
-      }
+      for (const [name, v] of assigned) setVar(st, name, v);
       for (const r of redirs) this.checks.redirect(r, this.emit);
       return;
     }
@@ -212,7 +211,7 @@ export class Walker {
         return;
       }
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
-      for (const code of embeddedCode(name, cur.slice(1))) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
+      for (const code of embeddedCode(name, cur.slice(1), this.emit)) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;

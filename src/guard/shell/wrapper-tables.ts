@@ -16,7 +16,7 @@ export interface WrapperSpec extends OptionSpec {
   readonly chdir?: readonly string[];
   /** `env -S STRING`: the string is split into a command line. */
   readonly split?: readonly string[];
-  /** `NAME=VALUE` operands before the command (env). */
+  /** `NAME=VALUE` operands before the command (env, sudo). */
   readonly assignments?: boolean;
   /** The code runs on another machine, in its home directory (ssh). */
   readonly remote?: boolean;
@@ -35,14 +35,19 @@ export interface WrapperSpec extends OptionSpec {
   readonly inputs?: boolean;
   /** Sub-commands that run shell code, separated by `;` words (tmux `new -d CODE`, `run-shell CODE`). */
   readonly subcommands?: Readonly<Record<string, SubcommandSpec>>;
+  /** Only with this option, and then the operands are one sub-command (`screen -X stuff TEXT`). */
+  readonly subcommandsWith?: string;
 }
 
-/** A sub-command of a wrapper (tmux) whose operands are shell code. */
+/** A sub-command of a wrapper (tmux, screen) whose operands are shell code. */
 export interface SubcommandSpec extends OptionSpec {
-  /** Operands are key names and text typed into a pane (`send-keys 'rm -rf /' Enter`). */
-  readonly keys?: boolean;
+  /** Operands are text typed into a pane: tmux key names (`send-keys 'rm -rf /' Enter`) or screen's escapes (`stuff 'CMD\n'`). */
+  readonly keys?: 'tmux' | 'screen';
   /** Only the first operand is code (`if-shell CODE tmux-command…`). */
   readonly first?: boolean;
+  /** Operands are a command and its arguments (`screen -X screen CMD…`), after a first one matching `skip` (a window number). */
+  readonly argv?: boolean;
+  readonly skip?: RegExp;
 }
 
 const P = { posix: true } as const;
@@ -82,9 +87,17 @@ const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   add(['display-popup', 'popup'], { short: 'bcdehsStTwxy' });
   add(['pipe-pane', 'pipep'], { short: 't' });
   add(['if-shell', 'if'], { short: 't', first: true });
-  add(['send-keys', 'send'], { short: 'cNt', keys: true });
+  add(['send-keys', 'send'], { short: 'cNt', keys: 'tmux' });
   return out;
 })();
+
+/** screen commands sent to a running session with -X that type or start a command in one of its windows. */
+const SCREEN: Readonly<Record<string, SubcommandSpec>> = {
+  stuff: { keys: 'screen' },
+  screen: { posix: true, short: 'thT', argv: true, skip: /^\d+$/ },
+  // exec's optional first word redirects the window's file descriptors (`.!.`, `!..|`)
+  exec: { posix: true, argv: true, skip: /^[.!:|]+$/ },
+};
 
 /**
  * Wrappers that start an interactive shell when they are given no command, which then reads its
@@ -98,7 +111,7 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
 };
 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  sudo: { ...P, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
+  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
   doas: { ...P, short: 'uC', noCommand: ['L'] },
   run0: { ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine'], chdir: ['D', 'chdir'] },
   pkexec: { ...P, long: ['user'] },
@@ -165,7 +178,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   parallel: { ...P, short: PARALLEL.short, long: PARALLEL.long, inputs: true },
   sem: { ...P, short: PARALLEL.short, long: [...PARALLEL.long, 'id', 'semaphorename', 'semaphoretimeout', 'st'], inputs: true },
   // terminal multiplexers and emulators: the command runs in a session or window of its own
-  screen: { ...P, short: 'ceShpsTtX', noCommand: ['r', 'x', 'X', 'Q', 'v'] },
+  screen: { ...P, short: 'ceShpsTt', noCommand: ['r', 'x', 'X', 'Q', 'v'], subcommands: SCREEN, subcommandsWith: 'X' },
   tmux: { ...P, short: 'cfLST', code: ['c'], codeOnly: true, subcommands: TMUX },
   xterm: TERM_E, uxterm: TERM_E, 'x-terminal-emulator': TERM_E, urxvt: TERM_E, urxvtc: TERM_E, rxvt: TERM_E, st: TERM_E, konsole: TERM_E, lxterminal: TERM_E,
   alacritty: { commandAfter: ['-e', '--command'] },

@@ -38,6 +38,22 @@ describe('shell guard: what it reports', () => {
     expect(v.findings.map((f) => f.rule).sort()).toEqual(['shell.program.computed', 'shell.system.power']);
   });
 
+  it('flags a debugger\'s inline Python with the code it runs', async () => {
+    const v = await checkCommand(`gdb -batch -ex 'python import os; os.system("id")'`);
+    expect(v.findings).toEqual([expect.objectContaining({ rule: 'shell.interpreter.inline', matched: 'gdb: python import os; os.system("id")' })]);
+  });
+
+  it('judges a search without a path by the directory it runs in, when that is known', async () => {
+    for (const c of ['rg password', 'grep -r password', 'git grep --no-index password']) {
+      expect((await checkCommand(c, { cwd: '/root' })).decision, c).toBe('deny');
+      expect((await checkCommand(c, { cwd: '/work/project' })).decision, c).toBe('allow');
+      expect((await checkCommand(c)).decision, c).toBe('allow');
+    }
+    // rg searches a fed stdin instead; grep -r still searches the directory
+    expect((await checkCommand('cat notes.txt | rg password', { cwd: '/root' })).decision).toBe('allow');
+    expect((await checkCommand('cat notes.txt | grep -r password', { cwd: '/root' })).decision).toBe('deny');
+  });
+
   it('fails closed above the size limit, with its own rule', async () => {
     const v = await checkCommand('echo ' + 'a'.repeat(DEFAULT_MAX_BYTES));
     expect(v).toEqual({ decision: 'ask', findings: [expect.objectContaining({ rule: 'shell.input.oversized' })], commands: [] });

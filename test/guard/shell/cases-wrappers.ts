@@ -43,6 +43,38 @@ export const WRAPPED_HARD_BLOCKS: readonly ShellCase[] = [
   ["tmux send-keys -t x 'rm -rf /' Enter", 'deny', RR],
   ["tmux new -d \\; send-keys 'rm -rf ~' Enter", 'deny', RH],
   ["tmux -c 'rm -rf /'", 'deny', RR],
+  // text typed into another session's shell: screen -X stuff (with screen's escapes), tmux send-keys -H (hex)
+  ["screen -S s -X stuff 'rm -rf /\\n'", 'deny', RR],
+  ["screen -S s -p 0 -X stuff 'rm -rf ~^M'", 'deny', RH],
+  ['screen -S s -X stuff "rm -rf /\\r"', 'deny', RR],
+  ["screen -S s -X stuff 'rm -rf /\\015'", 'deny', RR],
+  ["screen -X -S s stuff $'rm -rf /\\n'", 'deny', RR],
+  ["screen -S s -X stuff '-; rm -rf /\\n'", 'deny', RR],
+  ["screen -S s -X stuff 'cat /etc/shadow\\n'", 'deny', SEC],
+  ["sudo screen -S s -X stuff 'reboot\\n'", 'deny', 'shell.system.power'],
+  ['screen -S s -X screen rm -rf /', 'deny', RR],
+  ['screen -S s -X screen -t job 2 rm -rf ~', 'deny', RH],
+  ['screen -S s -X exec rm -rf /', 'deny', RR],
+  ['screen -S s -X exec .!. rm -rf /', 'deny', RR],
+  ['tmux send-keys -H -t s 72 6d 20 2d 72 66 20 2f 0a', 'deny', RR],
+  // less runs LESSOPEN (after `|`, `||`, `-`) and LESSCLOSE as shell command lines
+  ["LESSOPEN='|rm -rf /' less file.txt", 'deny', RR],
+  ["LESSOPEN='||rm -rf ~ %s' less f", 'deny', RH],
+  ["LESSOPEN='|-rm -rf / %s' less -", 'deny', RR],
+  ["LESSOPEN='rm -rf ~ %s' less f", 'deny', RH],
+  ["LESSCLOSE='rm -rf / %s %s' less f", 'deny', RR],
+  ["export LESSOPEN='|rm -rf /'; less f", 'deny', RR],
+  ["export LESSOPEN='|cat /etc/shadow'; less f", 'deny', SEC],
+  ["declare -x LESSOPEN='|rm -rf /'; man ls", 'deny', RR],
+  ["LESSOPEN='|rm -rf /'; less f", 'deny', RR],
+  ["env LESSOPEN='|rm -rf /' less f", 'deny', RR],
+  ["sudo LESSOPEN='|rm -rf /' less f", 'deny', RR],
+  // a value the guard cannot fully see is still walked: its known part is judged, an unknown command asks
+  ['LESSOPEN="|rm -rf / $x" less f', 'deny', RR],
+  ['PROMPT_COMMAND="rm -rf ~; $x"', 'deny', RH],
+  // sudo takes VAR=value before the command
+  ['sudo FOO=1 rm -rf /', 'deny', RR],
+  ['sudo -u root A=1 B=2 rm -rf ~', 'deny', RH],
   ['xterm -e rm -rf /', 'deny', RR],
   ["xterm -e 'rm -rf /'", 'deny', RR],
   ['gnome-terminal -- rm -rf /', 'deny', RR],
@@ -105,6 +137,21 @@ export const WRAPPER_LOOKALIKES: readonly ShellCase[] = ([
   'gdb --args ./prog --flag', 'tar -cf x --checkpoint=1000 .', 'tar xzf archive.tgz', 'zip -T x.zip', 'xterm -e top', 'man -P cat ls',
   'rsync -e ssh -a src/ host:dst/', 'ssh -o ConnectTimeout=5 host uptime', 'setpriv --reuid=1000 ls', 'prlimit --nofile=1024 ./server',
   'bwrap --ro-bind / / ls', 'echo "tmux new -d \'rm -rf /\'"',
+  // screen commands that type or run nothing, and harmless typed text
+  "screen -S s -X stuff 'ls -la\\n'", "screen -S s -X stuff 'echo rm -rf /\\n'", "screen -S s -X stuff 'git status^M'", 'screen -S s -X quit',
+  'screen -S s -X hardcopy /tmp/out', "screen -S s -X title 'rm -rf /'", "screen -S s -X echo 'rm -rf /'", 'screen -S s -X screen top',
+  'screen -S s -X exec ls', "screen -S s -X stuff 'grep foo notes.txt\\n'", 'screen -S s -X stuff', "screen stuff 'rm -rf /'",
+  // LESSOPEN preprocessors that do nothing the rules care about; other less variables
+  "LESSOPEN='|lesspipe %s' less f.gz", "export LESSOPEN='| /usr/bin/lesspipe %s'; less f.tgz", "LESSOPEN='|echo rm -rf /' less f",
+  'LESS=-R less f', 'LESSCHARSET=utf-8 less f', 'echo "LESSOPEN=\'|rm -rf /\'"', 'LESSOPEN= less f', "export LESSOPEN='||/usr/bin/lesspipe.sh %s'",
+  'unset LESSOPEN; less f', "LESSCLOSE='lessclose.sh %s %s' less f", 'sudo FOO=1 ls', 'env LESSOPEN= less f',
+  "declare -x LESSOPEN='|/usr/bin/lesspipe %s'; man ls", "env LESSOPEN='|lesspipe %s' less f", "PROMPT_COMMAND='history -a'",
+  "export PROMPT_COMMAND='history -a'", 'sudo -u me FOO=1 make', 'tmux send-keys -t s C-c', "screen -S s -X stuff '^C'", 'screen -S s -X exec .!. ls',
+  // debugger commands that are not Python, and Python run from a file
+  "gdb -batch -ex 'print x' ./prog", "gdb -ex 'info registers' ./prog", "gdb -ex 'set pagination off' ./prog", "gdb -ex 'p python_version' ./prog",
+  'gdb -x script.py ./prog', "gdb -ex 'source helpers.py' ./prog", 'gdb --args python3 app.py', "lldb -o 'breakpoint set -n main' -o run ./prog",
+  "lldb -o 'settings set target.x-y 1' ./prog", "lldb -o 'command script import helpers.py' ./prog",
+  'gdb -batch -ex py-bt -p 1234', "lldb -o 'source list' ./prog",
 ] as const).map((c): ShellCase => [c, 'allow']);
 
 /** A recursive copy or archive of a directory that holds a secret reads the secret (review: these were allowed). */

@@ -5,6 +5,7 @@ import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts
 import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
 import { CONTROL_PLANE, CONTROL_PLANE_READS } from './cases-control-plane.ts';
+import { TREE_READS, TREE_READS_ALLOWED } from './cases-reads.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -30,6 +31,8 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'wrapper and option look-alikes': WRAPPER_LOOKALIKES,
   'recursive copies and archives of secrets': TREE_SECRETS,
   'recursive copies and archives elsewhere': TREE_ALLOWED,
+  'recursive searches through secrets': TREE_READS,
+  'recursive searches elsewhere': TREE_READS_ALLOWED,
   "echo-agent's own approvals, grants and jobs": CONTROL_PLANE,
   "echo-agent's state read": CONTROL_PLANE_READS,
 };

@@ -1,7 +1,7 @@
-import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec } from '../flags.ts';
+import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec, type ParsedOptions } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { DOWNLOADER_OPTIONS, INTERPRETERS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
+import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -71,16 +71,47 @@ export function pathsIn(inv: Invocation, a: Arg): Target[] {
   return out;
 }
 
-/** What a recursive copy or archive reads whole (`cp -r SRC… DEST`, `tar c[f F] SRC…`, `zip -r Z SRC…`); empty when it is not one. */
-export function treeSources(inv: Invocation): Target[] {
+const STDIN_OPS = new Set(['<', '<<', '<<-', '<<<']);
+const DOT: Arg = { v: '.', info: { computed: false, ansi: false, quoted: false, inner: [], raw: '.' } };
+
+/** Whether one of these options is given; `name=value` wants that value, or an abbreviation of it (GNU `-d rec`), or an unknown one. */
+function wants(p: ParsedOptions, names: readonly string[]): boolean {
+  return names.some((n) => {
+    const eq = n.indexOf('=');
+    if (eq < 0) return has(p, n);
+    const want = n.slice(eq + 1);
+    return valuesOf(p, n.slice(0, eq)).some((v) => { const t = literal(v.v); return t === null || (t.length >= 3 && want.startsWith(t)); });
+  });
+}
+
+/** `git [-C DIR] grep …` as the program `git grep`, with the sub-command's words, run from DIR. */
+function gitGrep(inv: Invocation): Invocation | null {
+  if (inv.program !== 'git') return null;
+  const p = parseOptions(inv.args, GIT_GLOBAL);
+  if (literal(p.operands[0]?.v ?? '') !== 'grep') return null;
+  let cwd = inv.cwd;
+  for (const d of valuesOf(p, 'C')) cwd = canonical(d.v, cwd);
+  return { ...inv, program: 'git grep', args: p.operands.slice(1), cwd };
+}
+
+/**
+ * What a recursive copy, archive or search reads whole (`cp -r SRC… DEST`, `tar c[f F] SRC…`, `zip -r Z SRC…`,
+ * `grep -r PATTERN SRC…`); empty when it is not one.
+ */
+export function treeSources(called: Invocation): Target[] {
+  const inv = gitGrep(called) ?? called;
   const t = TREE_COPIES[inv.program];
   if (!t) return [];
   const p = parseOptions(inv.args, t.spec);
-  if (t.recursive !== 'always' && !has(p, ...t.recursive)) return [];
-  if ((t.flat && has(p, ...t.flat)) || (t.modes && !has(p, ...t.modes))) return [];
+  if (t.recursive !== 'always' && !wants(p, t.recursive)) return [];
+  if ((t.flat && has(p, ...t.flat)) || (t.modes && !has(p, ...t.modes)) || (t.namesOnly && has(p, ...t.namesOnly))) return [];
   if (t.verbs && !t.verbs.includes(literal(p.operands[0]?.v ?? '') ?? '')) return [];
   let ops = p.operands.slice(t.skip ?? 0);
+  if (t.pattern && !has(p, ...t.pattern)) ops = ops.slice(1);
   if (t.dest && !has(p, 't', 'target-directory') && ops.length >= 2) ops = ops.slice(0, -1);
+  // `grep -r x`, `rg x`: the working directory as far as it is known; not when xargs adds the paths, nor rg reading a fed stdin
+  const fed = inv.upstream.length > 0 || inv.redirs.some((r) => STDIN_OPS.has(r.op));
+  if (ops.length === 0 && t.cwd && !inv.appendsArgs && (t.cwd === 'always' || !fed)) ops = [DOT];
   // `tar -C DIR SRC`: each operand is relative to the last directory option before it (words of old-style bundles are new)
   const dirs = t.chdir ? p.opts.filter((o) => t.chdir!.includes(o.name) && o.value) : [];
   const pos = (a: Arg): number => inv.args.indexOf(a);

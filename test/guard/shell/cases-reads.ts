@@ -1,0 +1,59 @@
+import type { ShellCase } from './cases-deny.ts';
+
+const SEC = 'shell.secret.read';
+
+/** A recursive search reads every file below its directory operands, like a recursive copy (review: these were allowed). */
+export const TREE_READS: readonly ShellCase[] = [
+  ['grep -r BEGIN /root', 'deny', SEC],
+  ['grep -r key ~/.ssh', 'deny', SEC],
+  ['grep -r key /home/bob/.ssh', 'deny', SEC],
+  ['grep -rl x /', 'deny', SEC],
+  ['grep -R password /etc', 'deny', SEC],
+  ['grep -Rni secret ~/.aws', 'deny', SEC],
+  ['grep --recursive token ~', 'deny', SEC],
+  ['grep --rec token ~', 'deny', SEC],
+  ['grep --dereference-recursive x /home/alice', 'deny', SEC],
+  ['grep -d recurse x /root', 'deny', SEC],
+  ['grep -drecurse x ~', 'deny', SEC],
+  ['grep --directories=recurse x /root', 'deny', SEC],
+  ['grep --directories recurse x /Users/bob', 'deny', SEC],
+  ['egrep -r "a|b" /root', 'deny', SEC],
+  ['fgrep -rl BEGIN ~/.ssh', 'deny', SEC],
+  ['rgrep BEGIN /root', 'deny', SEC],
+  // with -e or -f the first operand is a path, not the pattern
+  ['grep -r -e BEGIN /root', 'deny', SEC],
+  ['grep -rf patterns.txt /home/bob', 'deny', SEC],
+  ['grep -r --include=*.pem BEGIN /', 'deny', SEC],
+  ['grep -rc x --exclude-dir=.git ~', 'deny', SEC],
+  ['grep -r x src /root', 'deny', SEC],
+  ['sudo grep -r x /root', 'deny', SEC],
+  ["bash -c 'grep -r x ~'", 'deny', SEC],
+  // grep -r without a file operand searches the working directory, when it is known
+  ['cd /root && grep -r x', 'deny', SEC],
+  ['cd ~ && grep -rl x .', 'deny', SEC],
+  // searchers that descend by default
+  ['rg BEGIN /root', 'deny', SEC],
+  ['rg PRIVATE ~/.ssh', 'deny', SEC],
+  ['rg -e BEGIN /home', 'deny', SEC],
+  ['rg --hidden -l token ~', 'deny', SEC],
+  ['rg -r x key /etc', 'deny', SEC],
+  ['cd ~ && rg password', 'deny', SEC],
+  ['ag secret /root', 'deny', SEC],
+  ['ag -l key ~/.aws', 'deny', SEC],
+  ['ack password /home/alice', 'deny', SEC],
+  ['pt token /root', 'deny', SEC],
+  ['git grep --no-index BEGIN /root', 'deny', SEC],
+  ['git grep --no-index -e key ~/.ssh', 'deny', SEC],
+  ['git -C /root grep --no-index x', 'deny', SEC],
+];
+
+/** Look-alikes: a pattern that names a secret place, a search that does not descend, or lists names only. */
+export const TREE_READS_ALLOWED: readonly ShellCase[] = ([
+  'grep -r foo ./src', 'rg foo src', 'grep foo /etc/hosts', 'grep -r TODO .', 'grep -c x file', 'grep x /root', 'grep -rn TODO src tests',
+  'grep -r /root src', 'grep -r ~/.ssh docs/', 'grep -e /root -r src', 'grep -r -f ~/patterns.txt src', 'grep -rl TODO /home/bob/project/src',
+  'grep -r foo ~/projects', 'grep -r foo /etc/nginx', 'grep -r --exclude-dir=/root x src', 'grep -m1 x /etc/hosts', 'egrep -r "a|b" src',
+  'grep -r foo', 'cd ~/projects && grep -r foo', 'cd /tmp && grep -r x .', 'ls -R /root', 'find /root -name "*.pem"',
+  'rg foo', 'rg /root src', 'rg -e BEGIN src tests', 'rg -r /root foo src', 'rg -d 2 foo src', 'rg foo ~/projects/app', 'cd /tmp && rg foo',
+  'rg --files ~/.ssh', 'cd ~ && cat notes.txt | rg foo', 'cd ~ && rg foo < notes.txt', 'ag foo src', 'ag -g pem /root /home', 'ack foo lib/',
+  'pt foo .', 'git grep key', 'git grep -n BEGIN -- src', 'git grep --no-index foo src', 'git grep --no-index -e /root src',
+] as const).map((c): ShellCase => [c, 'allow']);
