@@ -24,7 +24,12 @@ describe('an "always" for a command covers that command, not the same command ru
   });
 
   it('an always given for the variable covers only that variable', async () => {
-    expect(await coveredBy(['env GIT_PAGER', 'git status'], 'GIT_PAGER=cat git status')).toBe(true);
-    expect(await coveredBy(['env GIT_PAGER', 'git status'], 'GIT_PAGER=cat GIT_DIR=/tmp/other git status')).toBe(false);
+    expect(await coveredBy(['env TZ', 'git status'], 'TZ=UTC git status')).toBe(true);
+    expect(await coveredBy(['env TZ', 'git status'], 'TZ=UTC GIT_DIR=/tmp/other git status')).toBe(false);
+  });
+
+  it('a variable whose value git runs as a command (GIT_PAGER) also needs an always for that command', async () => {
+    expect(await coveredBy(['env GIT_PAGER', 'git status'], 'GIT_PAGER=cat git status')).toBe(false);
+    expect(await coveredBy(['env GIT_PAGER', 'git status', 'cat'], 'GIT_PAGER=cat git status')).toBe(true);
   });
 });

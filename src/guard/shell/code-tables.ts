@@ -71,14 +71,22 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   'gnome-terminal': TERMINAL, 'mate-terminal': TERMINAL, 'xfce4-terminal': TERMINAL, terminator: TERMINAL, tilix: TERMINAL,
 };
 
+/** $LESS is options: a `+CMD` there (to a `$`, which ends an option string) is an initial command, as in `less +CMD`. */
+const LESS_VARIABLE: readonly RegExp[] = LESS_SHELL.map((re) => new RegExp(`(?:^|[\\s$])(?:-[^\\s$]*)?\\+[^$]*?${re.source.replace('.*)$', '[^$]*)')}`, 's'));
+
 /**
  * Variables whose value a program runs as shell code: bash before each prompt; less for each file it opens
- * (LESSOPEN after its `|`, `||` and `-` markers, with or without them) and closes.
+ * (LESSOPEN after its `|`, `||` and `-` markers, with or without them) and closes; git, man and others run
+ * pagers, editors, git's ssh and external diff with `sh -c`. GIT_SSH and GIT_PROXY_COMMAND are left out:
+ * git runs them as one program, not a command line.
  */
 export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
   PROMPT_COMMAND: true,
   LESSOPEN: [/^\s*\|{0,2}-?(?<code>.*)$/s],
   LESSCLOSE: true,
+  LESS: LESS_VARIABLE,
+  GIT_SSH_COMMAND: true, GIT_PAGER: true, PAGER: true, MANPAGER: true, GIT_EDITOR: true, GIT_SEQUENCE_EDITOR: true, EDITOR: true, VISUAL: true,
+  GIT_EXTERNAL_DIFF: true,
 };
 
 /** Programs that install commands to run later (outside this command line), and where they read them. */

@@ -1,7 +1,8 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { CODE_VARIABLES, EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
-import { literal, plain } from './values.ts';
+import { GIT_GLOBAL, TREE_COPIES } from './program-tables.ts';
+import { UNKNOWN, literal, plain } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { GIT_CODE_KEYS } from './written-files.ts';
 
@@ -80,13 +81,46 @@ export function argumentCode(inv: Invocation): string[] {
   }
   if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) return [plain(inv.args[0].v)];
   if (inv.program === 'git') {
-    return inv.args.flatMap((a, i) => {
+    return [...gitGrepPagers(inv), ...inv.args.flatMap((a, i) => {
       const kv = rest[i - 1] === '-c' ? literal(a.v) : null;
       const m = kv ? GIT_CODE_KEYS.exec(kv) : null;
       return m ? [m[2]!.replace(/^!/, '')] : [];
-    });
+    })];
   }
   return [];
+}
+
+/** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */
+export function gitGrepPagers(inv: Invocation): string[] {
+  if (inv.program !== 'git') return [];
+  const p = parseOptions(inv.args, GIT_GLOBAL);
+  if (literal(p.operands[0]?.v ?? '') !== 'grep') return [];
+  return valuesOf(parseOptions(p.operands.slice(1), TREE_COPIES['git grep']!.spec), 'O', 'open-files-in-pager').map((v) => plain(v.v));
+}
+
+/** `rg --pre CMD`: the program rg runs on each file it searches (not through a shell); `--no-pre` or an empty value turns it off. */
+export function preprocessor(inv: Invocation): Arg | null {
+  if (inv.program !== 'rg') return null;
+  const last = parseOptions(inv.args, TREE_COPIES.rg!.spec).opts.filter((o) => o.name === 'pre' || o.name === 'no-pre').pop();
+  return last?.name === 'pre' && last.value && literal(last.value.v) !== '' ? last.value : null;
+}
+
+/** Commands run once per file found, with the file as an argument: `find … -exec CMD {} ;` and `rg --pre CMD`. */
+export function perFileCommands(inv: Invocation): Arg[][] {
+  const pre = preprocessor(inv);
+  if (pre) return [[pre, { v: UNKNOWN, info: { ...pre.info, computed: false, inner: [], raw: '{}' } }]];
+  if (inv.program !== 'find') return [];
+  const words = inv.args.map((a) => literal(a.v));
+  const out: Arg[][] = [];
+  for (let i = 0; i < inv.args.length; i++) {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[i] ?? '')) continue;
+    let j = i + 1;
+    while (j < inv.args.length && words[j] !== ';' && words[j] !== '+') j++;
+    const sub = inv.args.slice(i + 1, j).map((a): Arg => (literal(a.v) === '{}' ? { v: UNKNOWN, info: a.info } : a));
+    if (sub.length > 0) out.push(sub);
+    i = j;
+  }
+  return out;
 }
 
 /** The commands of a crontab: each line after its five time fields (or `@reboot`-style nickname); `%` ends the command. */

@@ -234,10 +234,10 @@ const RG_OPTIONS: OptionSpec = {
     'max-count', 'replace', 'type', 'type-add', 'type-clear', 'color', 'colors', 'context-separator', 'path-separator', 'engine', 'sort', 'sortr', 'ignore-file',
     'max-filesize', 'pre', 'pre-glob',
   ],
-  flags: ['files', 'files-with-matches', 'files-without-match', 'type-list', 'follow', 'fixed-strings', 'hidden', 'no-ignore', 'count', 'count-matches'],
+  flags: ['files', 'files-with-matches', 'files-without-match', 'type-list', 'follow', 'fixed-strings', 'hidden', 'no-ignore', 'count', 'count-matches', 'no-pre'],
 };
 const GREP: TreeCopySpec = { spec: GREP_OPTIONS, recursive: ['r', 'R', 'recursive', 'dereference-recursive', 'd=recurse', 'directories=recurse'], pattern: ['e', 'f', 'regexp', 'file'], cwd: 'always' };
-const GIT_GREP_OPTIONS: OptionSpec = { short: 'ABCefm', attached: 'O', long: ['max-depth', 'threads', 'after-context', 'before-context', 'context', 'max-count'], flags: ['no-index'] };
+const GIT_GREP_OPTIONS: OptionSpec = { short: 'ABCefm', attached: 'O', long: ['max-depth', 'threads', 'after-context', 'before-context', 'context', 'max-count'], flags: ['no-index', 'open-files-in-pager'] };
 
 /** Recursive copies, archives and searches: a source that holds a secret reads it (`cp -r /root x`, `tar czf x.tgz ~/.ssh`, `grep -r x /root`). */
 export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {

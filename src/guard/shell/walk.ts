@@ -8,10 +8,10 @@ import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { argumentCode, cronCommands, embeddedCode, scheduledSource, variableCode } from './embedded-code.ts';
+import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource, variableCode } from './embedded-code.ts';
 import { andOrChain, isFdPath, startsShell } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
-import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
+import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;
@@ -359,17 +359,8 @@ export class Walker {
     this.scheduled(inv, st);
     // alias values, trap actions, git -c core.pager=… run as shell code
     for (const code of argumentCode(inv)) this.nestedCode(code, copy(st));
-    const rest = inv.args.map((a) => literal(a.v));
-    if (inv.program === 'find') {
-      for (let i = 0; i < inv.args.length; i++) {
-        if (!['-exec', '-execdir', '-ok', '-okdir'].includes(rest[i] ?? '')) continue;
-        let j = i + 1;
-        while (j < inv.args.length && rest[j] !== ';' && rest[j] !== '+') j++;
-        const sub = inv.args.slice(i + 1, j).map((a): Arg => (literal(a.v) === '{}' ? { v: UNKNOWN, info: a.info } : a));
-        if (sub.length > 0) this.argv(sub, copy(st, { piped: false }), [], true);
-        i = j;
-      }
-    }
+    // `find -exec CMD {} ;`, `rg --pre CMD`: CMD runs on each file found
+    for (const sub of perFileCommands(inv)) this.argv(sub, copy(st, { piped: false }), [], true);
   }
 
   /** `echo '* * * * * CMD' | crontab -`, `at now < job.sh`: the commands it installs to run later, when they can be seen. */

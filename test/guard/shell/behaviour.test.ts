@@ -54,6 +54,12 @@ describe('shell guard: what it reports', () => {
     expect((await checkCommand('cat notes.txt | grep -r password', { cwd: '/root' })).decision).toBe('deny');
   });
 
+  it('scopes the program rg --pre runs on each file, so an "always" for rg does not cover it', async () => {
+    expect((await checkCommand('rg --pre=/tmp/x.sh foo')).commands).toEqual(expect.arrayContaining([{ program: 'rg' }, { program: 'x.sh' }]));
+    expect((await checkCommand('rg --pre pdftotext x docs')).commands).toContainEqual({ program: 'pdftotext' });
+    expect((await checkCommand('rg --pre rm --no-pre x src')).commands).toEqual([{ program: 'rg' }]);
+  });
+
   it('fails closed above the size limit, with its own rule', async () => {
     const v = await checkCommand('echo ' + 'a'.repeat(DEFAULT_MAX_BYTES));
     expect(v).toEqual({ decision: 'ask', findings: [expect.objectContaining({ rule: 'shell.input.oversized' })], commands: [] });

@@ -95,6 +95,33 @@ export const WRAPPED_HARD_BLOCKS: readonly ShellCase[] = [
   ["less +'!rm -rf /' f", 'deny', RR],
   ["less ++'!rm -rf /' f", 'deny', RR],
   ["man -P 'rm -rf /' ls", 'deny', RR],
+  // pagers, editors, git's ssh and external diff: programs run these variables with `sh -c`
+  ["GIT_SSH_COMMAND='rm -rf /' git fetch", 'deny', RR],
+  ["GIT_PAGER='rm -rf ~' git log", 'deny', RH],
+  ["MANPAGER='rm -rf /' man ls", 'deny', RR],
+  ["EDITOR='rm -rf /' git commit", 'deny', RR],
+  ["export VISUAL='rm -rf ~'; git commit", 'deny', RH],
+  ["GIT_EDITOR='cat /etc/shadow' git rebase -i HEAD~3", 'deny', SEC],
+  ["GIT_SEQUENCE_EDITOR='rm -rf ~' git rebase -i HEAD~3", 'deny', RH],
+  ["GIT_EXTERNAL_DIFF='rm -rf /' git diff", 'deny', RR],
+  ["env PAGER='rm -rf /' git log", 'deny', RR],
+  // $LESS holds options: its `+CMD` (to a `$`) runs like less's own +CMD
+  ["LESS='+!rm -rf /' less f", 'deny', RR],
+  ["LESS='-R +!rm -rf ~' git log", 'deny', RH],
+  ["LESS='-R+|xrm -rf /' less f", 'deny', RR],
+  ["export LESS='++!rm -rf /$-i'; man ls", 'deny', RR],
+  // git grep's pager runs through a shell
+  ["git grep -O'rm -rf /' foo", 'deny', RR],
+  ["git grep --open-files-in-pager='rm -rf ~' TODO", 'deny', RH],
+  ["git grep --open='rm -rf /' TODO", 'deny', RR],
+  ["git -C repo grep -nO'rm -rf /' x", 'deny', RR],
+  // rg --pre CMD runs CMD on every file it searches, as `find PATH -exec CMD {} ;` does
+  ['rg --pre rm x /', 'deny', RR],
+  ['rg --pre=rm x ~', 'deny', RH],
+  ['rg --pre /bin/rm x /usr', 'deny', RS],
+  ['cd / && rg --pre rm x', 'deny', RR],
+  ["rg --pre shred -g '!*.md' x /var", 'deny', RS],
+  ['sudo rg --pre rm -e foo /usr', 'deny', RS],
   // archivers and copy tools that run a command from an option value
   ["tar --to-command='rm -rf /' -xf x", 'deny', RR],
   ["tar -xf x --to-com='rm -rf /'", 'deny', RR],
@@ -152,6 +179,17 @@ export const WRAPPER_LOOKALIKES: readonly ShellCase[] = ([
   'gdb -x script.py ./prog', "gdb -ex 'source helpers.py' ./prog", 'gdb --args python3 app.py', "lldb -o 'breakpoint set -n main' -o run ./prog",
   "lldb -o 'settings set target.x-y 1' ./prog", "lldb -o 'command script import helpers.py' ./prog",
   'gdb -batch -ex py-bt -p 1234', "lldb -o 'source list' ./prog",
+  // pager, editor and ssh variables naming ordinary programs; variables git runs as one program, not a command line
+  'PAGER=less git log', 'EDITOR=vim git commit', "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key' git fetch", "PAGER='less -R' git log",
+  "EDITOR='code --wait' git commit", 'GIT_EDITOR=true git rebase --continue', "MANPAGER='col -bx | bat -l man -p' man ls", 'GIT_EXTERNAL_DIFF=difft git diff',
+  "GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=no' git pull", 'echo "EDITOR=\'rm -rf /\'"', 'GIT_PROXY_COMMAND=/usr/local/bin/proxy git fetch',
+  'GIT_SSH=/usr/bin/ssh git fetch', 'export EDITOR=nvim', 'GIT_PAGER=cat git log', 'PAGER= git log', "GIT_SEQUENCE_EDITOR=: git rebase -i HEAD~2",
+  "LESS='-R +G' less f", "LESS='-FRX' git log", "LESS='+/error' less log", "LESS='-Ps%f$' less f", "export LESS='-R -i -j.5'", 'LESS=-R less file',
+  // git grep's default pager, and pagers that are ordinary programs
+  'git grep -O foo', 'git grep -Ovim TODO', 'git grep --open-files-in-pager=code TODO', "git grep -e -O'rm -rf /' src", "git log --grep='-Orm -rf /'",
+  // rg preprocessors that do nothing the rules care about; a --pre turned off again
+  'rg --pre pdftotext x docs', 'rg --pre ./preprocess.sh x .', "rg --pre-glob '*.pdf' x src", 'rg --pre cat x src', 'rg -z foo src',
+  'rg --pre rm --no-pre x /usr', 'rg -r rm x src', 'rg -e --pre rm src', 'rg "rm -rf" src', 'rg --pre=/tmp/x.sh foo',
 ] as const).map((c): ShellCase => [c, 'allow']);
 
 /** A recursive copy or archive of a directory that holds a secret reads the secret (review: these were allowed). */

@@ -1,9 +1,11 @@
-import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
+import { gitGrepPagers, preprocessor } from '../embedded-code.ts';
+import { has, hasFamily, parseOptions, valuesOf, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
-import { canonical, deleteClass, inSystemDir, showCanon, type DeleteClass } from '../paths.ts';
-import { innermostProgram } from '../unwrap.ts';
-import { TRANSFER_OPTIONS } from '../program-tables.ts';
+import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type DeleteClass } from '../paths.ts';
+import { innermostProgram, programName } from '../unwrap.ts';
+import { TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
+import { treeSources } from './targets.ts';
 
 const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
 const RULE: Record<DeleteClass, string> = {
@@ -66,6 +68,21 @@ export function checkFind(inv: Invocation, emit: Emit): void {
     if (deletes) findDeletes(inv, inv.text, emit);
     return;
   }
+  // `rg --pre rm x PATH` runs rm on every file it searches, like `find PATH -exec rm {} ;`
+  const pre = preprocessor(inv);
+  if (pre && DELETERS.has(innermostProgram([pre]) ?? '')) {
+    const p = parseOptions(inv.args, TREE_COPIES.rg!.spec);
+    // a glob or type narrows the files, as find -name does; a `!glob` only excludes some
+    const globs = valuesOf(p, 'pre-glob', 'g', 'glob', 'iglob', 't', 'type');
+    const narrowed = globs.some((v) => !['*', '**', '**/*'].includes(literal(v.v) ?? '') && !v.v.startsWith('!'));
+    deletesBelow(treeSources(inv).map((t) => t.path), narrowed, inv.text, emit);
+    return;
+  }
+  // `git grep -Orm x`: the pager gets every matching file (the rest of its code is walked as shell code)
+  if (gitGrepPagers(inv).some((code) => DELETERS.has(programName(/^\s*(\S*)/.exec(code)![1]!) ?? ''))) {
+    emit('shell.find.delete', inv.text);
+    return;
+  }
   // `find / | xargs rm`: what find lists is deleted
   if (inv.appendsArgs && DELETERS.has(inv.program)) {
     const lister = inv.upstream.find((u) => u.program === 'find');
@@ -82,9 +99,13 @@ function findDeletes(find: Invocation, text: string, emit: Emit): void {
   while (k < words.length && !/^[-(!)]/.test(words[k] ?? 'x')) starts.push(k++);
   const filtered = words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*'));
   const roots = starts.length > 0 ? starts.map((i) => find.args[i]!.v) : ['.'];
-  for (const r of roots) {
-    const c = canonical(r, find.cwd);
-    const cls = c && !filtered ? deleteClass(c) : null;
+  deletesBelow(roots.map((r) => canonical(r, find.cwd)), filtered, text, emit);
+}
+
+/** Deleting every file below these roots (unless narrowed) is a recursive delete of them. */
+function deletesBelow(roots: readonly (Canon | null)[], narrowed: boolean, text: string, emit: Emit): void {
+  for (const c of roots) {
+    const cls = c && !narrowed ? deleteClass(c) : null;
     if (c && cls) { emit(RULE[cls], `${text} → ${showCanon(c)}`); return; }
   }
   emit('shell.find.delete', text);
