@@ -3,11 +3,9 @@ import { appendAudit } from '../store/audit.ts';
 import { databaseNow, type Executor } from '../store/db.ts';
 import { dbClockNow } from './firing.ts';
 import { getJob } from '../store/jobs.ts';
-import { listExpiredLeases, listQueued, markInterrupted, retryRun } from '../store/runs.ts';
+import { allQueued, listExpiredLeases, markInterrupted, retryRun } from '../store/runs.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
 import type { RunQueue } from '../queue/run-queue.ts';
-
-const QUEUED_PAGE = 1000;
 
 export interface ReconcileReport {
   readonly requeued: number;
@@ -51,15 +49,12 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
   }
   let requeued = 0;
   const reading = { dbNow: await databaseNow(db), monoAt: performance.now() };
-  // every page: runs held back behind an earlier sibling (a catch-up) must not hide that sibling from the reconciler
-  for (let page = await listQueued(db, { limit: QUEUED_PAGE }); page.length > 0; page = page.length < QUEUED_PAGE ? [] : await listQueued(db, { limit: QUEUED_PAGE, after: page[page.length - 1]! })) {
-    for (const run of page) {
-      if (await queue.holds(run.id, run.attempt)) continue;
-      // not_before is on the database clock, and so is this delay
-      const delayMs = run.not_before ? run.not_before.getTime() - dbClockNow(reading) : 0;
-      await queue.enqueue(run.id, { attempt: run.attempt, delayMs });
-      requeued++;
-    }
+  for await (const run of allQueued(db)) {
+    if (await queue.holds(run.id, run.attempt)) continue;
+    // not_before is on the database clock, and so is this delay
+    const delayMs = run.not_before ? run.not_before.getTime() - dbClockNow(reading) : 0;
+    await queue.enqueue(run.id, { attempt: run.attempt, delayMs });
+    requeued++;
   }
   if (requeued > 0) logger.info({ requeued }, 'reconciler re-enqueued runs missing from the queue');
   return { requeued, leasesExpired, outcomes };

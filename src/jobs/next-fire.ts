@@ -82,7 +82,7 @@ export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Dat
  * never refused: past EDIT_SKIP_LIMIT rows the rest is summed up in `unrecorded`, for the job.removed record.
  */
 export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedBacklog {
-  return droppedBacklog(before, now, before.paused ? 'misfire.paused' : 'misfire.job_removed');
+  return droppedBacklog(before, dueBacklog(before, now), now, before.paused ? 'misfire.paused' : 'misfire.job_removed');
 }
 
 /**
@@ -96,7 +96,7 @@ export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBac
   if (due && due.later.length >= EDIT_SKIP_LIMIT) {
     throw new JobInputError(`more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} while the job was paused and no daemon recorded them; nothing was changed: start the daemon (the job stays paused while its firing loop records them), then resume`, 'business');
   }
-  const dropped = droppedBacklog(before, now, 'misfire.paused');
+  const dropped = droppedBacklog(before, due, now, 'misfire.paused');
   const schedule = storedSchedule(before);
   return dropped.skipped.length > 0 && schedule ? { ...dropped, next_fire_at: nextInstant(schedule, now) } : dropped;
 }
@@ -107,19 +107,17 @@ export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBac
  * the first instant not recorded, which the firing loop then records as misfire.paused.
  */
 export function instantsDueAtPause(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
-  const due = dueBacklog(before, now);
   const schedule = storedSchedule(before);
-  if (!due || !schedule) return { skipped: [], unrecorded: null };
-  const all = [due.first, ...due.later];
-  const recorded = all.slice(0, EDIT_SKIP_LIMIT);
-  const rest = all.length > EDIT_SKIP_LIMIT ? all[EDIT_SKIP_LIMIT]! : null;
-  return { skipped: recorded.map(skippedAs(before.id, 'misfire.paused_while_due')), unrecorded: null, next_fire_at: rest ?? nextInstant(schedule, now) };
+  if (!schedule) return { skipped: [], unrecorded: null };
+  const { skipped, unrecorded } = droppedBacklog(before, dueBacklog(before, now), now, 'misfire.paused_while_due');
+  if (skipped.length === 0) return { skipped, unrecorded: null };
+  // what is not recorded here stays due, for the firing loop: not a range the job.paused record names
+  return { skipped, unrecorded: null, next_fire_at: nextInstant(schedule, unrecorded ? unrecorded.after : now) };
 }
 
 interface DroppedBacklog { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null }
 
-function droppedBacklog(before: JobRow, now: Date, rule: MisfireRuleId): DroppedBacklog {
-  const due = dueBacklog(before, now);
+function droppedBacklog(before: JobRow, due: ReturnType<typeof dueBacklog>, now: Date, rule: MisfireRuleId): DroppedBacklog {
   if (!due) return { skipped: [], unrecorded: null };
   const recorded = [due.first, ...due.later].slice(0, EDIT_SKIP_LIMIT);
   return {

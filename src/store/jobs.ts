@@ -123,32 +123,34 @@ export interface PauseOutcome {
 }
 
 /** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
-export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }, dueAtPause: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, true, by.actor, by.note ?? null, dueAtPause);
+export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }, dueTaken: DueTaker): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, true, by.actor, by.note ?? null, dueTaken);
 }
 
 /**
- * `missed`: the instants due while paused that the firing loop has not recorded yet (it records a
+ * `dueTaken`: the instants due while paused that the firing loop has not recorded yet (it records a
  * paused job's instants as they fall due), decided from the job as locked; they go in as skipped
  * runs and the schedule goes on from next_fire_at.
  */
-export async function resumeJob(exec: Executor, id: string, by: { actor: string }, missed: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, false, by.actor, null, missed);
+export async function resumeJob(exec: Executor, id: string, by: { actor: string }, dueTaken: DueTaker): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, false, by.actor, null, dueTaken);
 }
 
-/** Due instants a resume takes from the firing loop, and where the schedule goes on. */
-export interface MissedWhilePaused extends DroppedInstants {
+/** Due instants a pause or resume takes from the firing loop, and where the schedule goes on. */
+export interface DueTaken extends DroppedInstants {
   readonly next_fire_at?: Date | null;
 }
+/** Decides DueTaken from the job as locked and the database clock. */
+export type DueTaker = (locked: JobRow, now: Date) => DueTaken;
 
-async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, missed?: (locked: JobRow, now: Date) => MissedWhilePaused): Promise<PauseOutcome | null> {
+async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, dueTaken: DueTaker): Promise<PauseOutcome | null> {
   return exec.transaction(async (tx) => {
     const current = await lockLiveJob(tx, id);
     if (!current) return null;
     const keptNote = paused && current.paused ? note ?? current.pause_note : note;
     if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false };
     // the instants a pause or resume takes from the firing loop; a second pause (a new note) takes none
-    const m = missed && current.paused !== paused ? missed(current, await databaseNow(tx)) : null;
+    const m = current.paused !== paused ? dueTaken(current, await databaseNow(tx)) : null;
     if (m && m.skipped.length > 0) await insertRuns(tx, m.skipped);
     const [job] = await tx.update(jobs)
       .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(m?.next_fire_at !== undefined ? { next_fire_at: m.next_fire_at } : {}) })

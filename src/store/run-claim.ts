@@ -42,7 +42,7 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
   // not claimed: already taken or finished, not yet due, or held back behind a running sibling
   const [still] = await namedQuery<{ state: string; wait_ms: number | null; ahead: number }>(exec, 'echo_run_state', `
     select r.state, case when r.not_before > now() then least(ceil(extract(epoch from r.not_before - now()) * 1000), 2147483000)::int end as wait_ms,
-      case when r.catch_up then (select count(*) from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at)::int else 0 end as ahead
+      case when r.catch_up then (select count(*) ${CATCH_UP_AHEAD})::int else 0 end as ahead
     from runs r where r.id = $1`, [c.run_id]);
   if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
   if (still.wait_ms !== null) return { notYetDue: still.wait_ms };
@@ -61,6 +61,9 @@ export interface NotYetDue {
 
 type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null };
 
+/** The catch-up's earlier instants still waiting, ahead of run `r` (served by runs_catch_up_waiting_idx). */
+const CATCH_UP_AHEAD = `from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at`;
+
 const CLAIM = `
   with commit_mode as (select set_config('synchronous_commit', 'off', true)),
   claimed as (
@@ -74,9 +77,8 @@ const CLAIM = `
       -- the usual case; the unique index runs_one_running_exclusive settles a race
       and not ((r.catch_up or pj.overlap_policy = 'buffer_one') and exists (
         select 1 from runs o where o.job_id = r.job_id and o.state = 'running' and o.id <> r.id))
-      -- a catch-up's run also waits for the catch-up's earlier instants (runs_catch_up_waiting_idx)
-      and not (r.catch_up and exists (
-        select 1 from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at))
+      -- a catch-up's run also waits for the catch-up's earlier instants
+      and not (r.catch_up and exists (select 1 ${CATCH_UP_AHEAD}))
     returning r.*
   )
   select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant

@@ -181,16 +181,25 @@ export async function listExpiredLeases(exec: Executor, opts: { limit?: number }
     .orderBy(asc(runs.lease_expires_at)).limit(opts.limit ?? 500);
 }
 
-/**
- * Runs waiting for a worker (queued, or retrying), oldest first: what the reconciler re-enqueues.
- * `after`: the last run of the previous page, so a caller can go through all of them.
- */
+/** Runs waiting for a worker (queued, or retrying), oldest first; `after`: the last run of the previous page. */
 export async function listQueued(exec: Executor, opts: { limit?: number; after?: Pick<RunRow, 'id'> } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
     .where(and(inArray(runs.state, ['queued', 'retrying']),
       // compared in the database: queued_at has microseconds a JavaScript Date would drop
       opts.after ? sql`(${runs.queued_at}, ${runs.id}) > (select r.queued_at, r.id from runs r where r.id = ${opts.after.id})` : undefined))
     .orderBy(asc(runs.queued_at), asc(runs.id)).limit(opts.limit ?? 1000);
+}
+
+/**
+ * Every waiting run, a page at a time: what the reconciler re-enqueues. All of them, not a first page: runs
+ * held back behind an earlier sibling (a catch-up) must not hide that sibling.
+ */
+export async function* allQueued(exec: Executor, pageSize = 1000): AsyncGenerator<RunRow> {
+  let page = await listQueued(exec, { limit: pageSize });
+  while (page.length > 0) {
+    yield* page;
+    page = page.length < pageSize ? [] : await listQueued(exec, { limit: pageSize, after: page[page.length - 1]! });
+  }
 }
 
 export async function getRun(exec: Executor, id: string): Promise<RunRow | null> {

@@ -70,8 +70,7 @@ export const jobs = pgTable('jobs', {
   check('jobs_id_format', sql`${t.id} ~ '^job_[a-z0-9]+$'`),
   check('jobs_overlap_policy_check', sql`${t.overlap_policy} in (${oneOf(OVERLAP_POLICIES)})`),
   check('jobs_misfire_policy_check', sql`${t.misfire_policy} in (${oneOf(MISFIRE_POLICIES)})`),
-  // the firing loop scans only live, unpaused jobs
-  // paused jobs too: the firing loop records their instants as they fall due
+  // the firing loop scans live jobs, paused ones too: it records their instants as they fall due
   index('jobs_due_idx').on(t.next_fire_at).where(sql`${t.removed_at} is null`),
 ]);
 

@@ -1,7 +1,8 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { CODE_VARIABLES, EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
-import { GIT_GLOBAL, TREE_COPIES } from './program-tables.ts';
+import { TREE_COPIES } from './program-tables.ts';
+import { gitGrep } from './checks/targets.ts';
 import { UNKNOWN, literal, plain } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { GIT_CODE_KEYS } from './written-files.ts';
@@ -92,10 +93,8 @@ export function argumentCode(inv: Invocation): string[] {
 
 /** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */
 export function gitGrepPagers(inv: Invocation): string[] {
-  if (inv.program !== 'git') return [];
-  const p = parseOptions(inv.args, GIT_GLOBAL);
-  if (literal(p.operands[0]?.v ?? '') !== 'grep') return [];
-  return valuesOf(parseOptions(p.operands.slice(1), TREE_COPIES['git grep']!.spec), 'O', 'open-files-in-pager').map((v) => plain(v.v));
+  const grep = gitGrep(inv);
+  return grep ? valuesOf(parseOptions(grep.args, TREE_COPIES['git grep']!.spec), 'O', 'open-files-in-pager').map((v) => plain(v.v)) : [];
 }
 
 /** `rg --pre CMD`: the program rg runs on each file it searches (not through a shell); `--no-pre` or an empty value turns it off. */

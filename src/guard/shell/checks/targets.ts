@@ -85,7 +85,7 @@ function wants(p: ParsedOptions, names: readonly string[]): boolean {
 }
 
 /** `git [-C DIR] grep …` as the program `git grep`, with the sub-command's words, run from DIR. */
-function gitGrep(inv: Invocation): Invocation | null {
+export function gitGrep(inv: Invocation): Invocation | null {
   if (inv.program !== 'git') return null;
   const p = parseOptions(inv.args, GIT_GLOBAL);
   if (literal(p.operands[0]?.v ?? '') !== 'grep') return null;
