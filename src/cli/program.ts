@@ -5,6 +5,7 @@ import { registerToolsCommands } from './commands/tools-list.ts';
 import { registerCheckGuardCommands } from './commands/check-guard.ts';
 import { registerDaemonCommands } from './commands/daemon.ts';
 import { registerJobsCommands } from './commands/jobs.ts';
+import { registerRunsCommands } from './commands/runs.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerGrantCommands } from './commands/admin.ts';
 import { registerAuditCommands } from './commands/audit.ts';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerCheckGuardCommands(check);
   registerDaemonCommands(program);
   registerJobsCommands(program);
+  registerRunsCommands(program);
   registerRunCommand(program);
   registerGrantCommands(program);
   registerApprovalCommands(program);

@@ -108,6 +108,8 @@ const configShape = z.strictObject({
     // renewed every max(1 s, lease/3): a shorter lease would expire between renewals
     lease_seconds: seconds(300, 2),
     catchup_window_seconds: seconds(3600),
+    /** Ended runs older than this are deleted, with an audit record; 0 keeps every run. */
+    run_retention_days: z.number().int().min(0).max(36_500).default(90),
     http: z.strictObject({
       // Node reads an empty host as every interface: that must be written as 0.0.0.0 or ::, on purpose
       host: z.string().min(1, 'an empty host would listen on every interface; write 127.0.0.1, or 0.0.0.0 if that is meant').default('127.0.0.1'),

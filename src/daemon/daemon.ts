@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
 import { openRunQueue, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { databaseNow, openDatabase, type Database } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
@@ -17,6 +17,7 @@ import { groupCommitAppend } from '../store/audit-writer.ts';
 import { deleteSpillsBefore } from '../store/spills.ts';
 import { expireApprovals } from '../store/approvals.ts';
 import { auditHead } from '../store/audit.ts';
+import { pruneRuns } from '../store/retention.ts';
 import { nextDueReading } from '../store/jobs.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
@@ -32,6 +33,9 @@ import { repeatLimitedWarn } from '../log/repeat-limit.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
+/** Run retention passes: soon after start (a daemon restarted often must still prune), then hourly. */
+const RETENTION_FIRST_MS = 60_000;
+const RETENTION_EVERY_MS = 3_600_000;
 /** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
 const STOP_STEP_TIMEOUT_MS = 5_000;
 
@@ -68,6 +72,8 @@ export interface Daemon {
   /** Runs one firing pass now (tests; the loop does it every tick). */
   fireOnce(): Promise<number>;
   reconcileOnce(): Promise<void>;
+  /** One run retention pass now (tests; the daemon does it hourly). */
+  pruneOnce(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -179,14 +185,26 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (recovered?.removed.length) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
     for (const k of recovered?.kept ?? []) logger.error({ dir: k.dir, why: k.why }, 'a skill install work dir holds a previous version that cannot be identified; left in place for an operator');
   };
+  const pruneOnce = async () => {
+    const days = config.daemon.run_retention_days;
+    if (days === 0) return;
+    // on the database clock, which nominal instants are on
+    const before = new Date((await databaseNow(database.db)).getTime() - days * 86_400_000);
+    const pruned = await pruneRuns(database.db, { before, actor: 'retention', shouldStop: () => stopping });
+    if (pruned.runs > 0 || pruned.effects > 0) {
+      logger.info({ runs: pruned.runs, jobs: pruned.jobs.length, effects: pruned.effects, before: before.toISOString(), complete: pruned.complete }, 'ended runs older than daemon.run_retention_days deleted');
+    }
+  };
   // a pass slower than its tick is not stacked behind: the first tick after it ends starts the next
-  const loop = (name: string, everyMs: number, fn: () => Promise<unknown>) => {
+  const loop = (name: string, everyMs: number, fn: () => Promise<unknown>, firstAfterMs = everyMs) => {
     let running: Promise<void> | null = null;
-    const timer = setInterval(() => {
+    const tick = () => {
       if (running) return;
       running = fn().then(() => {}, (err: unknown) => logger.error({ err, loop: name }, `${name} pass failed`)).finally(() => { running = null; });
-    }, everyMs);
-    return { stop: async () => { clearInterval(timer); await running; } };
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => { tick(); timer = setInterval(tick, everyMs); }, firstAfterMs);
+    return { stop: async () => { clearTimeout(first); clearInterval(timer); await running; } };
   };
   await reconcileOnce();
   let lastFiredAt = Date.now();
@@ -197,6 +215,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       onError: (err) => logger.error({ err, loop: 'firing' }, 'firing pass failed'),
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce),
+    loop('retention', RETENTION_EVERY_MS, pruneOnce, RETENTION_FIRST_MS),
   ];
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
@@ -219,7 +238,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await logAuditHead();
 
   return {
-    database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce,
+    database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce, pruneOnce,
     async stop() {
       if (stopping) return;
       stopping = true;

@@ -22,7 +22,7 @@ export const AUDIT_KINDS: readonly string[] = [
   'gate.decision',
   'grant.cleared', 'grant.issued', 'grant.not_issued', 'grant.revoked', 'grant.superseded',
   'job.created', 'job.paused', 'job.removed', 'job.resumed', 'job.schedule_invalid', 'job.updated',
-  'run.attempt_abandoned', 'run.delivery', 'run.outcome_discarded', 'run.queued', 'run.started', 'run.state',
+  'run.attempt_abandoned', 'run.delivery', 'run.outcome_discarded', 'run.queued', 'run.started', 'run.state', 'runs.pruned',
 ];
 
 /** The known kind a typo most likely meant: at most two edits away, or the one it is a prefix of. */

@@ -1,0 +1,119 @@
+import { asc, gt, sql } from 'drizzle-orm';
+import { appendInTransaction } from './audit.ts';
+import type { Executor } from './db.ts';
+import { FINAL_RUN_STATES, jobs } from './schema.ts';
+
+/** Rows one transaction deletes: long enough to be cheap, short enough not to hold locks for long. */
+const BATCH = 5_000;
+const JOB_PAGE = 500;
+
+export interface PruneOptions {
+  /** Runs whose instant is before this go (ended ones only). */
+  readonly before: Date;
+  /** Count what would go and change nothing. */
+  readonly dryRun?: boolean;
+  /** Who prunes, for the audit record: `retention` for the daemon, the person for the CLI. */
+  readonly actor: string;
+  /** Asked between batches: a daemon that is stopping leaves the rest for the next pass. */
+  readonly shouldStop?: () => boolean;
+}
+
+export interface JobPruned {
+  readonly job_id: string;
+  readonly runs: number;
+  readonly oldest: Date;
+  readonly newest: Date;
+}
+
+export interface PruneReport {
+  readonly before: Date;
+  readonly dryRun: boolean;
+  readonly jobs: readonly JobPruned[];
+  readonly runs: number;
+  readonly effects: number;
+  /** false when shouldStop ended the pass early. */
+  readonly complete: boolean;
+}
+
+// Ended runs only, and never a job's newest run: `jobs show` still says when a yearly job last ran.
+// Walks runs_job_nominal_unique, so no index on finished_at has to be kept up by every finish.
+const FINAL = sql.raw(FINAL_RUN_STATES.map((s) => `'${s}'`).join(', '));
+const doomed = (jobId: string, before: Date, limit: number) => sql`
+  select r.id, r.nominal_at from runs r
+  where r.job_id = ${jobId} and r.nominal_at < ${before} and r.state in (${FINAL})
+    and r.nominal_at < (select max(n.nominal_at) from runs n where n.job_id = ${jobId})
+  order by r.nominal_at limit ${limit}`;
+
+type Span = { n: number; oldest: Date | null; newest: Date | null };
+const spanOf = (row: Record<string, unknown> | undefined): Span => ({
+  n: Number(row?.n ?? 0),
+  oldest: row?.oldest ? new Date(row.oldest as string) : null,
+  newest: row?.newest ? new Date(row.newest as string) : null,
+});
+
+async function countDoomed(exec: Executor, jobId: string, before: Date): Promise<Span> {
+  const res = await exec.execute(sql`select count(*)::int as n, min(d.nominal_at) as oldest, max(d.nominal_at) as newest from (${doomed(jobId, before, 2_147_483_647)}) d`);
+  return spanOf(res.rows[0]);
+}
+
+/** One batch of one job's old runs, and its audit record, in one transaction: a deletion nobody recorded cannot commit. */
+async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: string): Promise<Span> {
+  return exec.transaction(async (tx) => {
+    const res = await tx.execute(sql`
+      with gone as (delete from runs where id in (select id from (${doomed(jobId, before, BATCH)}) d) returning nominal_at)
+      select count(*)::int as n, min(nominal_at) as oldest, max(nominal_at) as newest from gone`);
+    const span = spanOf(res.rows[0]);
+    if (span.n > 0) {
+      await appendInTransaction(tx, [{
+        kind: 'runs.pruned', actor, job_id: jobId, outcome: 'deleted', rule: 'retention.runs',
+        reason: `ended runs with instants before ${before.toISOString()} were deleted under the run retention`,
+        data: { runs: span.n, oldest_nominal_at: span.oldest?.toISOString(), newest_nominal_at: span.newest?.toISOString(), before: before.toISOString() },
+      }]);
+    }
+    return span;
+  });
+}
+
+async function* allJobIds(exec: Executor): AsyncGenerator<string> {
+  let after = '';
+  for (;;) {
+    const page = await exec.select({ id: jobs.id }).from(jobs).where(gt(jobs.id, after)).orderBy(asc(jobs.id)).limit(JOB_PAGE);
+    for (const { id } of page) yield id;
+    if (page.length < JOB_PAGE) return;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * Deletes ended runs older than the cutoff, job by job (removed jobs too), each
+ * batch with a `runs.pruned` audit record, and the recorded effects of tool calls
+ * made before it (a retry replays them only within its run). The audit chain is never pruned.
+ */
+export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<PruneReport> {
+  const out: JobPruned[] = [];
+  const stop = opts.shouldStop ?? (() => false);
+  let complete = true;
+  for await (const jobId of allJobIds(exec)) {
+    let total: Span = { n: 0, oldest: null, newest: null };
+    if (opts.dryRun) total = await countDoomed(exec, jobId, opts.before);
+    else {
+      for (;;) {
+        if (stop()) { complete = false; break; }
+        const span = await deleteBatch(exec, jobId, opts.before, opts.actor);
+        total = { n: total.n + span.n, oldest: total.oldest ?? span.oldest, newest: span.newest ?? total.newest };
+        if (span.n < BATCH) break;
+      }
+    }
+    if (total.n > 0) out.push({ job_id: jobId, runs: total.n, oldest: total.oldest!, newest: total.newest! });
+    if (!complete) break;
+  }
+  let effects = 0;
+  if (complete && !stop()) {
+    const old = sql`select 1 from tool_effects where created_at < ${opts.before}`;
+    const res = await exec.execute(opts.dryRun
+      ? sql`select count(*)::int as n from (${old}) o`
+      : sql`with gone as (delete from tool_effects where created_at < ${opts.before} returning 1) select count(*)::int as n from gone`);
+    effects = Number(res.rows[0]?.n ?? 0);
+  }
+  return { before: opts.before, dryRun: Boolean(opts.dryRun), jobs: out, runs: out.reduce((s, j) => s + j.runs, 0), effects, complete };
+}

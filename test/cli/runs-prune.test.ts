@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listAudit } from '../../src/store/audit.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { insertRun, listRuns } from '../../src/store/runs.ts';
+import type { JobRow } from '../../src/store/schema.ts';
+import { runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { aJob } from '../store/fixtures.ts';
+
+const database = useTestDatabase();
+const dir = mkdtempSync(join(tmpdir(), 'echo-runs-prune-'));
+let job: JobRow;
+let env: NodeJS.ProcessEnv;
+
+const writeConfig = (name: string, extra: string) => {
+  const file = join(dir, name);
+  writeFileSync(file, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n${extra}`);
+  return file;
+};
+
+beforeAll(async () => {
+  const { db } = database();
+  job = await createJob(db, aJob({ name: 'pruned' }));
+  for (const ago of [40, 35, 1]) {
+    const run = (await insertRun(db, { job_id: job.id, nominal_at: new Date(Date.now() - ago * 86_400_000) }))!;
+    await db.execute(sql`update runs set state = 'succeeded' where id = ${run.id}`);
+  }
+  env = { ECHO_AGENT_CONFIG: writeConfig('default.yaml', '') };
+});
+
+const noStack = (stderr: string) => expect(stderr).not.toMatch(/internal error|\n\s+at .*\.(ts|js):\d+/);
+
+describe('runs prune', () => {
+  it('--dry-run counts the runs past the cutoff as JSON and deletes nothing', async () => {
+    const r = await runCli(['runs', 'prune', '--older-than-days', '30', '--dry-run', '--json'], { env });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ dryRun: true, runs: 2, jobs: [{ job_id: job.id, runs: 2 }] });
+    expect(await listRuns(database().db, { job_id: job.id })).toHaveLength(3);
+  });
+
+  it('deletes them, records who did it, and prints what went', async () => {
+    const r = await runCli(['runs', 'prune', '--older-than-days', '30', '--as', 'carol'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^deleted 2 ended run\(s\) of 1 job\(s\) with instants before /);
+    expect(r.stdout).toContain(job.id);
+    expect(await listRuns(database().db, { job_id: job.id })).toHaveLength(1);
+    const [record] = await listAudit(database().db, { job_id: job.id, kind: 'runs.pruned' });
+    expect(record).toMatchObject({ actor: 'carol', data: { runs: 2 } });
+  });
+
+  it.each([['7d'], ['0'], ['1e3'], ['36501'], ['']])('refuses --older-than-days %j with the range, exit 64', async (value) => {
+    const r = await runCli(['runs', 'prune', '--older-than-days', value], { env });
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain(`--older-than-days: expected a whole number of days from 1 to 36500, got "${value}"`);
+    noStack(r.stderr);
+  });
+
+  it('with retention off in the config, asks for a cutoff instead of pruning nothing silently', async () => {
+    const off = { ECHO_AGENT_CONFIG: writeConfig('off.yaml', 'daemon:\n  run_retention_days: 0\n') };
+    const r = await runCli(['runs', 'prune'], { env: off });
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain('run retention is off (daemon.run_retention_days is 0); give --older-than-days N');
+    noStack(r.stderr);
+  });
+});
