@@ -191,6 +191,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     // on the database clock, which nominal instants are on
     const before = new Date((await databaseNow(database.db)).getTime() - days * 86_400_000);
     const pruned = await pruneRuns(database.db, { before, actor: 'retention', shouldStop: () => stopping });
+    metrics.runsPruned.inc(pruned.runs);
     if (pruned.runs > 0 || pruned.effects > 0) {
       logger.info({ runs: pruned.runs, jobs: pruned.jobs.length, effects: pruned.effects, before: before.toISOString(), complete: pruned.complete }, 'ended runs older than daemon.run_retention_days deleted');
     }

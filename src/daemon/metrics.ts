@@ -25,6 +25,7 @@ export function createMetrics(sources: MetricSources = {}) {
         if (sources.queueDepth) this.set(await sources.queueDepth().catch(() => NaN));
       },
     }),
+    runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),
     runsActive: new Gauge({ name: 'echo_agent_runs_active', help: 'Runs executing in this replica', registers: [registry] }),
   };
 }

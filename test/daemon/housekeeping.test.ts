@@ -45,6 +45,7 @@ describe('daemon housekeeping', () => {
     try {
       await daemon.pruneOnce();
       expect(await listRuns(db, { job_id: job.id })).toHaveLength(kept);
+      expect((await daemon.metrics.runsPruned.get()).values[0]?.value ?? 0).toBe(2 - kept);
     } finally {
       await daemon.stop();
     }
