@@ -1,5 +1,6 @@
 import { MISFIRE_RULES, type MisfireRuleId } from '../scheduler/misfire.ts';
 import { ScheduleError, instantsBetween, nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
+import type { DroppedInstants, DueTaken } from '../store/jobs.ts';
 import type { NewRun } from '../store/runs.ts';
 import type { JobRow } from '../store/schema.ts';
 import { JobInputError, type JobDefinition } from './definition.ts';
@@ -81,7 +82,7 @@ export function instantsDroppedByEdit(before: JobRow, fire: { next_fire_at?: Dat
  * The due instants a removal takes from the firing loop, as skipped runs (I13), paused or not. A removal is
  * never refused: past EDIT_SKIP_LIMIT rows the rest is summed up in `unrecorded`, for the job.removed record.
  */
-export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedBacklog {
+export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedInstants {
   return droppedBacklog(before, dueBacklog(before, now), now, before.paused ? 'misfire.paused' : 'misfire.job_removed');
 }
 
@@ -91,7 +92,7 @@ export function instantsDroppedByRemoval(before: JobRow, now: Date): DroppedBack
  * and the schedule goes on after now. More than EDIT_SKIP_LIMIT of them are the firing loop's to record:
  * the resume is refused, as an edit is, rather than leave some unaccounted for (I13).
  */
-export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
+export function instantsMissedWhilePaused(before: JobRow, now: Date): DueTaken {
   const due = dueBacklog(before, now);
   if (due && due.later.length >= EDIT_SKIP_LIMIT) {
     throw new JobInputError(`more than ${EDIT_SKIP_LIMIT} instants have been due since ${due.first.toISOString()} while the job was paused and no daemon recorded them; nothing was changed: start the daemon (the job stays paused while its firing loop records them), then resume`, 'business');
@@ -106,7 +107,7 @@ export function instantsMissedWhilePaused(before: JobRow, now: Date): DroppedBac
  * skipped misfire.paused_while_due. A pause is never refused: past EDIT_SKIP_LIMIT the schedule stays at
  * the first instant not recorded, which the firing loop then records as misfire.paused.
  */
-export function instantsDueAtPause(before: JobRow, now: Date): DroppedBacklog & { next_fire_at?: Date | null } {
+export function instantsDueAtPause(before: JobRow, now: Date): DueTaken {
   const schedule = storedSchedule(before);
   if (!schedule) return { skipped: [], unrecorded: null };
   const { skipped, unrecorded } = droppedBacklog(before, dueBacklog(before, now), now, 'misfire.paused_while_due');
@@ -115,9 +116,7 @@ export function instantsDueAtPause(before: JobRow, now: Date): DroppedBacklog & 
   return { skipped, unrecorded: null, next_fire_at: nextInstant(schedule, unrecorded ? unrecorded.after : now) };
 }
 
-interface DroppedBacklog { skipped: NewRun[]; unrecorded: { after: Date; until: Date } | null }
-
-function droppedBacklog(before: JobRow, due: ReturnType<typeof dueBacklog>, now: Date, rule: MisfireRuleId): DroppedBacklog {
+function droppedBacklog(before: JobRow, due: ReturnType<typeof dueBacklog>, now: Date, rule: MisfireRuleId): DroppedInstants {
   if (!due) return { skipped: [], unrecorded: null };
   const recorded = [due.first, ...due.later].slice(0, EDIT_SKIP_LIMIT);
   return {

@@ -181,12 +181,12 @@ export interface DroppedInstants {
  * Soft delete: the row, its runs, grants and audit trail stay for the record.
  * The live grant ends and runs not yet started are cancelled.
  */
-export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }, dueInstants?: (locked: JobRow, now: Date) => DroppedInstants): Promise<JobRow | null> {
+export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }, dueInstants: (locked: JobRow, now: Date) => DroppedInstants): Promise<JobRow | null> {
   return exec.transaction(async (tx) => {
     const before = await lockLiveJob(tx, id);
     if (!before) return null;
     // the instants due and not yet fired end with the job: each is recorded as skipped (I13)
-    const dropped = dueInstants ? dueInstants(before, await databaseNow(tx)) : { skipped: [], unrecorded: null };
+    const dropped = dueInstants(before, await databaseNow(tx));
     if (dropped.skipped.length > 0) await insertRuns(tx, dropped.skipped);
     const [job] = await tx.update(jobs)
       .set({ removed_at: sql`now()`, next_fire_at: null, updated_at: sql`now()` })

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { instantsDroppedByRemoval } from '../../src/jobs/next-fire.ts';
 import { createJob, removeJob } from '../../src/store/jobs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
@@ -26,9 +27,9 @@ describe('admin commands name a job by id or by name', () => {
     twinA = await job('twin');
     twinB = await job('twin');
     gone = await job('gone');
-    await removeJob(db, gone.id, { actor: 'test' });
+    await removeJob(db, gone.id, { actor: 'test' }, instantsDroppedByRemoval);
     // a removed job and the live job that replaced it under the same name
-    await removeJob(db, (await job('weekly')).id, { actor: 'test' });
+    await removeJob(db, (await job('weekly')).id, { actor: 'test' }, instantsDroppedByRemoval);
     replaced = await job('weekly');
     const cfg = join(mkdtempSync(join(tmpdir(), 'echo-jobref-')), 'echo-agent.yaml');
     writeFileSync(cfg, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${schema}\n`);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { instantsDueAtPause, instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
+import { instantsDroppedByRemoval } from '../../src/jobs/next-fire.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
@@ -113,7 +114,7 @@ describe('jobs', () => {
     expect(await resumeJob(db, job.id, { actor: 'ops' }, () => ({ skipped: [], unrecorded: null, next_fire_at: resumeAt }))).toMatchObject({ changed: true, job: { paused: false, pause_note: null, next_fire_at: resumeAt } });
     const run = await insertRun(db, { job_id: job.id, nominal_at: new Date('2099-12-04T02:00:00Z') });
 
-    const removed = await removeJob(db, job.id, { actor: 'ops', why: 'obsolete' });
+    const removed = await removeJob(db, job.id, { actor: 'ops', why: 'obsolete' }, instantsDroppedByRemoval);
     expect(removed?.removed_at).toBeInstanceOf(Date);
     expect(await getJob(db, job.id)).toBeNull();
     expect((await getJob(db, job.id, { includeRemoved: true }))?.id).toBe(job.id);
@@ -121,7 +122,7 @@ describe('jobs', () => {
     expect((await getRun(db, run!.id))?.state).toBe('cancelled');
     expect(await liveGrant(db, job.id)).toBeNull();
     expect((await listGrants(db, { job_id: job.id, includeRevoked: true }))[0]?.revoked_why).toBe('job removed');
-    expect(await removeJob(db, job.id, { actor: 'ops' })).toBeNull();
+    expect(await removeJob(db, job.id, { actor: 'ops' }, instantsDroppedByRemoval)).toBeNull();
     expect(await updateJob(db, job.id, { name: 'x' }, { actor: 'ops' })).toBeNull();
     const kinds = (await listAudit(db, { job_id: job.id, order: 'asc' })).map((r) => r.kind);
     expect(kinds).toEqual(['job.created', 'grant.issued', 'job.paused', 'job.resumed', 'job.removed', 'grant.cleared']);

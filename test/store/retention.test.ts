@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { instantsDroppedByRemoval } from '../../src/jobs/next-fire.ts';
 import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
@@ -63,7 +64,7 @@ describe('run retention', () => {
 
   it('prunes a removed job\'s runs too', async () => {
     const job = await jobWithRuns([[day(-3), 'succeeded'], [day(-2), 'succeeded']]);
-    await removeJob(database().db, job.id, { actor: 'alice' });
+    await removeJob(database().db, job.id, { actor: 'alice' }, instantsDroppedByRemoval);
     await pruneRuns(database().db, { before: cutoff, actor: 'retention' });
     expect(await statesOf(job.id)).toEqual([[day(-2).toISOString(), 'succeeded']]);
   });
