@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
-import { CliError } from '../errors.ts';
-import { printJson, printTable } from '../output.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { printJson, printTable, warn } from '../output.ts';
+import { refuseEmptyText } from '../option-values.ts';
 import { actorName, withStore } from '../store-session.ts';
 
 /** Whole days, 1..36,500: digits only, so "7d" or "1e3" is refused rather than guessed at. */
@@ -10,6 +11,9 @@ function parseDays(flag: string, value: string): number {
   if (!Number.isSafeInteger(n) || n < 1 || n > 36_500) throw new CliError(`${flag}: expected a whole number of days from 1 to 36500, got "${value}"`);
   return n;
 }
+
+const OUTPUT_SHOWN = 2_000;
+const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
 
 export function registerRunsCommands(program: Command): void {
   const runs = program.command('runs').description('the run history of every job');
@@ -31,5 +35,36 @@ export function registerRunsCommands(program: Command): void {
       const verb = report.dryRun ? 'would delete' : 'deleted';
       process.stdout.write(`${verb} ${report.runs} ended run(s) of ${report.jobs.length} job(s) with instants before ${report.before.toISOString()}, and ${report.effects} recorded tool effect(s)\n`);
       if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.oldest.toISOString(), j.newest.toISOString()]));
+    });
+
+  runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      refuseEmptyText({ run: id }, ['run']);
+      const [{ getRun }, { listAudit }, { getJob }] = await Promise.all([import('../../store/runs.ts'), import('../../store/audit.ts'), import('../../store/jobs.ts')]);
+      const found = await withStore(configFor(cmd).config, async (db) => {
+        const run = await getRun(db.db, id);
+        const audit = await listAudit(db.db, { run_id: id, limit: 10_000, order: 'asc' });
+        const jobId = run?.job_id ?? audit.find((a) => a.job_id)?.job_id;
+        const job = jobId ? await getJob(db.db, jobId, { includeRemoved: true }) : null;
+        return { run, job: job ? { id: job.id, name: job.name, removed_at: job.removed_at } : null, audit };
+      });
+      if (!found.run && found.audit.length === 0) throw new CliError(`no run with id ${id}, and no audit record names it`, EXIT.failure);
+      // a pruned run: the audit log still answers for it
+      if (!found.run) warn(`run ${id} is no longer in the runs table (deleted under daemon.run_retention_days); its audit records follow`);
+      if (opts.json) { printJson(found); return; }
+      const r = found.run;
+      const lines: [string, unknown][] = [
+        ['job', found.job ? `${found.job.id} (${found.job.name})${found.job.removed_at ? ', removed' : ''}` : '-'],
+        ...(r ? [
+          ['nominal', r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
+          ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
+          ['cron_authorized', r.cron_authorized === null ? '-' : String(r.cron_authorized)], ['grant', r.grant_id ?? '-'],
+          ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
+        ] as [string, unknown][] : []),
+      ];
+      for (const [k, v] of lines) process.stdout.write(`${k}: ${String(v)}\n`);
+      process.stdout.write('\naudit:\n');
+      printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'RULE', 'REASON'], found.audit.map((a) => [a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', a.rule ?? '', (a.reason ?? '').slice(0, 100)]));
     });
 }

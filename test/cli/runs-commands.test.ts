@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/store/audit.ts';
+import { appendAudit, listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { insertRun, listRuns } from '../../src/store/runs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
@@ -12,7 +12,7 @@ import { useTestDatabase } from '../support/db.ts';
 import { aJob } from '../store/fixtures.ts';
 
 const database = useTestDatabase();
-const dir = mkdtempSync(join(tmpdir(), 'echo-runs-prune-'));
+const dir = mkdtempSync(join(tmpdir(), 'echo-runs-commands-'));
 let job: JobRow;
 let env: NodeJS.ProcessEnv;
 
@@ -65,6 +65,41 @@ describe('runs prune', () => {
     const r = await runCli(['runs', 'prune'], { env: off });
     expect(r.code).toBe(64);
     expect(r.stderr).toContain('run retention is off (daemon.run_retention_days is 0); give --older-than-days N');
+    noStack(r.stderr);
+  });
+});
+
+describe('runs show', () => {
+  it('shows a run with its output and every audit record that names it, oldest first', async () => {
+    const { db } = database();
+    const run = (await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-11-30T03:00:00Z') }))!;
+    await db.execute(sql`update runs set state = 'denied', denials = 1, output = ${JSON.stringify({ steps: ['x'.repeat(3000)] })}::jsonb where id = ${run.id}`);
+    await appendAudit(db, { kind: 'gate.decision', actor: 'daemon', job_id: job.id, run_id: run.id, step: 4, outcome: 'deny', rule: 'security_profile.daemon', reason: 'the daemon profile removes exec' });
+    await appendAudit(db, { kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'denied' });
+    const r = await runCli(['runs', 'show', run.id], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`job: ${job.id} (pruned)`);
+    expect(r.stdout).toMatch(/^state: denied$/m);
+    expect(r.stdout).toMatch(/characters; --json for all\)/);
+    expect(r.stdout.indexOf('security_profile.daemon')).toBeLessThan(r.stdout.indexOf('run.state'));
+    const json = JSON.parse((await runCli(['runs', 'show', run.id, '--json'], { env })).stdout);
+    expect(json.run).toMatchObject({ id: run.id, state: 'denied', denials: 1 });
+    expect(json.audit.map((a: { kind: string }) => a.kind)).toEqual(['gate.decision', 'run.state']);
+  });
+
+  it('a pruned run is still answered for from the audit log, with a note that its row is gone', async () => {
+    await appendAudit(database().db, { kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: 'run_longgone', outcome: 'succeeded' });
+    const r = await runCli(['runs', 'show', 'run_longgone'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('run run_longgone is no longer in the runs table (deleted under daemon.run_retention_days)');
+    expect(r.stdout).toContain(`job: ${job.id} (pruned)`);
+    expect(r.stdout).toContain('succeeded');
+  });
+
+  it('an id nobody knows is an error naming it, exit 1', async () => {
+    const r = await runCli(['runs', 'show', 'run_nosuch'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no run with id run_nosuch, and no audit record names it');
     noStack(r.stderr);
   });
 });
