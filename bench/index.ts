@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<void>> = {
     await benchUrl();
   },
   daemon: async () => (await import('./daemon.ts')).benchDaemon(),
+  retention: async () => (await import('./retention.ts')).benchRetention(),
 };
 
 const name = process.argv[2];

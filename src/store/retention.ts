@@ -1,7 +1,7 @@
-import { asc, gt, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { appendInTransaction } from './audit.ts';
 import type { Executor } from './db.ts';
-import { FINAL_RUN_STATES, jobs } from './schema.ts';
+import { FINAL_RUN_STATES } from './schema.ts';
 
 /** Rows one transaction deletes: long enough to be cheap, short enough not to hold locks for long. */
 const BATCH = 5_000;
@@ -38,7 +38,7 @@ export interface PruneReport {
 // Ended runs only, and never a job's newest run: `jobs show` still says when a yearly job last ran.
 // Walks runs_job_nominal_unique, so no index on finished_at has to be kept up by every finish.
 const FINAL = sql.raw(FINAL_RUN_STATES.map((s) => `'${s}'`).join(', '));
-const doomed = (jobId: string, before: Date, limit: number) => sql`
+const doomed = (jobId: string | SQL, before: Date, limit: number) => sql`
   select r.id, r.nominal_at from runs r
   where r.job_id = ${jobId} and r.nominal_at < ${before} and r.state in (${FINAL})
     and r.nominal_at < (select max(n.nominal_at) from runs n where n.job_id = ${jobId})
@@ -74,13 +74,16 @@ async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: s
   });
 }
 
-async function* allJobIds(exec: Executor): AsyncGenerator<string> {
+/** Jobs with something to prune, a page at a time over every job: one query per page, not a transaction per job. */
+async function* jobsWithOldRuns(exec: Executor, before: Date): AsyncGenerator<string> {
   let after = '';
   for (;;) {
-    const page = await exec.select({ id: jobs.id }).from(jobs).where(gt(jobs.id, after)).orderBy(asc(jobs.id)).limit(JOB_PAGE);
-    for (const { id } of page) yield id;
-    if (page.length < JOB_PAGE) return;
-    after = page[page.length - 1]!.id;
+    const page = await exec.execute(sql`
+      with page as (select id from jobs where id > ${after} order by id limit ${JOB_PAGE})
+      select p.id, exists (${doomed(sql`p.id`, before, 1)}) as has_old from page p order by p.id`);
+    for (const row of page.rows) if (row.has_old) yield row.id as string;
+    if (page.rows.length < JOB_PAGE) return;
+    after = page.rows[page.rows.length - 1]!.id as string;
   }
 }
 
@@ -93,7 +96,7 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
   const out: JobPruned[] = [];
   const stop = opts.shouldStop ?? (() => false);
   let complete = true;
-  for await (const jobId of allJobIds(exec)) {
+  for await (const jobId of jobsWithOldRuns(exec, opts.before)) {
     let total: Span = { n: 0, oldest: null, newest: null };
     if (opts.dryRun) total = await countDoomed(exec, jobId, opts.before);
     else {
