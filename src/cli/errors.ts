@@ -1,5 +1,5 @@
 /** sysexits.h codes operators' tooling understands. */
-export const EXIT = { ok: 0, failure: 1, wouldAsk: 2, usage: 64, dataErr: 65, noInput: 66, unavailable: 69, software: 70, config: 78 } as const;
+export const EXIT = { ok: 0, failure: 1, wouldAsk: 2, usage: 64, dataErr: 65, noInput: 66, unavailable: 69, software: 70, cantCreate: 73, config: 78 } as const;
 
 /** An error meant for the person at the terminal: printed as one line, no stack. */
 export class CliError extends Error {

@@ -11,6 +11,9 @@ import type { AuditRow } from './schema.ts';
 export class ChainWalk {
   private prev: { seq: number; hash: string } | null = null;
   private first: number | null = null;
+
+  /** `after`: the record the walk's first record must follow; the genesis unless the start was archived. */
+  constructor(private readonly after: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH }) {}
   checked = 0;
   firstBad: { seq: number; problem: AuditProblem; detail: string } | null = null;
 
@@ -22,11 +25,13 @@ export class ChainWalk {
       this.firstBad = { seq: row.seq, problem: 'edited', detail: `record ${row.seq} does not match its hash` };
       return;
     }
-    // an unfiltered export starts at the genesis: nothing prunes the chain, so a later start lost records
-    const prev = this.prev ?? { seq: 0, hash: GENESIS_HASH };
+    // an unfiltered export starts where the chain does (the genesis, or after an archive): a later start lost records
+    const prev = this.prev ?? this.after;
     if (row.seq !== prev.seq + 1 || row.prev_hash !== prev.hash) {
+      const archived = this.prev === null && this.after.seq === 0 && row.seq > 1
+        ? `; if the records before it were archived, give the head of the archive before it: --after SEQ:HASH (audit archives lists them)` : '';
       this.firstBad = row.seq > prev.seq + 1 && row.prev_hash !== prev.hash
-        ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing` }
+        ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing${archived}` }
         : { seq: row.seq, problem: row.seq <= prev.seq ? 'reordered' : 'edited', detail: `record ${row.seq} does not follow record ${prev.seq}` };
       return;
     }

@@ -1,7 +1,8 @@
-import { asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { archiveFacts, chainStart } from './audit-archive.ts';
 import type { Executor } from './db.ts';
-import { auditHash, GENESIS_HASH } from './audit.ts';
-import { auditEvents, type AuditRow } from './schema.ts';
+import { auditHash } from './audit.ts';
+import { auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
 
 export type AuditProblem = 'edited' | 'removed' | 'reordered';
 
@@ -12,9 +13,24 @@ export interface AuditVerdict {
   /** The last good record: an operator can compare it with a copy kept elsewhere (a truncated tail leaves no trace in the chain). */
   readonly head: { seq: number; hash: string };
   readonly firstBad?: { seq: number; problem: AuditProblem; detail: string };
+  /** The first record checked: 1, or the one after the newest archive. */
+  readonly from: number;
+  readonly note?: string;
 }
 
-interface Link { seq: number; hash: string }
+type Link = { readonly seq: number; readonly hash: string };
+
+/**
+ * The newest archive must be the one its audit.archived record names: a row added or changed to
+ * hide records removed from the start of the chain has no such record after it.
+ */
+async function unrecordedArchive(exec: Executor, archive: AuditArchiveRow): Promise<AuditVerdict['firstBad']> {
+  const said = await exec.select({ data: auditEvents.data }).from(auditEvents)
+    .where(and(eq(auditEvents.kind, 'audit.archived'), gt(auditEvents.seq, archive.last_seq), sql`${auditEvents.data}->>'archive_id' = ${archive.id}`)).limit(1);
+  const facts = archiveFacts(archive);
+  if (said[0] && Object.entries(facts).every(([k, v]) => said[0]!.data[k] === v)) return undefined;
+  return { seq: archive.after_seq + 1, problem: 'removed', detail: `the chain begins after record ${archive.last_seq} by archive ${archive.id}, but no audit.archived record after it says so${said[0] ? ' with the same range, hash and file' : ''}: records before ${archive.last_seq + 1} may have been removed` };
+}
 
 /**
  * Walks the chain in seq order. Each record must hash to its stored hash (seq and
@@ -23,7 +39,11 @@ interface Link { seq: number; hash: string }
  */
 export async function verifyAudit(exec: Executor, opts: { batchSize?: number; expectHead?: Link } = {}): Promise<AuditVerdict> {
   const batchSize = opts.batchSize ?? 1000;
-  let prev: Link = { seq: 0, hash: GENESIS_HASH };
+  // archived records are in their files; the chain here begins after the newest archive
+  const start = await chainStart(exec);
+  let prev: Link = start.after;
+  const archiveBad = start.archive ? await unrecordedArchive(exec, start.archive) : undefined;
+  if (archiveBad) return { ok: false, checked: 0, head: prev, firstBad: archiveBad, from: start.after.seq + 1 };
   let checked = 0;
   for (;;) {
     const batch = await exec.select().from(auditEvents).where(gt(auditEvents.seq, prev.seq)).orderBy(asc(auditEvents.seq)).limit(batchSize);
@@ -36,11 +56,15 @@ export async function verifyAudit(exec: Executor, opts: { batchSize?: number; ex
         prev = { seq: row.seq, hash: row.hash };
         continue;
       }
-      return { ok: false, checked, head: prev, firstBad: await diagnose(exec, prev, row, selfOk, next) };
+      return { ok: false, checked, head: prev, firstBad: await diagnose(exec, prev, row, selfOk, next), from: start.after.seq + 1 };
     }
     if (batch.length < batchSize) {
+      const from = start.after.seq + 1;
+      if (opts.expectHead && opts.expectHead.seq <= start.after.seq) {
+        return { ok: true, checked, head: prev, from, note: `record ${opts.expectHead.seq} is archived (${start.archive?.file} and earlier archives): check it there with audit verify --file` };
+      }
       const anchored = opts.expectHead ? await againstAnchor(exec, prev, opts.expectHead) : undefined;
-      return anchored ? { ok: false, checked, head: prev, firstBad: anchored } : { ok: true, checked, head: prev };
+      return anchored ? { ok: false, checked, head: prev, firstBad: anchored, from } : { ok: true, checked, head: prev, from };
     }
   }
 }

@@ -3,7 +3,7 @@ import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
 import { namedQuery, type Executor, type NamedStatement } from './db.ts';
 import { pgColumn } from './pg-array.ts';
-import { violatesUnique } from './pg-errors.ts';
+import { violatesCheck, violatesUnique } from './pg-errors.ts';
 import { auditEvents, type AuditRow } from './schema.ts';
 
 /** prev_hash of the first record. */
@@ -56,7 +56,7 @@ export async function appendAudits(exec: Executor, events: readonly AuditInput[]
 /** appendAudits for a caller already in a transaction (no savepoint). */
 export async function appendInTransaction(tx: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
   if (events.length === 0) return [];
-  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
+  await lockAuditChain(tx);
   // never stamped earlier than the record it follows, whose time may come from another writer's clock
   const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
     select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
@@ -66,6 +66,11 @@ export async function appendInTransaction(tx: Executor, events: readonly AuditIn
   const rows = chainRows({ seq: t.seq === null ? 0 : Number(t.seq), hash: t.hash ?? GENESIS_HASH }, new Date(t.now), events);
   await tx.insert(auditEvents).values(rows);
   return rows;
+}
+
+/** Takes the chain lock until the transaction ends: appends (any replica) wait, archives move the start safely. */
+export async function lockAuditChain(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_CLASS}, hashtext(current_schema()))`);
 }
 
 /** Whether `row` is in the chain as written: after a commit whose answer was lost, did it happen? */
@@ -155,8 +160,14 @@ function appendAfterText(offset: number): string {
     as v(seq, at, kind, actor, job_id, run_id, execution_id, trace_id, step, rule, outcome, risk, reason, data, prev_hash, hash)`;
 }
 
-/** A unique violation on the chain's seq: someone else appended first. */
-const seqTaken = (err: unknown): boolean => violatesUnique(err, 'audit_events_pkey');
+/**
+ * Someone else appended first: the seq is taken, or it is below the floor an archive set
+ * (the rows after a stale tail were archived and deleted, so no unique violation can say so).
+ */
+const seqTaken = (err: unknown): boolean => violatesUnique(err, 'audit_events_pkey') || violatesCheck(err, AUDIT_SEQ_FLOOR);
+
+/** The check constraint `audit archive` moves up: no record may be added at or below the archived records. */
+export const AUDIT_SEQ_FLOOR = 'audit_events_seq_floor';
 
 /** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */
 function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'job' | 'run' | 'grt' | 'apr' | 'alw' | 'spl' | 'kno' | 'tdo' | 'trn' | 'prc';
+export type IdPrefix = 'job' | 'run' | 'grt' | 'apr' | 'alw' | 'spl' | 'kno' | 'tdo' | 'trn' | 'prc' | 'arc';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 

@@ -9,6 +9,15 @@ export function violatesUnique(err: unknown, constraint: string): boolean {
   return false;
 }
 
+/** A check violation of this very constraint. */
+export function violatesCheck(err: unknown, constraint: string): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const found = e as { code?: string; constraint?: string };
+    if (found.code === '23514' && found.constraint === constraint) return true;
+  }
+  return false;
+}
+
 /** Server going away or refusing connections for now (admin shutdown, crash, starting up), and class 08 but protocol violations. */
 const CONNECTION_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 /** The socket's own failures: the server is not there, or the connection broke. */

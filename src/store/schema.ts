@@ -205,6 +205,29 @@ export const auditEvents = pgTable('audit_events', {
   index('audit_events_prev_hash_idx').on(t.prev_hash),
 ]);
 
+/**
+ * Audit records moved to a file by `audit archive`: the chain now begins after last_seq, whose
+ * hash the first remaining record points at. Only the newest row matters to `audit verify`.
+ */
+export const auditArchives = pgTable('audit_archives', {
+  id: text('id').primaryKey(),
+  first_seq: bigint('first_seq', { mode: 'number' }).notNull(),
+  last_seq: bigint('last_seq', { mode: 'number' }).notNull(),
+  last_hash: text('last_hash').notNull(),
+  /** Where the chain stood before the archived records: the previous archive's last record, or the genesis. */
+  after_seq: bigint('after_seq', { mode: 'number' }).notNull(),
+  after_hash: text('after_hash').notNull(),
+  records: bigint('records', { mode: 'number' }).notNull(),
+  before: tz('before').notNull(),
+  file: text('file').notNull(),
+  file_sha256: text('file_sha256').notNull(),
+  archived_by: text('archived_by').notNull(),
+  archived_at: tz('archived_at').notNull().defaultNow(),
+}, (t) => [
+  check('audit_archives_id_format', sql`${t.id} ~ '^arc_[a-z0-9]+$'`),
+  uniqueIndex('audit_archives_last_seq').on(t.last_seq),
+]);
+
 /** Results of side-effecting tool calls by idempotency key: a replay returns them instead of repeating the effect. */
 export const toolEffects = pgTable('tool_effects', {
   idempotency_key: text('idempotency_key').primaryKey(),
@@ -219,3 +242,4 @@ export type RunRow = typeof runs.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
 export type AllowlistRow = typeof allowlistRecords.$inferSelect;
 export type AuditRow = typeof auditEvents.$inferSelect;
+export type AuditArchiveRow = typeof auditArchives.$inferSelect;

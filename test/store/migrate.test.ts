@@ -16,7 +16,7 @@ describe('migrate', () => {
     const { rows } = await d.pool.query<{ table_name: string }>(
       'select table_name from information_schema.tables where table_schema = $1 order by 1', [d.schema]);
     expect(rows.map((r) => r.table_name)).toEqual(
-      ['__drizzle_migrations', 'allowlist_records', 'approvals', 'audit_events', 'job_grants', 'jobs', 'knowledge_chunks', 'memories', 'runs',
+      ['__drizzle_migrations', 'allowlist_records', 'approvals', 'audit_archives', 'audit_events', 'job_grants', 'jobs', 'knowledge_chunks', 'memories', 'runs',
         'skills', 'spills', 'todos', 'tool_effects', 'transcripts']);
     const fks = await d.pool.query<{ ref: string }>(`
       select distinct ccu.table_schema as ref from information_schema.constraint_column_usage ccu

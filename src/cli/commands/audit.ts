@@ -9,6 +9,7 @@ import { printJson, printTable } from '../output.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
+import { registerAuditArchiveCommands } from './audit-archive.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -18,6 +19,7 @@ const configOf = (cmd: Command): Config => configFor(cmd).config;
  */
 export const AUDIT_KINDS: readonly string[] = [
   'allowlist.added', 'allowlist.revoked',
+  'audit.archived',
   'approval.answer_refused', 'approval.answered', 'approval.requested',
   'gate.decision',
   'grant.cleared', 'grant.issued', 'grant.not_issued', 'grant.revoked', 'grant.superseded',
@@ -60,9 +62,9 @@ async function checkRun(exec: Executor, id: string): Promise<void> {
 }
 
 /** `SEQ:HASH` as `audit verify` prints it. */
-function parseHead(value: string): { seq: number; hash: string } {
+export function parseHead(value: string, flag = '--head'): { seq: number; hash: string } {
   const m = /^(\d+):([0-9a-f]{64})$/.exec(value.trim());
-  if (!m) throw new CliError(`--head: expected SEQ:HASH as audit verify prints it (e.g. 42:3f…, 64 hex digits), got "${value}"`);
+  if (!m) throw new CliError(`${flag}: expected SEQ:HASH as audit verify prints it (e.g. 42:3f…, 64 hex digits), got "${value}"`);
   return { seq: Number(m[1]), hash: m[2]! };
 }
 
@@ -72,19 +74,20 @@ interface Verdict {
   head: { seq: number; hash: string } | null;
   firstBad?: { seq: number; problem: string; detail: string } | undefined;
   from?: number | null;
+  note?: string;
 }
 
 function printVerdict(verdict: Verdict, json: boolean | undefined, what: string): void {
   if (json) printJson(verdict);
-  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records, head ${verdict.head?.seq}:${verdict.head?.hash}\n`);
+  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n${verdict.note ? `note: ${verdict.note}\n` : ''}`);
   else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
   if (!verdict.ok) process.exitCode = EXIT.failure;
 }
 
 /** An export checked with no database: each record against its hash, each against the one before. */
-async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined): Promise<Verdict> {
+async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined, after: { seq: number; hash: string } | undefined): Promise<Verdict> {
   const [{ ChainWalk, parseExportLine }, { GENESIS_HASH }] = await Promise.all([import('../../store/audit-file.ts'), import('../../store/audit.ts')]);
-  const walk = new ChainWalk();
+  const walk = new ChainWalk(after);
   const stream = createReadStream(file, 'utf8');
   const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
   // exit 66, not 1 or 65: a file that cannot be read says nothing about the chain in it, and holds no bad data
@@ -143,31 +146,41 @@ export function registerAuditCommands(program: Command): void {
     });
   audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken; 66 when --file cannot be read)')
     .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
-    .option('--file <export.jsonl>', 'check an unfiltered `audit export` instead of the database (no database needed)')
+    .option('--file <export.jsonl>', 'check an unfiltered `audit export` or an `audit archive` file instead of the database (no database needed)')
+    .option('--after <seq:hash>', 'with --file: the record the file\'s first record follows (the head of the archive before it), when it does not start at the genesis')
     .option('--json', 'print JSON')
-    .action(async (opts: { head?: string; file?: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { head?: string; file?: string; after?: string; json?: boolean }, cmd: Command) => {
       const expectHead = opts.head === undefined ? undefined : parseHead(opts.head);
+      const after = opts.after === undefined ? undefined : parseHead(opts.after, '--after');
+      if (after && opts.file === undefined) throw new CliError('--after: only with --file; the database knows where its chain begins');
       if (opts.file !== undefined) {
         if (opts.file.trim() === '') throw new CliError('--file: expected a path to an audit export');
-        printVerdict(await verifyFile(opts.file, expectHead), opts.json, `audit export ${opts.file}`);
+        printVerdict(await verifyFile(opts.file, expectHead, after), opts.json, `audit export ${opts.file}`);
         return;
       }
       const { verifyAudit } = await import('../../store/audit-verify.ts');
       printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {})), opts.json, 'audit chain');
     });
+  registerAuditArchiveCommands(audit);
   audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
     .option('--job <job>', 'one job (id or name)').option('--since <instant>', 'ISO date or instant')
     .option('--json', 'the closing summary on stderr as one JSON object (the records are JSON lines either way)')
     .action(async (opts: { job?: string; since?: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']);
       const since = parseInstant('--since', opts.since);
-      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts')]);
-      // a filtered export is not contiguous, so only the full one can be checked on the way out
-      const walk = opts.job || since ? null : new ChainWalk();
+      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }, { chainStart }] = await Promise.all([
+        import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts'), import('../../store/audit-archive.ts'),
+      ]);
+      let walk = null as InstanceType<typeof ChainWalk> | null;
       let exported = 0;
+      let start = { seq: 0, hash: GENESIS_HASH };
       await withStore(configOf(cmd), async (db) => {
+        // archived records are in their files; rows an interrupted archive left behind are not the chain's
+        start = (await chainStart(db.db)).after;
+        // a filtered export is not contiguous, so only the full one can be checked on the way out
+        walk = opts.job || since ? null : new ChainWalk(start);
         const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
-        for await (const row of exportAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}) })) {
+        for await (const row of exportAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}), afterSeq: start.seq })) {
           walk?.push(row);
           exported++;
           process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -176,14 +189,16 @@ export function registerAuditCommands(program: Command): void {
       if (walk?.firstBad) process.exitCode = EXIT.failure;
       if (opts.json) {
         // stdout carries the records, so the summary a script reads goes to stderr
-        const head = walk?.head ?? { seq: 0, hash: GENESIS_HASH };
-        const summary = walk ? { exported, checked: true, ok: !walk.firstBad, head: { seq: head.seq, hash: head.hash }, first_bad: walk.firstBad }
+        const head = walk?.head ?? start;
+        const summary = walk ? { exported, checked: true, ok: !walk.firstBad, head: { seq: head.seq, hash: head.hash }, after: start, first_bad: walk.firstBad }
           : { exported, checked: false, why_unchecked: 'a filtered export (--job, --since) is not a contiguous chain' };
         process.stderr.write(`${JSON.stringify(summary)}\n`);
       } else if (walk?.firstBad) {
         process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
       } else if (walk) {
-        process.stderr.write(`exported ${walk.checked} records, chain ok, head ${walk.head?.seq ?? 0}:${walk.head?.hash ?? GENESIS_HASH}; check the file later with: echo-agent audit verify --file FILE --head SEQ:HASH\n`);
+        const head = walk.head ?? start;
+        const after = start.seq > 0 ? ` --after ${start.seq}:${start.hash}` : '';
+        process.stderr.write(`exported ${walk.checked} records${after ? ` (after archived record ${start.seq})` : ''}, chain ok, head ${head.seq}:${head.hash}; check the file later with: echo-agent audit verify --file FILE${after} --head ${head.seq}:${head.hash}\n`);
       }
     });
 }
