@@ -1,56 +1,43 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
-import { CODE_VARIABLES, EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
+import { EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
+import { codeOf, variableCode } from './code-values.ts';
+import { envConfigCode, gitConfigCode } from './git-config.ts';
+import { builtinSetterCode } from './variable-setters.ts';
 import { TREE_COPIES } from './program-tables.ts';
 import { gitGrep } from './checks/targets.ts';
 import { UNKNOWN, literal, plain } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
-import { GIT_CODE_KEYS } from './written-files.ts';
 
-/** The code a value carries: shell code (all of it, or a pattern's `code` group), or another interpreter's (`inline`). */
-function codeOf(value: string, how: CodeIn): { shell: string } | { inline: string } | null {
-  if (how === true) return { shell: value };
-  for (const re of how) {
-    const g = re.exec(value)?.groups;
-    if (g?.inline !== undefined) return { inline: value.trim() };
-    if (g?.code !== undefined && g.code.trim() !== '') return { shell: g.code };
-  }
-  return null;
-}
-
-/** Shell code a variable's value is for the program that reads it (`PROMPT_COMMAND=…`, `LESSOPEN='|CMD %s'`); null when none. */
-export function variableCode(name: string, value: string): string | null {
-  const how = CODE_VARIABLES[name];
-  const c = how ? codeOf(plain(value), how) : null;
-  return c && 'shell' in c ? c.shell : null;
-}
-
-/** Shell code in `NAME=VALUE` words: all of them (`export`), or those before the command (`env`, `sudo`). */
-function assignmentCode(words: readonly Arg[], leading: boolean): string[] {
+/** Shell code in `NAME=VALUE` words: all of them (`export`), or those before the command (`env`, `sudo`); git config pairs among them. */
+function assignmentCode(words: readonly Arg[], leading: boolean, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const out: string[] = [];
+  const assigned = new Map<string, string>();
   for (const a of words) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
     if (!m && leading && a.v !== '-') break;
+    if (m) assigned.set(m[1]!, a.v.slice(m[0].length));
     const code = m ? variableCode(m[1]!, a.v.slice(m[0].length)) : null;
     if (code !== null) out.push(code);
   }
-  return out;
+  return [...out, ...envConfigCode(assigned, vars, emit)];
 }
 
 /**
  * Shell code a program runs from its option values (`tar --to-command=CODE`, `zip -TT CODE`, `vim -c '!CODE'`,
  * `less +'!CODE'`, `gdb -ex 'shell CODE'`) or its variables (`env LESSOPEN='|CODE'`): each is walked like
- * `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code.
+ * `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code, and so is a C call
+ * that runs a command in the debugged process (`gdb -ex 'call system("CODE")'`), whose string is walked as well.
  */
-export function embeddedCode(name: string, args: readonly Arg[], emit: Emit): string[] {
+export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const wrapper = WRAPPERS[name];
-  const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true) : [];
+  const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
   const spec = EMBEDDED_CODE[name];
   if (!spec) return out;
   const push = (value: string, how: CodeIn): void => {
     const code = codeOf(value, how);
-    if (code && 'shell' in code) out.push(code.shell);
-    else if (code) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
+    if (code?.shell !== undefined) out.push(code.shell);
+    if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
   };
   if (spec.options) {
     const p = parseOptions(args, spec.spec ?? {});
@@ -73,22 +60,20 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit): st
 /** Builtins that set variables from `NAME=VALUE` arguments. */
 const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
-/** Shell code in the arguments of builtins and git: alias values, a trap's action, `export LESSOPEN=…`, `git -c core.pager=…` / `alias.x=!…`. */
-export function argumentCode(inv: Invocation): string[] {
+/**
+ * Shell code in the arguments of builtins and git: alias values, a trap's action, `export LESSOPEN=…`, `printf -v` /
+ * `read` / `mapfile` into a code variable, `git -c core.pager=…` / `alias.x=!…`, `git config KEY VALUE`.
+ */
+export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const rest = inv.args.map((a) => literal(a.v));
-  if (DECLARERS.has(inv.program)) return assignmentCode(inv.args, false);
+  const set = builtinSetterCode(inv, emit);
+  if (DECLARERS.has(inv.program)) return [...set, ...assignmentCode(inv.args, false, emit, vars)];
   if (inv.program === 'alias') {
     return inv.args.flatMap((a) => { const eq = a.v.indexOf('='); return eq > 0 ? [plain(a.v.slice(eq + 1))] : []; });
   }
   if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) return [plain(inv.args[0].v)];
-  if (inv.program === 'git') {
-    return [...gitGrepPagers(inv), ...inv.args.flatMap((a, i) => {
-      const kv = rest[i - 1] === '-c' ? literal(a.v) : null;
-      const m = kv ? GIT_CODE_KEYS.exec(kv) : null;
-      return m ? [m[2]!.replace(/^!/, '')] : [];
-    })];
-  }
-  return [];
+  if (inv.program === 'git') return [...gitGrepPagers(inv), ...gitConfigCode(inv, emit, vars)];
+  return set;
 }
 
 /** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */

@@ -33,6 +33,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.network.private_target', severity: 'ask', reason: 'A downloader or network client is aimed at a non-public address or an internal name (loopback, private, cloud metadata, *.internal, …).' },
   { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },
   { id: 'shell.expansion.prompt', severity: 'ask', reason: 'A prompt expansion (${var@P}) runs the command substitutions in a value the guard cannot see.' },
+  { id: 'shell.code.unseen_setting', severity: 'ask', reason: 'A variable or git setting whose value a program runs as code (PROMPT_COMMAND, LESSOPEN, a pager or editor, a git hooks directory, included config or computed key) is set from something the guard cannot see, so what will run cannot be checked.' },
   { id: 'shell.interpreter.unseen_script', severity: 'ask', reason: 'A shell runs a script from a process substitution or a redirected file whose text the guard cannot see.' },
   { id: 'shell.credential.write', severity: 'ask', reason: 'Writing credential or shell start-up files can leak secrets or plant commands that run later.' },
   { id: 'shell.sql.destructive', severity: 'ask', reason: 'The statement drops, truncates or deletes data without a WHERE clause.' },

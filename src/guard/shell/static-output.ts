@@ -16,7 +16,8 @@ const texts = (inv: Invocation, from = 0): string[] | null => {
   return out;
 };
 
-function printf(format: string, args: readonly string[]): string {
+/** printf's output for a format and its arguments (a format used once; `%b` and the format's escapes decoded). */
+export function printfText(format: string, args: readonly string[]): string {
   let i = 0;
   const body = format.replace(/%(%|[-+ #0-9.]*[sbdiqcxXouefgEG])/g, (_m, spec: string) => {
     if (spec === '%') return '%';
@@ -46,7 +47,7 @@ export function staticOutput(inv: Invocation): string | null {
     const words = texts(inv);
     if (!words || words.length === 0) return null;
     const fmt = words[0] === '--' ? words.slice(1) : words;
-    return printf(fmt[0] ?? '', fmt.slice(1));
+    return printfText(fmt[0] ?? '', fmt.slice(1));
   }
   if (inv.program === 'base64' && inv.stdinText !== null) {
     const p = parseOptions(inv.args);

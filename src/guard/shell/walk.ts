@@ -8,7 +8,9 @@ import { staticOutput, subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
-import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource, variableCode } from './embedded-code.ts';
+import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource } from './embedded-code.ts';
+import { variableCode } from './code-values.ts';
+import { envConfigCode } from './git-config.ts';
 import { andOrChain, isFdPath, startsShell } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
@@ -188,6 +190,8 @@ export class Walker {
     const args = expandArgs(c.words, ctx);
     // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
     for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
+    // git configuration in GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs runs like `git -c`
+    if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit)) this.nestedCode(code, copy(st));
     // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
@@ -211,7 +215,7 @@ export class Walker {
         return;
       }
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
-      for (const code of embeddedCode(name, cur.slice(1), this.emit)) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
+      for (const code of embeddedCode(name, cur.slice(1), this.emit, st.vars)) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
@@ -357,8 +361,8 @@ export class Walker {
     else if (view?.script) this.runsFile(view.script, st, inv.program);
     if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) this.scriptOnStdin(inv, st);
     this.scheduled(inv, st);
-    // alias values, trap actions, git -c core.pager=… run as shell code
-    for (const code of argumentCode(inv)) this.nestedCode(code, copy(st));
+    // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
+    for (const code of argumentCode(inv, this.emit, st.vars)) this.nestedCode(code, copy(st));
     // `find -exec CMD {} ;`, `rg --pre CMD`: CMD runs on each file found
     for (const sub of perFileCommands(inv)) this.argv(sub, copy(st, { piped: false }), [], true);
   }

@@ -6,8 +6,6 @@ import { literal } from './values.ts';
 
 /** Marks a file whose content was downloaded or decoded. */
 export const DOWNLOADED = Symbol('downloaded');
-/** git configuration keys whose value is run as a shell command. */
-export const GIT_CODE_KEYS = /^(core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|alias\.[^=]+|sequence\.editor|diff\.external|credential\.helper|gpg\.program|pager\.[^=]+)=(.+)$/is;
 
 /** Files curl/wget save: -o/-O FILE, or the URL's last path part. */
 function downloadTargets(inv: Invocation): Canon[] {

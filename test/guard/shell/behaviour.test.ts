@@ -43,6 +43,25 @@ describe('shell guard: what it reports', () => {
     expect(v.findings).toEqual([expect.objectContaining({ rule: 'shell.interpreter.inline', matched: 'gdb: python import os; os.system("id")' })]);
   });
 
+  it('walks the command a debugger makes the debugged process run, and flags the call as well', async () => {
+    const v = await checkCommand(`gdb -p 1 -ex 'call (int)system("rm -rf /")'`);
+    expect(v.findings.map((f) => [f.rule, f.matched])).toEqual(expect.arrayContaining([
+      ['shell.interpreter.inline', 'gdb: call (int)system("rm -rf /")'],
+      ['shell.rm.recursive_root', expect.stringContaining('rm -rf /')],
+    ]));
+  });
+
+  it('names the setting whose code it cannot see', async () => {
+    for (const [c, matched] of [
+      ['git -c core.hooksPath=/tmp/h commit', 'git -c core.hooksPath=/tmp/h'],
+      ['git --config-env=core.pager=P log', 'git --config-env=core.pager=P'],
+      ['read -r LESSOPEN < f', 'read -r LESSOPEN'],
+    ] as const) {
+      const v = await checkCommand(c);
+      expect(v.findings, c).toEqual([expect.objectContaining({ rule: 'shell.code.unseen_setting', severity: 'ask', matched })]);
+    }
+  });
+
   it('judges a search without a path by the directory it runs in, when that is known', async () => {
     for (const c of ['rg password', 'grep -r password', 'git grep --no-index password']) {
       expect((await checkCommand(c, { cwd: '/root' })).decision, c).toBe('deny');

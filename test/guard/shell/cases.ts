@@ -6,6 +6,7 @@ import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
 import { CONTROL_PLANE, CONTROL_PLANE_READS } from './cases-control-plane.ts';
 import { TREE_READS, TREE_READS_ALLOWED } from './cases-reads.ts';
+import { SETTINGS_CODE, SETTINGS_LOOKALIKES, SETTINGS_UNSEEN } from './cases-settings.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -35,6 +36,9 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'recursive searches elsewhere': TREE_READS_ALLOWED,
   "echo-agent's own approvals, grants and jobs": CONTROL_PLANE,
   "echo-agent's state read": CONTROL_PLANE_READS,
+  'code in git config, debugger calls and assigning builtins': SETTINGS_CODE,
+  'git config, debugger and builtin settings the guard cannot see': SETTINGS_UNSEEN,
+  'git config, debugger and builtin look-alikes': SETTINGS_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,0 +1,119 @@
+import { GIT_CONFIG_CODE, GIT_CONFIG_NOWHERE, GIT_CONFIG_UNSEEN } from './code-tables.ts';
+import { codeOf } from './code-values.ts';
+import { has, parseOptions, type OptionSpec } from './flags.ts';
+import type { Arg, Emit, Invocation } from './model.ts';
+import { GIT_GLOBAL } from './program-tables.ts';
+import { display, isKnown, literal, plain } from './values.ts';
+
+/** Git configuration that runs commands, wherever it is set: `-c`, `--config-env`, the environment, `git config`. */
+
+const UNSEEN = 'shell.code.unseen_setting';
+
+/** The table keys a configuration key answers to: section and name are case-insensitive, a subsection is not. */
+function tableKeys(key: string): string[] {
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  if (first <= 0 || last === key.length - 1) return [];
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  return first === last ? [`${section}.${name}`, `${section}.*`] : [`${section}.*.${name}`, `${section}.*`];
+}
+
+/**
+ * Shell code one setting carries (`core.pager` → its value), to be walked like `sh -c`. A key or value the guard
+ * cannot see (null), and a hooks directory or included file anywhere but /dev/null, are flagged instead.
+ * A value with unknown parts is walked as it is, like `GIT_PAGER="$X"`.
+ */
+function settingCode(key: string | null, value: string | null, shown: string, emit: Emit): string[] {
+  if (key === null) { emit(UNSEEN, shown); return []; }
+  const keys = tableKeys(key);
+  if (keys.some((k) => GIT_CONFIG_UNSEEN.includes(k))) {
+    if (value === null || !GIT_CONFIG_NOWHERE.includes(literal(value) ?? '')) emit(UNSEEN, shown);
+    return [];
+  }
+  const how = keys.map((k) => GIT_CONFIG_CODE[k]).find((h) => h !== undefined);
+  if (!how) return [];
+  if (value === null) { emit(UNSEEN, shown); return []; }
+  const code = codeOf(plain(value), how)?.shell;
+  return code === undefined ? [] : [code];
+}
+
+/** `KEY=VALUE` as `-c` and GIT_CONFIG_PARAMETERS give it: the key ends at the first `=`; no `=` is a boolean. */
+function entryCode(entry: string, shown: string, emit: Emit): string[] {
+  const eq = entry.indexOf('=');
+  const key = eq < 0 ? entry : entry.slice(0, eq);
+  return settingCode(literal(key), eq < 0 ? 'true' : entry.slice(eq + 1), shown, emit);
+}
+
+/** `git config` options that read, list, remove or rename rather than set a value (git accepts prefixes of them). */
+const CONFIG_SPEC: OptionSpec = {
+  short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'],
+  flags: ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'list', 'unset', 'unset-all', 'rename-section',
+    'remove-section', 'edit', 'add', 'replace-all', 'global', 'system', 'local', 'worktree', 'show-origin', 'show-scope', 'name-only', 'null',
+    'includes', 'no-includes', 'bool', 'int', 'bool-or-int', 'path', 'expiry-date', 'fixed-value', 'all', 'regexp', 'no-type'],
+};
+const CONFIG_NOT_SETTING = ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'get-color', 'get-colorbool', 'list', 'l', 'unset', 'unset-all', 'rename-section', 'remove-section', 'edit', 'e'];
+const CONFIG_VERBS_NOT_SETTING = new Set(['get', 'list', 'unset', 'rename-section', 'remove-section', 'edit']);
+
+/** `git config [--global] KEY VALUE`, `git config set KEY VALUE`: the code every later git command will run. */
+function configWrite(words: readonly Arg[], emit: Emit): string[] {
+  const p = parseOptions(words, CONFIG_SPEC);
+  if (has(p, ...CONFIG_NOT_SETTING)) return [];
+  let ops = p.operands;
+  const verb = literal(ops[0]?.v ?? '');
+  if (verb === 'set') ops = ops.slice(1);
+  else if (verb !== null && CONFIG_VERBS_NOT_SETTING.has(verb)) return [];
+  if (ops.length < 2) return [];
+  return settingCode(literal(ops[0]!.v), ops[1]!.v, `git config ${display(ops[0]!.v)} ${display(ops[1]!.v)}`, emit);
+}
+
+/** Shell code in git's own configuration options (`git -c KEY=VALUE`, `--config-env=KEY=VAR`) and in `git config` writes. */
+export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
+  if (inv.program !== 'git') return [];
+  const p = parseOptions(inv.args, GIT_GLOBAL);
+  const out: string[] = [];
+  for (const o of p.opts) {
+    if (!o.value) continue;
+    const v = o.value.v;
+    if (o.name === 'c') out.push(...entryCode(v, `git -c ${display(v)}`, emit));
+    else if (o.name === 'config-env') {
+      // the value is the named variable's: known when this command line set it
+      const eq = v.lastIndexOf('=');
+      const from = eq < 0 ? null : literal(v.slice(eq + 1));
+      const key = eq < 0 ? null : literal(v.slice(0, eq));
+      out.push(...settingCode(key, from === null ? null : vars.get(from) ?? null, `git --config-env=${display(v)}`, emit));
+    }
+  }
+  if (literal(p.operands[0]?.v ?? '') === 'config') out.push(...configWrite(p.operands.slice(1), emit));
+  return out;
+}
+
+const SQ = "'((?:[^']|'\\\\'')*)'";
+const PARAMETER = new RegExp(`${SQ}(?:=${SQ})?`, 'g');
+const unquote = (s: string): string => s.replace(/'\\''/g, "'");
+
+/**
+ * git configuration set in the environment: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n (the other half may come
+ * from an earlier assignment, in `vars`) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on).
+ */
+export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit): string[] {
+  const out: string[] = [];
+  const pairs = new Set<string>();
+  for (const [name, v] of assigned) {
+    const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(name)?.[1];
+    if (n !== undefined && !pairs.has(n)) {
+      pairs.add(n);
+      const key = assigned.get(`GIT_CONFIG_KEY_${n}`) ?? vars.get(`GIT_CONFIG_KEY_${n}`);
+      const value = assigned.get(`GIT_CONFIG_VALUE_${n}`) ?? vars.get(`GIT_CONFIG_VALUE_${n}`);
+      // half a pair configures nothing yet; the other half, set later, finds this one in `vars`
+      if (key !== undefined && value !== undefined) out.push(...settingCode(literal(key), value, `GIT_CONFIG_KEY_${n}=${display(key)} GIT_CONFIG_VALUE_${n}=${display(value)}`, emit));
+    } else if (name === 'GIT_CONFIG_PARAMETERS') {
+      if (!isKnown(v)) { emit(UNSEEN, `GIT_CONFIG_PARAMETERS=${display(v)}`); continue; }
+      for (const m of v.matchAll(PARAMETER)) {
+        const entry = m[2] === undefined ? unquote(m[1]!) : `${unquote(m[1]!)}=${unquote(m[2])}`;
+        out.push(...entryCode(entry, `GIT_CONFIG_PARAMETERS: ${entry}`, emit));
+      }
+    }
+  }
+  return out;
+}
