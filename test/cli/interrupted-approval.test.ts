@@ -21,7 +21,7 @@ function env(): NodeJS.ProcessEnv {
 }
 
 describe('a jobs create waiting for an approval, interrupted', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s withdraws the request and records the refusal; nobody can approve it afterwards', async (signal) => {
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s withdraws the request and records the refusal; nobody can approve it afterwards', async (signal) => {
     const e = env();
     const name = `nightly-${signal.toLowerCase()}`;
     // no terminal: the request waits in the database for `approvals approve`
@@ -38,7 +38,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const id = await waiting;
     child.kill(signal);
-    expect(await exited, stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(await exited, stderr).toBe({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal]);
 
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
     expect(row?.state).toBe('expired');

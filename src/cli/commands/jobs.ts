@@ -91,23 +91,24 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   const tools = builtinTools(config, { db: database.db });
   const approver = await cliApprover(database, config, tools, actor);
   const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
-  // Ctrl-C or SIGTERM while the request waits: it is expired and the refusal recorded, not left answerable with nobody waiting
+  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped) while the request waits:
+  // it is withdrawn and the refusal recorded, not left answerable with nobody waiting
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) process.exit(signalExitCode(sig)); // a second one: stop now
     interrupted = sig;
+    // a hung-up terminal fails the write with EIO: that must not end the process before the withdrawal
+    process.stderr.on('error', () => {});
     process.stderr.write(`\n${sig}: stopping; a request still waiting is withdrawn…\n`);
     controller.abort(new Error(`interrupted by ${sig}`));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const sig of WITHDRAWING_SIGNALS) process.on(sig, onSignal);
   try {
     const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: controller.signal });
     return { ...outcome, interrupted };
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    for (const sig of WITHDRAWING_SIGNALS) process.removeListener(sig, onSignal);
   }
 }
 
@@ -124,8 +125,9 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
 
-/** The shell's code for a command ended by SIGINT (130) or SIGTERM (143). */
-const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGINT' ? 2 : 15);
+const WITHDRAWING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The shell's code for a command ended by SIGHUP (129), SIGINT (130) or SIGTERM (143). */
+const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGHUP' ? 1 : sig === 'SIGINT' ? 2 : 15);
 
 function jobLine(j: JobRow) {
   const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active';
