@@ -6,7 +6,8 @@ export const GRANT_POLICY_RULES = {
   'grant.not_human': 'The call was approved by a policy, not by a human, so the job gets no cron authorisation.',
   'grant.unattended': 'An unattended call can never authorise a job.',
   'grant.nested': 'A nested execution can never authorise a job.',
-  'grant.definition_unchanged': 'A human approved a change outside the job definition; only a call that sets the definition can authorise a job that holds no grant.',
+  // no longer decided (a person approving any update is shown the whole job, so it authorises it); kept so older audit records resolve
+  'grant.definition_unchanged': 'A human approved a change outside the job definition; only a call that sets the definition could authorise a job that held no grant (builds before December 2026).',
 } as const;
 
 export type GrantPolicyRule = keyof typeof GRANT_POLICY_RULES;

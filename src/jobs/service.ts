@@ -78,11 +78,11 @@ async function applyGrantPolicy(
     // the grant covers what the person was shown: the request records it where the call waited
     const scope = request?.tool_scope ?? deps.grantScope(job);
     if (!opts.definitionChanged) {
-      // I2: only a call that set the definition can authorise it; this one may renew the tools of a grant that
-      // already does, to what the person was shown now (a grant from before 0008 covers every tool until then)
+      // the person was shown the whole job as it will be (job-preview), so their answer approves its current
+      // definition (I2) even when the change lies outside it: a grant that already covers exactly the tools
+      // shown is kept; otherwise one is issued (after a revoke, or to renew a pre-0008 grant's tools)
       const live = await liveGrant(db, job.id);
-      if (!live || !authorization(job, live).cron_authorized) return notIssued(db, job, ctx, approval, { issue: false, rule: 'grant.definition_unchanged' });
-      if (sameTools(live.tool_scope, scope)) return { grant: live, verdict };
+      if (live && authorization(job, live).cron_authorized && sameTools(live.tool_scope, scope)) return { grant: live, verdict };
     }
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,

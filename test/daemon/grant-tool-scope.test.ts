@@ -185,16 +185,14 @@ describe('a human grant covers the tools its approval listed, not what the confi
       expect((await runNow(jobId, laterConfig)).decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.outside_grant']);
     });
 
-    it('gives a job without a grant none: only a call that sets the definition can authorise it (I2)', async () => {
+    it('gives a job whose grant was revoked a new one when a person approves a change outside its definition: they were shown the whole job (I2)', async () => {
       const jobId = await createJob('revoked-then-tweaked', new HumanAtTerminal());
       await database().pool.query('update job_grants set revoked_at = now(), revoked_by = $2, revoked_why = $3 where job_id = $1', [jobId, 'admin', 'test']);
       const r = await approvedTimeoutChange(jobId, ['write_file']);
-      expect(r?.grant).toBeNull();
-      expect(r?.verdict).toEqual({ issue: false, rule: 'grant.definition_unchanged' });
-      expect(await liveGrant(database().db, jobId)).toBeNull();
-      // the person's approval is on the record, and so is why it authorised nothing
-      const [record] = await listAudit(database().db, { job_id: jobId, kind: 'grant.not_issued' });
-      expect(record).toMatchObject({ rule: 'grant.definition_unchanged', actor: 'dana' });
+      expect(r?.verdict).toMatchObject({ issue: true, rule: 'grant.human_approved', approver: 'dana' });
+      expect(await liveGrant(database().db, jobId)).toMatchObject({ id: r!.grant!.id, approver: 'dana', tool_scope: ['write_file'] });
+      // authorised again, for the tools the person was shown
+      expect((await runNow(jobId, laterConfig)).decisions.map((d) => d[2])).toEqual(['unattended.cron_authorized', 'unattended.outside_grant']);
     });
 
     it('an auto-approved one leaves the grant and its tools as they are', async () => {
