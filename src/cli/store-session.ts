@@ -3,7 +3,7 @@ import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
 import { CliError, EXIT } from './errors.ts';
-import { ancestors, osAccount, processIdentity } from '../util/process-identity.ts';
+import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../util/process-identity.ts';
 
 /**
  * Opens the configured database for one command (the embedded server is
@@ -48,5 +48,5 @@ export { osAccount } from '../util/process-identity.ts';
 
 /** Recorded with an answer beside the --as name, which is only what the caller says. */
 export function answerOrigin(): AnswerOrigin {
-  return { ...processIdentity(), ancestors: ancestors() };
+  return { ...processIdentity(), ancestors: ancestors(), pidSpace: pidSpace(), hasEnded };
 }

@@ -32,6 +32,9 @@ export interface NewApproval {
 export interface AskingProcess extends ProcessRef {
   readonly os_account: string;
   readonly host: string;
+  /** Where pid and started mean something: the kernel's boot id and the pid namespace (absent on older requests). */
+  readonly boot_id?: string;
+  readonly pid_ns?: string;
 }
 
 /** Persists a pending request before anyone waits on it, so it survives a restart. */
@@ -61,6 +64,7 @@ export const ANSWER_REFUSALS = {
   already_answered: 'The request was already answered.',
   always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
   from_asking_session: 'The answer came from a process started by the session that asked (a tool call of its own), not from a person (I3).',
+  asker_gone: 'The process that asked has ended (interrupted, killed, or its terminal closed): nothing waits for this answer, so it would do nothing; the request is withdrawn. Run the command again to ask anew.',
 } as const;
 
 export type AnswerRefusal = keyof typeof ANSWER_REFUSALS;
@@ -75,6 +79,16 @@ export interface AnswerOrigin {
   readonly host: string;
   /** The answering process's ancestors, parent first: checked against the asking process, not recorded. */
   readonly ancestors?: readonly ProcessRef[];
+  /** Where the answering process can see pids (see pidSpace), and how it tells whether one has ended. */
+  readonly pidSpace?: { readonly boot_id: string; readonly pid_ns: string } | null;
+  readonly hasEnded?: (p: ProcessRef) => boolean;
+}
+
+/** Whether the asking process is known to have ended: only said from the same kernel and pid namespace. */
+function askerGone(asked: AskingProcess | null, origin: AnswerOrigin | undefined): boolean {
+  if (!asked?.boot_id || !asked.pid_ns || !origin?.pidSpace || !origin.hasEnded) return false;
+  if (origin.pidSpace.boot_id !== asked.boot_id || origin.pidSpace.pid_ns !== asked.pid_ns) return false;
+  return origin.hasEnded(asked);
 }
 
 /** Whether the answer comes from below the process that asked: a shell its model started, say. */
@@ -112,6 +126,11 @@ export async function answerApproval(
     if (a.answer === 'always' && !row.allow_always) return refuse('always_not_allowed', row);
     // a refusal too: a denial from there would let a tool call cancel what its session asked a person
     if (fromAskingSession(row.asked_from, a.origin)) return refuse('from_asking_session', row);
+    // an approval nobody waits for would be reported as given and do nothing: withdraw the request instead
+    if (askerGone(row.asked_from, a.origin)) {
+      const [gone] = await tx.update(approvals).set({ state: 'expired' }).where(eq(approvals.id, a.id)).returning();
+      return refuse('asker_gone', gone!);
+    }
     const [answered] = await tx.update(approvals).set({
       state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: origin, answered_at: sql`now()`,
     }).where(eq(approvals.id, a.id)).returning();

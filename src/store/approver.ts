@@ -2,7 +2,7 @@ import type { ApprovalAnswer, ApprovalRequest, Clock, GivenAnswer, HumanApprover
 import { createApproval, waitForAnswer, type AskingProcess, type NewApproval } from './approvals.ts';
 import type { Executor } from './db.ts';
 import type { ApprovalRow } from './schema.ts';
-import { processIdentity, thisProcess } from '../util/process-identity.ts';
+import { pidSpace, processIdentity, thisProcess } from '../util/process-identity.ts';
 
 export interface StoreApproverOptions {
   readonly pollMs?: number;
@@ -16,7 +16,7 @@ export interface StoreApproverOptions {
 /** This process, which asks and waits: an answer from below it is refused (answerApproval). */
 function askingProcess(): AskingProcess | null {
   const self = thisProcess();
-  return self && { ...processIdentity(), ...self };
+  return self && { ...processIdentity(), ...self, ...(pidSpace() ?? {}) };
 }
 
 /** The stored form of a gate's request, with what the person is shown about a job's tools. */

@@ -151,7 +151,7 @@ export const approvals = pgTable('approvals', {
   answer: text('answer', { enum: APPROVAL_ANSWERS }),
   answered_by: text('answered_by'),
   /** The process that asked (and waits): an answer from one of its descendants is not a person's (I3). */
-  asked_from: jsonb('asked_from').$type<{ os_account: string; host: string; pid: number; started: string }>(),
+  asked_from: jsonb('asked_from').$type<{ os_account: string; host: string; pid: number; started: string; boot_id?: string; pid_ns?: string }>(),
   /** The OS account and host the answer came from; answered_by is only the name the answerer gave. */
   answered_from: jsonb('answered_from').$type<{ os_account: string; host: string }>(),
   answered_at: tz('answered_at'),

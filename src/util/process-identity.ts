@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 
 /** The OS account this process runs as; `uid:N` when it has no name (a container's arbitrary uid). */
@@ -56,4 +56,26 @@ export function ancestors(): ProcessRef[] {
     pid = Number(fields[1]);
   }
   return out;
+}
+
+let space: { readonly boot_id: string; readonly pid_ns: string } | null | undefined;
+
+/**
+ * The pid space this process lives in: the running kernel (boot id) and its pid namespace. Two
+ * processes see each other's pids only when both match; null without /proc.
+ */
+export function pidSpace(): { readonly boot_id: string; readonly pid_ns: string } | null {
+  if (space === undefined) {
+    try {
+      space = Object.freeze({ boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pid_ns: readlinkSync('/proc/self/ns/pid') });
+    } catch {
+      space = null;
+    }
+  }
+  return space;
+}
+
+/** Whether a process recorded in this pid space has ended: gone, or its pid now belongs to a later process. */
+export function hasEnded(p: ProcessRef): boolean {
+  return processStart(p.pid) !== p.started;
 }

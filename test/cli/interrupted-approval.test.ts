@@ -49,4 +49,52 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     expect(late.code).toBe(1);
     expect((await listJobs(database().db)).map((j) => j.name)).not.toContain(name);
   }, 60_000);
+
+  it('killed outright (SIGKILL, nothing withdrawn), its request cannot be approved: the answer is refused and the request withdrawn', async () => {
+    const e = env();
+    const name = 'nightly-killed';
+    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', name, '--schedule', '0 3 * * *', '--prompt', 'report'], {
+      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stderr = '';
+    const waiting = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /approval (apr_\w+) is waiting/.exec(stderr);
+      if (m) resolve(m[1]!);
+    }));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const id = await waiting;
+    child.kill('SIGKILL');
+    await exited;
+    const late = await runCli(['approvals', 'approve', id], { env: e });
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain(`${id}: The process that asked has ended`);
+    const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
+    expect(row?.state).toBe('expired');
+    expect((await listAudit(database().db, { kind: 'approval.answer_refused', limit: 10 }))[0]).toMatchObject({ outcome: 'asker_gone' });
+    const list = await runCli(['approvals', 'list', '--all'], { env: e });
+    expect(list.stdout).toMatch(new RegExp(`${id}.*withdrawn`));
+    expect((await listJobs(database().db)).map((j) => j.name)).not.toContain(name);
+  }, 60_000);
+
+  it('an answer to a request already answered says how, by whom and when', async () => {
+    const e = env();
+    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', 'nightly-twice', '--schedule', '0 3 * * *', '--prompt', 'report'], {
+      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stderr = '';
+    const id = await new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /approval (apr_\w+) is waiting/.exec(stderr);
+      if (m) resolve(m[1]!);
+    }));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
+    await exited;
+    const again = await runCli(['approvals', 'approve', id], { env: e });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`${id}: The request was already answered: denied by erin from \\S+@\\S+ at \\d{4}-`));
+  }, 60_000);
 });

@@ -6,7 +6,7 @@ import {
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
-import { processIdentity, thisProcess } from '../../src/util/process-identity.ts';
+import { pidSpace, processIdentity, thisProcess } from '../../src/util/process-identity.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -51,6 +51,33 @@ describe('approvals', () => {
     if (refusal !== 'not_found') expect((await getApproval(db, row.id))?.state).toBe(refusal === 'expired' ? 'expired' : 'pending');
     const audited = await listAudit(db, { kind: 'approval.answer_refused', limit: 1 });
     expect(audited[0]).toMatchObject({ actor: 'mallory', outcome: refusal });
+  });
+
+  describe('an answer when the asking process has ended', () => {
+    const asker = { os_account: 'alice', host: 'box', pid: 4242, started: '100', boot_id: 'boot-1', pid_ns: 'pid:[1]' };
+    const answer = (id: string, call_hash: string, space: { boot_id: string; pid_ns: string }, ended: boolean) => answerApproval(database().db, {
+      id, call_hash, answer: 'once', answered_by: 'bob', origin: { os_account: 'bob', host: 'box', ancestors: [], pidSpace: space, hasEnded: () => ended },
+    });
+
+    it('is refused as asker_gone and the request withdrawn, in the same kernel and pid namespace', async () => {
+      const row = await createApproval(database().db, request({ asked_from: asker }));
+      expect(await answer(row.id, row.call_hash, { boot_id: 'boot-1', pid_ns: 'pid:[1]' }, true)).toMatchObject({ ok: false, refusal: 'asker_gone', approval: { state: 'expired' } });
+    });
+
+    it.each([
+      ['another pid namespace (a container)', { boot_id: 'boot-1', pid_ns: 'pid:[2]' }, true],
+      ['another boot (or machine)', { boot_id: 'boot-2', pid_ns: 'pid:[1]' }, true],
+      ['a process still running', { boot_id: 'boot-1', pid_ns: 'pid:[1]' }, false],
+    ])('counts from %s, where the asker\'s pid says nothing', async (_case, space, ended) => {
+      const row = await createApproval(database().db, request({ asked_from: asker }));
+      expect(await answer(row.id, row.call_hash, space, ended)).toMatchObject({ ok: true, approval: { state: 'approved' } });
+    });
+
+    it('counts for a request recorded before pid spaces were (no boot id)', async () => {
+      const { boot_id: _b, pid_ns: _n, ...old } = asker;
+      const row = await createApproval(database().db, request({ asked_from: old }));
+      expect(await answer(row.id, row.call_hash, { boot_id: 'boot-1', pid_ns: 'pid:[1]' }, true)).toMatchObject({ ok: true });
+    });
   });
 
   it('"always" is accepted where offered; deny is recorded as denied', async () => {
@@ -113,7 +140,7 @@ describe('approvals', () => {
     expect(answer).toEqual({ answer: 'once', approver: 'admin', request_id: 'apr_fromgate1', call_hash: 'h-gate' });
     expect((await getApproval(db, 'apr_fromgate1'))?.args).toEqual({ action: 'create', token: '[REDACTED]' });
     // the process that waits, so an answer from below it can be told apart from a person's
-    expect((await getApproval(db, 'apr_fromgate1'))?.asked_from).toEqual({ ...processIdentity(), ...thisProcess()! });
+    expect((await getApproval(db, 'apr_fromgate1'))?.asked_from).toEqual({ ...processIdentity(), ...thisProcess()!, ...pidSpace()! });
 
     const aborted = new AbortController();
     const pending = storeApprover(db, { pollMs: 20 }).ask({ ...req, request_id: 'apr_fromgate2' }, aborted.signal);

@@ -23,6 +23,18 @@ function describeRequest(a: ApprovalRow): string[] {
   ];
 }
 
+/** An expired request whose time has not come was withdrawn: its asker stopped waiting (Ctrl-C, a closed terminal, the process gone). */
+function shownState(a: ApprovalRow, now: number): string {
+  return a.state === 'expired' && a.expires_at.getTime() > now ? 'withdrawn' : a.state;
+}
+
+/** How an answered request was answered, for a second answer that came too late. */
+function answeredBy(a: ApprovalRow): string {
+  const from = a.answered_from ? ` from ${a.answered_from.os_account}@${a.answered_from.host}` : '';
+  const how = a.state === 'approved' ? `approved ${a.answer ?? ''}`.trim() : a.state;
+  return `${how} by ${a.answered_by ?? '(unknown)'}${from} at ${a.answered_at?.toISOString() ?? '?'}`;
+}
+
 export function registerApprovalCommands(program: Command): void {
   const approvals = program.command('approvals').description('human approval requests waiting for an answer');
   approvals.command('list').description('pending requests (all with --all), newest first').option('--all', 'every state').option('--limit <n>', 'how many', '100').option('--json', 'print JSON')
@@ -33,8 +45,9 @@ export function registerApprovalCommands(program: Command): void {
       noteIfCut(rows, limit);
       if (opts.json) printJson(rows);
       else {
-        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
-        if (rows.length > 0) process.stdout.write('\nsee a request in full before answering it:  echo-agent approvals show ID\n');
+        const now = Date.now();
+        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, shownState(a, now), a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
+        if (rows.some((a) => a.state === 'pending')) process.stdout.write('\nsee a request in full before answering it:  echo-agent approvals show ID\n');
       }
     });
   approvals.command('show').argument('<id>').description('a request in full: the call, its guard findings, what "always" would allow, what a job would do').option('--json', 'print JSON')
@@ -68,7 +81,10 @@ export function registerApprovalCommands(program: Command): void {
         return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin() });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
-      if (!result.ok) throw new CliError(`${id}: ${result.reason}`, EXIT.failure);
+      if (!result.ok) {
+        const how = result.refusal === 'already_answered' && result.approval ? `: ${answeredBy(result.approval)}` : '';
+        throw new CliError(`${id}: ${how ? result.reason.replace(/\.$/, '') : result.reason}${how}`, EXIT.failure);
+      }
       if (opts.json) printJson(result.approval);
       else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n${describeRequest(result.approval).join('\n')}\n`);
     });
