@@ -7,12 +7,20 @@ import { warn } from './output.ts';
 export function loadConfigOrExit(file: string | undefined, opts: { quietWarnings?: boolean } = {}): LoadedConfig {
   try {
     const loaded = loadConfig(file);
+    sources.set(loaded.config, loaded.file);
     if (!opts.quietWarnings) for (const w of loaded.warnings) warn(`${w.path}: ${w.message}`);
     return loaded;
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG);
     throw err;
   }
+}
+
+const sources = new WeakMap<object, string | null>();
+
+/** The file a loaded config came from; null for the built-in defaults (or a config not loaded here). */
+export function configFileOf(config: object): string | null {
+  return sources.get(config) ?? null;
 }
 
 /** The --config flag of any command, wherever on the line it was given. */

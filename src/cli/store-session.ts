@@ -3,22 +3,25 @@ import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
 import { CliError, EXIT } from './errors.ts';
+import { configFileOf } from './config-option.ts';
 import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../util/process-identity.ts';
 
 /**
  * Opens the configured database for one command (the embedded server is
  * started when no daemon runs it, and stopped again), migrated, then closed.
  */
-export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
-  const [{ resolveDatabaseUrl }, { openDatabase }, { migrate }] = await Promise.all([
+export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean; create?: boolean } = {}): Promise<T> {
+  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'),
   ]);
   // CLI output is for people; the store's own logs go to stderr and only when they matter
-  const logger = createLogger(process.env.ECHO_AGENT_LOG_LEVEL ?? 'warn', process.stderr);
+  const logger = createLogger(cliLogLevel(), process.stderr);
   let resolved;
   try {
-    resolved = await resolveDatabaseUrl(config, logger);
+    // only `migrate` (and the daemon) set a database up; any other command answers from the one there is
+    resolved = await resolveDatabaseUrl(config, logger, { create: opts.create ?? false });
   } catch (err) {
+    if (err instanceof NoEmbeddedDatabase) throw new CliError(noDatabase(config, err.pgDir), EXIT.unavailable);
     throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
   }
   const database = openDatabase({ url: resolved.url, poolMax: 4 });
@@ -36,6 +39,24 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
     await database.close();
     await resolved.stop();
   }
+}
+
+/** Says which config was read, since a forgotten ECHO_AGENT_CONFIG is the usual way to land here. */
+function noDatabase(config: Config, pgDir: string): string {
+  const file = configFileOf(config);
+  const read = file ? `config ${file}` : 'no config file (none given with --config or ECHO_AGENT_CONFIG, and no config/echo-agent.yaml here), so the built-in defaults';
+  return `${read}: no database.url, and no embedded database in ${pgDir} yet. Give the daemon's config (--config FILE or ECHO_AGENT_CONFIG), `
+    + 'or create it here by starting the daemon (echo-agent daemon, npm start) or with echo-agent migrate';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** ECHO_AGENT_LOG_LEVEL, checked: a typo is a configuration error that names the variable, not an internal error. */
+export function cliLogLevel(env: NodeJS.ProcessEnv = process.env): string {
+  const level = env.ECHO_AGENT_LOG_LEVEL;
+  if (level === undefined || level === '') return 'warn';
+  if (!LOG_LEVELS.includes(level)) throw new CliError(`ECHO_AGENT_LOG_LEVEL: "${level}" is not a log level; use one of ${LOG_LEVELS.join(', ')}`, EXIT.config);
+  return level;
 }
 
 /** Who an admin command acts as: --as, else the OS account. Recorded in the audit log. */

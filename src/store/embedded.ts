@@ -21,6 +21,16 @@ export interface EmbeddedOptions {
   readonly logger: Logger;
   /** A long-running owner (the daemon) takes over a server it finds running; a command only uses it. */
   readonly adopt?: boolean;
+  /** false: a data directory with no cluster yet is an error (NoEmbeddedDatabase), not a new empty database. */
+  readonly create?: boolean;
+}
+
+/** A command that reads or answers must not set up a new, empty database where none was: it would answer from the wrong one. */
+export class NoEmbeddedDatabase extends Error {
+  constructor(readonly pgDir: string) {
+    super(`there is no embedded database in ${pgDir} yet`);
+    this.name = 'NoEmbeddedDatabase';
+  }
 }
 
 export interface EmbeddedServer {
@@ -48,6 +58,7 @@ function urlFor(password: string, port: number): string {
  */
 export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServer> {
   const dataDir = path.resolve(opts.dataDir);
+  if (opts.create === false && !(await exists(path.join(dataDir, PG_DIR, 'PG_VERSION')))) throw new NoEmbeddedDatabase(path.join(dataDir, PG_DIR));
   await fs.mkdir(dataDir, { recursive: true, mode: 0o750 });
   // two starters at once (a daemon and a CLI command, two first starts) take turns: the second finds the server running
   return withStartLock(dataDir, opts.logger, () => startLocked(opts, dataDir));
@@ -155,9 +166,9 @@ export interface ResolvedDatabase {
 }
 
 /** `database.url` when configured (the scale-out deployment); otherwise the embedded server. */
-export async function resolveDatabaseUrl(config: Config, logger: Logger, opts: { adopt?: boolean } = {}): Promise<ResolvedDatabase> {
+export async function resolveDatabaseUrl(config: Config, logger: Logger, opts: { adopt?: boolean; create?: boolean } = {}): Promise<ResolvedDatabase> {
   if (config.database.url) return { url: config.database.url, embedded: false, stop: async () => {} };
-  const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger, adopt: opts.adopt ?? false });
+  const server = await startEmbedded({ dataDir: config.daemon.data_dir, port: config.database.embedded_port, logger, adopt: opts.adopt ?? false, create: opts.create ?? true });
   return { url: server.url, embedded: true, ...(server.lost ? { lost: server.lost } : {}), stop: () => server.stop() };
 }
 
