@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.ts';
 import type { Database } from '../store/db.ts';
 import type { JobRow } from '../store/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { resolve } from 'node:path';
+import { configFileOf } from './config-option.ts';
 import { answerOrigin } from './store-session.ts';
 
 /** How often a prompt on the terminal looks for an answer given in another shell. */
@@ -22,10 +24,13 @@ export async function cliApprover(database: Database, config: Config, tools: Too
   const toolScope = async (req: { tool: string; args: Readonly<Record<string, unknown>> }) =>
     (req.tool === 'cronjob' ? jobToolScope(config, tools, { ...req.args }, await storedJob(database, req.args)) : null);
   if (!process.stdin.isTTY) {
+    // the answer must go to this database: another shell may not have the ECHO_AGENT_CONFIG this one has
+    const file = configFileOf(config);
+    const cli = `echo-agent${file ? ` --config ${shellQuoted(resolve(file))}` : ''} approvals`;
     return storeApprover(database.db, {
       toolScope,
       onPending: (row) => process.stderr.write(
-        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): run  echo-agent approvals approve ${row.id}  or  echo-agent approvals deny ${row.id}\n`,
+        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): run  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`,
       ),
     });
   }
@@ -63,4 +68,9 @@ export async function storedJob(database: Database, args: Readonly<Record<string
   if (args.action !== 'update' || typeof args.id !== 'string') return null;
   const { getJob } = await import('../store/jobs.ts');
   return getJob(database.db, args.id);
+}
+
+/** A path as one shell word: quoted only when it needs to be. */
+function shellQuoted(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }

@@ -91,6 +91,8 @@ describe('a jobs create waiting for an approval, interrupted', () => {
       if (m) resolve(m[1]!);
     }));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
+    expect(stderr).toContain(`run  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals approve ${id}  or  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals deny ${id}`);
     expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
     await exited;
     const again = await runCli(['approvals', 'approve', id], { env: e });
