@@ -275,6 +275,25 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   };
 }
 
+/**
+ * A start the configuration itself stops (a workspace that can never be made): restarting cannot help,
+ * so the CLI exits 78 (EX_CONFIG), which the systemd unit does not restart.
+ */
+export class DaemonConfigError extends Error {
+  override readonly name = 'DaemonConfigError';
+}
+
+/** Why a workspace cannot be made that stays so until someone changes the config or the filesystem. */
+const WORKSPACE_CONFIG_CODES: Readonly<Record<string, string>> = {
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EEXIST: 'the path is a file, not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the filesystem is read-only',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+};
+
 /** Jobs write into the workspace: a missing one is made at start, an unusable one stops the start with its path. */
 async function ensureWorkspace(workspace: string, logger: Logger): Promise<void> {
   const dir = resolvePath(workspace);
@@ -282,7 +301,12 @@ async function ensureWorkspace(workspace: string, logger: Logger): Promise<void>
     await mkdir(dir, { recursive: true, mode: 0o750 });
     await access(dir, fsConstants.W_OK);
   } catch (err) {
-    throw new Error(`tools.workspace ${dir} cannot be used: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const hint = code ? WORKSPACE_CONFIG_CODES[code] : undefined;
+    const message = `tools.workspace ${dir} cannot be used: ${code ?? (err as Error).message}`;
+    // an I/O error or a full disk may pass; a file in the path or a read-only mount will not
+    if (hint) throw new DaemonConfigError(`${message} (${hint})`, { cause: err });
+    throw new Error(message, { cause: err });
   }
   logger.info({ workspace: dir }, 'workspace ready');
 }

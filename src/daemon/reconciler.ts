@@ -45,7 +45,7 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     // counted once committed: a rolled-back pass changed nothing
     if (outcome) outcomes[outcome]++;
     leasesExpired++;
-    logger.warn({ run_id: run.id, job_id: run.job_id, lease_owner: run.lease_owner }, 'run lease expired');
+    logger.warn({ run_id: run.id, job_id: run.job_id, job_name: job?.name ?? null, lease_owner: run.lease_owner, state: outcome, error: reason }, 'run lease expired');
   }
   let requeued = 0;
   const reading = { dbNow: await databaseNow(db), monoAt: performance.now() };

@@ -17,7 +17,8 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
 import { deliverOutcome } from './delivery.ts';
 import type { Metrics } from './metrics.ts';
-import { runPayload, type PayloadOutcome } from './payload.ts';
+import { runPayload, type PayloadOutcome, type StepRecord } from './payload.ts';
+import type { CallRecord } from '../agent/loop.ts';
 import { retryBackoffMs } from './retry-backoff.ts';
 import { runAuthorization, runGrant } from '../jobs/run-authorization.ts';
 import type { Authorization } from '../store/grants.ts';
@@ -89,7 +90,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     return await runClaimed(deps, runId, claim, ids);
   } catch (err) {
     // the run stays running until its lease expires; the reconciler then retries or interrupts it
-    logger.error({ run_id: runId, job_id: job.id, err }, 'run could not be executed or recorded');
+    logger.error({ run_id: runId, ...jobFields(job), err }, 'run could not be executed or recorded');
     throw err;
   }
 }
@@ -109,7 +110,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   });
   // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
   if (!audit.ordered || job.payload.kind === 'agent') await started();
-  logger.info({ run_id: runId, job_id: job.id, attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
+  logger.info({ run_id: runId, ...jobFields(job), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
 
   const controller = new AbortController();
   const onShutdown = () => controller.abort(new Error('shutdown'));
@@ -124,7 +125,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
       outcome = await runPayload({ ...deps, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal);
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
-      logger.error({ run_id: runId, job_id: job.id, err }, 'run payload threw');
+      logger.error({ run_id: runId, ...jobFields(job), err }, 'run payload threw');
       outcome = {
         output: {}, denials: (await getRun(db, runId))?.denials ?? 0, stoppedByDenials: false, retryable: true, failed: true,
         error: redactText(`internal error: ${err instanceof Error ? err.message : String(err)}`),
@@ -207,7 +208,8 @@ async function settle(
     if (!retried) return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
     const notBefore = retried.not_before!;
     await appender(deps)({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
-    logger.info({ run_id: run.id, job_id: job.id, attempt: run.attempt, not_before: notBefore }, 'run will be retried');
+    // an attempt that failed is worth a warning with its cause, though the run goes on
+    logger.warn({ run_id: run.id, ...jobFields(job), attempt: run.attempt, not_before: notBefore, state, error: redactText(o.error ?? state), ...refusal(o) }, 'run will be retried');
     return { kind: 'retrying', notBefore, delayMs: backoff, attempt: run.attempt };
   }
   const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
@@ -247,6 +249,22 @@ async function settle(
   return afterFinish(deps, job, finished, o, state, grant, grantInForce);
 }
 
+/** Final states that mean something went wrong; a cancel is someone's choice, logged at info. */
+const WARN_STATES: ReadonlySet<FinalState> = new Set(['failed', 'denied', 'timed_out', 'interrupted']);
+
+/** A job as its log lines name it: the id, and the name an operator knows it by. */
+const jobFields = (job: Pick<JobRow, 'id' | 'name'>) => ({ job_id: job.id, job_name: job.name });
+
+/** The last refusal in a run's own steps or calls: the gate rule that refused it, and the tool. */
+function refusal(o: PayloadOutcome): { rule?: string; refused_tool?: string } {
+  if (o.denials === 0) return {};
+  const out = o.output as { steps?: readonly StepRecord[]; calls?: readonly CallRecord[] };
+  const refused = [...(out.steps ?? []), ...(out.calls ?? [])]
+    .filter((c) => c.decision && c.decision.outcome !== 'allow' && c.decision.outcome !== 'skipped').at(-1);
+  // a refusal inside a sub-agent is not in the run's own output; its audit records name it
+  return refused?.decision ? { rule: refused.decision.rule, refused_tool: refused.tool } : {};
+}
+
 const isFinal = (state: string | undefined) => (FINAL_RUN_STATES as readonly (string | undefined)[]).includes(state);
 
 /** A recorded outcome: logged, and delivered where the job's grant still holds (a grant revoked mid-run delivers nothing). */
@@ -255,17 +273,26 @@ async function afterFinish(
   grant: { cron_authorized: boolean }, grantInForce: () => Promise<boolean>,
 ): Promise<RunResult> {
   const { logger } = deps;
-  logger.info({ run_id: finished.id, job_id: job.id, state, denials: o.denials }, 'run finished');
+  const fields = { run_id: finished.id, ...jobFields(job), state, denials: o.denials };
+  // what an operator reads in the journal: a run that went wrong says why, at warn
+  if (state === 'succeeded') logger.info(fields, 'run finished');
+  else {
+    const error = redactText(finished.error ?? o.error ?? state);
+    logger[WARN_STATES.has(state) ? 'warn' : 'info']({ ...fields, error, ...refusal(o) }, 'run finished');
+  }
   const authorised = grant.cron_authorized && await grantInForce().catch(() => false);
   const delivered = await deliverOutcome({ config: deps.config, audit: appender(deps), ...(deps.net ? { net: deps.net } : {}) }, job, finished, o, authorised, deps.shutdown);
-  if (delivered === 'delivery.failed') logger.warn({ run_id: finished.id, job_id: job.id }, 'run outcome could not be delivered');
+  if (delivered?.rule === 'delivery.failed') {
+    // the target's name and why; its URL and headers stay in the config (I11)
+    logger.warn({ run_id: finished.id, ...jobFields(job), target: delivered.target, reason: delivered.reason }, 'run outcome could not be delivered');
+  }
   return { kind: 'finished', state, run: finished };
 }
 
 /** This worker's attempt stopped, but the run's state was already decided elsewhere: record that, change nothing. */
 async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, now: RunRow | null, attempted: FinalState): Promise<RunResult> {
   const state = now?.state ?? null;
-  deps.logger.warn({ run_id: run.id, job_id: job.id, state, attempted }, 'run was ended elsewhere while this worker ran it');
+  deps.logger.warn({ run_id: run.id, ...jobFields(job), state, attempted }, 'run was ended elsewhere while this worker ran it');
   await appender(deps)({
     kind: 'run.attempt_abandoned', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
     reason: `this worker stopped its attempt: the run is ${state ?? 'gone'}${now?.error ? ` (${now.error})` : ''}`, data: { attempt: run.attempt, worker: deps.workerId },

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +29,21 @@ describe('a command with no database to answer from', () => {
     expect(r.stderr).toContain(`config ${config}: no database.url, and no embedded database in ${join(dir, 'state', 'pg')} yet`);
     expect(existsSync(join(dir, 'state'))).toBe(false);
   });
+
+  it('echo-agent migrate sets the embedded database up, after which other commands answer from it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-nodb-'));
+    chmodSync(dir, 0o755); // as root the server runs as OS user postgres, which must reach the data directory
+    const config = join(dir, 'echo-agent.yaml');
+    writeFileSync(config, `daemon:\n  data_dir: ${join(dir, 'state')}\ndatabase:\n  embedded_port: 54391\n`);
+    const env = { ECHO_AGENT_CONFIG: config };
+    const migrated = await runCli(['migrate'], { env, timeoutMs: 120_000 });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toMatch(/applied \d+ of \d+ migrations/);
+    expect(existsSync(join(dir, 'state', 'pg', 'PG_VERSION'))).toBe(true);
+    const listed = await runCli(['jobs', 'list', '--json'], { env, timeoutMs: 60_000 });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  }, 180_000);
 
   it('a mistyped ECHO_AGENT_LOG_LEVEL is a configuration error naming the variable (exit 78), not an internal error', async () => {
     const r = await runCli(['jobs', 'list'], { env: { ECHO_AGENT_LOG_LEVEL: 'verbose' } });

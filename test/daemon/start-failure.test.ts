@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
-import { startDaemon } from '../../src/daemon/daemon.ts';
+import { DaemonConfigError, startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { getRun } from '../../src/store/runs.ts';
@@ -65,7 +65,26 @@ describe('a daemon that cannot finish starting', () => {
     const config = defaultConfig({ tools: { workspace: join(dir, 'a-file', 'ws') }, queue: { prefix: `start-ws-${process.pid}` } });
     await expect(startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, work: false }))
       .rejects.toThrow(/tools\.workspace .*a-file\/ws cannot be used: ENOTDIR/);
+    await expect(startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, work: false }))
+      .rejects.toBeInstanceOf(DaemonConfigError);
   });
+
+  it('an unusable workspace is a configuration problem: exit 78, which the unit does not restart, with the path and why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));
+    writeFileSync(join(dir, 'a-file'), 'not a directory');
+    const config = join(dir, 'echo-agent.yaml');
+    writeFileSync(config, [
+      'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
+      'queue:', `  prefix: start-ws-cli-${process.pid}`,
+      'tools:', `  workspace: ${join(dir, 'a-file', 'ws')}`,
+      'daemon:', `  data_dir: ${join(dir, 'data')}`, '  http:', '    port: 0', '',
+    ].join('\n'));
+    const r = await runCli(['daemon'], { env: { ECHO_AGENT_CONFIG: config }, timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(78);
+    expect(r.stderr).toMatch(/daemon: could not start: tools\.workspace .*a-file\/ws cannot be used: ENOTDIR \(a part of the path is a file, not a directory\)/);
+    const fatal = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.level === 'fatal');
+    expect(fatal).toMatchObject({ exit_code: 78, msg: expect.stringContaining('fix it, then start the daemon again') });
+  }, 60_000);
 
   it('a missing workspace is made at start, so the first run has somewhere to write', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));

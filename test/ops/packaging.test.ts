@@ -54,6 +54,18 @@ describe('packaging', () => {
     expect(text).not.toMatch(/^IPAddressDeny=/m);
   });
 
+  it('the unit restarts the daemon after a SIGHUP stop (exit 129) and after a lost dependency (69), never after a bad config (78)', () => {
+    const text = readFileSync(`${ROOT}/systemd/echo-agent.service`, 'utf8');
+    const values = (key: string) => [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1]!.trim().split(/\s+/));
+    expect(values('Restart')).toEqual(['on-failure']);
+    // on-failure restarts any non-zero exit that SuccessExitStatus= and RestartPreventExitStatus= do not list
+    for (const code of ['129', '69']) {
+      expect(values('SuccessExitStatus'), code).not.toContain(code);
+      expect(values('RestartPreventExitStatus'), code).not.toContain(code);
+    }
+    expect(values('RestartPreventExitStatus')).toContain('78');
+  });
+
   // the example config as each deployment loads it: state and workspace must land where that deployment lets it write
   const example = () => readFileSync(`${ROOT}/config/echo-agent.example.yaml`, 'utf8');
   it('in the image, the example config keeps its data and workspace in the volume, not in root-owned /app', () => {

@@ -6,6 +6,11 @@ import { withStore } from '../store-session.ts';
 
 /** How long a stopped daemon's process may take to exit by itself before it is made to. */
 const EXIT_BACKSTOP_MS = 3_000;
+/**
+ * The exit after a SIGHUP stop (128 + 1, as a shell reports it). Non-zero on purpose: admins send HUP
+ * expecting a reload, and systemd's Restart=on-failure treats exit 0 as done and leaves the daemon stopped.
+ */
+const EXIT_AFTER_SIGHUP = 129;
 
 export function registerDaemonCommands(program: Command): void {
   program
@@ -13,7 +18,7 @@ export function registerDaemonCommands(program: Command): void {
     .description('run the scheduler and workers: fires due jobs, runs them unattended, serves /healthz and /metrics')
     .action(async (_opts: unknown, cmd: Command) => {
       const { config, file, warnings } = configFor(cmd, { quietWarnings: true });
-      const [{ createLogger }, { startDaemon }] = await Promise.all([import('../../log/logger.ts'), import('../../daemon/daemon.ts')]);
+      const [{ createLogger }, { startDaemon, DaemonConfigError }] = await Promise.all([import('../../log/logger.ts'), import('../../daemon/daemon.ts')]);
       const logger = createLogger(config.logging.level);
       logger.info({ config: file ?? '(built-in defaults)' }, 'configuration loaded');
       for (const w of warnings) logger.warn({ path: w.path }, `config: ${w.path}: ${w.message}`);
@@ -25,6 +30,11 @@ export function registerDaemonCommands(program: Command): void {
         if (signalled) return;
         signalled = signal;
         logger.info({ signal }, 'signal received');
+        if (signal === 'SIGHUP') {
+          logger.warn({ signal, exit_code: EXIT_AFTER_SIGHUP },
+            'SIGHUP does not reload the configuration: the daemon stops gracefully and exits 129; a restart is how configuration is reloaded '
+            + '(under systemd, Restart=on-failure starts it again)');
+        }
         wake?.();
       };
       process.on('SIGTERM', () => onSignal('SIGTERM'));
@@ -66,10 +76,14 @@ export function registerDaemonCommands(program: Command): void {
           },
         });
       } catch (err) {
-        logger.fatal({ err }, 'the daemon could not start; everything it had started was stopped');
+        // a configuration problem exits 78, which the unit does not restart: every restart would fail the same way
+        const code = err instanceof DaemonConfigError ? EXIT.config : EXIT.unavailable;
+        logger.fatal({ err, exit_code: code }, code === EXIT.config
+          ? 'the daemon could not start: the configuration cannot be used; fix it, then start the daemon again (a restart alone fails the same way)'
+          : 'the daemon could not start; everything it had started was stopped');
         // a stray handle (a library's timer) must not keep a failed daemon alive
-        setTimeout(() => process.exit(EXIT.unavailable), 5_000).unref();
-        throw new CliError(`daemon: could not start: ${(err as Error).message}`, EXIT.unavailable);
+        setTimeout(() => process.exit(code), 5_000).unref();
+        throw new CliError(`daemon: could not start: ${(err as Error).message}`, code);
       }
       if (!signalled) await new Promise<void>((resolve) => { wake = resolve; });
       // the event loop emptied while the stop was awaited (Ctrl-C stopped the embedded server with our
@@ -79,6 +93,8 @@ export function registerDaemonCommands(program: Command): void {
         process.exit();
       };
       process.once('beforeExit', drained);
+      // set before the stop, so the drained and backstop exits below carry it too
+      if (signalled === 'SIGHUP') process.exitCode = EXIT_AFTER_SIGHUP;
       try {
         await daemon.stop();
       } catch (err) {
@@ -109,7 +125,7 @@ export function registerDaemonCommands(program: Command): void {
         } catch (err) {
           throw new CliError(`migrating the database failed: ${(err as Error).message}`, EXIT.unavailable);
         }
-      }, { migrate: false });
+      }, { migrate: false, create: true }); // `migrate` sets up a database where there is none yet
       if (opts.json) printJson({ schema: report.schema, applied: report.applied.length, migrations: report.applied });
       else if (report.applied.length === 0) process.stdout.write(`schema ${report.schema}: up to date (${report.known} migrations, none pending)\n`);
       else process.stdout.write(`schema ${report.schema}: applied ${report.applied.length} of ${report.known} migrations: ${report.applied.join(', ')}\n`);
