@@ -32,9 +32,13 @@ export function parseLimit(flag: string, value: string): number {
   return n;
 }
 
-/** Says so when a listing may have been cut at its limit. */
-export function noteIfCut(rows: readonly unknown[], limit: number): void {
-  if (rows.length >= limit) warn(`showing the first ${limit}; use --limit for more`);
+/**
+ * A listing's first `limit` rows, with a warning when there were more. Fetch `limit + 1` rows:
+ * exactly `limit` rows is then no cut. `order` names which end of the listing is shown.
+ */
+export function noteIfCut<T>(rows: readonly T[], limit: number, order: 'newest' | 'oldest' = 'newest'): T[] {
+  if (rows.length > limit) warn(`showing the ${order} ${limit}; use --limit for more`);
+  return rows.slice(0, limit);
 }
 
 /** Seconds as plain decimal digits (`90`, `2.5`): no hex, exponent or padding Number() would accept. */

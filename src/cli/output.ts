@@ -12,6 +12,11 @@ export function printTable(headers: readonly string[], rows: readonly (readonly 
   }
 }
 
+/** A cell cut to `max` characters, with `…` so a reader knows there is more (--json has it all). */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 export function warn(message: string): void {
   process.stderr.write(`warning: ${message}\n`);
 }

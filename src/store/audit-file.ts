@@ -12,8 +12,14 @@ export class ChainWalk {
   private prev: { seq: number; hash: string } | null = null;
   private first: number | null = null;
 
-  /** `after`: the record the walk's first record must follow; the genesis unless the start was archived. */
-  constructor(private readonly after: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH }) {}
+  /**
+   * `after`: the record the walk's first record must follow; the genesis unless the start was archived.
+   * `file`: the records come from a file someone kept, which may be a filtered export: a gap says so.
+   */
+  constructor(
+    private readonly after: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH },
+    private readonly opts: { file?: boolean } = {},
+  ) {}
   checked = 0;
   firstBad: { seq: number; problem: AuditProblem; detail: string } | null = null;
 
@@ -30,8 +36,10 @@ export class ChainWalk {
     if (row.seq !== prev.seq + 1 || row.prev_hash !== prev.hash) {
       const archived = this.prev === null && this.after.seq === 0 && row.seq > 1
         ? `; if the records before it were archived, give the head of the archive before it: --after SEQ:HASH (audit archives lists them)` : '';
+      // records alone cannot tell a filter from a deletion, so the verdict stays 'removed'
+      const filtered = this.opts.file ? `; or the file is an export filtered with --job or --since, which is no contiguous chain and cannot be verified (export unfiltered for that)` : '';
       this.firstBad = row.seq > prev.seq + 1 && row.prev_hash !== prev.hash
-        ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing${archived}` }
+        ? { seq: prev.seq + 1, problem: 'removed', detail: `records ${prev.seq + 1}..${row.seq - 1} are missing${archived}${filtered}` }
         : { seq: row.seq, problem: row.seq <= prev.seq ? 'reordered' : 'edited', detail: `record ${row.seq} does not follow record ${prev.seq}` };
       return;
     }

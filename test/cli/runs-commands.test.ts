@@ -39,7 +39,8 @@ describe('runs prune', () => {
     const r = await runCli(['runs', 'prune', '--older-than-days', '30', '--dry-run', '--json'], { env });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ dryRun: true, runs: 2, jobs: [{ job_id: job.id, runs: 2 }] });
+    expect(report).toMatchObject({ dry_run: true, runs: 2, jobs: [{ job_id: job.id, runs: 2 }] });
+    expect(Object.keys(report as object).filter((k) => /[A-Z]/.test(k)), 'snake_case keys only').toEqual([]);
     expect(await listRuns(database().db, { job_id: job.id })).toHaveLength(3);
   });
 

@@ -41,8 +41,7 @@ export function registerApprovalCommands(program: Command): void {
     .action(async (opts: { all?: boolean; limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
       const { listApprovals } = await import('../../store/approvals.ts');
-      const rows = await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit }));
-      noteIfCut(rows, limit);
+      const rows = noteIfCut(await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit: limit + 1 })), limit);
       if (opts.json) printJson(rows);
       else {
         const now = Date.now();

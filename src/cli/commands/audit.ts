@@ -5,10 +5,11 @@ import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseInstant, parseLimit, refuseEmptyText } from '../option-values.ts';
-import { printJson, printTable } from '../output.ts';
+import { clip, printJson, printTable } from '../output.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
+import type { AuditRow } from '../../store/schema.ts';
 import { registerAuditArchiveCommands } from './audit-archive.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
@@ -61,6 +62,14 @@ async function checkRun(exec: Executor, id: string): Promise<void> {
   throw new CliError(`no run with id ${JSON.stringify(id)} (\`echo-agent jobs runs JOB\` lists a job's runs)`, EXIT.failure);
 }
 
+/** The tool a record is about, and the approval request it names: `exec (apr_…)`, from its data. */
+export function toolCell(data: AuditRow['data']): string {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const tool = str(data.tool);
+  const approval = str(data.approval_id);
+  return [tool, approval && `(${approval})`].filter(Boolean).join(' ');
+}
+
 /** `SEQ:HASH` as `audit verify` prints it. */
 export function parseHead(value: string, flag = '--head'): { seq: number; hash: string } {
   const m = /^(\d+):([0-9a-f]{64})$/.exec(value.trim());
@@ -78,7 +87,9 @@ interface Verdict {
 }
 
 function printVerdict(verdict: Verdict, json: boolean | undefined, what: string): void {
-  if (json) printJson(verdict);
+  // snake_case like every other --json output; the store's field stays firstBad
+  const { firstBad, ...rest } = verdict;
+  if (json) printJson({ ...rest, ...(firstBad ? { first_bad: firstBad } : {}) });
   else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n${verdict.note ? `note: ${verdict.note}\n` : ''}`);
   else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
   if (!verdict.ok) process.exitCode = EXIT.failure;
@@ -87,7 +98,7 @@ function printVerdict(verdict: Verdict, json: boolean | undefined, what: string)
 /** An export checked with no database: each record against its hash, each against the one before. */
 async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined, after: { seq: number; hash: string } | undefined): Promise<Verdict> {
   const [{ ChainWalk, parseExportLine }, { GENESIS_HASH }] = await Promise.all([import('../../store/audit-file.ts'), import('../../store/audit.ts')]);
-  const walk = new ChainWalk(after);
+  const walk = new ChainWalk(after, { file: true });
   const stream = createReadStream(file, 'utf8');
   const opened = new Promise<void>((resolve, reject) => { stream.once('open', () => resolve()); stream.once('error', reject); });
   // exit 66, not 1 or 65: a file that cannot be read says nothing about the chain in it, and holds no bad data
@@ -133,16 +144,19 @@ export function registerAuditCommands(program: Command): void {
       const limit = parseLimit('--limit', opts.limit);
       const since = parseInstant('--since', opts.since);
       const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
-      const rows = await withStore(configOf(cmd), async (db) => {
+      const found = await withStore(configOf(cmd), async (db) => {
         // a filter no record can match is a mistake to name, not an empty listing
         if (opts.kind) await checkKind(db.db, opts.kind);
         const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
         if (opts.run) await checkRun(db.db, opts.run);
-        return listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit });
+        // one more than shown: exactly --limit rows is no cut
+        return listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit: limit + 1 });
       });
-      noteIfCut(rows, limit);
-      if (opts.json) printJson(rows);
-      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'STEP', 'OUTCOME', 'RULE', 'REASON'], rows.map((r) => [r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.step ?? '', r.outcome ?? '', r.rule ?? '', (r.reason ?? '').slice(0, 100)]));
+      const shown = noteIfCut(found, limit);
+      if (opts.json) printJson(shown);
+      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'RUN', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], shown.map((r) => [
+        r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.run_id ?? '', r.step ?? '', r.outcome ?? '', toolCell(r.data), r.rule ?? '', clip(r.reason ?? '', 100),
+      ]));
     });
   audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken; 66 when --file cannot be read)')
     .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
@@ -193,9 +207,12 @@ export function registerAuditCommands(program: Command): void {
         const summary = walk ? { exported, checked: true, ok: !walk.firstBad, head: { seq: head.seq, hash: head.hash }, after: start, first_bad: walk.firstBad }
           : { exported, checked: false, why_unchecked: 'a filtered export (--job, --since) is not a contiguous chain' };
         process.stderr.write(`${JSON.stringify(summary)}\n`);
-      } else if (walk?.firstBad) {
+      } else if (!walk) {
+        // said in text mode too: such a file kept for later fails audit verify --file as "removed"
+        process.stderr.write(`exported ${exported} records, unchecked: a filtered export (--job, --since) is not a contiguous chain, so audit verify --file cannot check it; export unfiltered for that\n`);
+      } else if (walk.firstBad) {
         process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
-      } else if (walk) {
+      } else {
         const head = walk.head ?? start;
         const after = start.seq > 0 ? ` --after ${start.seq}:${start.hash}` : '';
         process.stderr.write(`exported ${walk.checked} records${after ? ` (after archived record ${start.seq})` : ''}, chain ok, head ${head.seq}:${head.hash}; check the file later with: echo-agent audit verify --file FILE${after} --head ${head.seq}:${head.hash}\n`);

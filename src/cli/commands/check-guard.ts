@@ -14,7 +14,11 @@ function worst(decisions: readonly GuardDecision[]): GuardDecision {
   return decisions.reduce<GuardDecision>((w, d) => (STRICTNESS[d] > STRICTNESS[w] ? d : w), 'allow');
 }
 
-function linesOf(file: string, what: string): string[] {
+/** What --file skips, the same for commands and URLs: a comment runs and fetches nothing. */
+const SKIPPED_LINES = 'blank lines and lines starting with # are skipped';
+
+/** The inputs of --file with their line numbers; blank and comment lines are not inputs. */
+function linesOf(file: string, what: string): { line: number; text: string }[] {
   if (file === '') throw new CliError('--file: the path is empty');
   let text: string;
   try {
@@ -22,9 +26,10 @@ function linesOf(file: string, what: string): string[] {
   } catch (err) {
     throw new CliError(`--file ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
   }
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  // a comment judged as a URL would be "invalid" (and print as `?…`); judged as a command it is noise
+  const lines = text.split('\n').map((l, i) => ({ line: i + 1, text: l.replace(/\r$/, '') })).filter((l) => l.text.trim() !== '' && !l.text.trimStart().startsWith('#'));
   // an empty list would pass as "allow" and hide a broken pipeline upstream
-  if (lines.length === 0) throw new CliError(`--file ${file}: holds no ${what} (only blank lines or nothing)`, EXIT.dataErr);
+  if (lines.length === 0) throw new CliError(`--file ${file}: holds no ${what} (only blank lines, # comments or nothing)`, EXIT.dataErr);
   return lines;
 }
 
@@ -47,18 +52,18 @@ export function registerCheckGuardCommands(check: Command): void {
     .command('command')
     .description('judge a shell command with the static guard (exit 0 allow, 1 deny, 2 ask); --file: one command a line, TSV out, exit by the strictest verdict')
     .argument('[command...]', 'the command (put it after --)')
-    .option('--file <file>', 'one command per line ("-" for stdin); prints decision<TAB>rules<TAB>command (JSON lines with --json)')
+    .option('--file <file>', `one command per line ("-" for stdin; ${SKIPPED_LINES}); prints decision<TAB>rules<TAB>command (JSON lines with their line number with --json)`)
     .option('--json', 'print JSON')
     .action(async (words: string[], opts: { file?: string; json?: boolean }, cmd: Command) => {
       configFor(cmd); // the guard reads no setting, but a bad --config must still fail here as everywhere
       const { checkCommand } = await import('../../guard/shell/index.ts');
       if (fileOrArguments('command', opts.file, words.length > 0)) {
         const seen: GuardDecision[] = [];
-        for (const line of linesOf(opts.file, 'commands')) {
+        for (const { line: n, text: line } of linesOf(opts.file, 'commands')) {
           const v = await checkCommand(line);
           seen.push(v.decision);
           process.stdout.write(opts.json
-            ? `${JSON.stringify({ command: line, decision: v.decision, findings: v.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) })}\n`
+            ? `${JSON.stringify({ line: n, command: line, decision: v.decision, findings: v.findings.map((f) => ({ rule: f.rule, severity: f.severity, matched: f.matched, reason: f.reason })) })}\n`
             : `${v.decision}\t${cell(v.findings.map((f) => f.rule).join(',') || '-')}\t${cell(line)}\n`);
         }
         process.exitCode = EXIT_FOR[worst(seen)];
@@ -82,7 +87,7 @@ export function registerCheckGuardCommands(check: Command): void {
     .description('judge a URL with the SSRF guard and the network policy (exit 0 allow, 1 deny, 2 ask); --file: one URL a line, TSV out, exit by the strictest verdict')
     .argument('[url]', 'the URL')
     .option('--no-dns', 'do not resolve names (offline): judge literals and the name denylist only')
-    .option('--file <file>', 'one URL per line ("-" for stdin); prints decision<TAB>rule<TAB>addresses<TAB>url (JSON lines with --json)')
+    .option('--file <file>', `one URL per line ("-" for stdin; ${SKIPPED_LINES}); prints decision<TAB>rule<TAB>addresses<TAB>url, the URL without credentials, query or fragment (JSON lines with their line number with --json)`)
     .option('--json', 'print JSON')
     .action(async (url: string | undefined, opts: { dns: boolean; file?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
@@ -90,11 +95,11 @@ export function registerCheckGuardCommands(check: Command): void {
       const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
       if (fileOrArguments('url', opts.file, url !== undefined)) {
         const seen: GuardDecision[] = [];
-        for (const line of linesOf(opts.file, 'URLs')) {
+        for (const { line: n, text: line } of linesOf(opts.file, 'URLs')) {
           const v = await checkUrl(line.trim(), options);
           seen.push(v.decision);
           process.stdout.write(opts.json
-            ? `${JSON.stringify({ url: redactUrl(line.trim()), decision: v.decision, rule: v.rule, reason: v.reason, addresses: v.addresses })}\n`
+            ? `${JSON.stringify({ line: n, url: redactUrl(line.trim()), decision: v.decision, rule: v.rule, reason: v.reason, addresses: v.addresses })}\n`
             : `${v.decision}\t${v.rule}\t${v.addresses.join(',') || '-'}\t${cell(redactUrl(line.trim()))}\n`);
         }
         process.exitCode = EXIT_FOR[worst(seen)];

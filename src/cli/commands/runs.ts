@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { printJson, printTable, warn } from '../output.ts';
+import { clip, printJson, printTable, warn } from '../output.ts';
 import { refuseEmptyText } from '../option-values.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { toolCell } from './audit.ts';
 
 /** Whole days, 1..36,500: digits only, so "7d" or "1e3" is refused rather than guessed at. */
 function parseDays(flag: string, value: string): number {
@@ -31,8 +32,10 @@ export function registerRunsCommands(program: Command): void {
         const before = new Date((await databaseNow(db.db)).getTime() - days * 86_400_000);
         return pruneRuns(db.db, { before, actor, dryRun: Boolean(opts.dryRun) });
       });
-      if (opts.json) { printJson(report); return; }
-      const verb = report.dryRun ? 'would delete' : 'deleted';
+      // snake_case like every other --json output; the store's field stays dryRun
+      const { dryRun, ...rest } = report;
+      if (opts.json) { printJson({ dry_run: dryRun, ...rest }); return; }
+      const verb = dryRun ? 'would delete' : 'deleted';
       process.stdout.write(`${verb} ${report.runs} ended run(s) of ${report.jobs.length} job(s) with instants before ${report.before.toISOString()}, and ${report.effects} recorded tool effect(s)\n`);
       if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.oldest.toISOString(), j.newest.toISOString()]));
     });
@@ -65,6 +68,8 @@ export function registerRunsCommands(program: Command): void {
       ];
       for (const [k, v] of lines) process.stdout.write(`${k}: ${String(v)}\n`);
       process.stdout.write('\naudit:\n');
-      printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'RULE', 'REASON'], found.audit.map((a) => [a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', a.rule ?? '', (a.reason ?? '').slice(0, 100)]));
+      printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], found.audit.map((a) => [
+        a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', toolCell(a.data), a.rule ?? '', clip(a.reason ?? '', 100),
+      ]));
     });
 }
