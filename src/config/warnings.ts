@@ -1,3 +1,7 @@
+import { isIP } from 'node:net';
+import { judgeAddress } from '../guard/ssrf/address-rules.ts';
+import { normaliseHost } from '../guard/ssrf/check-url.ts';
+import { blockedName } from '../guard/ssrf/name-rules.ts';
 import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import type { Config } from './schema.ts';
 
@@ -31,5 +35,30 @@ export function configWarnings(config: Config, known: (name: string) => boolean 
   if (config.execution.network_policy === 'restricted' && config.execution.network_allowlist.length === 0) {
     warnings.push({ path: 'execution.network_allowlist', message: 'is empty, so network_policy restricted allows no host' });
   }
+  for (const [name, target] of Object.entries(config.notify.targets)) {
+    const refused = refusedTarget(target.url);
+    if (refused) warnings.push({ path: `notify.targets.${name}.url`, message: `${refused}; the guarded fetch refuses it, so deliveries to it will fail` });
+  }
   return warnings;
+}
+
+/**
+ * Why the guarded fetch refuses a URL's host whatever DNS says (a literal address or a name it judges by
+ * itself), in the guard's own terms, or null. Names that need DNS are left to the fetch: no lookup here.
+ */
+function refusedTarget(url: string): string | null {
+  let host: string;
+  try {
+    host = normaliseHost(new URL(url).hostname);
+  } catch {
+    return null; // the schema has refused it already
+  }
+  const kind = (rule: string) => rule.replace(/^ssrf\.(ip|name)\./, '').replace(/_/g, ' ');
+  if (isIP(host) !== 0) {
+    const [block] = judgeAddress(host).blocks;
+    return block ? `${host} is ${kind(block.rule)} (${block.rule})` : null;
+  }
+  const named = blockedName(host);
+  const what = kind(named?.rule ?? '');
+  return named ? `${host} is ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} name (${named.rule})` : null;
 }

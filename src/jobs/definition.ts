@@ -72,7 +72,10 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   if (def.payload.kind === 'steps') {
     def.payload.steps.forEach((s, i) => {
       if (!checks.knownTool(s.tool)) problems.push(`payload.steps[${i}].tool: "${s.tool}" is not a known tool`);
-      else {
+      // a non-empty tools list is the run's whole allowed set (empty means the default set): a step outside it is refused in every run
+      else if (def.tools.length > 0 && !def.tools.includes(s.tool)) {
+        problems.push(`payload.steps[${i}] (${s.tool}): not in the job's tools [${def.tools.join(', ')}], so every run would refuse this step (context.allowed_tools); add ${s.tool} to tools`);
+      } else {
         const problem = checks.stepProblem?.(s.tool, s.args);
         if (problem) problems.push(`payload.steps[${i}] (${s.tool}): ${problem}`);
       }

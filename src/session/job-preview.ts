@@ -52,6 +52,14 @@ function modelSettingsMissing(config: Config, model: string | undefined): string
   return [...(config.model.base_url ? [] : ['model.base_url']), ...(model || config.model.name ? [] : ['model.name'])];
 }
 
+/**
+ * The model settings a job's runs need and this configuration lacks (empty when it needs none or has them):
+ * without them an agent payload, or a step that starts agents, fails with "agent turns need a model".
+ */
+export function jobModelMissing(config: Config, payload: PayloadShape & { readonly model?: string }): string[] {
+  return payload.kind === 'agent' || startsAgents(payload) ? modelSettingsMissing(config, payload.model) : [];
+}
+
 /** The tools a human approval authorises the job's runs to use: the set they are offered, dangerous ones aside (refused in every run). */
 export function usableByRuns(set: EffectiveTools): string[] {
   return set.offered.filter((t) => t.risk !== 'dangerous').map((t) => t.name);

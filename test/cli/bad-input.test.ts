@@ -82,7 +82,7 @@ describe('a job definition is checked before anyone is asked to approve it', () 
   it('refuses an update that changes nothing, and one of a job that does not exist', async () => {
     const empty = await runCli(['jobs', 'update', jobId], { env });
     expect(empty.stderr).toMatch(/names no field to change/);
-    expect(empty.code).toBe(65);
+    expect(empty.code).toBe(64);
     const missing = await runCli(['jobs', 'update', 'job_nosuch', '--name', 'x'], { env });
     expect(missing.stderr).toMatch(/no job with id or name "job_nosuch"/);
     expect(missing.code).toBe(1);

@@ -48,7 +48,7 @@ describe('an edit that moves a due schedule accounts for the instants it takes (
 
   it('an edit that leaves the schedule alone leaves the due instants to the firing loop and its misfire policy', async () => {
     const j = await job({ next_fire_at: new Date('2099-12-01T10:00:00Z') });
-    const changed = await updateJobFromCall(deps(new Date('2099-12-01T15:30:00Z')), j.id, { tools: ['read_file'] }, ctx, auto);
+    const changed = await updateJobFromCall(deps(new Date('2099-12-01T15:30:00Z')), j.id, { tools: ['list_dir'] }, ctx, auto);
     expect(changed?.job.next_fire_at?.toISOString()).toBe('2099-12-01T10:00:00.000Z');
     expect(await listRuns(database().db, { job_id: j.id })).toEqual([]);
   });

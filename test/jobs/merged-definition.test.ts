@@ -22,7 +22,7 @@ describe('a job update keeps what it does not change', () => {
   });
 
   it('a payload of another kind replaces the stored one whole', () => {
-    const steps = { kind: 'steps' as const, steps: [{ tool: 'list_dir', args: {} }] };
+    const steps = { kind: 'steps' as const, steps: [{ tool: 'web_search', args: {} }] };
     expect(mergedDefinition(stored, { payload: steps }, checks).payload).toEqual(steps);
   });
 

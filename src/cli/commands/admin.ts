@@ -4,6 +4,7 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
+import { deliveryTarget, instantIn } from '../job-display.ts';
 import { actorName, withStore } from '../store-session.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
@@ -13,15 +14,19 @@ export function registerGrantCommands(program: Command): void {
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
-      const [{ listGrants }, { jobByRef }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts')]);
+      const [{ listGrants }, { jobByRef }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
       const rows = await withStore(configOf(cmd), async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
-        return listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
+        const grants = await listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
+        // an id alone does not tell an admin which job holds the grant
+        const names = new Map<string, string | null>();
+        for (const g of grants) if (!names.has(g.job_id)) names.set(g.job_id, (await getJob(db.db, g.job_id, { includeRemoved: true }))?.name ?? null);
+        return grants.map((g) => ({ ...g, job_name: names.get(g.job_id) ?? null }));
       });
       if (opts.json) printJson(rows);
-      else printTable(['GRANT', 'JOB', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
+      else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
         // an ended grant authorises nothing any more, whatever it once did
-        g.id, g.job_id, g.revoked_at ? 'no (ended)' : g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
+        g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
       ]));
@@ -30,7 +35,7 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobToolSet, toolOutlook }] = await Promise.all([
+      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }] = await Promise.all([
         import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
         import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
@@ -44,11 +49,17 @@ export function registerGrantCommands(program: Command): void {
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
+        const target = deliveryTarget(job.delivery);
+        const modelMissing = jobModelMissing(config, job.payload);
         return {
           job: {
             id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: job.pause_note, removed_at: job.removed_at,
-            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id,
+            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind,
           },
+          /** Where each finished run's outcome goes: part of what the human approved. */
+          delivery: target ? { notify: target, configured: Object.hasOwn(config.notify.targets, target), delivers: auth.cron_authorized } : null,
+          /** The model settings its agent runs need and this configuration lacks: each such run fails. */
+          model_missing: modelMissing,
           /** Why the job fires nothing tonight, or null when it fires on schedule. */
           will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
           authorization: auth,
@@ -58,11 +69,14 @@ export function registerGrantCommands(program: Command): void {
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
         };
       });
+      const warnings = reportWarnings(report);
       if (opts.json) {
-        printJson(report);
+        printJson({ ...report, warnings });
         return;
       }
       const g = report.grant;
+      const d = report.delivery;
+      const policy = `unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools`;
       process.stdout.write([
         `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}, ${firesLine(report.job)}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
@@ -71,10 +85,14 @@ export function registerGrantCommands(program: Command): void {
             : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}: ${report.last_grant.why}`
               : 'grant: none (never approved by a human)',
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
-        ...(report.will_not_fire ? [`it will not fire (${report.will_not_fire}); if it ran, per tool:`] : []),
-        `tonight, per tool (unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools):`,
+        !d ? 'delivery: none' : d.delivers ? `delivery: each finished run's outcome is posted to notify target ${d.notify}`
+          : `delivery: notify target ${d.notify}, but nothing is posted while the job has no live grant`,
+        ...warnings.map((w) => `WARNING: ${w}`),
+        // one heading either way: "tonight" is only true of a job that fires
+        report.will_not_fire ? `it will not fire (${report.will_not_fire}); if it ran, per tool:` : 'tonight, per tool:',
+        `  (${policy})`,
       ].join('\n') + '\n');
-      printTable(['TOOL', 'RISK', 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
+      printTable(['TOOL', 'RISK', report.will_not_fire ? 'IF IT RAN' : 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
       if (report.removed.length === 0) process.stdout.write('\nnot available to its runs: none of the tools it names\n');
       else {
         process.stdout.write('\nnot available to its runs:\n');
@@ -105,10 +123,21 @@ export function registerGrantCommands(program: Command): void {
 }
 
 /** Whether and when the job fires, for the first line of `grants show`. */
-function firesLine(job: { paused: boolean; pause_note: string | null; removed_at: Date | null; next_fire_at: Date | null }): string {
+function firesLine(job: { paused: boolean; pause_note: string | null; removed_at: Date | null; next_fire_at: Date | null; timezone: string }): string {
   if (job.removed_at) return `REMOVED at ${job.removed_at.toISOString()}: fires never`;
   if (job.paused) return `PAUSED${job.pause_note ? ` (${job.pause_note})` : ''}: fires nothing until resumed`;
-  return `next ${job.next_fire_at?.toISOString() ?? 'never (its schedule has no instant left)'}`;
+  return `next ${job.next_fire_at ? instantIn(job.next_fire_at, job.timezone) : 'never (its schedule has no instant left)'}`;
+}
+
+/** What makes tonight's runs fail or deliver nowhere although the table says "allowed". */
+function reportWarnings(report: { job: { payload_kind: string }; model_missing: readonly string[]; delivery: { notify: string; configured: boolean } | null }): string[] {
+  const warnings: string[] = [];
+  if (report.model_missing.length > 0) {
+    const which = report.job.payload_kind === 'agent' ? 'every run of this agent job fails' : 'each step of it that starts an agent fails';
+    warnings.push(`no model is configured (${report.model_missing.join(', ')} empty): ${which} with "agent turns need a model", whatever the table below allows, unless the daemon's configuration sets them`);
+  }
+  if (report.delivery && !report.delivery.configured) warnings.push(`notify target ${report.delivery.notify} is not in this configuration's notify.targets: its deliveries fail unless the daemon's configuration has it`);
+  return warnings;
 }
 
 /** What the human approval behind the grant authorised, in the words of `grants show`. */

@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { parseDocument } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
-import type { JobRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
 import { unreadable } from '../../util/file-errors.ts';
 
 interface DefinitionFlags {
@@ -58,6 +58,8 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
   if (flags.steps && flags.prompt) throw new CliError('give --steps or --prompt, not both');
   const fileAgent = payload !== null && typeof payload === 'object' && (payload as { kind?: unknown }).kind === 'agent' ? payload as Record<string, unknown> : null;
   if (flags.model !== undefined && (steps || (action === 'create' && !flags.prompt && !fileAgent))) throw new CliError('--model: is for an agent payload; give it with --prompt');
+  // the file's steps payload would be dropped for a model-only agent payload
+  if (flags.model !== undefined && !flags.prompt && payload !== undefined && !fileAgent) throw new CliError(`--model: is for an agent payload, and job file ${flags.file} has another kind; give --prompt too, or change the file`);
   const model = flags.model ? { model: flags.model } : {};
   // --model alone: the file's agent payload on create, the stored one on update (merged with it)
   const flagPayload = steps ? { kind: 'steps', steps } : flags.prompt ? { kind: 'agent', prompt: flags.prompt, ...model }
@@ -75,8 +77,14 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
   for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
   if (action === 'create') {
     for (const k of ['name', 'schedule', 'payload']) {
-      if (args[k] === undefined) throw new CliError(`jobs create: ${k} is missing (give --${k === 'payload' ? 'steps or --prompt' : k} or put it in --file)`);
+      const flag = `--${k === 'payload' ? 'steps or --prompt' : k}`;
+      // with a file, the file is what lacks it: a bad job file (65), not a bad command line
+      if (args[k] === undefined && flags.file !== undefined) throw new CliError(`job file ${flags.file}: ${k} is missing (put it in the file, or give ${flag})`, EXIT.dataErr);
+      if (args[k] === undefined) throw new CliError(`jobs create: ${k} is missing (give ${flag} or put it in --file)`);
     }
+  } else if (Object.keys(args).every((k) => k === 'action' || k === 'id')) {
+    if (flags.file !== undefined) throw new CliError(`job file ${flags.file}: names no field to change`, EXIT.dataErr);
+    throw new CliError('jobs update: names no field to change; give --name, --schedule, --timezone, --steps, --prompt, --model, --tools or --file');
   }
   return args;
 }
@@ -112,9 +120,12 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   }
 }
 
-function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: string): void {
+async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: string): Promise<void> {
   if (json) printJson(outcome);
-  else if (outcome.result.success) process.stdout.write(`${JSON.stringify(outcome.result.output, null, 2)}\n`);
+  else if (outcome.result.success) {
+    const { GRANT_POLICY_RULES } = await import('../../jobs/grant-policy.ts');
+    process.stdout.write(`${changeLine(verb, outcome.result.output, outcome.decision, GRANT_POLICY_RULES)}\n`);
+  }
   if (!outcome.result.success) {
     // a field named in the message may come from the job file: say which file was read
     const where = file !== undefined && outcome.result.errorKind === 'validation' ? ` (job file ${file}, with the options given beside it)` : '';
@@ -128,11 +139,6 @@ function reportCall(outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?:
 const WITHDRAWING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** The shell's code for a command ended by SIGHUP (129), SIGINT (130) or SIGTERM (143). */
 const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGHUP' ? 1 : sig === 'SIGINT' ? 2 : 15);
-
-function jobLine(j: JobRow) {
-  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active';
-  return [j.id, j.name, j.schedule, j.timezone, state, j.next_fire_at?.toISOString() ?? '-'];
-}
 
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
@@ -153,7 +159,7 @@ export function registerJobsCommands(program: Command): void {
     .action(async (flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('create', flags);
-      reportCall(await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json, flags.file);
+      await reportCall('created', await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json, flags.file);
     });
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
@@ -161,7 +167,15 @@ export function registerJobsCommands(program: Command): void {
       const config = configOf(cmd);
       const args = cronjobArgs('update', flags, ref);
       const { jobByRef } = await import('../job-ref.ts');
-      reportCall(await withStore(config, async (db) => attendedCronjob(config, db, { ...args, id: (await jobByRef(db.db, ref)).id }, flags.as)), flags.json, flags.file);
+      await reportCall('updated', await withStore(config, async (db) => {
+        const job = await jobByRef(db.db, ref);
+        // a model alone changes an agent payload; on a steps job it would replace the steps with no prompt
+        const payload = args.payload as { kind?: string; prompt?: string } | undefined;
+        if (flags.model !== undefined && payload?.kind === 'agent' && !payload.prompt && job.payload.kind !== 'agent') {
+          throw new CliError(`--model is for agent jobs; ${ref}${ref === job.id ? '' : ` (${job.id})`} is a ${job.payload.kind} job`);
+        }
+        return attendedCronjob(config, db, { ...args, id: job.id }, flags.as);
+      }), flags.json, flags.file);
     });
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
@@ -174,16 +188,24 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ jobByRef }, { runAuthorization }, { listRuns }] = await Promise.all([import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts')]);
+      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }] = await Promise.all([
+        import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'),
+      ]);
       const found = await withStore(configOf(cmd), async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
-        return { job, authorization: await runAuthorization(db.db, job), runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
+        const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
+        return { job, authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant, runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
       });
       if (opts.json) printJson(found);
       else {
-        printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(found.job)]);
-        process.stdout.write(`payload: ${JSON.stringify(found.job.payload)}\ntools: ${found.job.tools.join(', ') || '(default set)'}\n`);
-        process.stdout.write(`authorisation: ${found.authorization?.rule} — ${found.authorization?.reason}\n\nrecent runs:\n`);
+        const { job } = found;
+        const target = deliveryTarget(job.delivery);
+        printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(job)]);
+        process.stdout.write([
+          `payload: ${JSON.stringify(job.payload)}`, `tools: ${job.tools.join(', ') || '(default set)'}`,
+          `delivery: ${target ? `each run's outcome to notify target ${target}` : 'none'}`, `policies: ${policiesLine(job)}`,
+          `authorisation: ${found.authorization.rule} — ${found.authorization.reason}`, grantLine(job, found.grant),
+        ].join('\n') + '\n\nrecent runs:\n');
         printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.error ?? r.skip_reason ?? '']));
       }
     });
@@ -253,8 +275,9 @@ export function registerJobsCommands(program: Command): void {
     .action(async (ref: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
       const [{ listRuns }, { jobByRef }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts')]);
-      const rows = await withStore(configOf(cmd), async (db) => listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit }));
-      noteIfCut(rows, limit);
+      // one more than shown: exactly `limit` runs is no cut
+      const fetched = await withStore(configOf(cmd), async (db) => listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 }));
+      const rows = noteIfCut(fetched, limit, 'newest');
       if (opts.json) printJson(rows);
       else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
     });
