@@ -29,6 +29,11 @@ export interface Decision {
 
 const DO_NOT_RETRY = 'Do not retry or rephrase this action; it will be refused again.';
 
+/** A refusal's reason for a person at a terminal: the advice to the model (never retry) is not theirs to follow. */
+export function reasonForPeople(reason: string): string {
+  return reason.replace(` ${DO_NOT_RETRY}`, '').replace(DO_NOT_RETRY, '').trim();
+}
+
 export interface DecisionBase {
   readonly tool: string;
   readonly call_hash: string;

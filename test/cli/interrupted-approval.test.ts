@@ -94,7 +94,10 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
     expect(stderr).toContain(`run  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals approve ${id}  or  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals deny ${id}`);
     expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
-    await exited;
+    expect(await exited).toBe(1);
+    // the refusal as a person reads it: the advice meant for a model (never retry) is left out
+    expect(stderr).toContain('echo-agent: A human refused this call.\n');
+    expect(stderr).not.toContain('Do not retry');
     const again = await runCli(['approvals', 'approve', id], { env: e });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(new RegExp(`${id}: The request was already answered: denied by erin from \\S+@\\S+ at \\d{4}-`));

@@ -129,7 +129,9 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
   if (!outcome.result.success) {
     // a field named in the message may come from the job file: say which file was read
     const where = file !== undefined && outcome.result.errorKind === 'validation' ? ` (job file ${file}, with the options given beside it)` : '';
-    process.stderr.write(`echo-agent: ${outcome.result.error}${where}\n`);
+    const { reasonForPeople } = await import('../../approval/decision.ts');
+    // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
+    process.stderr.write(`echo-agent: ${reasonForPeople(outcome.result.error ?? '')}${where}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
   // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
