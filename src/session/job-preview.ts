@@ -84,12 +84,14 @@ export function jobToolScope(config: Config, tools: ToolRegistry, args: Record<s
 export function describeJobCall(config: Config, tools: ToolRegistry, args: Record<string, unknown>, stored: JobRow | null = null, scope: readonly string[] | null = null): string[] {
   const { patch, base, payload, def } = jobAfterCall(args, stored);
   const set = jobToolSet(config, tools, def.tools ?? [], payload);
-  const lines = [`  job: ${String(def.name ?? args.id ?? '')}${stored ? ` (${stored.id})` : ''}  schedule: ${String(def.schedule ?? '(unchanged)')} ${String(def.timezone ?? '')}`.trimEnd()];
+  // a timezone left out is UTC: said, so "0 4 * * *" is not read as the approver's local 4 am
+  const zone = def.timezone ?? (def.schedule !== undefined ? 'UTC' : '');
+  const lines = [`  job: ${String(def.name ?? args.id ?? '')}${stored ? ` (${stored.id})` : ''}  schedule: ${String(def.schedule ?? '(unchanged)')} ${String(zone)}`.trimEnd()];
   if (base) {
     const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(base[k as keyof typeof base]));
     lines.push(`  this call changes: ${changed.join(', ') || 'nothing'}; everything below is the job as it will be, and approving authorises all of it`);
     if (!changed.some((k) => (AUTHORISED_FIELDS as readonly string[]).includes(k))) {
-      lines.push('  none of that is part of the definition: a job that holds a grant keeps it (its tools become the list below); a job without one gets none');
+      lines.push('  none of that is part of the definition, but approving authorises the job as shown: a grant that covers exactly the tools below is kept, otherwise one is issued for them');
     }
   } else if (args.action === 'update') {
     lines.push('  the job as stored could not be read: only the changes are shown');

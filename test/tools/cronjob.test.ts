@@ -139,6 +139,8 @@ describe('the cronjob tool', () => {
     expect(agent).toContain('write_file(write)');
     expect(agent).not.toMatch(/cronjob\(dangerous\)/);
     expect(steps).not.toContain('no model is configured');
+    // a create that leaves the timezone out is UTC, and the approver is told so
+    expect(steps).toContain('schedule: every 1m UTC');
   });
 
   it('the approval prompt of an agent job warns when this configuration has no model its runs could use', async () => {
