@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig } from '../../config/load.ts';
+import { directoryWarnings } from '../../config/path-checks.ts';
 import { configFlag } from '../config-option.ts';
 import { printJson } from '../output.ts';
 
@@ -7,7 +8,7 @@ export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description('inspect the configuration file');
   config
     .command('validate')
-    .description('check a config file: every problem by path (exit 78), and warnings such as tool names that match no tool')
+    .description('check a config file: every problem by path (exit 78), and warnings such as tool names that match no tool, or a data_dir or workspace that cannot be made here')
     .argument('[file]', 'config file (default: --config, $ECHO_AGENT_CONFIG, then config/echo-agent.yaml)')
     .option('--json', 'print the result as JSON')
     .action((file: string | undefined, opts: { json?: boolean }, cmd: Command) => {
@@ -15,10 +16,12 @@ export function registerConfigCommands(program: Command): void {
       try {
         const loaded = loadConfig(target);
         const where = loaded.file ?? '(no file: built-in defaults)';
-        if (opts.json) printJson({ ok: true, file: loaded.file, problems: [], warnings: loaded.warnings });
+        // the directories are checked on this machine, here only: other commands need not touch them
+        const warnings = [...loaded.warnings, ...directoryWarnings(loaded.config)];
+        if (opts.json) printJson({ ok: true, file: loaded.file, problems: [], warnings });
         else {
           process.stdout.write(`${where}: ok\n`);
-          for (const w of loaded.warnings) process.stdout.write(`warning: ${w.path}: ${w.message}\n`);
+          for (const w of warnings) process.stdout.write(`warning: ${w.path}: ${w.message}\n`);
         }
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
