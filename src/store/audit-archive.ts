@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
-import { appendInTransaction, AUDIT_SEQ_FLOOR, exportAudit, GENESIS_HASH, lockAuditChain } from './audit.ts';
+import { appendInTransaction, exportAudit, GENESIS_HASH, lockAuditChain } from './audit.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
 import { auditArchives, auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
@@ -55,7 +55,9 @@ export interface ArchiveRecord {
   readonly before: Date;
   readonly file: string;
   readonly fileSha256: string;
+  /** Who says they archive (--as), and the OS account and host they really act from. */
   readonly actor: string;
+  readonly from?: { readonly os_account: string; readonly host: string };
 }
 
 /**
@@ -78,7 +80,7 @@ export async function recordArchive(exec: Executor, a: ArchiveRecord): Promise<A
     await appendInTransaction(tx, [{
       kind: 'audit.archived', actor: a.actor, outcome: 'archived', rule: 'audit.archive',
       reason: `audit records ${a.plan.first}..${a.plan.last} were moved to ${a.file}`,
-      data: { archive_id: row!.id, ...archiveFacts(row!) },
+      data: { archive_id: row!.id, ...archiveFacts(row!), ...(a.from ? { archived_from: a.from } : {}) },
     }]);
     return row!;
   });
@@ -93,21 +95,14 @@ const DELETE_BATCH = 10_000;
 
 /**
  * Deletes rows the newest archive covers; safe to repeat (a run that died half-way leaves some behind).
- * First the floor: a writer whose remembered tail is older than the archive would otherwise fill a freed
- * seq without a unique violation to tell it the tail moved. In-flight appends finish before the ALTER
- * (it waits for their table lock), and their rows still collide with the ones not yet deleted.
+ * The floor trigger (0012) already keeps any writer from adding a record at or below them.
  */
-export async function deleteArchivedRecords(exec: Executor): Promise<number> {
+export async function deleteArchivedRecords(exec: Executor, shouldStop: () => boolean = () => false): Promise<number> {
   const { archive } = await chainStart(exec);
   if (!archive) return 0;
-  await exec.transaction(async (tx) => {
-    // behind a long transaction on the table, every append would queue behind this ALTER: give up instead
-    await tx.execute(sql`set local lock_timeout = '10s'`);
-    await tx.execute(sql.raw(`alter table audit_events drop constraint if exists ${AUDIT_SEQ_FLOOR}`));
-    await tx.execute(sql.raw(`alter table audit_events add constraint ${AUDIT_SEQ_FLOOR} check (seq > ${Number(archive.last_seq)}) not valid`));
-  });
   let deleted = 0;
   for (;;) {
+    if (shouldStop()) return deleted;
     const [low] = await exec.select({ seq: auditEvents.seq }).from(auditEvents).where(lte(auditEvents.seq, archive.last_seq)).orderBy(auditEvents.seq).limit(1);
     if (!low) return deleted;
     const upTo = Math.min(archive.last_seq, low.seq + DELETE_BATCH - 1);

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { archiveFacts, chainStart } from './audit-archive.ts';
 import type { Executor } from './db.ts';
 import { auditHash } from './audit.ts';
-import { auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
+import { auditArchives, auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
 
 export type AuditProblem = 'edited' | 'removed' | 'reordered';
 
@@ -61,7 +61,13 @@ export async function verifyAudit(exec: Executor, opts: { batchSize?: number; ex
     if (batch.length < batchSize) {
       const from = start.after.seq + 1;
       if (opts.expectHead && opts.expectHead.seq <= start.after.seq) {
-        return { ok: true, checked, head: prev, from, note: `record ${opts.expectHead.seq} is archived (${start.archive?.file} and earlier archives): check it there with audit verify --file` };
+        // an archive's last record is known by its hash: a head that was one must still be it
+        const boundary = await exec.select().from(auditArchives).where(eq(auditArchives.last_seq, opts.expectHead.seq)).limit(1);
+        if (boundary[0] && boundary[0].last_hash !== opts.expectHead.hash) {
+          return { ok: false, checked, head: prev, from, firstBad: { seq: opts.expectHead.seq, problem: 'edited', detail: `archive ${boundary[0].id} ends at record ${opts.expectHead.seq} with another hash than the one seen before: the chain was rewritten there or earlier` } };
+        }
+        if (!boundary[0]) return { ok: true, checked, head: prev, from, note: `record ${opts.expectHead.seq} is archived (${start.archive?.file} and earlier archives): check it there with audit verify --file … --head` };
+        return { ok: true, checked, head: prev, from };
       }
       const anchored = opts.expectHead ? await againstAnchor(exec, prev, opts.expectHead) : undefined;
       return anchored ? { ok: false, checked, head: prev, firstBad: anchored, from } : { ok: true, checked, head: prev, from };

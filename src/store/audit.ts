@@ -166,7 +166,7 @@ function appendAfterText(offset: number): string {
  */
 const seqTaken = (err: unknown): boolean => violatesUnique(err, 'audit_events_pkey') || violatesCheck(err, AUDIT_SEQ_FLOOR);
 
-/** The check constraint `audit archive` moves up: no record may be added at or below the archived records. */
+/** The name the floor trigger (migration 0012) reports: no record may be added at or below the archived ones. */
 export const AUDIT_SEQ_FLOOR = 'audit_events_seq_floor';
 
 /** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */

@@ -14,6 +14,8 @@ export interface PruneOptions {
   readonly dryRun?: boolean;
   /** Who prunes, for the audit record: `retention` for the daemon, the person for the CLI. */
   readonly actor: string;
+  /** The OS account and host it really runs as (actor may be only what --as said). */
+  readonly from?: { readonly os_account: string; readonly host: string };
   /** Asked between batches: a daemon that is stopping leaves the rest for the next pass. */
   readonly shouldStop?: () => boolean;
 }
@@ -57,7 +59,7 @@ async function countDoomed(exec: Executor, jobId: string, before: Date): Promise
 }
 
 /** One batch of one job's old runs, and its audit record, in one transaction: a deletion nobody recorded cannot commit. */
-async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: string): Promise<Span> {
+async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: string, from: PruneOptions['from']): Promise<Span> {
   return exec.transaction(async (tx) => {
     const res = await tx.execute(sql`
       with gone as (delete from runs where id in (select id from (${doomed(jobId, before, BATCH)}) d) returning nominal_at)
@@ -67,7 +69,7 @@ async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: s
       await appendInTransaction(tx, [{
         kind: 'runs.pruned', actor, job_id: jobId, outcome: 'deleted', rule: 'retention.runs',
         reason: `ended runs with instants before ${before.toISOString()} were deleted under the run retention`,
-        data: { runs: span.n, oldest_nominal_at: span.oldest?.toISOString(), newest_nominal_at: span.newest?.toISOString(), before: before.toISOString() },
+        data: { runs: span.n, oldest_nominal_at: span.oldest?.toISOString(), newest_nominal_at: span.newest?.toISOString(), before: before.toISOString(), ...(from ? { pruned_from: from } : {}) },
       }]);
     }
     return span;
@@ -90,7 +92,7 @@ async function* jobsWithOldRuns(exec: Executor, before: Date): AsyncGenerator<st
 /**
  * Deletes ended runs older than the cutoff, job by job (removed jobs too), each
  * batch with a `runs.pruned` audit record, and the recorded effects of tool calls
- * made before it (a retry replays them only within its run). The audit chain is never pruned.
+ * made before it and before every run still going (a retry replays them). The audit chain is never pruned.
  */
 export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<PruneReport> {
   const out: JobPruned[] = [];
@@ -102,7 +104,7 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
     else {
       for (;;) {
         if (stop()) { complete = false; break; }
-        const span = await deleteBatch(exec, jobId, opts.before, opts.actor);
+        const span = await deleteBatch(exec, jobId, opts.before, opts.actor, opts.from);
         total = { n: total.n + span.n, oldest: total.oldest ?? span.oldest, newest: span.newest ?? total.newest };
         if (span.n < BATCH) break;
       }
@@ -112,11 +114,21 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
   }
   let effects = 0;
   if (complete && !stop()) {
-    const old = sql`select 1 from tool_effects where created_at < ${opts.before}`;
-    const res = await exec.execute(opts.dryRun
-      ? sql`select count(*)::int as n from (${old}) o`
-      : sql`with gone as (delete from tool_effects where created_at < ${opts.before} returning 1) select count(*)::int as n from gone`);
-    effects = Number(res.rows[0]?.n ?? 0);
+    // a run still going may replay its first attempt's effects on a retry, however old: those stay
+    const oldest = sql`least(${opts.before}::timestamptz, (select min(queued_at) from runs where state in ('queued', 'running', 'retrying')))`;
+    if (opts.dryRun) effects = Number((await exec.execute(sql`select count(*)::int as n from tool_effects where created_at < ${oldest}`)).rows[0]?.n ?? 0);
+    else {
+      for (;;) {
+        if (stop()) { complete = false; break; }
+        const res = await exec.execute(sql`
+          with gone as (delete from tool_effects where idempotency_key in (
+            select idempotency_key from tool_effects where created_at < ${oldest} limit ${BATCH}) returning 1)
+          select count(*)::int as n from gone`);
+        const n = Number(res.rows[0]?.n ?? 0);
+        effects += n;
+        if (n < BATCH) break;
+      }
+    }
   }
   return { before: opts.before, dryRun: Boolean(opts.dryRun), jobs: out, runs: out.reduce((s, j) => s + j.runs, 0), effects, complete };
 }

@@ -75,7 +75,17 @@ export function pidSpace(): { readonly boot_id: string; readonly pid_ns: string 
   return space;
 }
 
-/** Whether a process recorded in this pid space has ended: gone, or its pid now belongs to a later process. */
+/**
+ * Whether a process recorded in this pid space has surely ended: its pid is free, or now belongs to a
+ * later process. A /proc that hides other accounts' processes (hidepid) says nothing: not ended.
+ */
 export function hasEnded(p: ProcessRef): boolean {
-  return processStart(p.pid) !== p.started;
+  const started = processStart(p.pid);
+  if (started !== null) return started !== p.started;
+  try {
+    process.kill(p.pid, 0);
+    return false; // there, only not readable
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendAudits, auditHead } from '../../src/store/audit.ts';
-import { runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -97,5 +98,32 @@ describe('audit archive (command line)', () => {
     const r = await runCli(['audit', 'verify', '--after', `1:${'0'.repeat(64)}`], { env });
     expect(r.code).toBe(64);
     expect(r.stderr).toContain('--after: only with --file');
+  });
+
+  it('a file size limit that cuts the file short archives nothing, exit 73 (the file is read back)', async () => {
+    await appendAudits(database().db, Array.from({ length: 30 }, (_, i) => ({ kind: 'test.cli', reason: 'x'.repeat(200) + i })));
+    const before = await auditHead(database().db);
+    const archivesBefore = JSON.parse((await runCli(['audit', 'archives', '--json'], { env })).stdout).length;
+    const out = join(dir, 'limited.jsonl');
+    const r = spawnSync('bash', ['-c', `ulimit -f 4; exec "${process.execPath}" "${BIN}" audit archive --before ${soon()} --out ${out}`], { env: { ...process.env, ...env }, encoding: 'utf8', cwd: ROOT });
+    expect(r.status, r.stderr).toBe(73);
+    expect(r.stderr).toMatch(/--out: cannot write .*limited\.jsonl\.partial|holds \d+ of \d+ bytes/);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.partial`)).toBe(false);
+    expect(JSON.parse((await runCli(['audit', 'archives', '--json'], { env })).stdout)).toHaveLength(archivesBefore);
+    expect(await auditHead(database().db)).toEqual(before);
+  });
+
+  it('verify --file --head checks the record seen before even when the file goes past it', async () => {
+    const out = join(dir, 'export-all.jsonl');
+    const r = await runCli(['audit', 'export'], { env });
+    writeFileSync(out, r.stdout);
+    const after = /--after (\S+)/.exec(r.stderr)![1]!;
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; hash: string });
+    const mid = rows[1]!;
+    expect((await runCli(['audit', 'verify', '--file', out, '--after', after, '--head', `${mid.seq}:${mid.hash}`], { env })).code).toBe(0);
+    const wrong = await runCli(['audit', 'verify', '--file', out, '--after', after, '--head', `${mid.seq}:${'e'.repeat(64)}`], { env });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain(`record ${mid.seq} no longer has the hash seen before`);
   });
 });

@@ -5,6 +5,7 @@ import { chainStart, deleteArchivedRecords, planArchive, plannedRecords, recordA
 import { ChainWalk } from '../../src/store/audit-file.ts';
 import { databaseNow } from '../../src/store/db.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
+import { auditArchives } from '../../src/store/schema.ts';
 import { groupCommitAppend } from '../../src/store/audit-writer.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -146,5 +147,47 @@ describe('audit archive', () => {
     await archive(d, future());
     await expect(recordArchive(d.db, { plan, lastHash, before: future(), file: 'b.jsonl', fileSha256: 'f'.repeat(64), actor: 'ops' }))
       .rejects.toThrow(/another archive was made meanwhile/);
+  }));
+
+  it('a temporary table named audit_archives does not open the append-only trigger', () => withChain(async (d) => {
+    await oldRecords(d, 4);
+    const client = await d.pool.connect();
+    try {
+      await client.query('create temp table audit_archives (last_seq bigint)');
+      await client.query('insert into pg_temp.audit_archives values (999999)');
+      await expect(client.query('delete from audit_events where seq = 4')).rejects.toThrow(/append-only/);
+    } finally {
+      await client.query('drop table if exists pg_temp.audit_archives');
+      client.release();
+    }
+    expect((await verifyAudit(d.db)).ok).toBe(true);
+  }));
+
+  it('archives are append-only, and one must follow the last and end before the chain\'s newest record', () => withChain(async (d) => {
+    await oldRecords(d, 6);
+    await archive(d, future());
+    const { archive: a } = await chainStart(d.db);
+    const refusal = (p: Promise<unknown>) => p.then(() => 'done', (err: { cause?: { message?: string } }) => err.cause?.message ?? String(err));
+    expect(await refusal(d.db.execute(sql`update audit_archives set last_seq = last_seq + 1`))).toMatch(/append-only/);
+    expect(await refusal(d.db.execute(sql`delete from audit_archives`))).toMatch(/append-only/);
+    const [head] = await listAudit(d.db, { limit: 1 });
+    const forged = (over: Record<string, unknown>) => ({
+      id: 'arc_forged', first_seq: a!.last_seq + 1, last_seq: head!.seq, last_hash: head!.hash, after_seq: a!.last_seq, after_hash: a!.last_hash,
+      records: 1, before: new Date(), file: 'x', file_sha256: 'f'.repeat(64), archived_by: 'mallory', ...over,
+    });
+    const insert = (over: Record<string, unknown>) => d.db.insert(auditArchives).values(forged(over) as typeof auditArchives.$inferInsert);
+    // ending at the newest record, which must stay
+    expect(await refusal(insert({}))).toMatch(/before its newest/);
+    // not following the newest archive
+    expect(await refusal(insert({ after_seq: 0, after_hash: '0'.repeat(64), first_seq: 1, last_seq: head!.seq - 1 }))).toMatch(/right after the newest one/);
+    expect((await chainStart(d.db)).archive?.id).toBe(a!.id);
+  }));
+
+  it('verify --head at an archive\'s last record checks its hash against the archive', () => withChain(async (d) => {
+    await oldRecords(d, 6);
+    await archive(d, future());
+    const { archive: a } = await chainStart(d.db);
+    expect(await verifyAudit(d.db, { expectHead: { seq: a!.last_seq, hash: a!.last_hash } })).toMatchObject({ ok: true });
+    expect(await verifyAudit(d.db, { expectHead: { seq: a!.last_seq, hash: 'e'.repeat(64) } })).toMatchObject({ ok: false, firstBad: { problem: 'edited' } });
   }));
 });

@@ -109,4 +109,15 @@ describe('run retention', () => {
     const keys = (await db.execute(sql`select idempotency_key from tool_effects where idempotency_key in ('old-effect', 'new-effect')`)).rows.map((r) => r.idempotency_key);
     expect(keys).toEqual(['new-effect']);
   });
+
+  it('keeps the recorded effects of a run still going, however old: its retry replays them', async () => {
+    const { db } = database();
+    const job = await jobWithRuns([[day(-30), 'retrying']]);
+    await db.execute(sql`update runs set queued_at = ${day(-30)} where job_id = ${job.id}`);
+    await db.execute(sql`insert into tool_effects (idempotency_key, tool, result, created_at) values ('retry-effect', 'notify', '{}', ${day(-29)})`);
+    await pruneRuns(db, { before: cutoff, actor: 'retention' });
+    const keys = (await db.execute(sql`select idempotency_key from tool_effects where idempotency_key = 'retry-effect'`)).rows;
+    expect(keys).toHaveLength(1);
+    await db.execute(sql`update runs set state = 'failed' where job_id = ${job.id}`);
+  });
 });

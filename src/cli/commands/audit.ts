@@ -105,13 +105,17 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   const cannotRead = (err: unknown) => new CliError(`--file: ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
   await opened.catch((err: unknown) => { throw cannotRead(err); });
   let lineNo = 0;
+  let seenAtHead: string | undefined;
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
       lineNo++;
       if (line.trim() === '') continue;
       try {
-        walk.push(parseExportLine(line, lineNo));
+        const row = parseExportLine(line, lineNo);
+        walk.push(row);
+        // the head seen before may lie inside the file, not only at its end
+        if (expectHead && row.seq === expectHead.seq) seenAtHead ??= row.hash;
       } catch (err) {
         throw new CliError(`--file: ${file}: ${(err as Error).message}`, EXIT.dataErr);
       }
@@ -129,7 +133,9 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   if (!firstBad && expectHead) {
     const head = walk.head ?? { seq: 0, hash: GENESIS_HASH };
     if (head.seq < expectHead.seq) firstBad = { seq: head.seq + 1, problem: 'removed', detail: `the export ends at ${head.seq}, but record ${expectHead.seq} was seen before` };
-    else if (head.seq === expectHead.seq && head.hash !== expectHead.hash) firstBad = { seq: head.seq, problem: 'edited', detail: `record ${head.seq} no longer has the hash seen before` };
+    else if ((seenAtHead ?? head.hash) !== expectHead.hash && (seenAtHead !== undefined || head.seq === expectHead.seq)) {
+      firstBad = { seq: expectHead.seq, problem: 'edited', detail: `record ${expectHead.seq} no longer has the hash seen before` };
+    }
   }
   return { ok: !firstBad, checked: walk.checked, head: walk.head, from: walk.from, ...(firstBad ? { firstBad } : {}) };
 }

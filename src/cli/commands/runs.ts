@@ -4,6 +4,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
 import { refuseEmptyText } from '../option-values.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { processIdentity } from '../../util/process-identity.ts';
 import { toolCell } from './audit.ts';
 
 /** Whole days, 1..36,500: digits only, so "7d" or "1e3" is refused rather than guessed at. */
@@ -30,7 +31,7 @@ export function registerRunsCommands(program: Command): void {
       const [{ pruneRuns }, { databaseNow }] = await Promise.all([import('../../store/retention.ts'), import('../../store/db.ts')]);
       const report = await withStore(config, async (db) => {
         const before = new Date((await databaseNow(db.db)).getTime() - days * 86_400_000);
-        return pruneRuns(db.db, { before, actor, dryRun: Boolean(opts.dryRun) });
+        return pruneRuns(db.db, { before, actor, from: processIdentity(), dryRun: Boolean(opts.dryRun) });
       });
       // snake_case like every other --json output; the store's field stays dryRun
       const { dryRun, ...rest } = report;
