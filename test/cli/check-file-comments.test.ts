@@ -1,19 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { offlineCli, runCli } from '../support/cli.ts';
 
-// no database is needed: the config points at a closed port
-const dir = mkdtempSync(join(tmpdir(), 'echo-check-comments-'));
-const configFile = join(dir, 'echo-agent.yaml');
-writeFileSync(configFile, 'database:\n  url: postgres://postgres@127.0.0.1:1/none\n');
-const env = { ECHO_AGENT_CONFIG: configFile };
-const file = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
+const { env, file } = offlineCli('echo-check-comments-');
 
 describe('check --file skips blank and # comment lines, commands and URLs alike', () => {
   it('check url: a comment is neither judged nor printed as `?…`', async () => {

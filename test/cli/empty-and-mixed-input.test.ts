@@ -1,22 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseInstant } from '../../src/cli/option-values.ts';
 import { futureFire } from '../../src/jobs/next-fire.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, offlineCli, runCli } from '../support/cli.ts';
 
-// none of these reach a database: the config points at a closed port, so a command that went on would fail differently
-const dir = mkdtempSync(join(tmpdir(), 'echo-empty-input-'));
-const configFile = join(dir, 'echo-agent.yaml');
-writeFileSync(configFile, 'database:\n  url: postgres://postgres@127.0.0.1:1/none\n');
-const env = { ECHO_AGENT_CONFIG: configFile };
-const file = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
+const { dir, env, file } = offlineCli('echo-empty-input-');
 
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/internal error|\n\s+at .+:\d+:\d+/);
 

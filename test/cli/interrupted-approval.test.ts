@@ -20,25 +20,29 @@ function env(): NodeJS.ProcessEnv {
   return { ECHO_AGENT_CONFIG: file };
 }
 
+/** `jobs create` with no terminal, once its request waits in the database for `approvals approve`. */
+async function waitingCreate(e: NodeJS.ProcessEnv, name: string) {
+  const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', name, '--schedule', '0 3 * * *', '--prompt', 'report'], {
+    cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end();
+  const out = { child, id: '', stderr: '', exited: new Promise<number | null>((resolve) => child.on('close', resolve)) };
+  out.id = await new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+    out.stderr += d;
+    const m = /approval (apr_\w+) is waiting/.exec(out.stderr);
+    if (m) resolve(m[1]!);
+  }));
+  return out;
+}
+
 describe('a jobs create waiting for an approval, interrupted', () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s withdraws the request and records the refusal; nobody can approve it afterwards', async (signal) => {
     const e = env();
     const name = `nightly-${signal.toLowerCase()}`;
-    // no terminal: the request waits in the database for `approvals approve`
-    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', name, '--schedule', '0 3 * * *', '--prompt', 'report'], {
-      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end();
-    let stderr = '';
-    const waiting = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /approval (apr_\w+) is waiting/.exec(stderr);
-      if (m) resolve(m[1]!);
-    }));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const id = await waiting;
-    child.kill(signal);
-    expect(await exited, stderr).toBe({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal]);
+    const w = await waitingCreate(e, name);
+    const { id } = w;
+    w.child.kill(signal);
+    expect(await w.exited, w.stderr).toBe({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal]);
 
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
     expect(row?.state).toBe('expired');
@@ -53,18 +57,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
   it('killed outright (SIGKILL, nothing withdrawn), its request cannot be approved: the answer is refused and the request withdrawn', async () => {
     const e = env();
     const name = 'nightly-killed';
-    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', name, '--schedule', '0 3 * * *', '--prompt', 'report'], {
-      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end();
-    let stderr = '';
-    const waiting = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /approval (apr_\w+) is waiting/.exec(stderr);
-      if (m) resolve(m[1]!);
-    }));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const id = await waiting;
+    const { child, id, exited } = await waitingCreate(e, name);
     child.kill('SIGKILL');
     await exited;
     const late = await runCli(['approvals', 'approve', id], { env: e });
@@ -80,24 +73,15 @@ describe('a jobs create waiting for an approval, interrupted', () => {
 
   it('an answer to a request already answered says how, by whom and when', async () => {
     const e = env();
-    const child = spawn(process.execPath, [BIN, 'jobs', 'create', '--name', 'nightly-twice', '--schedule', '0 3 * * *', '--prompt', 'report'], {
-      cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end();
-    let stderr = '';
-    const id = await new Promise<string>((resolve) => child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /approval (apr_\w+) is waiting/.exec(stderr);
-      if (m) resolve(m[1]!);
-    }));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const w = await waitingCreate(e, 'nightly-twice');
+    const { id } = w;
     // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
-    expect(stderr).toContain(`run  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals approve ${id}  or  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals deny ${id}`);
+    expect(w.stderr).toContain(`run  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals approve ${id}  or  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals deny ${id}`);
     expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
-    expect(await exited).toBe(1);
+    expect(await w.exited).toBe(1);
     // the refusal as a person reads it: the advice meant for a model (never retry) is left out
-    expect(stderr).toContain('echo-agent: A human refused this call.\n');
-    expect(stderr).not.toContain('Do not retry');
+    expect(w.stderr).toContain('echo-agent: A human refused this call.\n');
+    expect(w.stderr).not.toContain('Do not retry');
     const again = await runCli(['approvals', 'approve', id], { env: e });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(new RegExp(`${id}: The request was already answered: denied by erin from \\S+@\\S+ at \\d{4}-`));

@@ -7,7 +7,7 @@ import { databaseNow } from '../../src/store/db.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { auditArchives } from '../../src/store/schema.ts';
 import { groupCommitAppend } from '../../src/store/audit-writer.ts';
-import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { freshDatabase, tamper, type TestDatabase } from '../support/db.ts';
 
 /** Each test its own chain: archives move the start of the whole schema's chain. */
 async function withChain(fn: (d: TestDatabase) => Promise<void>): Promise<void> {
@@ -36,18 +36,6 @@ async function archive(d: TestDatabase, before: Date, actor = 'ops'): Promise<{ 
 }
 
 const future = () => new Date(Date.now() + 60_000);
-
-/** Raw SQL with the append-only trigger out of the way, as an attacker with table rights would. */
-async function tamper(d: TestDatabase, ...statements: string[]): Promise<void> {
-  const client = await d.pool.connect();
-  try {
-    await client.query('set session_replication_role = replica');
-    for (const s of statements) await client.query(s);
-  } finally {
-    await client.query('reset session_replication_role');
-    client.release();
-  }
-}
 
 describe('audit archive', () => {
   it('moves every record but the newest out of the chain, which still verifies from where it now begins', () => withChain(async (d) => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { appendAudit, appendAudits, auditHash, auditHead, exportAudit, listAudit } from '../../src/store/audit.ts';
 import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { freshDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.ts';
+import { freshDatabase, tamper, TEST_DATABASE_URL, type TestDatabase } from '../support/db.ts';
 
 const made: TestDatabase[] = [];
 afterAll(async () => {
@@ -16,18 +16,6 @@ async function chainOf(n: number): Promise<TestDatabase> {
     await appendAudit(d.db, { kind: 'gate.decision', actor: 'alice', step: 4, rule: 'unattended.read_only', outcome: 'allow', risk: 'read_only', reason: `call ${i}`, data: { i } });
   }
   return d;
-}
-
-/** Raw SQL with the append-only trigger out of the way, as an attacker with table rights would. */
-async function tamper(d: TestDatabase, ...statements: string[]): Promise<void> {
-  const client = await d.pool.connect();
-  try {
-    await client.query('set session_replication_role = replica');
-    for (const s of statements) await client.query(s);
-  } finally {
-    await client.query('reset session_replication_role');
-    client.release();
-  }
 }
 
 describe('audit chain', () => {

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/echo-agent.js', import.meta.url));
@@ -30,4 +33,23 @@ export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv;
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * A scratch directory for commands that must not reach a database: its config points at a closed port,
+ * so a command that went on would fail differently. `file` writes an input file into it.
+ */
+export function offlineCli(prefix: string): { dir: string; env: NodeJS.ProcessEnv; file: (name: string, text: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const config = join(dir, 'echo-agent.yaml');
+  writeFileSync(config, 'database:\n  url: postgres://postgres@127.0.0.1:1/none\n');
+  return {
+    dir,
+    env: { ECHO_AGENT_CONFIG: config },
+    file: (name, text) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
+  };
 }

@@ -53,3 +53,15 @@ async function admin(statement: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Raw SQL with the append-only triggers out of the way, as an attacker with table rights would. */
+export async function tamper(d: Database, ...statements: string[]): Promise<void> {
+  const client = await d.pool.connect();
+  try {
+    await client.query('set session_replication_role = replica');
+    for (const s of statements) await client.query(s);
+  } finally {
+    await client.query('reset session_replication_role');
+    client.release();
+  }
+}
