@@ -25,12 +25,15 @@ export function parseInstant(flag: string, value: string | undefined): Date | un
   return at;
 }
 
-/** A row limit: digits only, 1..MAX_LIMIT. */
-export function parseLimit(flag: string, value: string): number {
+/** A whole number 1..max: digits only, so "7d" or "1e3" is refused rather than guessed at. */
+export function parseWhole(flag: string, value: string, max: number, unit?: string): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_LIMIT) throw new CliError(`${flag}: expected a whole number from 1 to ${MAX_LIMIT}, got "${value}"`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new CliError(`${flag}: expected a whole number${unit ? ` of ${unit}` : ''} from 1 to ${max}, got "${value}"`);
   return n;
 }
+
+/** A row limit: 1..MAX_LIMIT. */
+export const parseLimit = (flag: string, value: string): number => parseWhole(flag, value, MAX_LIMIT);
 
 /**
  * A listing's first `limit` rows, with a warning when there were more. Fetch `limit + 1` rows:

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.ts';
+import { LOG_LEVELS, type Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
@@ -49,13 +49,11 @@ function noDatabase(config: Config, pgDir: string): string {
     + 'or create it here by starting the daemon (echo-agent daemon, npm start) or with echo-agent migrate';
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 /** ECHO_AGENT_LOG_LEVEL, checked: a typo is a configuration error that names the variable, not an internal error. */
 export function cliLogLevel(env: NodeJS.ProcessEnv = process.env): string {
   const level = env.ECHO_AGENT_LOG_LEVEL;
   if (level === undefined || level === '') return 'warn';
-  if (!LOG_LEVELS.includes(level)) throw new CliError(`ECHO_AGENT_LOG_LEVEL: "${level}" is not a log level; use one of ${LOG_LEVELS.join(', ')}`, EXIT.config);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new CliError(`ECHO_AGENT_LOG_LEVEL: "${level}" is not a log level; use one of ${LOG_LEVELS.join(', ')}`, EXIT.config);
   return level;
 }
 

@@ -78,6 +78,12 @@ const endpointSchema = z.strictObject({
   model: z.string().optional(),
 }).prefault({});
 
+/** pino's levels; also what ECHO_AGENT_LOG_LEVEL may name. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** A century: a bound, so a typo of extra digits is refused rather than meaning forever. */
+export const MAX_RUN_RETENTION_DAYS = 36_500;
+
 const configShape = z.strictObject({
   tools: toolsSchema,
   security: z.strictObject({
@@ -109,7 +115,7 @@ const configShape = z.strictObject({
     lease_seconds: seconds(300, 2),
     catchup_window_seconds: seconds(3600),
     /** Ended runs older than this are deleted, with an audit record; 0 keeps every run. */
-    run_retention_days: z.number().int().min(0).max(36_500).default(90),
+    run_retention_days: z.number().int().min(0).max(MAX_RUN_RETENTION_DAYS).default(90),
     http: z.strictObject({
       // Node reads an empty host as every interface: that must be written as 0.0.0.0 or ::, on purpose
       host: z.string().min(1, 'an empty host would listen on every interface; write 127.0.0.1, or 0.0.0.0 if that is meant').default('127.0.0.1'),
@@ -141,7 +147,7 @@ const configShape = z.strictObject({
     })).default({}),
   }).prefault({}),
   logging: z.strictObject({
-    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    level: z.enum(LOG_LEVELS).default('info'),
   }).prefault({}),
 });
 

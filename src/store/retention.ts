@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { appendInTransaction } from './audit.ts';
 import type { Executor } from './db.ts';
-import { FINAL_RUN_STATES } from './schema.ts';
+import { FINAL_RUN_STATES, oneOf } from './schema.ts';
 
 /** Rows one transaction deletes: long enough to be cheap, short enough not to hold locks for long. */
 const BATCH = 5_000;
@@ -39,7 +39,7 @@ export interface PruneReport {
 
 // Ended runs only, and never a job's newest run: `jobs show` still says when a yearly job last ran.
 // Walks runs_job_nominal_unique, so no index on finished_at has to be kept up by every finish.
-const FINAL = sql.raw(FINAL_RUN_STATES.map((s) => `'${s}'`).join(', '));
+const FINAL = oneOf(FINAL_RUN_STATES);
 const doomed = (jobId: string | SQL, before: Date, limit: number) => sql`
   select r.id, r.nominal_at from runs r
   where r.job_id = ${jobId} and r.nominal_at < ${before} and r.state in (${FINAL})

@@ -26,7 +26,8 @@ export type ApprovalAnswerKind = (typeof APPROVAL_ANSWERS)[number];
 export const FINAL_RUN_STATES = ['succeeded', 'failed', 'denied', 'timed_out', 'interrupted', 'cancelled', 'skipped'] as const satisfies readonly RunState[];
 
 const tz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-const oneOf = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+/** A SQL list of string literals from a table of this file's own constants (never user input). */
+export const oneOf = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 export type StepsPayload = { kind: 'steps'; steps: { tool: string; args: Record<string, unknown> }[] };
 export type AgentPayload = { kind: 'agent'; prompt: string; model?: string };

@@ -2,17 +2,12 @@ import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
-import { refuseEmptyText } from '../option-values.ts';
+import { parseWhole, refuseEmptyText } from '../option-values.ts';
+import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
 import { toolCell } from './audit.ts';
 
-/** Whole days, 1..36,500: digits only, so "7d" or "1e3" is refused rather than guessed at. */
-function parseDays(flag: string, value: string): number {
-  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 36_500) throw new CliError(`${flag}: expected a whole number of days from 1 to 36500, got "${value}"`);
-  return n;
-}
 
 const OUTPUT_SHOWN = 2_000;
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
@@ -25,7 +20,7 @@ export function registerRunsCommands(program: Command): void {
     .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
     .action(async (opts: { olderThanDays?: string; dryRun?: boolean; as?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const days = opts.olderThanDays !== undefined ? parseDays('--older-than-days', opts.olderThanDays) : config.daemon.run_retention_days;
+      const days = opts.olderThanDays !== undefined ? parseWhole('--older-than-days', opts.olderThanDays, MAX_RUN_RETENTION_DAYS, 'days') : config.daemon.run_retention_days;
       if (days === 0) throw new CliError('run retention is off (daemon.run_retention_days is 0); give --older-than-days N to prune anyway');
       const actor = await actorName(opts.as);
       const [{ pruneRuns }, { databaseNow }] = await Promise.all([import('../../store/retention.ts'), import('../../store/db.ts')]);
