@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { archiveFacts, chainStart } from './audit-archive.ts';
-import type { Executor } from './db.ts';
+import { inSnapshot, type Executor } from './db.ts';
 import { auditHash } from './audit.ts';
 import { auditArchives, auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
 
@@ -38,6 +38,11 @@ async function unrecordedArchive(exec: Executor, archive: AuditArchiveRow): Prom
  * At the first break it works out what happened from the links that survive.
  */
 export async function verifyAudit(exec: Executor, opts: { batchSize?: number; expectHead?: Link } = {}): Promise<AuditVerdict> {
+  // an archive deleting rows between two batches would otherwise read as records removed
+  return inSnapshot(exec, (tx) => verifyChain(tx, opts));
+}
+
+async function verifyChain(exec: Executor, opts: { batchSize?: number; expectHead?: Link }): Promise<AuditVerdict> {
   const batchSize = opts.batchSize ?? 1000;
   // archived records are in their files; the chain here begins after the newest archive
   const start = await chainStart(exec);

@@ -57,6 +57,14 @@ export function openDatabase(opts: OpenDatabaseOptions): Database {
   return { pool, db, schema, close: () => (closed ??= pool.end()) };
 }
 
+/**
+ * Runs `read` on one snapshot of the database: a reader of many batches (verify, export) sees no
+ * archive or append that commits while it reads, so it cannot report a half-done one as a break.
+ */
+export async function inSnapshot<T>(exec: Executor, read: (tx: Executor) => Promise<T>): Promise<T> {
+  return exec.transaction(read, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
 /** The database clock: every replica agrees on it, whatever the hosts' clocks say. */
 export async function databaseNow(exec: Executor): Promise<Date> {
   const res = await exec.execute<{ now: Date }>(sql`select date_trunc('milliseconds', clock_timestamp()) as now`);

@@ -188,24 +188,25 @@ export function registerAuditCommands(program: Command): void {
     .action(async (opts: { job?: string; since?: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']);
       const since = parseInstant('--since', opts.since);
-      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }, { chainStart }] = await Promise.all([
-        import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts'), import('../../store/audit-archive.ts'),
+      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }, { chainStart }, { inSnapshot }] = await Promise.all([
+        import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts'), import('../../store/audit-archive.ts'), import('../../store/db.ts'),
       ]);
       let walk = null as InstanceType<typeof ChainWalk> | null;
       let exported = 0;
       let start = { seq: 0, hash: GENESIS_HASH };
-      await withStore(configOf(cmd), async (db) => {
+      // one snapshot: an archive that commits meanwhile would cut rows out from under the walk
+      await withStore(configOf(cmd), (db) => inSnapshot(db.db, async (tx) => {
         // archived records are in their files; rows an interrupted archive left behind are not the chain's
-        start = (await chainStart(db.db)).after;
+        start = (await chainStart(tx)).after;
         // a filtered export is not contiguous, so only the full one can be checked on the way out
         walk = opts.job || since ? null : new ChainWalk(start);
-        const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
-        for await (const row of exportAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}), afterSeq: start.seq })) {
+        const jobId = opts.job ? (await jobByRef(tx, opts.job, { includeRemoved: true })).id : undefined;
+        for await (const row of exportAudit(tx, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}), afterSeq: start.seq })) {
           walk?.push(row);
           exported++;
           process.stdout.write(`${JSON.stringify(row)}\n`);
         }
-      });
+      }));
       if (walk?.firstBad) process.exitCode = EXIT.failure;
       if (opts.json) {
         // stdout carries the records, so the summary a script reads goes to stderr
