@@ -76,6 +76,21 @@ describe('audit archive (command line)', () => {
     noStack(r.stderr);
   });
 
+  it('a .partial left by a killed archive is named, with what to do, and is not touched', async () => {
+    await appendAudits(database().db, [{ kind: 'test.cli' }, { kind: 'test.cli' }]);
+    const out = join(dir, 'killed.jsonl');
+    writeFileSync(`${out}.partial`, 'half a line');
+    const before = await auditHead(database().db);
+    const r = await runCli(['audit', 'archive', '--before', soon(), '--out', out], { env });
+    expect(r.code).toBe(73);
+    expect(r.stderr).toContain(`--out: ${out}.partial already exists: an audit archive to ${out} is running now, or one was interrupted`);
+    expect(r.stderr).toContain(`remove ${out}.partial and run again`);
+    expect(readFileSync(`${out}.partial`, 'utf8')).toBe('half a line');
+    expect(existsSync(out)).toBe(false);
+    expect(await auditHead(database().db)).toEqual(before);
+    noStack(r.stderr);
+  });
+
   it('says when there is nothing to archive', async () => {
     const r = await runCli(['audit', 'archive', '--before', '2000-01-01', '--out', join(dir, 'none.jsonl')], { env });
     expect(r.code).toBe(0);

@@ -87,6 +87,10 @@ async function writeArchiveFile(out: string, rows: AsyncIterable<AuditRow>, walk
   try {
     file = await open(partial, 'wx', 0o600);
   } catch (err) {
+    // left by an archive killed before it recorded anything, or one still writing: only a person can tell
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new CliError(`--out: ${partial} already exists: an audit archive to ${out} is running now, or one was interrupted before it recorded anything; when none is running, remove ${partial} and run again (nothing was archived)`, EXIT.cantCreate);
+    }
     throw new CliError(`--out: cannot create ${partial} (${unreadable(err)})`, EXIT.cantCreate);
   }
   let linked = false;
