@@ -246,16 +246,17 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       logger.info('stopping: no new firing; running work may finish');
       // one deadline for everything: a hung firing or reconcile pass must not hold running work past it
       const deadline = new Promise<true>((r) => setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000).unref());
-      if (await Promise.race([Promise.all(loops.map((l) => l.stop())).then(() => false), deadline])) {
-        logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
-      }
-      if (worker) {
-        const { abandoned } = await worker.stop(deadline, () => {
-          logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds, running: worker.running() }, 'stop timeout reached; cancelling running work');
-          shutdown.abort();
-        });
+      const loopsEnded = Promise.race([Promise.all(loops.map((l) => l.stop())).then(() => false), deadline]).then((late) => {
+        if (late) logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
+      });
+      // at the same time, not after: a run taken while a long firing pass ends would only be cancelled at the deadline
+      const workEnded = worker?.stop(deadline, () => {
+        logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds, running: worker.running() }, 'stop timeout reached; cancelling running work');
+        shutdown.abort();
+      }).then(({ abandoned }) => {
         if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
-      }
+      });
+      await Promise.all([loopsEnded, workEnded]);
       // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
       // meanwhile (an external server restarting) or a queue connection that never answers
       const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {

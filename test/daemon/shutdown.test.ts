@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +82,34 @@ describe('graceful shutdown', () => {
       locker.release();
     }
   }, 30_000);
+
+  it('takes no new run once stopping, even while a firing pass is still ending: the run stays queued for the next start', async () => {
+    const { db, url, schema, pool } = database();
+    const marker = join(mkdtempSync(join(tmpdir(), 'echo-stop-')), 'executions');
+    const job = await slowJob(db, 'delivered-while-stopping');
+    const config = defaultConfig({ ...crashTestConfig(`test-late-${randomBytes(3).toString('hex')}`), daemon: { stop_timeout_seconds: 2, tick_seconds: 0.1, reconcile_seconds: 60 } });
+    const daemon = await startDaemon(config, {
+      logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_ql` }, http: false, extraTools: [slowTool(marker)],
+    });
+    // queued in the database, not yet on the queue
+    const run = await manualRun({ db }, job.id, 'test');
+    const locker = await pool.connect();
+    try {
+      await locker.query('begin');
+      // firing locks due jobs FOR UPDATE and hangs on this; a claim only reads the job and does not
+      await locker.query('lock table jobs in exclusive mode');
+      await new Promise((r) => setTimeout(r, 500));
+      const stopped = daemon.stop();
+      await new Promise((r) => setTimeout(r, 200));
+      await daemon.queue.enqueue(run!.id);
+      await stopped;
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+    expect((await getRun(db, run!.id))!.state).toBe('queued');
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
 
   it('a queue connection that stops answering (Redis hung) does not hold the stop for ever', async () => {
     const { url, schema } = database();
