@@ -26,6 +26,13 @@ export function childTools(ctx: ToolExecutionContext, requested: readonly string
   return kept.length > 0 ? kept : [NO_TOOLS];
 }
 
+/** Steps every run of the child would refuse (context.allowed_tools): the caller hears it now, when it can still change them. */
+function stepsOutside(payload: JobPayload, tools: readonly string[]): string[] {
+  if (payload.kind !== 'steps' || tools.length === 0) return [];
+  return payload.steps.flatMap((s, i) => (tools.includes(s.tool) ? []
+    : [`payload.steps[${i}] (${s.tool}): not among the tools this child job may use [${tools.join(', ')}] (at most what its creator may use), so every run would refuse this step`]));
+}
+
 export interface ChildJobInput {
   readonly origin: ChildOrigin;
   readonly name: string;
@@ -41,6 +48,9 @@ export interface ChildJobInput {
 export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput, ctx: ToolExecutionContext): Promise<{ job: JobRow; run: RunRow }> {
   const payload = payloadSchema.safeParse(input.payload);
   if (!payload.success) throw new JobInputError(payload.error.issues.map((i) => `${['payload', ...i.path].join('.')}: ${i.message}`).join('; '));
+  const tools = childTools(ctx, input.tools ?? []);
+  const outside = stepsOutside(payload.data, tools);
+  if (outside.length) throw new JobInputError(outside.join('; '));
   const owner = ctx.user_id || 'unknown';
   const parentJobId = jobOfContext(ctx);
   const { job, run } = await deps.db.transaction(async (tx) => {
@@ -55,7 +65,7 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
     const inherits = held?.cron_authorized === true && (startedWith === undefined || startedWith === held.grant_id);
     const job = await createJob(tx, {
       name: input.name, owner, created_by: owner, schedule: `at ${now.toISOString()}`, timezone: 'UTC',
-      payload: payload.data, tools: childTools(ctx, input.tools ?? []), next_fire_at: null, paused: false, pause_note: null,
+      payload: payload.data, tools, next_fire_at: null, paused: false, pause_note: null,
       origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
       parent_grant_id: inherits ? held!.grant_id : null,
     });

@@ -140,6 +140,18 @@ describe('workflow', () => {
     expect(enqueued).toHaveLength(2);
   });
 
+  it('refuses at creation a step its creator may not use, since every run would refuse it (I5), and creates nothing', async () => {
+    const { tools, db, enqueued } = setup();
+    const before = (await listJobs(db)).length;
+    const steps = [{ tool: 'read_file', args: { path: 'a' } }, { tool: 'write_file', args: { path: 'b', content: 'c' } }];
+    const out = await executeTool(tools.get('workflow')!, { action: 'create', name: 'too much', steps }, alice({ allowed_tools: ['read_file', 'list_dir'] }));
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toContain('payload.steps[1] (write_file): not among the tools this child job may use [read_file, list_dir]');
+    expect(out.error).not.toContain('steps[0]');
+    expect((await listJobs(db)).length).toBe(before);
+    expect(enqueued).toEqual([]);
+  });
+
   it('names a malformed step', async () => {
     const out = await run('workflow', { action: 'create', name: 'bad', steps: [{ tool: '' }] });
     expect(out).toMatchObject({ success: false, errorKind: 'validation' });
