@@ -6,7 +6,9 @@ import { WRAPPERS } from './wrapper-tables.ts';
 
 /**
  * Where an option value holds shell code: all of it, or the `code` group of the first pattern that matches; a
- * pattern with an `inline` group instead finds another interpreter's code (gdb's `python …`), flagged like `python -c`.
+ * pattern with an `inline` group instead finds another interpreter's code (gdb's `python …`), flagged like `python -c`;
+ * an `ext` group is a git `ext::` command (see extCommand); a `file` group names a file of such commands (gdb's `source`),
+ * read like `files` (see EmbeddedCodeSpec).
  */
 export type CodeIn = true | readonly RegExp[];
 
@@ -20,6 +22,12 @@ export interface EmbeddedCodeSpec {
   readonly plus?: CodeIn;
   /** Word scanning stops at these (`gdb --args`: what follows belongs to the program run). */
   readonly stop?: readonly string[];
+  /** Option words as typed whose next word, or `=value`, names a file of commands, each line read like a `words` value (`gdb -x FILE`) when it can be seen. */
+  readonly files?: Readonly<Record<string, CodeIn>>;
+  /** Every word, or the value of an `--opt=value` word, is read for code (git's `ext::` URLs). */
+  readonly anyWord?: CodeIn;
+  /** Words after which, and their options, the rest is a command line: the first word shell code, the others its arguments (`git bisect run CMD…`). */
+  readonly restAfter?: readonly string[];
 }
 
 /** Ex commands (vim -c, +CMD) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`, `system('cmd')`. */
@@ -43,27 +51,80 @@ const C_SHELL_CALLS: readonly RegExp[] = [
   /(?<inline>)(?:\$_shell|\b(?:__libc_)?(?:system|popen))\s*\(\s*(?:\([^()]*\)\s*)?"(?<cstring>(?:[^"\\]|\\.)*)"/s,
   /(?:\$_shell|\b(?:__libc_)?(?:system|popen|exec[lv]p?e?|execvpe|posix_spawnp?|dlopen|__libc_dlopen_mode))\s*\((?<inline>)/,
 ];
-/** gdb commands that run a shell (`shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`) or Python or Guile (`python`, `py`, `pi`, `guile`, `gu`, `gr`). */
+/**
+ * gdb commands that run a shell (`shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`), Python or Guile (`python`, `py`, `pi`,
+ * `guile`, `gu`, `gr`), or a command file (`source FILE`, `so FILE`).
+ */
 const GDB_SHELL: readonly RegExp[] = [
   /^\s*(?:shell\s|!)(?<code>.*)$/s, /^\s*(?:pipe\s|\|)[^|]*\|(?<code>.*)$/s,
   /^\s*(?:python(?:-\w*)?|py|pi|guile(?:-repl)?|gu|gr)(?<inline>(?:\s.*)?)$/s,
+  /^\s*so(?:u(?:r(?:ce?)?)?)?\s+(?:-[sv]\s+)*(?<file>\S.*)$/s,
   ...C_SHELL_CALLS,
 ];
 /**
- * lldb commands that run a shell (`shell`, `platform shell`, whose options end at `--`) or its Python (`script`,
- * or a prefix of it down to `sc`, which lldb resolves).
+ * lldb commands that run a shell (`shell`, `platform shell`, whose options end at `--`), its Python (`script`, or a
+ * prefix of it down to `sc`, which lldb resolves), or a command file (`command source [-e …] FILE`).
  */
-const LLDB_SHELL: readonly RegExp[] = [/^\s*(?:platform\s+)?shell\s+(?:(?:-.*?\s)?--\s+)?(?<code>.*)$/s, /^\s*sc(?:r(?:i(?:pt?)?)?)?(?<inline>(?:\s.*)?)$/s, ...C_SHELL_CALLS];
-const GDB_WORDS = ['-ex', '--ex', '-eval-command', '--eval-command', '-iex', '--iex', '-init-eval-command', '--init-eval-command'];
-const LLDB_WORDS = ['-o', '--one-line', '-O', '--one-line-before-file', '-k', '--one-line-on-crash', '-K'];
-const GDB: EmbeddedCodeSpec = { words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), stop: ['--args', '-args'] };
-const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), stop: ['--'] };
+const LLDB_SHELL: readonly RegExp[] = [
+  /^\s*(?:platform\s+)?shell\s+(?:(?:-.*?\s)?--\s+)?(?<code>.*)$/s, /^\s*sc(?:r(?:i(?:pt?)?)?)?(?<inline>(?:\s.*)?)$/s,
+  /^\s*com\w*\s+so\w*\s+(?:-\w\s+\S+\s+)*(?<file>\S.*)$/s,
+  ...C_SHELL_CALLS,
+];
+/** gdb reads a long option with one dash or two, and any unambiguous prefix of it (getopt_long_only): each spelling from `min` letters. */
+const gdbSpellings = (name: string, min = name.length): string[] =>
+  Array.from({ length: name.length - min + 1 }, (_, i) => name.slice(0, min + i)).flatMap((p) => [`-${p}`, `--${p}`]);
+const GDB_WORDS = [
+  ['ex'], ['iex'], ['eiex'], ['eval-command', 2], ['init-eval-command', 6], ['early-init-eval-command', 12],
+].flatMap(([n, min]) => gdbSpellings(n as string, min as number | undefined));
+/** gdb's command files: `-x`, `--command`, `-ix`, `--init-command`, `-eix`, `--early-init-command`. */
+const GDB_FILES = [['x'], ['ix'], ['eix'], ['command', 3], ['init-command', 6], ['early-init-command', 12]].flatMap(([n, min]) => gdbSpellings(n as string, min as number | undefined));
+const LLDB_WORDS = ['one-line', 'one-line-before-file', 'one-line-on-crash'].flatMap((n) => [`-${n}`, `--${n}`]).concat(['-o', '-O', '-k']);
+const LLDB_FILES = ['source', 'source-before-file', 'source-on-crash'].flatMap((n) => [`-${n}`, `--${n}`]).concat(['-s', '-S', '-K']);
+const GDB: EmbeddedCodeSpec = {
+  words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), files: Object.fromEntries(GDB_FILES.map((w) => [w, GDB_SHELL])),
+  stop: ['--args', '-args'],
+};
+const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), files: Object.fromEntries(LLDB_FILES.map((w) => [w, LLDB_SHELL])), stop: ['--'] };
 
 /** ssh options that run a local command (`-o ProxyCommand=…`). */
 const SSH_COMMAND: readonly RegExp[] = [/^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*(?:=|\s)\s*(?<code>.*)$/is];
 
 /** VTE-style terminals: `-e STRING` / `--command=STRING` is a command line. */
 const TERMINAL: EmbeddedCodeSpec = { words: { '-e': true, '--command': true }, stop: ['--', '-x', '--execute'] };
+
+/** A git `ext::` URL: git runs the command it names, without a shell (see extCommand). */
+export const GIT_EXT_URL: readonly RegExp[] = [/^\s*ext::(?<ext>.*)$/s];
+
+/**
+ * git sub-commands that reach another repository: options naming the command git runs for the other end (a shell runs
+ * it, here for a local repository) and every word, for `ext::` URLs. Value options are listed so their values stay values.
+ */
+const gitRemote = (short: string, long: readonly string[], code: readonly string[]): EmbeddedCodeSpec => ({
+  spec: { short, long }, options: Object.fromEntries(code.map((c) => [c, true])), anyWord: GIT_EXT_URL,
+});
+const GIT_FETCH_LONG = ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'refmap', 'jobs', 'server-option', 'filter', 'negotiation-tip', 'recurse-submodules-default', 'submodule-prefix', 'strategy', 'strategy-option', 'gpg-sign', 'cleanup'];
+const GIT_REMOTES: Readonly<Record<string, EmbeddedCodeSpec>> = {
+  'git clone': gitRemote('uobcj', ['upload-pack', 'origin', 'branch', 'config', 'depth', 'reference', 'reference-if-able', 'separate-git-dir', 'template', 'jobs', 'filter', 'server-option', 'shallow-since', 'shallow-exclude', 'bundle-uri', 'ref-format'], ['u', 'upload-pack']),
+  'git fetch': gitRemote('jo', GIT_FETCH_LONG, ['upload-pack']),
+  'git pull': gitRemote('jsXo', GIT_FETCH_LONG, ['upload-pack']),
+  'git ls-remote': gitRemote('', ['upload-pack', 'exec', 'sort', 'server-option'], ['upload-pack', 'exec']),
+  'git fetch-pack': gitRemote('', ['upload-pack', 'exec', 'depth', 'shallow-since', 'shallow-exclude'], ['upload-pack', 'exec']),
+  'git push': gitRemote('o', ['receive-pack', 'exec', 'repo', 'push-option'], ['receive-pack', 'exec']),
+  'git send-pack': gitRemote('', ['receive-pack', 'exec', 'remote', 'push-option'], ['receive-pack', 'exec']),
+  'git archive': gitRemote('o', ['exec', 'remote', 'format', 'prefix', 'output', 'add-file', 'add-virtual-file', 'worktree-attributes'], ['exec']),
+  'git remote': { anyWord: GIT_EXT_URL }, 'git submodule': { anyWord: GIT_EXT_URL, restAfter: ['foreach'] },
+};
+
+const GIT_FILTERS = ['setup', 'env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'];
+const GIT_MAIL_COMMANDS = ['sendmail-cmd', 'to-cmd', 'cc-cmd', 'header-cmd'];
+/** git sub-commands that run shell code from their arguments (each through a shell). */
+const GIT_COMMANDS: Readonly<Record<string, EmbeddedCodeSpec>> = {
+  'git rebase': { spec: { short: 'xsXC', long: ['exec', 'strategy', 'strategy-option', 'onto', 'whitespace', 'empty'] }, options: { x: true, exec: true } },
+  'git difftool': { spec: { short: 'xt', long: ['extcmd', 'tool'] }, options: { x: true, extcmd: true } },
+  'git filter-branch': { spec: { short: 'd', long: [...GIT_FILTERS, 'subdirectory-filter', 'original', 'state-branch'] }, options: Object.fromEntries(GIT_FILTERS.map((f) => [f, true])) },
+  'git send-email': { spec: { long: GIT_MAIL_COMMANDS }, options: Object.fromEntries(GIT_MAIL_COMMANDS.map((f) => [f, true])) },
+  'git bisect': { restAfter: ['run'] },
+};
 
 const TAR: EmbeddedCodeSpec = {
   spec: TAR_OPTIONS,
@@ -85,19 +146,24 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   ssh: { spec: WRAPPERS.ssh!, options: { o: SSH_COMMAND } },
   scp: { spec: TRANSFER_OPTIONS.scp, options: { o: SSH_COMMAND } },
   'gnome-terminal': TERMINAL, 'mate-terminal': TERMINAL, 'xfce4-terminal': TERMINAL, terminator: TERMINAL, tilix: TERMINAL,
+  // `git SUB …` as this program (see embeddedCode)
+  ...GIT_REMOTES, ...GIT_COMMANDS,
 };
+
+const PROMPT: readonly RegExp[] = [/^(?<prompt>.*)$/s];
 
 /** $LESS is options: a `+CMD` there (to a `$`, which ends an option string) is an initial command, as in `less +CMD`. */
 const LESS_VARIABLE: readonly RegExp[] = LESS_SHELL.map((re) => new RegExp(`(?:^|[\\s$])(?:-[^\\s$]*)?\\+[^$]*?${re.source.replace('.*)$', '[^$]*)')}`, 's'));
 
 /**
- * Variables whose value a program runs as shell code: bash before each prompt; less for each file it opens
+ * Variables whose value a program runs as shell code: bash before each prompt, and the substitutions in its prompts
+ * (PS0-PS2; PS4 before each command under `set -x`); less for each file it opens
  * (LESSOPEN after its `|`, `||` and `-` markers, with or without them) and closes; git, man and others run
  * pagers, editors, git's ssh and external diff with `sh -c`. GIT_SSH and GIT_PROXY_COMMAND are left out:
  * git runs them as one program, not a command line.
  */
 export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
-  PROMPT_COMMAND: true,
+  PROMPT_COMMAND: true, PS0: PROMPT, PS1: PROMPT, PS2: PROMPT, PS4: PROMPT,
   LESSOPEN: [/^\s*\|{0,2}-?(?<code>.*)$/s],
   LESSCLOSE: true,
   LESS: LESS_VARIABLE,
@@ -120,12 +186,37 @@ export const GIT_CONFIG_CODE: Readonly<Record<string, CodeIn>> = {
   'alias.*': [/^!(?<code>.*)$/s], 'diff.*.command': true, 'diff.*.textconv': true, 'merge.*.driver': true, 'filter.*.clean': true,
   'filter.*.smudge': true, 'filter.*.process': true, 'difftool.*.cmd': true, 'mergetool.*.cmd': true, 'browser.*.cmd': true,
   'uploadpack.packobjectshook': true, 'remote.*.uploadpack': true, 'remote.*.receivepack': true, 'submodule.*.update': [/^!(?<code>.*)$/s],
+  'remote.*.url': GIT_EXT_URL, 'remote.*.pushurl': GIT_EXT_URL, 'submodule.*.url': GIT_EXT_URL,
 };
 
-/** git keys naming code the guard cannot read: a hooks directory (git runs its scripts), a config file to include. */
-export const GIT_CONFIG_UNSEEN: readonly string[] = ['core.hookspath', 'include.path', 'includeif.*.path'];
-/** Values of those keys that point at nothing: `core.hooksPath=/dev/null` turns hooks off. */
-export const GIT_CONFIG_NOWHERE: readonly string[] = ['/dev/null'];
+/** A path that points at nothing: `core.hooksPath=/dev/null` turns hooks off, `gdb -x /dev/null` reads no commands. */
+export const NOWHERE: readonly string[] = ['/dev/null'];
+
+/**
+ * git keys (lower-case; a full key before its `*` forms) naming code the guard cannot read — a hooks directory, a
+ * config file to include, a template directory (its hooks are copied) — or letting `ext::` URLs from such config run
+ * their command; with the values that do neither.
+ */
+export const GIT_CONFIG_UNSEEN: Readonly<Record<string, readonly string[]>> = {
+  'core.hookspath': NOWHERE, 'include.path': NOWHERE, 'includeif.*.path': NOWHERE, 'init.templatedir': NOWHERE,
+  'protocol.ext.allow': ['never'], 'protocol.allow': ['never'],
+};
+
+/**
+ * Environment variables that point a program at files of code the guard has not seen, with the canonical paths that
+ * are fine: the script bash sources before every script and `bash -c`; git's other config file (which can set a pager,
+ * aliases, hooks), the directory of its helper programs, a hooks template.
+ */
+export const ENV_UNSEEN: Readonly<Record<string, readonly string[]>> = {
+  BASH_ENV: NOWHERE, GIT_CONFIG_GLOBAL: NOWHERE, GIT_CONFIG_SYSTEM: NOWHERE, GIT_CONFIG: NOWHERE, GIT_EXEC_PATH: NOWHERE, GIT_TEMPLATE_DIR: NOWHERE,
+};
+/**
+ * Variables that move where git finds the user's configuration (`$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`),
+ * with the values that leave it where it is: judged for git only, as every program reads them.
+ */
+export const GIT_HOME_UNSEEN: Readonly<Record<string, readonly string[]>> = { HOME: ['~/', '/dev/null'], XDG_CONFIG_HOME: ['~/.config', '/dev/null'] };
+/** git's list of allowed protocols (`a:b`): with `ext` in it, `ext::` URLs from config the guard has not seen run their command. */
+export const GIT_PROTOCOL_LIST = 'GIT_ALLOW_PROTOCOL';
 
 /** Programs that install commands to run later (outside this command line), and where they read them. */
 export interface SchedulerSpec {

@@ -1,64 +1,108 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
-import { EMBEDDED_CODE, SCHEDULERS, type CodeIn } from './code-tables.ts';
+import { EMBEDDED_CODE, NOWHERE, SCHEDULERS, type CodeIn } from './code-tables.ts';
 import { codeOf, variableCode } from './code-values.ts';
 import { envConfigCode, gitConfigCode } from './git-config.ts';
+import { DECLARERS, resolveName } from './shell-state.ts';
 import { builtinSetterCode } from './variable-setters.ts';
-import { TREE_COPIES } from './program-tables.ts';
+import { GIT_GLOBAL, TREE_COPIES } from './program-tables.ts';
 import { gitGrep } from './checks/targets.ts';
-import { UNKNOWN, literal, plain } from './values.ts';
+import { DOWNLOADED } from './written-files.ts';
+import { UNKNOWN, display, literal, plain } from './values.ts';
+import { isFdPath } from './walk-support.ts';
+import { quoteArg } from './unwrap.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 
-/** Shell code in `NAME=VALUE` words: all of them (`export`), or those before the command (`env`, `sudo`); git config pairs among them. */
+/**
+ * Shell code in `NAME=VALUE` words: all of them (`export`, through a name reference), or those before the command
+ * (`env`, `sudo`), which is then the rest; git config pairs and git's files among them.
+ */
 function assignmentCode(words: readonly Arg[], leading: boolean, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const out: string[] = [];
   const assigned = new Map<string, string>();
-  for (const a of words) {
+  let i = 0;
+  for (; i < words.length; i++) {
+    const a = words[i]!;
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
     if (!m && leading && a.v !== '-') break;
-    if (m) assigned.set(m[1]!, a.v.slice(m[0].length));
-    const code = m ? variableCode(m[1]!, a.v.slice(m[0].length)) : null;
+    if (!m) continue;
+    // `env` sets the environment of a new program: no shell variable, no name reference
+    const name = leading ? m[1]! : resolveName(vars, m[1]!);
+    assigned.set(name, a.v.slice(m[0].length));
+    const code = variableCode(name, a.v.slice(m[0].length));
     if (code !== null) out.push(code);
   }
-  return [...out, ...envConfigCode(assigned, vars, emit)];
+  return [...out, ...envConfigCode(assigned, vars, emit, leading ? words.slice(i) : null)];
+}
+
+/** What a file named in an argument holds when this command line wrote it (or a process substitution prints it); undefined when unknown. */
+export type FileReader = (file: Arg) => string | typeof DOWNLOADED | undefined;
+
+/** How deep command files may source each other (`source x.gdb` in x.gdb). */
+const MAX_FILE_DEPTH = 4;
+
+/** `git [-C DIR] SUB ARGS…` as the program `git SUB` with ARGS, for EMBEDDED_CODE's `git …` entries. */
+function gitSubcommand(args: readonly Arg[]): { name: string; args: readonly Arg[] } | null {
+  const ops = parseOptions(args, GIT_GLOBAL).operands;
+  const sub = literal(ops[0]?.v ?? '');
+  return sub === null ? null : { name: `git ${sub}`, args: ops.slice(1) };
 }
 
 /**
  * Shell code a program runs from its option values (`tar --to-command=CODE`, `zip -TT CODE`, `vim -c '!CODE'`,
- * `less +'!CODE'`, `gdb -ex 'shell CODE'`) or its variables (`env LESSOPEN='|CODE'`): each is walked like
- * `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code, and so is a C call
- * that runs a command in the debugged process (`gdb -ex 'call system("CODE")'`), whose string is walked as well.
+ * `less +'!CODE'`, `gdb -ex 'shell CODE'`, `git clone --upload-pack=CODE`) or its variables (`env LESSOPEN='|CODE'`):
+ * each is walked like `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code,
+ * and so is a C call that runs a command in the debugged process (`gdb -ex 'call system("CODE")'`), whose string is
+ * walked as well. A command file (`gdb -x FILE`, `source FILE`) is read line by line when this line wrote it.
  */
-export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>): string[] {
+export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined): string[] {
   const wrapper = WRAPPERS[name];
   const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
-  const spec = EMBEDDED_CODE[name];
+  const git = name === 'git' ? gitSubcommand(args) : null;
+  const spec = EMBEDDED_CODE[git?.name ?? name];
   if (!spec) return out;
-  const push = (value: string, how: CodeIn): void => {
+  const words = git?.args ?? args;
+  // a command file is read when this line wrote it or a substitution prints it; else it is like `bash script.sh`
+  const file = (f: Arg, how: CodeIn, depth: number): void => {
+    if (NOWHERE.includes(literal(f.v) ?? '')) return;
+    const text = read(f);
+    if (text === DOWNLOADED) emit('shell.download.exec', `${name} runs the commands in downloaded ${display(f.v)}`);
+    else if (text !== undefined && depth >= MAX_FILE_DEPTH) emit('shell.input.too_complex', `${name}: command files sourcing ${display(f.v)}`);
+    else if (text !== undefined) for (const line of text.split('\n')) push(line, how, depth + 1);
+    else if (isFdPath(f.v)) emit('shell.interpreter.unseen_script', `${name} runs the commands a process substitution prints`);
+  };
+  const push = (value: string, how: CodeIn, depth = 0): void => {
     const code = codeOf(value, how);
     if (code?.shell !== undefined) out.push(code.shell);
     if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
+    if (code?.file !== undefined) file({ v: code.file, info: { computed: false, ansi: false, quoted: true, inner: [], raw: code.file } }, how, depth);
   };
   if (spec.options) {
-    const p = parseOptions(args, spec.spec ?? {});
+    const p = parseOptions(words, spec.spec ?? {});
     for (const [name, how] of Object.entries(spec.options)) for (const v of valuesOf(p, name)) push(plain(v.v), how);
   }
-  if (spec.words || spec.plus) {
-    for (let i = 0; i < args.length; i++) {
-      const w = literal(args[i]!.v) ?? '';
+  if (spec.words || spec.plus || spec.files) {
+    for (let i = 0; i < words.length; i++) {
+      const w = literal(words[i]!.v) ?? '';
       if (spec.stop?.includes(w)) break;
       const eq = w.startsWith('-') ? w.indexOf('=') : -1;
-      const how = spec.words?.[eq > 0 ? w.slice(0, eq) : w];
-      if (how && eq > 0) push(plain(args[i]!.v).slice(eq + 1), how);
-      else if (how && args[i + 1]) push(plain(args[++i]!.v), how);
-      else if (spec.plus && w.startsWith('+')) push(plain(args[i]!.v).slice(1), spec.plus);
+      const opt = eq > 0 ? w.slice(0, eq) : w;
+      const how = spec.words?.[opt] ?? spec.files?.[opt];
+      const value = !how ? null : eq > 0 ? { ...words[i]!, v: words[i]!.v.slice(eq + 1) } : words[i + 1] ? words[++i]! : null;
+      if (how && value && spec.files?.[opt]) file(value, how, 0);
+      else if (how && value) push(plain(value.v), how);
+      else if (spec.plus && w.startsWith('+')) push(plain(words[i]!.v).slice(1), spec.plus);
     }
+  }
+  if (spec.anyWord) for (const w of words) push(plain(w.v).replace(/^--?[A-Za-z0-9-]+=/, ''), spec.anyWord);
+  const at = spec.restAfter ? words.findIndex((w) => spec.restAfter!.includes(literal(w.v) ?? '')) : -1;
+  if (at >= 0) {
+    const p = parseOptions(words.slice(at + 1), { posix: true });
+    const [first, ...rest] = p.operands;
+    if (first) out.push([plain(first.v), ...rest.map(quoteArg)].join(' '));
   }
   return out;
 }
-
-/** Builtins that set variables from `NAME=VALUE` arguments. */
-const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
 /**
  * Shell code in the arguments of builtins and git: alias values, a trap's action, `export LESSOPEN=…`, `printf -v` /
@@ -66,7 +110,7 @@ const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly'])
  */
 export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const rest = inv.args.map((a) => literal(a.v));
-  const set = builtinSetterCode(inv, emit);
+  const set = builtinSetterCode(inv, emit, vars);
   if (DECLARERS.has(inv.program)) return [...set, ...assignmentCode(inv.args, false, emit, vars)];
   if (inv.program === 'alias') {
     return inv.args.flatMap((a) => { const eq = a.v.indexOf('='); return eq > 0 ? [plain(a.v.slice(eq + 1))] : []; });

@@ -1,36 +1,49 @@
-import { GIT_CONFIG_CODE, GIT_CONFIG_NOWHERE, GIT_CONFIG_UNSEEN } from './code-tables.ts';
+import { ENV_UNSEEN, GIT_CONFIG_CODE, GIT_CONFIG_UNSEEN, GIT_EXT_URL, GIT_HOME_UNSEEN, GIT_PROTOCOL_LIST, NOWHERE } from './code-tables.ts';
 import { codeOf } from './code-values.ts';
-import { has, parseOptions, type OptionSpec } from './flags.ts';
+import { has, parseOptions, valuesOf, type OptionSpec } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
+import { canonical, showCanon } from './paths.ts';
 import { GIT_GLOBAL } from './program-tables.ts';
+import { innerProgram } from './unwrap.ts';
 import { display, isKnown, literal, plain } from './values.ts';
 
 /** Git configuration that runs commands, wherever it is set: `-c`, `--config-env`, the environment, `git config`. */
 
 const UNSEEN = 'shell.code.unseen_setting';
 
-/** The table keys a configuration key answers to: section and name are case-insensitive, a subsection is not. */
+/** The table keys a configuration key answers to: section and name are case-insensitive, a subsection is not (but is lowered in the full key, to be safe). */
 function tableKeys(key: string): string[] {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
   if (first <= 0 || last === key.length - 1) return [];
   const section = key.slice(0, first).toLowerCase();
   const name = key.slice(last + 1).toLowerCase();
-  return first === last ? [`${section}.${name}`, `${section}.*`] : [`${section}.*.${name}`, `${section}.*`];
+  return first === last ? [`${section}.${name}`, `${section}.*`] : [key.toLowerCase(), `${section}.*.${name}`, `${section}.*`];
+}
+
+/** `url.<BASE>.insteadOf`: URLs are rewritten to start with BASE, so an `ext::` BASE is a command git runs. */
+function rewrittenTo(key: string): string | null {
+  const m = /^url\.(.*)\.(?:push)?insteadof$/is.exec(key);
+  return m ? codeOf(m[1]!, GIT_EXT_URL)?.shell ?? null : null;
 }
 
 /**
- * Shell code one setting carries (`core.pager` → its value), to be walked like `sh -c`. A key or value the guard
- * cannot see (null), and a hooks directory or included file anywhere but /dev/null, are flagged instead.
+ * Shell code one setting carries (`core.pager` → its value, an `ext::` URL → its command), to be walked like `sh -c`.
+ * A key or value the guard cannot see (null), and a hooks directory or included file anywhere but /dev/null (see
+ * GIT_CONFIG_UNSEEN), are flagged instead.
  * A value with unknown parts is walked as it is, like `GIT_PAGER="$X"`.
  */
 function settingCode(key: string | null, value: string | null, shown: string, emit: Emit): string[] {
   if (key === null) { emit(UNSEEN, shown); return []; }
   const keys = tableKeys(key);
-  if (keys.some((k) => GIT_CONFIG_UNSEEN.includes(k))) {
-    if (value === null || !GIT_CONFIG_NOWHERE.includes(literal(value) ?? '')) emit(UNSEEN, shown);
+  const unseen = keys.map((k) => GIT_CONFIG_UNSEEN[k]).find((fine) => fine !== undefined);
+  if (unseen) {
+    const v = value === null ? null : literal(value);
+    if (v === null || !(unseen.includes(v) || unseen.includes(v.toLowerCase()))) emit(UNSEEN, shown);
     return [];
   }
+  const rewrite = rewrittenTo(key);
+  if (rewrite !== null) return [rewrite];
   const how = keys.map((k) => GIT_CONFIG_CODE[k]).find((h) => h !== undefined);
   if (!how) return [];
   if (value === null) { emit(UNSEEN, shown); return []; }
@@ -67,14 +80,29 @@ function configWrite(words: readonly Arg[], emit: Emit): string[] {
   return settingCode(literal(ops[0]!.v), ops[1]!.v, `git config ${display(ops[0]!.v)} ${display(ops[1]!.v)}`, emit);
 }
 
-/** Shell code in git's own configuration options (`git -c KEY=VALUE`, `--config-env=KEY=VAR`) and in `git config` writes. */
+/** `git clone -c KEY=VALUE`: configuration of the new repository, which its checkout already uses; `--template=DIR`: hooks to copy in. */
+const NEW_REPO: OptionSpec = { short: 'c', long: ['config', 'template'] };
+
+/** Flags a path git (or bash) is told to read code from, unless it is one of the `fine` places (as showCanon writes them). */
+function unseenPath(value: string, fine: readonly string[], shown: string, emit: Emit): void {
+  const c = canonical(value, null);
+  if (c === null || !fine.includes(showCanon(c))) emit(UNSEEN, shown);
+}
+
+/** Shell code in git's own configuration options (`git -c KEY=VALUE`, `--config-env=KEY=VAR`, `clone -c`) and in `git config` writes. */
 export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   if (inv.program !== 'git') return [];
   const p = parseOptions(inv.args, GIT_GLOBAL);
   const out: string[] = [];
+  // HOME or XDG_CONFIG_HOME set earlier on the line (see setVar)
+  for (const [name, fine] of Object.entries(GIT_HOME_UNSEEN)) {
+    const v = vars.get(name);
+    if (v !== undefined) unseenPath(v, fine, `${name}=${display(v)} … ${inv.text}`, emit);
+  }
   for (const o of p.opts) {
     if (!o.value) continue;
     const v = o.value.v;
+    if (o.name === 'exec-path' && o.arg.v.includes('=')) unseenPath(v, NOWHERE, `git --exec-path=${display(v)}`, emit);
     if (o.name === 'c') out.push(...entryCode(v, `git -c ${display(v)}`, emit));
     else if (o.name === 'config-env') {
       // the value is the named variable's: known when this command line set it
@@ -84,7 +112,13 @@ export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<str
       out.push(...settingCode(key, from === null ? null : vars.get(from) ?? null, `git --config-env=${display(v)}`, emit));
     }
   }
-  if (literal(p.operands[0]?.v ?? '') === 'config') out.push(...configWrite(p.operands.slice(1), emit));
+  const sub = literal(p.operands[0]?.v ?? '');
+  if (sub === 'config') out.push(...configWrite(p.operands.slice(1), emit));
+  if (sub === 'clone' || sub === 'init') {
+    const q = parseOptions(p.operands.slice(1), NEW_REPO);
+    if (sub === 'clone') for (const v of valuesOf(q, 'c', 'config')) out.push(...entryCode(v.v, `git clone -c ${display(v.v)}`, emit));
+    for (const v of valuesOf(q, 'template')) if (v.v !== '') unseenPath(v.v, NOWHERE, `git ${sub} --template=${display(v.v)}`, emit);
+  }
   return out;
 }
 
@@ -94,12 +128,17 @@ const unquote = (s: string): string => s.replace(/'\\''/g, "'");
 
 /**
  * git configuration set in the environment: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n (the other half may come
- * from an earlier assignment, in `vars`) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on).
+ * from an earlier assignment, in `vars`) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on);
+ * files git (or bash) reads code from (GIT_CONFIG_GLOBAL, BASH_ENV, …), and, for a `command` that runs git, where it
+ * finds the user's config.
  */
-export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit): string[] {
+export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit, command: readonly Arg[] | null = null): string[] {
   const out: string[] = [];
   const pairs = new Set<string>();
   for (const [name, v] of assigned) {
+    const fine = Object.hasOwn(ENV_UNSEEN, name) ? ENV_UNSEEN[name] : Object.hasOwn(GIT_HOME_UNSEEN, name) && command !== null && innerProgram(command) === 'git' ? GIT_HOME_UNSEEN[name] : undefined;
+    if (fine) unseenPath(v, fine, `${name}=${display(v)}`, emit);
+    if (name === GIT_PROTOCOL_LIST && (!isKnown(v) || v.split(':').some((p) => p.trim().toLowerCase() === 'ext'))) emit(UNSEEN, `${name}=${display(v)}`);
     const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(name)?.[1];
     if (n !== undefined && !pairs.has(n)) {
       pairs.add(n);

@@ -3,7 +3,8 @@ import { shellChecks } from './checks/index.ts';
 import { canonical, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { parseScript } from './syntax/lower.ts';
-import { Walker, type Reparse } from './walk.ts';
+import { Walker } from './walk.ts';
+import type { Reparse } from './walk-support.ts';
 
 export { SHELL_RULES, SHELL_RULE_BY_ID, type ShellRule } from './rules.ts';
 

@@ -4,7 +4,9 @@ import { HOME_DIR, canonValue, canonical, type Canon } from './paths.ts';
 import { staticOutput } from './static-output.ts';
 import type { Stmt } from './syntax/ast.ts';
 import { programName } from './unwrap.ts';
-import { FIELD_SPLIT, display, isKnown, literal, plain } from './values.ts';
+import { GIT_HOME_UNSEEN } from './code-tables.ts';
+import { arrayName } from './code-values.ts';
+import { FIELD_SPLIT, UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 
 /** The shell state a command runs in, as far as the guard follows it. */
 export interface State {
@@ -59,9 +61,33 @@ export function substOutput(stmts: readonly Stmt[], st: State, depth: number): s
   return out === null ? null : out.replace(/\n+$/, '');
 }
 
+/** `declare -n REF=NAME` is kept beside the variables, under a key no variable name can have. */
+const refKey = (name: string): string => `-n ${name}`;
+const MAX_REFS = 8;
+
+/** The variable an assignment to `name` sets: through name references (`declare -n ref=PROMPT_COMMAND`), index kept. */
+export function resolveName(vars: ReadonlyMap<string, string>, name: string): string {
+  let cur = name;
+  for (let i = 0; i < MAX_REFS; i++) {
+    const bare = arrayName(cur);
+    const next = vars.get(refKey(bare));
+    if (next === undefined) return cur;
+    cur = next + cur.slice(bare.length);
+  }
+  return cur;
+}
+
+/** Records `declare -n REF=NAME`; a target the guard cannot read is forgotten (see namerefs in variable-setters.ts). */
+function setNameref(st: State, ref: string, target: string): void {
+  const name = literal(target);
+  if (name !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(arrayName(name))) st.vars.set(refKey(ref), name);
+  else st.vars.delete(refKey(ref));
+}
+
 export function setVar(st: State, name: string, v: string): void {
-  if (name === 'HOME') return;
+  // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN)
   if (isKnown(v)) st.vars.set(name, v);
+  else if (Object.hasOwn(GIT_HOME_UNSEEN, name)) st.vars.set(name, UNKNOWN);
   else st.vars.delete(name);
 }
 
@@ -79,6 +105,11 @@ export function makeInvocation(program: string, args: readonly Arg[], st: State,
   return { program, args, cwd: st.cwd, redirs, stdinText: input, upstream: st.upstream, appendsArgs, depth: st.depth, text };
 }
 
+/** Builtins that set variables from `NAME=VALUE` arguments; those that make name references, and their option (`-n`, in a cluster like `-gn`). */
+export const DECLARERS: ReadonlySet<string> = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+export const NAMEREF_SETTERS: ReadonlySet<string> = new Set(['declare', 'typeset', 'local']);
+export const NAMEREF_OPTION = /^-[A-Za-z]*n/;
+
 /** cd/pushd and export-style assignments change the state later commands run in. */
 export function trackState(program: string, args: readonly Arg[], st: State): void {
   if (program === 'cd' || program === 'pushd') {
@@ -89,10 +120,12 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
     else st.cwd = canonical(target.v, st.cwd);
   } else if (program === 'popd') {
     st.cwd = null;
-  } else if (['export', 'declare', 'typeset', 'local', 'readonly'].includes(program)) {
+  } else if (DECLARERS.has(program)) {
+    const refs = NAMEREF_SETTERS.has(program) && args.some((a) => NAMEREF_OPTION.test(a.v));
     for (const a of args) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
-      if (m) setVar(st, m[1]!, a.v.slice(m[0].length));
+      if (m && refs) setNameref(st, m[1]!, a.v.slice(m[0].length));
+      else if (m) setVar(st, resolveName(st.vars, m[1]!), a.v.slice(m[0].length));
     }
   } else if (program === 'set' && args.length > 0) {
     const dash = args.findIndex((a) => a.v === '--');
@@ -103,6 +136,6 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
       setVar(st, '@', positional.map((a) => a.v).join(FIELD_SPLIT));
     }
   } else if (program === 'read' || program === 'unset') {
-    for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(a.v);
+    for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(resolveName(st.vars, a.v));
   }
 }

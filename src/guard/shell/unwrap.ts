@@ -206,6 +206,18 @@ export function innermostProgram(args: readonly Arg[]): string | null {
   return null;
 }
 
+/** The program a command line runs once its wrappers are off (`timeout 5 env A=b git …` → git); null when unknown or none. */
+export function innerProgram(words: readonly Arg[]): string | null {
+  let cur = words;
+  for (let hop = 0; hop < 32 && cur.length > 0; hop++) {
+    const name = programName(cur[0]!.v);
+    const u = name === null ? null : unwrapOnce(name, cur.slice(1));
+    if (!u || u.rest.length === 0) return name;
+    cur = u.rest;
+  }
+  return null;
+}
+
 const MAX_XARGS_ITEMS = 64;
 
 /** The command lines xargs runs when its input is static text (`echo / | xargs rm -rf`); null when unknown. */

@@ -1,7 +1,27 @@
 import { has, parseOptions } from './flags.ts';
-import type { Arg } from './model.ts';
+import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import type { Stmt } from './syntax/ast.ts';
 import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
+
+/** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
+export type Reparse = (code: string) => readonly Stmt[] | null;
+
+/** The rule checks the walk runs on what it finds. */
+export interface Checks {
+  invocation(inv: Invocation, emit: Emit): void;
+  redirect(r: RedirFact, emit: Emit): void;
+  /** Program names a glob in program position could stand for. */
+  programsMatching(glob: RegExp): readonly string[];
+}
+
+const BASH_NAMES = new Set(['bash', 'rbash']);
+// ANSI-C quoting: dash takes $'\'' as $ and a quoted backslash, so the words (and commands) split elsewhere
+const BASH_ONLY_QUOTES = /\$'/;
+
+/** Code is parsed as bash; a shell that is not bash (dash as sh, zsh, ksh) may split the same text elsewhere: what to flag, or null. */
+export function otherDialect(inv: Invocation, code: string | null): string | null {
+  return code !== null && !BASH_NAMES.has(inv.program) && BASH_ONLY_QUOTES.test(code) ? `${inv.program}: ${code}` : null;
+}
 
 /** `a && b || c` as its statements in order (the tree leans left; walking it recursively could overflow). */
 export function andOrChain(s: Stmt): Stmt[] {

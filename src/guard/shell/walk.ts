@@ -5,25 +5,15 @@ import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import { HOME_DIR, canonical, segRegex, showCanon, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { staticOutput, subcommandOf } from './static-output.ts';
-import { copy, makeInvocation, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
+import { copy, makeInvocation, resolveName, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { variableCode } from './code-values.ts';
 import { envConfigCode } from './git-config.ts';
-import { andOrChain, isFdPath, startsShell } from './walk-support.ts';
+import { andOrChain, isFdPath, otherDialect, startsShell, type Checks, type Reparse } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
-
-/** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
-export type Reparse = (code: string) => readonly Stmt[] | null;
-
-export interface Checks {
-  invocation(inv: Invocation, emit: Emit): void;
-  redirect(r: RedirFact, emit: Emit): void;
-  /** Program names a glob in program position could stand for. */
-  programsMatching(glob: RegExp): readonly string[];
-}
 
 /** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
 export const MAX_CODE_DEPTH = 8;
@@ -33,10 +23,6 @@ const MAX_LOOP_ITEMS = 16;
 const MAX_PIPE_STAGES = 512;
 
 /** Walks every command of a script and runs the rule checks on each. */
-const BASH_NAMES = new Set(['bash', 'rbash']);
-// ANSI-C quoting: dash takes $'\'' as $ and a quoted backslash, so the words (and commands) split elsewhere
-const BASH_ONLY_QUOTES = /\$'/;
-
 export class Walker {
   readonly findings: GuardFinding[] = [];
   readonly commands: NormalisedCommand[] = [];
@@ -182,16 +168,16 @@ export class Walker {
     const assigned: [string, string][] = [];
     for (const a of c.assigns) {
       if (a.index) expand(a.index, ctx);
-      if (a.array) { expandArgs(a.array, ctx); assigned.push([a.name, UNKNOWN]); continue; }
+      if (a.array) { expandArgs(a.array, ctx); assigned.push([resolveName(st.vars, a.name), UNKNOWN]); continue; }
       const e = a.value ? expand(a.value, ctx) : null;
-      assigned.push([a.name, e ? e.values.join(' ') : '']);
+      assigned.push([resolveName(st.vars, a.name), e ? e.values.join(' ') : '']);
     }
     const redirs = s.redirs.map((r) => this.redirFact(r, st));
     const args = expandArgs(c.words, ctx);
     // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
     for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
     // git configuration in GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs runs like `git -c`
-    if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit)) this.nestedCode(code, copy(st));
+    if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit, args.length > 0 ? args : null)) this.nestedCode(code, copy(st));
     // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
@@ -215,7 +201,7 @@ export class Walker {
         return;
       }
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
-      for (const code of embeddedCode(name, cur.slice(1), this.emit, st.vars)) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
+      for (const code of embeddedCode(name, cur.slice(1), this.emit, st.vars, (f) => this.fileText(f, cwd))) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
@@ -308,12 +294,19 @@ export class Walker {
     else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
   }
 
+  /** What a file holds when this line wrote it or (`<(…)`) a substitution prints it, when static; DOWNLOADED for downloaded content. */
+  private fileText(file: Arg, cwd: Canon | null): string | typeof DOWNLOADED | undefined {
+    if (!isFdPath(file.v)) return this.files.lookup(canonical(file.v, cwd));
+    if (file.info.inner.some(carriesDownload)) return DOWNLOADED;
+    const last = file.info.inner[file.info.inner.length - 1];
+    return (last ? staticOutput(last) : null) ?? undefined;
+  }
+
   /** `bash <(…)`, `. <(…)`: the script is what the substituted command prints, when that is static; else nobody can see it. */
   private scriptFromSubstitution(script: Arg, st: State, inv: Invocation): void {
-    if (script.info.inner.some(carriesDownload)) return; // shell.download.exec already
-    const last = script.info.inner[script.info.inner.length - 1];
-    const text = last ? staticOutput(last) : null;
-    if (text !== null) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
+    const text = this.fileText(script, st.cwd);
+    if (text === DOWNLOADED) return; // shell.download.exec already
+    if (text !== undefined) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
     else this.emit('shell.interpreter.unseen_script', `${inv.text} (script from a process substitution)`);
   }
 
@@ -346,7 +339,8 @@ export class Walker {
     if (head.v.includes('/')) this.runsFile(head, st, inv.program);
     if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
     const view = interpreterView(inv);
-    if (view?.family === 'shell') this.dialect(inv, view.inline && view.code ? plain(view.code.v) : view.readsStdin ? inv.stdinText : null);
+    const dialect = view?.family === 'shell' ? otherDialect(inv, view.inline && view.code ? plain(view.code.v) : view.readsStdin ? inv.stdinText : null) : null;
+    if (dialect !== null) this.emit('shell.input.dialect', dialect);
     if (view?.family === 'shell' && view.inline && view.code) {
       const vars = new Map<string, string>();
       view.positional.forEach((a, i) => vars.set(String(i), a.v));
@@ -389,11 +383,6 @@ export class Walker {
     inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));
     vars.set('@', inv.args.map((a) => a.v).join(FIELD_SPLIT));
     this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program] }));
-  }
-
-  /** Code is parsed as bash; a shell that is not bash (dash as sh, zsh, ksh) may split the same text elsewhere. */
-  private dialect(inv: Invocation, code: string | null): void {
-    if (code !== null && !BASH_NAMES.has(inv.program) && BASH_ONLY_QUOTES.test(code)) this.emit('shell.input.dialect', `${inv.program}: ${code}`);
   }
 
   /** Checks code found inside a command, one re-parse level deeper. */

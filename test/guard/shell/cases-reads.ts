@@ -57,3 +57,34 @@ export const TREE_READS_ALLOWED: readonly ShellCase[] = ([
   'rg --files ~/.ssh', 'cd ~ && cat notes.txt | rg foo', 'cd ~ && rg foo < notes.txt', 'ag foo src', 'ag -g pem /root /home', 'ack foo lib/',
   'pt foo .', 'git grep key', 'git grep -n BEGIN -- src', 'git grep --no-index foo src', 'git grep --no-index -e /root src',
 ] as const).map((c): ShellCase => [c, 'allow']);
+
+/**
+ * Searches rooted at the home directory (`~`, `$HOME`, the working directory after `cd`), which holds ~/.ssh and
+ * ~/.aws: read like any recursive search of a secret directory. `find START -exec READER {}` is one too (review: allowed).
+ */
+export const HOME_SEARCHES: readonly ShellCase[] = [
+  ['rg foo ~', 'deny', SEC],
+  ['grep -r foo ~', 'deny', SEC],
+  ['grep -r foo $HOME', 'deny', SEC],
+  ['grep -rn foo "$HOME"', 'deny', SEC],
+  ['grep -r foo ${HOME}/', 'deny', SEC],
+  ['rg -uuu foo ~/', 'deny', SEC],
+  ['rg foo -- ~', 'deny', SEC],
+  ['cd && grep -r foo', 'deny', SEC],
+  ['cd "$HOME" && rg foo .', 'deny', SEC],
+  ['H=~; rg foo $H', 'deny', SEC],
+  ['find ~ -type f -exec grep foo {} +', 'deny', SEC],
+  ['find ~ -name id_rsa -exec cat {} \\;', 'deny', SEC],
+  ['find $HOME -type f -exec cp {} /tmp/x \\;', 'deny', SEC],
+  ['find -L ~ -exec grep -l token {} +', 'deny', SEC],
+  ['cd ~ && find -type f -exec grep x {} +', 'deny', SEC],
+  ["find / -name '*.pem' -exec cat {} +", 'deny', SEC],
+  ['find ~ -exec sudo cat {} \\;', 'deny', SEC],
+];
+
+/** Look-alikes: searches below the home directory, or find running no reader. */
+export const HOME_SEARCHES_ALLOWED: readonly ShellCase[] = ([
+  'rg foo src', 'grep -r foo ./src', 'grep -r foo $HOME/projects', 'rg foo ~/projects', 'rg foo ~/*', "find . -name '*.py' -exec grep -l foo {} +",
+  'find src -type f -exec cat {} +', "find ~ -name '*.tmp' -exec ls -l {} \\;", 'find ~/projects -exec grep foo {} +',
+  "find /var/log -name '*.log' -exec grep error {} +", 'find ~ -name x -print',
+] as const).map((c): ShellCase => [c, 'allow']);

@@ -5,7 +5,9 @@ import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts
 import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
 import { CONTROL_PLANE, CONTROL_PLANE_READS } from './cases-control-plane.ts';
-import { TREE_READS, TREE_READS_ALLOWED } from './cases-reads.ts';
+import { HOME_SEARCHES, HOME_SEARCHES_ALLOWED, TREE_READS, TREE_READS_ALLOWED } from './cases-reads.ts';
+import { CODE_FILE_LOOKALIKES, DEBUGGER_FILES, NAMEREF_ASSIGNMENTS, PROMPTS_AND_STARTUP } from './cases-code-files.ts';
+import { GIT_COMMANDS, GIT_LOOKALIKES, GIT_TRANSPORTS, GIT_UNSEEN_FILES } from './cases-git-code.ts';
 import { SETTINGS_CODE, SETTINGS_LOOKALIKES, SETTINGS_UNSEEN } from './cases-settings.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
@@ -39,6 +41,16 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'code in git config, debugger calls and assigning builtins': SETTINGS_CODE,
   'git config, debugger and builtin settings the guard cannot see': SETTINGS_UNSEEN,
   'git config, debugger and builtin look-alikes': SETTINGS_LOOKALIKES,
+  'git config files, helpers and hooks the guard has not seen': GIT_UNSEEN_FILES,
+  'git transports that run commands (upload-pack, receive-pack, ext::)': GIT_TRANSPORTS,
+  'git sub-commands that run shell code': GIT_COMMANDS,
+  'git look-alikes': GIT_LOOKALIKES,
+  'debugger command files': DEBUGGER_FILES,
+  'assignments through name references': NAMEREF_ASSIGNMENTS,
+  'prompt strings and BASH_ENV': PROMPTS_AND_STARTUP,
+  'command file, name reference and prompt look-alikes': CODE_FILE_LOOKALIKES,
+  'searches rooted at the home directory': HOME_SEARCHES,
+  'searches below the home directory': HOME_SEARCHES_ALLOWED,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,7 +1,7 @@
 import type { Emit, Invocation, RedirFact } from '../model.ts';
 import { DOWNLOADERS, INTERPRETERS, READERS, SQL_CLIENTS } from '../program-tables.ts';
 import { WRAPPERS } from '../wrapper-tables.ts';
-import type { Checks } from '../walk.ts';
+import type { Checks } from '../walk-support.ts';
 import { checkFind, checkMove, checkRm } from './delete.ts';
 import { checkDevices } from './devices.ts';
 import { checkGit, checkPermissions, checkSql } from './data.ts';
