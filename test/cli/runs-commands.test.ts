@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit, listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { insertRun, listRuns } from '../../src/store/runs.ts';
+import { saveTranscript } from '../../src/store/transcripts.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -95,6 +96,39 @@ describe('runs show', () => {
     expect(r.stderr).toContain('run run_longgone is no longer in the runs table (deleted under daemon.run_retention_days)');
     expect(r.stdout).toContain(`job: ${job.id} (pruned)`);
     expect(r.stdout).toContain('succeeded');
+  });
+
+  it('--transcript shows an agent run\'s conversation, one line a message, with the tools asked for and what they answered', async () => {
+    const { db } = database();
+    const run = (await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-11-30T04:00:00Z') }))!;
+    await saveTranscript(db, {
+      kind: 'run', session_key: `cron:${job.id}`, memory_scope: '', run_id: run.id, job_id: job.id, execution_id: 'exe_t', prompt: 'check the notes',
+      secrets: ['hunter2-secret'],
+      messages: [
+        { role: 'user', content: 'check the notes' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"missing.txt"}' } }] },
+        { role: 'tool', name: 'read_file', tool_call_id: 'c1', content: '{"error":"missing.txt does not exist"}' },
+        { role: 'assistant', content: 'The notes are gone; the key hunter2-secret\nstays here.' },
+      ],
+    });
+    const r = await runCli(['runs', 'show', run.id, '--transcript'], { env });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.slice(r.stdout.indexOf('transcript trn_')).split('\n');
+    expect(lines[1]).toBe('[user] check the notes');
+    expect(lines[2]).toBe('[assistant] calls: read_file({"path":"missing.txt"})');
+    expect(lines[3]).toBe('[tool read_file] {"error":"missing.txt does not exist"}');
+    expect(lines[4]).toBe('[assistant] The notes are gone; the key [REDACTED] ⏎ stays here.');
+    const json = JSON.parse((await runCli(['runs', 'show', run.id, '--transcript', '--json'], { env })).stdout);
+    expect(json.transcript.messages).toHaveLength(4);
+    // without the option, no transcript is read
+    expect((await runCli(['runs', 'show', run.id], { env })).stdout).not.toContain('transcript');
+  });
+
+  it('--transcript on a run with none says so', async () => {
+    const run = (await insertRun(database().db, { job_id: job.id, nominal_at: new Date('2026-11-30T05:00:00Z') }))!;
+    const r = await runCli(['runs', 'show', run.id, '--transcript'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('transcript: none (a steps run');
   });
 
   it('an id nobody knows is an error naming it, exit 1', async () => {

@@ -7,10 +7,22 @@ import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
 import { toolCell } from './audit.ts';
+import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 
 
 const OUTPUT_SHOWN = 2_000;
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
+
+/** One message of a transcript on one line: who spoke, what they said, the tools asked for. */
+function transcriptLine(m: TranscriptMessage): string {
+  const who = m.role === 'tool' ? `[tool${m.name ? ` ${m.name}` : ''}]` : `[${m.role}]`;
+  const calls = (m.tool_calls ?? []).map((c) => {
+    const f = (c as { function?: { name?: string; arguments?: string } }).function;
+    return `${f?.name ?? '?'}(${f?.arguments ?? ''})`;
+  });
+  const text = [m.content ?? '', ...(calls.length ? [`calls: ${calls.join(', ')}`] : [])].filter(Boolean).join(' | ');
+  return `${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`;
+}
 
 export function registerRunsCommands(program: Command): void {
   const runs = program.command('runs').description('the run history of every job');
@@ -37,16 +49,20 @@ export function registerRunsCommands(program: Command): void {
     });
 
   runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
+    .option('--transcript', 'an agent run\'s conversation too: what the model was told, asked for and got back (credentials redacted)')
     .option('--json', 'print JSON')
-    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { json?: boolean; transcript?: boolean }, cmd: Command) => {
       refuseEmptyText({ run: id }, ['run']);
-      const [{ getRun }, { listAudit }, { getJob }] = await Promise.all([import('../../store/runs.ts'), import('../../store/audit.ts'), import('../../store/jobs.ts')]);
+      const [{ getRun }, { listAudit }, { getJob }, { transcriptOfRun }] = await Promise.all([
+        import('../../store/runs.ts'), import('../../store/audit.ts'), import('../../store/jobs.ts'), import('../../store/transcripts.ts'),
+      ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const run = await getRun(db.db, id);
         const audit = await listAudit(db.db, { run_id: id, limit: 10_000, order: 'asc' });
         const jobId = run?.job_id ?? audit.find((a) => a.job_id)?.job_id;
         const job = jobId ? await getJob(db.db, jobId, { includeRemoved: true }) : null;
-        return { run, job: job ? { id: job.id, name: job.name, removed_at: job.removed_at } : null, audit };
+        const transcript = opts.transcript ? await transcriptOfRun(db.db, id) : undefined;
+        return { run, job: job ? { id: job.id, name: job.name, removed_at: job.removed_at } : null, audit, ...(transcript !== undefined ? { transcript } : {}) };
       });
       if (!found.run && found.audit.length === 0) throw new CliError(`no run with id ${id}, and no audit record names it`, EXIT.failure);
       // a pruned run: the audit log still answers for it
@@ -67,5 +83,10 @@ export function registerRunsCommands(program: Command): void {
       printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], found.audit.map((a) => [
         a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', toolCell(a.data), a.rule ?? '', clip(a.reason ?? '', 100),
       ]));
+      if (found.transcript === null) process.stdout.write('\ntranscript: none (a steps run, a run that ended before the model answered, or one pruned)\n');
+      if (found.transcript) {
+        process.stdout.write(`\ntranscript ${found.transcript.id}:\n`);
+        for (const m of found.transcript.messages) process.stdout.write(`${transcriptLine(m)}\n`);
+      }
     });
 }
