@@ -193,7 +193,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     const pruned = await pruneRuns(database.db, { before, actor: 'retention', shouldStop: () => stopping });
     metrics.runsPruned.inc(pruned.runs);
     if (pruned.runs > 0 || pruned.effects > 0) {
-      logger.info({ runs: pruned.runs, jobs: pruned.jobs.length, effects: pruned.effects, before: before.toISOString(), complete: pruned.complete }, 'ended runs older than daemon.run_retention_days deleted');
+      logger.info({ runs: pruned.runs, transcripts: pruned.transcripts, jobs: pruned.jobs.length, effects: pruned.effects, before: before.toISOString(), complete: pruned.complete }, 'ended runs older than daemon.run_retention_days deleted');
     }
   };
   // a pass slower than its tick is not stacked behind: the first tick after it ends starts the next

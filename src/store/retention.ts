@@ -23,6 +23,7 @@ export interface PruneOptions {
 export interface JobPruned {
   readonly job_id: string;
   readonly runs: number;
+  readonly transcripts: number;
   readonly oldest: Date;
   readonly newest: Date;
 }
@@ -32,6 +33,7 @@ export interface PruneReport {
   readonly dryRun: boolean;
   readonly jobs: readonly JobPruned[];
   readonly runs: number;
+  readonly transcripts: number;
   readonly effects: number;
   /** false when shouldStop ended the pass early. */
   readonly complete: boolean;
@@ -46,30 +48,37 @@ const doomed = (jobId: string | SQL, before: Date, limit: number) => sql`
     and r.nominal_at < (select max(n.nominal_at) from runs n where n.job_id = ${jobId})
   order by r.nominal_at limit ${limit}`;
 
-type Span = { n: number; oldest: Date | null; newest: Date | null };
+/** Runs deleted (or to be), their instants, and the agent runs' transcripts that went with them. */
+type Span = { n: number; oldest: Date | null; newest: Date | null; transcripts: number };
 const spanOf = (row: Record<string, unknown> | undefined): Span => ({
   n: Number(row?.n ?? 0),
   oldest: row?.oldest ? new Date(row.oldest as string) : null,
   newest: row?.newest ? new Date(row.newest as string) : null,
+  transcripts: Number(row?.transcripts ?? 0),
 });
 
 async function countDoomed(exec: Executor, jobId: string, before: Date): Promise<Span> {
-  const res = await exec.execute(sql`select count(*)::int as n, min(d.nominal_at) as oldest, max(d.nominal_at) as newest from (${doomed(jobId, before, 2_147_483_647)}) d`);
+  const res = await exec.execute(sql`
+    with d as (${doomed(jobId, before, 2_147_483_647)})
+    select count(*)::int as n, min(d.nominal_at) as oldest, max(d.nominal_at) as newest,
+      (select count(*)::int from transcripts t where t.kind = 'run' and t.run_id in (select id from d)) as transcripts from d`);
   return spanOf(res.rows[0]);
 }
 
 /** One batch of one job's old runs, and its audit record, in one transaction: a deletion nobody recorded cannot commit. */
 async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: string, from: PruneOptions['from']): Promise<Span> {
   return exec.transaction(async (tx) => {
+    // a run's transcript goes with it: an agent job that runs every minute would otherwise keep every conversation for ever
     const res = await tx.execute(sql`
-      with gone as (delete from runs where id in (select id from (${doomed(jobId, before, BATCH)}) d) returning nominal_at)
-      select count(*)::int as n, min(nominal_at) as oldest, max(nominal_at) as newest from gone`);
+      with gone as (delete from runs where id in (select id from (${doomed(jobId, before, BATCH)}) d) returning id, nominal_at),
+        talk as (delete from transcripts where kind = 'run' and run_id in (select id from gone) returning 1)
+      select count(*)::int as n, min(nominal_at) as oldest, max(nominal_at) as newest, (select count(*)::int from talk) as transcripts from gone`);
     const span = spanOf(res.rows[0]);
     if (span.n > 0) {
       await appendInTransaction(tx, [{
         kind: 'runs.pruned', actor, job_id: jobId, outcome: 'deleted', rule: 'retention.runs',
         reason: `ended runs with instants before ${before.toISOString()} were deleted under the run retention`,
-        data: { runs: span.n, oldest_nominal_at: span.oldest?.toISOString(), newest_nominal_at: span.newest?.toISOString(), before: before.toISOString(), ...(from ? { pruned_from: from } : {}) },
+        data: { runs: span.n, transcripts: span.transcripts, oldest_nominal_at: span.oldest?.toISOString(), newest_nominal_at: span.newest?.toISOString(), before: before.toISOString(), ...(from ? { pruned_from: from } : {}) },
       }]);
     }
     return span;
@@ -90,7 +99,7 @@ async function* jobsWithOldRuns(exec: Executor, before: Date): AsyncGenerator<st
 }
 
 /**
- * Deletes ended runs older than the cutoff, job by job (removed jobs too), each
+ * Deletes ended runs older than the cutoff, job by job (removed jobs too), with their transcripts, each
  * batch with a `runs.pruned` audit record, and the recorded effects of tool calls
  * made before it and before every run still going (a retry replays them). The audit chain is never pruned.
  */
@@ -99,17 +108,17 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
   const stop = opts.shouldStop ?? (() => false);
   let complete = true;
   for await (const jobId of jobsWithOldRuns(exec, opts.before)) {
-    let total: Span = { n: 0, oldest: null, newest: null };
+    let total: Span = { n: 0, oldest: null, newest: null, transcripts: 0 };
     if (opts.dryRun) total = await countDoomed(exec, jobId, opts.before);
     else {
       for (;;) {
         if (stop()) { complete = false; break; }
         const span = await deleteBatch(exec, jobId, opts.before, opts.actor, opts.from);
-        total = { n: total.n + span.n, oldest: total.oldest ?? span.oldest, newest: span.newest ?? total.newest };
+        total = { n: total.n + span.n, oldest: total.oldest ?? span.oldest, newest: span.newest ?? total.newest, transcripts: total.transcripts + span.transcripts };
         if (span.n < BATCH) break;
       }
     }
-    if (total.n > 0) out.push({ job_id: jobId, runs: total.n, oldest: total.oldest!, newest: total.newest! });
+    if (total.n > 0) out.push({ job_id: jobId, runs: total.n, transcripts: total.transcripts, oldest: total.oldest!, newest: total.newest! });
     if (!complete) break;
   }
   let effects = 0;
@@ -130,5 +139,5 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
       }
     }
   }
-  return { before: opts.before, dryRun: Boolean(opts.dryRun), jobs: out, runs: out.reduce((s, j) => s + j.runs, 0), effects, complete };
+  return { before: opts.before, dryRun: Boolean(opts.dryRun), jobs: out, runs: out.reduce((s, j) => s + j.runs, 0), transcripts: out.reduce((s, j) => s + j.transcripts, 0), effects, complete };
 }

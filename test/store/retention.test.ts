@@ -6,6 +6,7 @@ import { verifyAudit } from '../../src/store/audit-verify.ts';
 import { createJob, removeJob } from '../../src/store/jobs.ts';
 import { pruneRuns } from '../../src/store/retention.ts';
 import { insertRun, listRuns } from '../../src/store/runs.ts';
+import { saveTranscript, transcriptOfRun } from '../../src/store/transcripts.ts';
 import { FINAL_RUN_STATES, type RunState } from '../../src/store/schema.ts';
 import { freshDatabase, useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
@@ -39,7 +40,7 @@ describe('run retention', () => {
     // its only run after the cutoff is gone, so its newest old run stays: `jobs show` can still say when it last ran
     expect(await statesOf(yearly.id)).toEqual([[day(-35).toISOString(), 'failed']]);
     expect(report.complete).toBe(true);
-    expect(report.jobs.find((j) => j.job_id === job.id)).toEqual({ job_id: job.id, runs: FINAL_RUN_STATES.length, oldest: day(-20), newest: day(-20 + FINAL_RUN_STATES.length - 1) });
+    expect(report.jobs.find((j) => j.job_id === job.id)).toEqual({ job_id: job.id, runs: FINAL_RUN_STATES.length, transcripts: 0, oldest: day(-20), newest: day(-20 + FINAL_RUN_STATES.length - 1) });
     expect(report.jobs.find((j) => j.job_id === yearly.id)?.runs).toBe(1);
   });
 
@@ -57,9 +58,31 @@ describe('run retention', () => {
     const job = await jobWithRuns([[day(-3), 'succeeded'], [day(-2), 'failed'], [day(1), 'succeeded']]);
     const before = await statesOf(job.id);
     const dry = await pruneRuns(database().db, { before: cutoff, actor: 'alice', dryRun: true });
-    expect(dry.jobs.find((j) => j.job_id === job.id)).toEqual({ job_id: job.id, runs: 2, oldest: day(-3), newest: day(-2) });
+    expect(dry.jobs.find((j) => j.job_id === job.id)).toEqual({ job_id: job.id, runs: 2, transcripts: 0, oldest: day(-3), newest: day(-2) });
     expect(await statesOf(job.id)).toEqual(before);
     expect((await listAudit(database().db, { job_id: job.id, limit: 100 })).filter((r) => r.kind === 'runs.pruned')).toEqual([]);
+  });
+
+  it('deletes an agent run\'s transcript with the run, and keeps the transcripts of kept runs and of sessions', async () => {
+    const { db } = database();
+    const job = await jobWithRuns([[day(-3), 'succeeded'], [day(-2), 'failed'], [day(1), 'succeeded']]);
+    const runsOf = (await listRuns(db, { job_id: job.id, limit: 10 })).sort((a, b) => a.nominal_at.getTime() - b.nominal_at.getTime());
+    const talk = (runId: string | null, kind: 'run' | 'session' = 'run') => saveTranscript(db, {
+      kind, session_key: kind === 'run' ? `cron:${job.id}` : 'cli:alice', memory_scope: '', run_id: runId, job_id: kind === 'run' ? job.id : null,
+      execution_id: 'exe_x', prompt: 'p', messages: [{ role: 'user', content: 'p' }],
+    });
+    for (const r of runsOf) await talk(r.id);
+    const session = await talk(null, 'session');
+    const dry = await pruneRuns(db, { before: cutoff, actor: 'alice', dryRun: true });
+    expect(dry.jobs.find((j) => j.job_id === job.id)?.transcripts).toBe(2);
+    const report = await pruneRuns(db, { before: cutoff, actor: 'alice' });
+    expect(report.jobs.find((j) => j.job_id === job.id)).toMatchObject({ runs: 2, transcripts: 2 });
+    expect(await transcriptOfRun(db, runsOf[0]!.id)).toBeNull();
+    expect(await transcriptOfRun(db, runsOf[1]!.id)).toBeNull();
+    expect(await transcriptOfRun(db, runsOf[2]!.id)).not.toBeNull();
+    expect((await db.execute(sql`select count(*)::int as n from transcripts where id = ${session.id}`)).rows[0]).toEqual({ n: 1 });
+    const [record] = (await listAudit(db, { job_id: job.id, limit: 100 })).filter((r) => r.kind === 'runs.pruned');
+    expect(record!.data).toMatchObject({ runs: 2, transcripts: 2 });
   });
 
   it('prunes a removed job\'s runs too', async () => {

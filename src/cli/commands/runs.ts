@@ -44,8 +44,8 @@ export function registerRunsCommands(program: Command): void {
       const { dryRun, ...rest } = report;
       if (opts.json) { printJson({ dry_run: dryRun, ...rest }); return; }
       const verb = dryRun ? 'would delete' : 'deleted';
-      process.stdout.write(`${verb} ${report.runs} ended run(s) of ${report.jobs.length} job(s) with instants before ${report.before.toISOString()}, and ${report.effects} recorded tool effect(s)\n`);
-      if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.oldest.toISOString(), j.newest.toISOString()]));
+      process.stdout.write(`${verb} ${report.runs} ended run(s) of ${report.jobs.length} job(s) with instants before ${report.before.toISOString()}, ${report.transcripts} agent run transcript(s) with them, and ${report.effects} recorded tool effect(s)\n`);
+      if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'TRANSCRIPTS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.transcripts, j.oldest.toISOString(), j.newest.toISOString()]));
     });
 
   runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
