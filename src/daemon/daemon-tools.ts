@@ -3,6 +3,8 @@ import type { Config } from '../config/schema.ts';
 import { neverInDaemonRun } from '../policy/daemon-reach.ts';
 import { RULES } from '../policy/rules.ts';
 import { validateParams } from '../tools/validate.ts';
+import { buildContext } from '../tools/context.ts';
+import { createGuard } from '../guard/index.ts';
 import type { JobChangeDeps, JobServiceDeps } from '../jobs/service.ts';
 import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
@@ -60,6 +62,7 @@ export interface ToolHost extends JobServiceDeps {
 export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, extra: readonly Tool[] = []): ToolRegistry {
   const { db } = host;
   const spill = pgSpillStore(db);
+  const staticGuard = createGuard(config, { dns: false });
   // the registry holds the cronjob tool, whose definitions are checked against the registry
   let registry: ToolRegistry | undefined;
   const jobs: JobChangeDeps = {
@@ -76,6 +79,19 @@ export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, 
         if (invalid) return `invalid arguments: ${invalid}`;
         const never = neverInDaemonRun(registry!.facts(name)!, args);
         return never ? `no daemon run can make this call (${never}: ${RULES[never]})` : null;
+      },
+      toolProblem: (name) => {
+        const facts = registry?.facts(name);
+        const never = facts ? neverInDaemonRun(facts, {}) : null;
+        return never ? `no daemon run can use this tool (${never}: ${RULES[never]}); remove it from tools` : null;
+      },
+      // no DNS: a name's addresses tonight are not known now, so only what holds whatever it resolves to refuses here
+      stepFindings: async (name, args) => {
+        const { findings } = await staticGuard.inspect({ tool: name, args }, buildContext({ unattended: true, session_key: 'cron:definition-check' }));
+        if (findings.length === 0) return null;
+        const hard = findings.find((f) => f.severity === 'deny');
+        return hard ? `refused by the guard in every context (${hard.rule}: ${hard.reason}, matched: ${hard.matched})`
+          : `flagged by the guard (${findings.map((f) => f.rule).join(', ')}), and a flagged call cannot run unattended because nobody can approve it (unattended.flagged)`;
       },
     },
     grantScope: (job) => (registry ? usableByRuns(jobToolSet(config, registry, job.tools, job.payload)) : []),

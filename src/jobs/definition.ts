@@ -61,6 +61,10 @@ export interface DefinitionChecks {
   readonly defaultCatchupWindowSeconds?: number;
   /** What is wrong with a step of a known tool (its arguments, or a call no daemon run can make), or null. */
   readonly stepProblem?: (tool: string, args: Readonly<Record<string, unknown>>) => string | null;
+  /** Why no daemon run can ever use this known tool, whatever its arguments (I4), or null. */
+  readonly toolProblem?: (tool: string) => string | null;
+  /** What the static guard finds in a step: a finding refuses the call in every unattended run, since nobody can approve it. */
+  readonly stepFindings?: (tool: string, args: Readonly<Record<string, unknown>>) => Promise<string | null>;
 }
 
 /** Names in the definition that refer to nothing here, each with its path. */
@@ -68,6 +72,11 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   const problems: string[] = [];
   def.tools.forEach((t, i) => {
     if (!checks.knownTool(t)) problems.push(`tools[${i}]: "${t}" is not a known tool`);
+    else {
+      // listing it would show the approver a power the job never has
+      const never = checks.toolProblem?.(t);
+      if (never) problems.push(`tools[${i}] (${t}): ${never}`);
+    }
   });
   if (def.payload.kind === 'steps') {
     def.payload.steps.forEach((s, i) => {
@@ -75,6 +84,8 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
       // a non-empty tools list is the run's whole allowed set (empty means the default set): a step outside it is refused in every run
       else if (def.tools.length > 0 && !def.tools.includes(s.tool)) {
         problems.push(`payload.steps[${i}] (${s.tool}): not in the job's tools [${def.tools.join(', ')}], so every run would refuse this step (context.allowed_tools); add ${s.tool} to tools`);
+      } else if (TARGETED.includes(s.tool) && typeof s.args.target === 'string' && !checks.notifyTargets.includes(s.args.target)) {
+        problems.push(`payload.steps[${i}].args.target: "${s.args.target}" is not a configured notify target (${knownTargets(checks)})`);
       } else {
         const problem = checks.stepProblem?.(s.tool, s.args);
         if (problem) problems.push(`payload.steps[${i}] (${s.tool}): ${problem}`);
@@ -83,8 +94,26 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   }
   const target = def.delivery?.notify;
   if (target !== undefined && !checks.notifyTargets.includes(target)) {
-    const known = checks.notifyTargets.length ? `known: ${checks.notifyTargets.join(', ')}` : 'notify.targets is empty';
-    problems.push(`delivery.notify: "${target}" is not a configured notify target (${known})`);
+    problems.push(`delivery.notify: "${target}" is not a configured notify target (${knownTargets(checks)})`);
+  }
+  return problems;
+}
+
+/** Tools whose `target` names one of notify.targets (their catalog rows require it). */
+const TARGETED: readonly string[] = ['notify', 'message'];
+
+const knownTargets = (checks: DefinitionChecks) => (checks.notifyTargets.length ? `known: ${checks.notifyTargets.join(', ')}` : 'notify.targets is empty');
+
+/**
+ * The steps the static guard flags, each with its path. Asked after definitionProblems, before anyone is
+ * asked to approve: a hard block, a path outside the workspace or a flagged URL is refused in every run.
+ */
+export async function stepsEveryRunRefuses(def: JobDefinition, checks: DefinitionChecks): Promise<string[]> {
+  if (def.payload.kind !== 'steps' || !checks.stepFindings) return [];
+  const problems: string[] = [];
+  for (const [i, s] of def.payload.steps.entries()) {
+    const found = await checks.stepFindings(s.tool, s.args);
+    if (found) problems.push(`payload.steps[${i}] (${s.tool}): ${found}`);
   }
   return problems;
 }

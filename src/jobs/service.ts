@@ -11,6 +11,8 @@ import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
 import { checkSchedule, futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
+import type { z } from 'zod';
+import { nearestName } from '../util/nearest-name.ts';
 
 export interface JobServiceDeps {
   readonly db: Executor;
@@ -43,7 +45,7 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: 
     ? { ...input, catchup_window_seconds: checks.defaultCatchupWindowSeconds } : input;
   const parsed = jobDefinitionSchema.safeParse(withDefaults);
   if (!parsed.success) {
-    throw new JobInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'job definition'}: ${i.message}`).join('; '));
+    throw new JobInputError(parsed.error.issues.map(issueText).join('; '));
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
@@ -54,6 +56,25 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: 
     else checkSchedule(parsed.data.schedule, parsed.data.timezone);
   }
   return parsed.data;
+}
+
+/** One schema problem with its path; an unknown key names the field it most likely meant. */
+function issueText(i: z.core.$ZodIssue): string {
+  const where = i.path.join('.') || 'job definition';
+  if (i.code !== 'unrecognized_keys') return `${where}: ${i.message}`;
+  const known = knownKeysAt(i.path);
+  return i.keys.map((k) => {
+    const near = nearestName(k, known);
+    return `${[...i.path, k].join('.')}: is not a field of a job${near ? ` (did you mean ${near}?)` : ''}`;
+  }).join('; ');
+}
+
+/** The fields a definition may have at a path: the top level, delivery, the payload and its steps. */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  if (path.length === 0) return Object.keys(jobDefinitionSchema.shape);
+  if (path[0] === 'delivery') return ['notify'];
+  if (path[0] === 'payload') return path.length === 1 ? ['kind', 'steps', 'prompt', 'model'] : ['tool', 'args'];
+  return [];
 }
 
 /** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */

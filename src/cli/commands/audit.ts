@@ -11,6 +11,7 @@ import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
 import type { AuditRow } from '../../store/schema.ts';
 import { registerAuditArchiveCommands } from './audit-archive.ts';
+import { nearestName } from '../../util/nearest-name.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -28,29 +29,12 @@ export const AUDIT_KINDS: readonly string[] = [
   'run.attempt_abandoned', 'run.delivery', 'run.outcome_discarded', 'run.queued', 'run.started', 'run.state', 'runs.pruned',
 ];
 
-/** The known kind a typo most likely meant: at most two edits away, or the one it is a prefix of. */
-function nearestKind(kind: string): string | undefined {
-  const distance = (a: string, b: string): number => {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const next = [i];
-      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      row = next;
-    }
-    return row[b.length]!;
-  };
-  const scored = AUDIT_KINDS.map((k) => ({ k, d: distance(kind.toLowerCase(), k) })).sort((x, y) => x.d - y.d);
-  if (scored[0] && scored[0].d <= 2) return scored[0].k;
-  const extending = AUDIT_KINDS.filter((k) => k.startsWith(kind.toLowerCase()));
-  return extending.length === 1 ? extending[0] : undefined;
-}
-
 /** --kind: a known kind, or one the log holds; anything else is a typo that would list nothing (exit 64). */
 async function checkKind(exec: Executor, kind: string): Promise<void> {
   if (AUDIT_KINDS.includes(kind)) return;
   const { listAudit } = await import('../../store/audit.ts');
   if ((await listAudit(exec, { kind, limit: 1 })).length > 0) return;
-  const near = nearestKind(kind);
+  const near = nearestName(kind, AUDIT_KINDS);
   throw new CliError(`--kind: no audit record kind ${JSON.stringify(kind)}${near ? ` (did you mean "${near}"?)` : ''}; known kinds: ${AUDIT_KINDS.join(', ')}`, EXIT.usage);
 }
 

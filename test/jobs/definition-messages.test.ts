@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseDefinition } from '../../src/jobs/service.ts';
+import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
+import { nearestName } from '../../src/util/nearest-name.ts';
+
+const checks = { knownTool: (n: string) => CATALOG_BY_NAME.has(n), notifyTargets: ['ops'] };
+const base = { name: 'n', schedule: '0 3 * * *', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }] } };
+const problem = (def: Record<string, unknown>) => {
+  try {
+    parseDefinition(def, checks);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('the definition was accepted');
+};
+
+describe('a job definition with a misspelt field names it and the field it most likely meant', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a prefix of the real field', { ...base, timeout: 30 }, 'timeout: is not a field of a job (did you mean timeout_seconds?)'],
+    ['two letters off', { ...base, overlap_polcy: 'skip' }, 'overlap_polcy: is not a field of a job (did you mean overlap_policy?)'],
+    ['inside delivery', { ...base, delivery: { notfy: 'ops' } }, 'delivery.notfy: is not a field of a job (did you mean notify?)'],
+    ['inside the payload', { ...base, payload: { kind: 'agent', promt: 'x' } }, 'payload.promt: is not a field of a job (did you mean prompt?)'],
+    ['nothing near it', { ...base, colour: 'blue' }, 'colour: is not a field of a job'],
+  ];
+  for (const [what, def, message] of cases) {
+    it(what, () => {
+      const got = problem(def);
+      expect(got).toContain(message);
+      if (!message.includes('did you mean')) expect(got).not.toContain('did you mean');
+    });
+  }
+
+  it('a misspelt tool in a step is named too, by the same checks as before', () => {
+    expect(problem({ ...base, payload: { kind: 'steps', steps: [{ tool: 'read_fille', args: {} }] } })).toContain('payload.steps[0].tool: "read_fille" is not a known tool');
+  });
+});
+
+describe('nearestName', () => {
+  it('takes the closest name within two edits, else the only name the word begins', () => {
+    expect(nearestName('grnat.issued', ['grant.issued', 'grant.revoked'])).toBe('grant.issued');
+    expect(nearestName('grant', ['grant.issued', 'grant.revoked'])).toBeUndefined();
+    expect(nearestName('run.del', ['run.delivery', 'run.state'])).toBe('run.delivery');
+    expect(nearestName('zzz', ['a', 'b'])).toBeUndefined();
+  });
+});
