@@ -97,7 +97,11 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
     lines.push('  the job as stored could not be read: only the changes are shown');
   }
   if (payload.kind === 'steps') lines.push(`  steps: ${(payload.steps ?? []).map((s) => s.tool).join(' -> ')}`);
-  if (payload.kind === 'agent') lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}${payload.model ? `  (model ${payload.model})` : ''}`);
+  if (payload.kind === 'agent') {
+    lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}`);
+    // a model left to the config changes with it, without anyone approving again
+    lines.push(payload.model ? `  model: ${payload.model} (named by the job)` : `  model: the configuration's model.name${config.model.name ? ` (${config.model.name} here now)` : ''}, which may change without a new approval; name one in the payload to fix it`);
+  }
   const delivery = (def.delivery as { notify?: unknown } | null | undefined)?.notify;
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   // dangerous tools are refused in every run, so listing them as authorised would mislead
