@@ -5,7 +5,8 @@ import { codeOf, variableCode } from './code-values.ts';
 import { envConfigCode, gitConfigCode } from './git-config.ts';
 import { DECLARERS, resolveName } from './shell-state.ts';
 import { builtinSetterCode } from './variable-setters.ts';
-import { GIT_GLOBAL, TREE_COPIES } from './program-tables.ts';
+import { gitCommand } from './git-command.ts';
+import { TREE_COPIES } from './program-tables.ts';
 import { gitGrep } from './checks/targets.ts';
 import { DOWNLOADED } from './written-files.ts';
 import { UNKNOWN, display, literal, plain } from './values.ts';
@@ -32,7 +33,7 @@ function assignmentCode(words: readonly Arg[], leading: boolean, emit: Emit, var
     const code = variableCode(name, a.v.slice(m[0].length));
     if (code !== null) out.push(code);
   }
-  return [...out, ...envConfigCode(assigned, vars, emit, leading ? words.slice(i) : null)];
+  return [...out, ...envConfigCode(assigned, vars, emit)];
 }
 
 /** What a file named in an argument holds when this command line wrote it (or a process substitution prints it); undefined when unknown. */
@@ -41,9 +42,9 @@ export type FileReader = (file: Arg) => string | typeof DOWNLOADED | undefined;
 /** How deep command files may source each other (`source x.gdb` in x.gdb). */
 const MAX_FILE_DEPTH = 4;
 
-/** `git [-C DIR] SUB ARGS…` as the program `git SUB` with ARGS, for EMBEDDED_CODE's `git …` entries. */
+/** `git [-C DIR] SUB ARGS…` as the program `git SUB` with ARGS (aliases followed), for EMBEDDED_CODE's `git …` entries. */
 function gitSubcommand(args: readonly Arg[]): { name: string; args: readonly Arg[] } | null {
-  const ops = parseOptions(args, GIT_GLOBAL).operands;
+  const ops = gitCommand(args).words;
   const sub = literal(ops[0]?.v ?? '');
   return sub === null ? null : { name: `git ${sub}`, args: ops.slice(1) };
 }

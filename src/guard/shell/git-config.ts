@@ -1,10 +1,10 @@
 import { ENV_UNSEEN, GIT_CONFIG_CODE, GIT_CONFIG_UNSEEN, GIT_EXT_URL, GIT_HOME_UNSEEN, GIT_PROTOCOL_LIST, NOWHERE } from './code-tables.ts';
 import { codeOf } from './code-values.ts';
 import { has, parseOptions, valuesOf, type OptionSpec } from './flags.ts';
+import { gitCommand } from './git-command.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { canonical, showCanon } from './paths.ts';
 import { GIT_GLOBAL } from './program-tables.ts';
-import { innerProgram } from './unwrap.ts';
 import { display, isKnown, literal, plain } from './values.ts';
 
 /** Git configuration that runs commands, wherever it is set: `-c`, `--config-env`, the environment, `git config`. */
@@ -94,7 +94,7 @@ export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<str
   if (inv.program !== 'git') return [];
   const p = parseOptions(inv.args, GIT_GLOBAL);
   const out: string[] = [];
-  // HOME or XDG_CONFIG_HOME set earlier on the line (see setVar)
+  // HOME or XDG_CONFIG_HOME set earlier on the line or for this command (see setVar, commandVars)
   for (const [name, fine] of Object.entries(GIT_HOME_UNSEEN)) {
     const v = vars.get(name);
     if (v !== undefined) unseenPath(v, fine, `${name}=${display(v)} … ${inv.text}`, emit);
@@ -112,10 +112,11 @@ export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<str
       out.push(...settingCode(key, from === null ? null : vars.get(from) ?? null, `git --config-env=${display(v)}`, emit));
     }
   }
-  const sub = literal(p.operands[0]?.v ?? '');
-  if (sub === 'config') out.push(...configWrite(p.operands.slice(1), emit));
+  const words = gitCommand(inv.args).words;
+  const sub = literal(words[0]?.v ?? '');
+  if (sub === 'config') out.push(...configWrite(words.slice(1), emit));
   if (sub === 'clone' || sub === 'init') {
-    const q = parseOptions(p.operands.slice(1), NEW_REPO);
+    const q = parseOptions(words.slice(1), NEW_REPO);
     if (sub === 'clone') for (const v of valuesOf(q, 'c', 'config')) out.push(...entryCode(v.v, `git clone -c ${display(v.v)}`, emit));
     for (const v of valuesOf(q, 'template')) if (v.v !== '') unseenPath(v.v, NOWHERE, `git ${sub} --template=${display(v.v)}`, emit);
   }
@@ -129,15 +130,14 @@ const unquote = (s: string): string => s.replace(/'\\''/g, "'");
 /**
  * git configuration set in the environment: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n (the other half may come
  * from an earlier assignment, in `vars`) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on);
- * files git (or bash) reads code from (GIT_CONFIG_GLOBAL, BASH_ENV, …), and, for a `command` that runs git, where it
- * finds the user's config.
+ * files git (or bash) reads code from (GIT_CONFIG_GLOBAL, BASH_ENV, …). Where git finds the user's config (HOME) is
+ * judged at each git command, with the variables it runs with (gitConfigCode).
  */
-export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit, command: readonly Arg[] | null = null): string[] {
+export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit): string[] {
   const out: string[] = [];
   const pairs = new Set<string>();
   for (const [name, v] of assigned) {
-    const fine = Object.hasOwn(ENV_UNSEEN, name) ? ENV_UNSEEN[name] : Object.hasOwn(GIT_HOME_UNSEEN, name) && command !== null && innerProgram(command) === 'git' ? GIT_HOME_UNSEEN[name] : undefined;
-    if (fine) unseenPath(v, fine, `${name}=${display(v)}`, emit);
+    if (Object.hasOwn(ENV_UNSEEN, name)) unseenPath(v, ENV_UNSEEN[name]!, `${name}=${display(v)}`, emit);
     if (name === GIT_PROTOCOL_LIST && (!isKnown(v) || v.split(':').some((p) => p.trim().toLowerCase() === 'ext'))) emit(UNSEEN, `${name}=${display(v)}`);
     const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(name)?.[1];
     if (n !== undefined && !pairs.has(n)) {

@@ -176,12 +176,12 @@ export const SQL_CLIENTS = new Set([
 export const NON_READERS = new Set(['ls', 'stat', 'test', '[', '[[', 'du', 'realpath', 'readlink', 'dirname', 'basename', 'namei', 'lsattr', 'getfacl', 'echo', 'printf', 'which', 'type', 'command', 'git']);
 
 /** Programs whose first operand is a pattern, not a file. */
-export const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'zgrep']);
+export const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'ugrep', 'ug', 'ugrep+', 'ug+', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'zgrep']);
 
 /** Programs that read files named by operands (a secret operand is read even when quoted). */
 export const READERS = new Set([
   'cat', 'tac', 'less', 'more', 'most', 'head', 'tail', 'nl', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32', 'cp', 'scp', 'rsync', 'dd',
-  'tar', 'zip', '7z', 'gzip', 'bzip2', 'xz', 'zstd', 'grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'sed', 'awk', 'gawk', 'cut', 'sort', 'uniq', 'wc', 'diff',
+  'tar', 'zip', '7z', 'gzip', 'bzip2', 'xz', 'zstd', 'grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'pt', 'ugrep', 'ug', 'ugrep+', 'ug+', 'sed', 'awk', 'gawk', 'cut', 'sort', 'uniq', 'wc', 'diff',
   'cmp', 'comm', 'paste', 'join', 'fold', 'fmt', 'pr', 'column', 'vi', 'vim', 'nvim', 'view', 'nano', 'emacs', 'ed', 'code', 'openssl', 'curl', 'wget',
   'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'file', 'iconv', 'jq', 'yq', 'install', 'mv', 'ln', 'unshadow', 'john', 'bat', 'batcat', 'mcedit',
   'zcat', 'zless', 'xargs', 'docker', 'kubectl', 'sftp', 'nc', 'ncat', 'socat', 'python', 'python3', 'perl', 'ruby', 'node', 'source', '.',
@@ -237,6 +237,24 @@ const RG_OPTIONS: OptionSpec = {
   flags: ['files', 'files-with-matches', 'files-without-match', 'type-list', 'follow', 'fixed-strings', 'hidden', 'no-ignore', 'count', 'count-matches', 'no-pre'],
 };
 const GREP: TreeCopySpec = { spec: GREP_OPTIONS, recursive: ['r', 'R', 'recursive', 'dereference-recursive', 'd=recurse', 'directories=recurse'], pattern: ['e', 'f', 'regexp', 'file'], cwd: 'always' };
+/**
+ * ugrep (`ug` is ugrep with its config file; `+` adds document filters): grep's options and more. A directory operand
+ * is searched one level deep even without -r (that reaches /etc/shadow, ~/.git-credentials), so every directory counts;
+ * with no operand it recurses from the working directory unless stdin is fed. `-Q` (query) takes the pattern itself.
+ */
+const UGREP: TreeCopySpec = {
+  spec: {
+    short: 'ABCefNtgmdDOMKJ', attached: 'Z',
+    long: [
+      'regexp', 'file', 'neg-regexp', 'after-context', 'before-context', 'context', 'max-count', 'directories', 'devices', 'file-type', 'glob', 'iglob',
+      'include', 'include-dir', 'include-from', 'exclude', 'exclude-dir', 'exclude-from', 'include-fs', 'exclude-fs', 'file-extension', 'file-magic',
+      'range', 'jobs', 'label', 'filter', 'filter-magic-label', 'format', 'format-begin', 'format-end', 'format-open', 'format-close', 'group-separator',
+      'encoding', 'replace', 'max-files', 'min-count', 'min-line', 'max-line',
+    ],
+    flags: ['recursive', 'dereference-recursive', 'files', 'files-with-matches', 'files-without-match', 'fixed-strings', 'ignore-case', 'smart-case', 'line-number', 'count', 'color', 'colour', 'hidden', 'pretty', 'sort', 'query', 'config', 'pager', 'ignore-files', 'index'],
+  },
+  recursive: 'always', pattern: ['e', 'f', 'regexp', 'file', 'Q', 'query'], cwd: 'unless-stdin',
+};
 const GIT_GREP_OPTIONS: OptionSpec = { short: 'ABCefm', attached: 'O', long: ['max-depth', 'threads', 'after-context', 'before-context', 'context', 'max-count'], flags: ['no-index', 'open-files-in-pager'] };
 
 /** Recursive copies, archives and searches: a source that holds a secret reads it (`cp -r /root x`, `tar czf x.tgz ~/.ssh`, `grep -r x /root`). */
@@ -254,6 +272,7 @@ export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {
   rg: { spec: RG_OPTIONS, recursive: 'always', pattern: ['e', 'f', 'regexp', 'file'], namesOnly: ['files', 'type-list'], cwd: 'unless-stdin' },
   ag: { spec: { short: 'GgmpW', long: ['file-search-regex', 'max-count', 'depth', 'ignore', 'ignore-dir', 'path-to-ignore', 'pager', 'width', 'workers'], flags: ['list-file-types'] }, recursive: 'always', pattern: [], namesOnly: ['g', 'list-file-types'], cwd: 'unless-stdin' },
   ack: { spec: { short: 'gm', long: ['match', 'ignore-dir', 'noignore-dir', 'ignore-file', 'type', 'type-add', 'type-set', 'type-del', 'output', 'pager', 'max-count'] }, recursive: 'always', pattern: ['match'], namesOnly: ['f', 'g', 'help-types'], cwd: 'unless-stdin' },
+  ugrep: UGREP, ug: UGREP, 'ugrep+': UGREP, 'ug+': UGREP,
   pt: { spec: { short: 'Gg', long: ['file-search-regexp', 'depth', 'ignore', 'output-encode'] }, recursive: 'always', pattern: [], namesOnly: ['g'], cwd: 'unless-stdin' },
   // `git [-C DIR] grep --no-index …`, seen as this program (see treeSources)
   'git grep': { spec: GIT_GREP_OPTIONS, recursive: 'always', modes: ['no-index'], pattern: ['e', 'f'], cwd: 'always' },

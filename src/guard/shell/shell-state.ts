@@ -22,7 +22,7 @@ export interface State {
   readonly loopFactor: number;
 }
 
-export const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, vars: new Map(st.vars), ...over });
+export const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, ...over, vars: over.vars ?? new Map(st.vars) });
 
 /** An argument as the guard shows it in a finding. */
 export const showArg = (v: string): string => {
@@ -84,11 +84,50 @@ function setNameref(st: State, ref: string, target: string): void {
   else st.vars.delete(refKey(ref));
 }
 
+/** `export NAME` is kept beside the variables as `-x NAME`, `set -a` as `-o allexport`: keys no variable name can have. */
+const exportKey = (name: string): string => `-x ${name}`;
+const ALLEXPORT = '-o allexport';
+
 export function setVar(st: State, name: string, v: string): void {
+  assignVar(st.vars, name, v);
+}
+
+/** Sets a variable in `vars` (an unknown value forgets it); under `set -a` it is exported too. */
+export function assignVar(vars: Map<string, string>, name: string, v: string): void {
   // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN)
-  if (isKnown(v)) st.vars.set(name, v);
-  else if (Object.hasOwn(GIT_HOME_UNSEEN, name)) st.vars.set(name, UNKNOWN);
-  else st.vars.delete(name);
+  if (isKnown(v)) vars.set(name, v);
+  else if (Object.hasOwn(GIT_HOME_UNSEEN, name)) vars.set(name, UNKNOWN);
+  else vars.delete(name);
+  if (vars.has(ALLEXPORT)) setExported(vars, name, true);
+}
+
+export function setExported(vars: Map<string, string>, name: string, on: boolean): void {
+  if (on) vars.set(exportKey(name), '');
+  else vars.delete(exportKey(name));
+}
+
+/**
+ * Whether a child process gets the variable: exported, or one the shell usually inherits from its environment already
+ * (HOME always, XDG_CONFIG_HOME often), where a plain assignment changes what children see. Only those git judges (GIT_HOME_UNSEEN).
+ */
+export const isExported = (vars: ReadonlyMap<string, string>, name: string): boolean =>
+  vars.has(exportKey(name)) || Object.hasOwn(GIT_HOME_UNSEEN, name);
+
+/** `export` marks names (`-n` unmarks), `declare -x` / `+x` too; null when the builtin leaves the mark alone. */
+function exporting(program: string, args: readonly Arg[]): boolean | null {
+  if (program === 'export') return !args.some((a) => /^-[A-Za-z]*n/.test(a.v));
+  if (program === 'readonly') return null;
+  if (args.some((a) => /^-[A-Za-z]*x/.test(a.v))) return true;
+  return args.some((a) => /^\+[A-Za-z]*x/.test(a.v)) ? false : null;
+}
+
+/** `set -a`, `set -o allexport` (and `+`): every later assignment is exported. */
+function allexport(vars: Map<string, string>, args: readonly Arg[]): void {
+  args.forEach((a, i) => {
+    const sign = /^([-+])[A-Za-z]*a[A-Za-z]*$/.exec(a.v)?.[1] ?? (/^[-+]o$/.test(a.v) && args[i + 1]?.v === 'allexport' ? a.v[0] : null);
+    if (sign === '-') vars.set(ALLEXPORT, '');
+    else if (sign === '+') vars.delete(ALLEXPORT);
+  });
 }
 
 /** Static text on a command's stdin: its heredoc or here-string, else what the previous pipeline stage prints. */
@@ -122,12 +161,17 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
     st.cwd = null;
   } else if (DECLARERS.has(program)) {
     const refs = NAMEREF_SETTERS.has(program) && args.some((a) => NAMEREF_OPTION.test(a.v));
+    const exports = exporting(program, args);
     for (const a of args) {
-      const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.v);
-      if (m && refs) setNameref(st, m[1]!, a.v.slice(m[0].length));
-      else if (m) setVar(st, resolveName(st.vars, m[1]!), a.v.slice(m[0].length));
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)(=|$)/.exec(a.v);
+      if (!m) continue;
+      if (refs && m[2]) { setNameref(st, m[1]!, a.v.slice(m[0].length)); continue; }
+      const name = resolveName(st.vars, m[1]!);
+      if (m[2]) setVar(st, name, a.v.slice(m[0].length));
+      if (exports !== null) setExported(st.vars, name, exports);
     }
   } else if (program === 'set' && args.length > 0) {
+    allexport(st.vars, args);
     const dash = args.findIndex((a) => a.v === '--');
     const positional = dash >= 0 ? args.slice(dash + 1) : /^[-+]/.test(args[0]!.v) ? null : args;
     if (positional) {
@@ -136,6 +180,11 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
       setVar(st, '@', positional.map((a) => a.v).join(FIELD_SPLIT));
     }
   } else if (program === 'read' || program === 'unset') {
-    for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) st.vars.delete(resolveName(st.vars, a.v));
+    for (const a of args) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) continue;
+      const name = resolveName(st.vars, a.v);
+      st.vars.delete(name);
+      if (program === 'unset') setExported(st.vars, name, false);
+    }
   }
 }

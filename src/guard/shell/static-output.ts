@@ -1,15 +1,15 @@
 import { has, parseOptions } from './flags.ts';
 import { interpreterView } from './interpreters.ts';
 import type { Invocation } from './model.ts';
-import { GIT_GLOBAL } from './program-tables.ts';
+import { gitCommand } from './git-command.ts';
 import { decodeAnsiC } from './syntax/ansi-c.ts';
-import { literal, plain } from './values.ts';
+import { literal, plain, printed } from './values.ts';
 import { redactText } from '../../util/redact.ts';
 
 const texts = (inv: Invocation, from = 0): string[] | null => {
   const out: string[] = [];
   for (const a of inv.args.slice(from)) {
-    const t = literal(a.v);
+    const t = printed(a.v);
     if (t === null) out.push(plain(a.v));
     else out.push(t);
   }
@@ -70,10 +70,10 @@ export function staticOutput(inv: Invocation): string | null {
 /**
  * The sub-command, for approvals scoped to program + sub-command (`git status`): the first
  * argument when it is not an option. After an option it could be that option's value
- * (`curl -H "Authorization: …"`), so none. Shown to people and stored: credentials redacted (I11).
+ * (`curl -H "Authorization: …"`), so none; git's is the one an alias on the line stands for. Shown to people and stored: credentials redacted (I11).
  */
 export function subcommandOf(inv: Invocation): string | undefined {
-  const first = inv.program === 'git' ? parseOptions(inv.args, GIT_GLOBAL).operands[0] : inv.args[0];
+  const first = inv.program === 'git' ? gitCommand(inv.args).words[0] : inv.args[0];
   if (!first || first.v.startsWith('-') || (inv.program !== 'git' && interpreterView(inv)?.inline)) return undefined;
   const t = literal(first.v);
   return t === null || t === '' ? undefined : redactText(t);

@@ -47,6 +47,15 @@ export function literal(v: string): string | null {
   return v.replace(SENTINELS, (c) => (c === HOME ? '~' : PLAIN[c] ?? c));
 }
 
+/**
+ * Text a program is given, as it may print it: like `literal`, but the home directory stays the sentinel — the shell
+ * expanded `~` before the program ran, so `$(echo ~)` is the home directory, not a file named `~`. Null when unknown.
+ */
+export function printed(v: string): string | null {
+  if (!isKnown(v)) return null;
+  return v.replace(SENTINELS, (c) => (c === HOME ? HOME : PLAIN[c] ?? c));
+}
+
 const MAX_BRACE = 64;
 
 /** Bash brace expansion over live braces (`{a,b}`, `{1..3}`), bounded. */

@@ -2,15 +2,17 @@ import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { arithmeticValues, expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView, isDownloadOrDecode } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import { HOME_DIR, canonical, segRegex, showCanon, type Canon } from './paths.ts';
+import { HOME_DIR, canonical, segRegex, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
-import { staticOutput, subcommandOf } from './static-output.ts';
+import { subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, resolveName, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
 import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { variableCode } from './code-values.ts';
 import { envConfigCode } from './git-config.ts';
+import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin, type ScriptHost } from './scripts.ts';
+import { childState, childVars, commandVars, wrapperVars } from './environment.ts';
 import { andOrChain, isFdPath, otherDialect, startsShell, type Checks, type Reparse } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
@@ -36,6 +38,9 @@ export class Walker {
   private readonly files = new WrittenFiles();
   /** Every invocation seen, in order (pipelines read the ones their stages produced). */
   private readonly invocations: Invocation[] = [];
+
+  /** What scripts.ts needs to run a script's text. */
+  private readonly scripts: ScriptHost = { emit: (r, m) => this.emit(r, m), files: this.files, nestedCode: (code, st) => this.nestedCode(code, st) };
 
   constructor(private readonly reparse: Reparse, private readonly checks: Checks) {}
 
@@ -177,7 +182,7 @@ export class Walker {
     // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
     for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
     // git configuration in GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs runs like `git -c`
-    if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit, args.length > 0 ? args : null)) this.nestedCode(code, copy(st));
+    if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit)) this.nestedCode(code, copy(st));
     // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
@@ -185,14 +190,16 @@ export class Walker {
       for (const r of redirs) this.checks.redirect(r, this.emit);
       return;
     }
-    this.argv(args, st, redirs, false);
+    this.argv(args, st, redirs, false, assigned);
   }
 
-  /** Unwraps and checks one command line (also used for find -exec and xargs payloads). */
-  private argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): void {
+  /** Unwraps and checks one command line (also used for find -exec and xargs payloads); `assigned`: its `NAME=VALUE` prefix. */
+  private argv(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean, assigned: readonly [string, string][] = []): void {
     let cur = args;
     let cwd = st.cwd;
     let appends = appendsArgs;
+    // the variables the command (and, exported, what it starts) sees: `env -i`, `sudo X=1` change them on the way
+    let vars = commandVars(st.vars, assigned);
     for (let hop = 0; hop < 32 && cur.length > 0; hop++) {
       const head = cur[0]!;
       const name = this.programOf(head);
@@ -201,7 +208,7 @@ export class Walker {
         return;
       }
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
-      for (const code of embeddedCode(name, cur.slice(1), this.emit, st.vars, (f) => this.fileText(f, cwd))) this.nestedCode(code, copy(st, { cwd, vars: new Map(), upstream: [], stdinFrom: null }));
+      for (const code of embeddedCode(name, cur.slice(1), this.emit, vars, (f) => fileText(this.files, f, cwd))) this.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
@@ -211,18 +218,19 @@ export class Walker {
         const input = stdinText(redirs, st);
         const lines = input === null ? null : xargsCommandLines(cur.slice(1, cur.length - u.rest.length), u.rest, input);
         if (lines) {
-          for (const line of lines.slice(0, MAX_LOOP_ITEMS)) this.argv(line, copy(st, { cwd, stdinFrom: null }), [], appends);
+          for (const line of lines.slice(0, MAX_LOOP_ITEMS)) this.argv(line, copy(st, { cwd, vars: new Map(vars), stdinFrom: null }), [], appends);
           return;
         }
       }
       if (u.chdir) cwd = canonical(u.chdir.v, cwd);
-      if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: new Map() }));
+      vars = wrapperVars(name, cur.slice(1), vars);
+      if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map() : childVars(vars) }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
         this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
         if (u.code === null && !u.remote && startsShell(name, cur.slice(1))) {
           // the shell it starts reads the script on stdin: judged as `sh` reading it
-          const local = copy(st, { cwd });
+          const local = copy(st, { cwd, vars: new Map(vars) });
           const shell = makeInvocation('sh', [], local, redirs, appends);
           this.special(shell, local, { v: 'sh', info: head.info });
           this.record(shell);
@@ -234,7 +242,7 @@ export class Walker {
     if (cur.length === 0) return;
     const head = cur[0]!;
     const names = this.candidates(head);
-    const local = copy(st, { cwd });
+    const local = copy(st, { cwd, vars: new Map(vars) });
     for (const program of names) {
       const inv = makeInvocation(program, cur.slice(1), local, redirs, appends);
       this.special(inv, local, head);
@@ -286,74 +294,28 @@ export class Walker {
     this.files.remember(inv);
   }
 
-  /** Running a file written or downloaded earlier in the same command line. */
-  private runsFile(file: Arg, st: State, via: string): void {
-    const c = canonical(file.v, st.cwd);
-    const content = this.files.lookup(c);
-    if (content === DOWNLOADED) this.emit('shell.download.exec', `${via} runs downloaded ${showCanon(c!)}`);
-    else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
-  }
-
-  /** What a file holds when this line wrote it or (`<(…)`) a substitution prints it, when static; DOWNLOADED for downloaded content. */
-  private fileText(file: Arg, cwd: Canon | null): string | typeof DOWNLOADED | undefined {
-    if (!isFdPath(file.v)) return this.files.lookup(canonical(file.v, cwd));
-    if (file.info.inner.some(carriesDownload)) return DOWNLOADED;
-    const last = file.info.inner[file.info.inner.length - 1];
-    return (last ? staticOutput(last) : null) ?? undefined;
-  }
-
-  /** `bash <(…)`, `. <(…)`: the script is what the substituted command prints, when that is static; else nobody can see it. */
-  private scriptFromSubstitution(script: Arg, st: State, inv: Invocation): void {
-    const text = this.fileText(script, st.cwd);
-    if (text === DOWNLOADED) return; // shell.download.exec already
-    if (text !== undefined) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
-    else this.emit('shell.interpreter.unseen_script', `${inv.text} (script from a process substitution)`);
-  }
-
-  /** `bash < file`, `bash </dev/tcp/…`: a script on stdin from a redirect rather than a heredoc or a pipe. */
-  private scriptOnStdin(inv: Invocation, st: State): void {
-    const from = [...inv.redirs].reverse().find((r) => r.op === '<' && r.target);
-    if (!from || inv.upstream.length > 0) return;
-    const target = from.target!.v;
-    if (/^\/dev\/(tcp|udp)\//.test(target)) {
-      this.emit('shell.download.exec', `${inv.text} (script read from the network: ${target})`);
-      return;
-    }
-    if (isFdPath(target)) {
-      // `bash < <(…)`: what the substituted command prints, when static
-      if (from.inner.some(carriesDownload)) return;
-      const last = from.inner[from.inner.length - 1];
-      const text = last ? staticOutput(last) : null;
-      if (text !== null) this.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
-      else this.emit('shell.interpreter.unseen_script', `${inv.text} (script on stdin from a process substitution)`);
-      return;
-    }
-    const content = this.files.lookup(canonical(target, from.cwd ?? st.cwd));
-    if (content === DOWNLOADED) this.emit('shell.download.exec', `${inv.text} (runs downloaded ${target})`);
-    else if (typeof content === 'string') this.nestedCode(content, copy(st, { upstream: [], stdinFrom: null }));
-    else if (!isKnown(target)) this.emit('shell.interpreter.unseen_script', `${inv.text} (script on stdin from ${showArg(target)})`);
-  }
-
   /** Commands whose arguments are themselves code: shells, eval, trap, alias, find -exec. */
   private special(inv: Invocation, st: State, head: Arg): void {
-    if (head.v.includes('/')) this.runsFile(head, st, inv.program);
-    if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
+    if (head.v.includes('/')) runsFile(this.scripts, head, st, inv.program, true);
+    // a script runs in a new process, which sees only what is exported; `source` and `eval` run it in this shell
     const view = interpreterView(inv);
+    const runner = view && view.family !== 'source' && view.family !== 'eval' ? childState(st) : st;
+    if (st.funcs.includes(inv.program) && (st.piped || st.background)) this.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
     const dialect = view?.family === 'shell' ? otherDialect(inv, view.inline && view.code ? plain(view.code.v) : view.readsStdin ? inv.stdinText : null) : null;
     if (dialect !== null) this.emit('shell.input.dialect', dialect);
     if (view?.family === 'shell' && view.inline && view.code) {
-      const vars = new Map<string, string>();
+      const vars = runner.vars;
       view.positional.forEach((a, i) => vars.set(String(i), a.v));
       vars.set('@', view.positional.slice(1).map((a) => a.v).join(FIELD_SPLIT));
-      this.nestedCode(plain(view.code.v), copy(st, { vars, upstream: [], stdinFrom: null }));
+      this.nestedCode(plain(view.code.v), copy(runner, { upstream: [], stdinFrom: null }));
     } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
-      this.nestedCode(inv.stdinText, copy(st, { upstream: [], stdinFrom: null }));
+      this.nestedCode(inv.stdinText, copy(runner, { upstream: [], stdinFrom: null }));
     } else if (view?.family === 'eval' && view.code) {
       this.nestedCode(plain(view.code.v), st);
     }
-    if (view?.script && isFdPath(view.script.v)) this.scriptFromSubstitution(view.script, st, inv);
-    else if (view?.script) this.runsFile(view.script, st, inv.program);
-    if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) this.scriptOnStdin(inv, st);
+    if (view?.script && isFdPath(view.script.v)) scriptFromSubstitution(this.scripts, view.script, runner, inv);
+    else if (view?.script) runsFile(this.scripts, view.script, runner, inv.program);
+    if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) scriptOnStdin(this.scripts, inv, runner);
     this.scheduled(inv, st);
     // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
     for (const code of argumentCode(inv, this.emit, st.vars)) this.nestedCode(code, copy(st));
@@ -368,9 +330,9 @@ export class Walker {
     const text = s.from === 'stdin' ? inv.stdinText : this.files.lookup(canonical(s.from.v, inv.cwd));
     if (text === DOWNLOADED || (s.from === 'stdin' && inv.upstream.some(isDownloadOrDecode))) this.emit('shell.download.exec', inv.text);
     else if (typeof text === 'string') {
-      // cron runs a job in the home directory; at keeps the directory it was given the job in
-      const code = s.format === 'crontab' ? cronCommands(text).join('\n') : text;
-      this.nestedCode(code, copy(st, { cwd: s.format === 'crontab' ? HOME_DIR : st.cwd, vars: new Map(), upstream: [], stdinFrom: null }));
+      // cron runs a job in the home directory with an environment of its own; at keeps the directory and the exported variables
+      const cron = s.format === 'crontab';
+      this.nestedCode(cron ? cronCommands(text).join('\n') : text, copy(st, { cwd: cron ? HOME_DIR : st.cwd, vars: cron ? new Map() : childVars(st.vars), upstream: [], stdinFrom: null }));
     }
   }
 

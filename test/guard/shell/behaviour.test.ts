@@ -63,14 +63,35 @@ describe('shell guard: what it reports', () => {
   });
 
   it('judges a search without a path by the directory it runs in, when that is known', async () => {
-    for (const c of ['rg password', 'grep -r password', 'git grep --no-index password']) {
+    for (const c of ['rg password', 'grep -r password', 'git grep --no-index password', 'ug password']) {
       expect((await checkCommand(c, { cwd: '/root' })).decision, c).toBe('deny');
       expect((await checkCommand(c, { cwd: '/work/project' })).decision, c).toBe('allow');
       expect((await checkCommand(c)).decision, c).toBe('allow');
     }
     // rg searches a fed stdin instead; grep -r still searches the directory
     expect((await checkCommand('cat notes.txt | rg password', { cwd: '/root' })).decision).toBe('allow');
+    expect((await checkCommand('cat notes.txt | ugrep password', { cwd: '/root' })).decision).toBe('allow');
     expect((await checkCommand('cat notes.txt | grep -r password', { cwd: '/root' })).decision).toBe('deny');
+  });
+
+  it('passes a nested shell only what is exported: a variable for another program, or unexported, changes nothing', async () => {
+    for (const c of ["bash -c 'echo $HOME'", "X=1; bash -c 'git log'", "HOME=/tmp/h bash -c 'npm test'", "export X=1; bash -c 'echo $X'", "GIT_DIR=.git bash -c 'git status'"]) {
+      expect((await checkCommand(c)).findings.map((f) => f.rule), c).toEqual(['shell.interpreter.inline']);
+    }
+  });
+
+  it('judges a git alias given on the command line like the command it stands for', async () => {
+    for (const [alias, direct] of [
+      ["git -c alias.c=clone c -u 'touch x' repo", "git clone -u 'touch x' repo"],
+      ["git -c alias.c=clone c -u 'rm -rf /' repo", "git clone -u 'rm -rf /' repo"],
+      ["git -c alias.p='push --force' p origin", 'git push --force origin'],
+      ["git -c alias.g='grep --no-index' g key /root", 'git grep --no-index key /root'],
+    ] as const) {
+      const [a, d] = [await checkCommand(alias), await checkCommand(direct)];
+      expect([a.decision, a.findings.map((f) => f.rule)], alias).toEqual([d.decision, d.findings.map((f) => f.rule)]);
+    }
+    // an "always" for the alias's name must not cover what it now stands for
+    expect((await checkCommand('git -c alias.c=clone c https://github.com/x/y')).commands).toContainEqual({ program: 'git', subcommand: 'clone' });
   });
 
   it('scopes the program rg --pre runs on each file, so an "always" for rg does not cover it', async () => {

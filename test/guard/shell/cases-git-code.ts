@@ -107,3 +107,29 @@ export const GIT_LOOKALIKES: readonly ShellCase[] = ([
   'git bisect run make test', 'git bisect start', "git difftool --extcmd='diff -u' HEAD", 'git send-email --to x@example.com x.patch',
   "git filter-branch --index-filter 'git rm --cached --ignore-unmatch secrets.txt' HEAD",
 ] as const).map((c): ShellCase => [c, 'allow']);
+
+/** An alias given on the same command line (`-c alias.c=clone`) is judged as the command it stands for (review: allowed). */
+export const GIT_ALIASES: readonly ShellCase[] = [
+  ["git -c alias.c=clone c -u 'rm -rf /' repo", 'deny', RR],
+  ["git -c alias.c=\"clone -u 'rm -rf ~'\" c repo", 'deny', RH],
+  ["git -c alias.a=b -c alias.b=clone a --upload-pack='rm -rf /' r", 'deny', RR],
+  ["git -c alias.f=fetch f --upload-pack='cat /etc/shadow' origin", 'deny', SEC],
+  ["git -c alias.g='grep --no-index' g key ~/.ssh", 'deny', SEC],
+  ["git -c alias.d='diff --no-index' d ~/.ssh/id_rsa /dev/null", 'deny', SEC],
+  ["git -c alias.c=config c core.pager 'rm -rf /'", 'deny', RR],
+  ["git -c alias.s=submodule s foreach 'rm -rf /'", 'deny', RR],
+  ["git -c alias.r='rebase -x' r 'rm -rf ~' main", 'deny', RH],
+  ["git -c Alias.C=clone c -u 'rm -rf /' r", 'deny', RR],
+  ["git -c alias.cl='-p clone' cl -u 'rm -rf /' r", 'deny', RR],
+  ["sudo git -c alias.c=clone c --upload-pack='rm -rf /' r", 'deny', RR],
+  ["git -c alias.i='clone -c core.sshCommand=\"rm -rf /\"' i https://x.example/r", 'deny', RR],
+  // an alias whose value cannot be seen may be a `!` shell alias
+  ['git -c alias.x="$A" x', 'ask', UNSEEN],
+  ['git -c alias.c=clone c -u "$UP" ../repo', 'ask', COMPUTED],
+];
+
+/** Look-alikes: ordinary aliases, and clone or fetch through an alias with nothing to run. */
+export const GIT_ALIAS_LOOKALIKES: readonly ShellCase[] = ([
+  'git -c alias.co=checkout co main', 'git -c alias.st=status st', "git -c alias.lg='log --oneline --graph' lg", "git -c alias.l='-p log' l",
+  'git -c alias.c=clone c https://github.com/x/y', 'git -c alias.f=fetch f origin', "git -c alias.g='grep -n' g TODO src",
+] as const).map((c): ShellCase => [c, 'allow']);

@@ -88,3 +88,84 @@ export const HOME_SEARCHES_ALLOWED: readonly ShellCase[] = ([
   'find src -type f -exec cat {} +', "find ~ -name '*.tmp' -exec ls -l {} \\;", 'find ~/projects -exec grep foo {} +',
   "find /var/log -name '*.log' -exec grep error {} +", 'find ~ -name x -print',
 ] as const).map((c): ShellCase => [c, 'allow']);
+
+/**
+ * ugrep and `ug` (review: allowed): a directory operand is searched one level deep even without -r, deeper with -r, -R or
+ * a depth (-3), and the working directory recursively when no operand is given; a secret operand is read like `cat`.
+ */
+export const UGREP_READS: readonly ShellCase[] = [
+  ['ugrep -r foo ~', 'deny', SEC],
+  ['ug -r foo ~', 'deny', SEC],
+  ['ugrep -R foo /root', 'deny', SEC],
+  ['ug foo ~/.ssh/id_rsa', 'deny', SEC],
+  ['ugrep BEGIN ~/.ssh/id_ed25519', 'deny', SEC],
+  ['ugrep -rl BEGIN ~/.ssh', 'deny', SEC],
+  ['ugrep --recursive token /home/bob', 'deny', SEC],
+  ['ug -3 key ~', 'deny', SEC],
+  ['ugrep -e BEGIN -r /etc', 'deny', SEC],
+  ['ugrep --regexp=BEGIN ~/.ssh', 'deny', SEC],
+  ['ugrep -t yaml -r password ~', 'deny', SEC],
+  ['ug -Q ~/.ssh', 'deny', SEC],
+  ['ugrep root /etc', 'deny', SEC],
+  ['ug token ~', 'deny', SEC],
+  ['ugrep+ -r x ~/.aws', 'deny', SEC],
+  ['ug+ secret ~/.aws/credentials', 'deny', SEC],
+  ['cd ~ && ug -r token', 'deny', SEC],
+  ['cd /root && ugrep token', 'deny', SEC],
+  ['sudo ugrep -r x /root', 'deny', SEC],
+  ["bash -c 'ug -r x ~'", 'deny', SEC],
+  // the other searchers, rooted at home
+  ['ack foo ~', 'deny', SEC],
+  ['ag foo ~', 'deny', SEC],
+  ['git grep --no-index foo ~', 'deny', SEC],
+];
+
+/** Look-alikes: ugrep below a project, a pattern naming a secret place, ugrep reading a fed stdin. */
+export const UGREP_ALLOWED: readonly ShellCase[] = ([
+  'ugrep -r TODO src', 'ug -r TODO .', 'ugrep foo README.md', 'ug -rn BEGIN docs/', 'ugrep -r ~/.ssh src', 'ugrep -e /root -r src',
+  'ug foo ~/projects', 'ugrep -r foo ~/projects/app', 'cd ~ && cat notes.txt | ug foo', 'ugrep -t yaml -r key config', 'ugrep+ -r invoice ~/Documents',
+  'ugrep --regexp=x -r src tests', 'ugrep -l foo /etc/hosts',
+] as const).map((c): ShellCase => [c, 'allow']);
+
+/** `$(echo ~)`: the shell expands the tilde before echo prints it, so the output is the home directory (review: read as a file named `~`). */
+export const ECHOED_HOME: readonly ShellCase[] = [
+  ['rg foo "$(echo ~)"', 'deny', SEC],
+  ['rg foo $(echo ~)', 'deny', SEC],
+  ['grep -r foo "$(printf ~)"', 'deny', SEC],
+  ['rg foo "$(printf %s ~)"', 'deny', SEC],
+  ['grep -rn token "$(echo $HOME)"', 'deny', SEC],
+  ['x=$(echo ~); rg foo "$x"', 'deny', SEC],
+  ['cd "$(echo ~)" && grep -r x', 'deny', SEC],
+  ['tar czf x.tgz "$(echo ~)"', 'deny', SEC],
+  ['rg key "$(echo ~/.ssh)"', 'deny', SEC],
+  ['echo ~ | xargs grep -r foo', 'deny', SEC],
+  ["printf '%s\\n' ~ | xargs rg foo", 'deny', SEC],
+];
+
+/** Look-alikes: a quoted tilde is a name, a directory below home is no secret place, listing home reads nothing. */
+export const ECHOED_HOME_ALLOWED: readonly ShellCase[] = ([
+  'rg foo "$(echo ~/projects)"', 'rg foo "$(echo \'~\')"', 'ls "$(echo ~)"', 'cd "$(echo ~)" && ls', 'echo ~', 'rg foo "$(echo ~)/src"',
+  'grep -r foo "$(pwd)"',
+] as const).map((c): ShellCase => [c, 'allow']);
+
+/** `find START | xargs READER` reads what find lists, everything below START, like `find START -exec READER {} +` (review: allowed). */
+export const LISTED_READS: readonly ShellCase[] = [
+  ['find ~ | xargs grep foo', 'deny', SEC],
+  ['find ~ -print0 | xargs -0 cat', 'deny', SEC],
+  ['find ~/.ssh | xargs cat', 'deny', SEC],
+  ['find ~/.ssh -type f | xargs -n1 cat', 'deny', SEC],
+  ['find /root -type f | sort | xargs head', 'deny', SEC],
+  ['find $HOME -name "*.txt" | xargs -I{} cp {} /tmp/out', 'deny', SEC],
+  ['cd ~ && find . | xargs cat', 'deny', SEC],
+  ['find ~ -type f | xargs sudo cat', 'deny', SEC],
+  ['find ~/.aws | xargs grep key', 'deny', SEC],
+  ['find / -name "*.pem" | xargs cat', 'deny', SEC],
+  ['find -L ~ | xargs tar czf all.tgz', 'deny', SEC],
+  ['find ~ -type f | xargs ugrep token', 'deny', SEC],
+];
+
+/** Look-alikes: find below a project, or xargs running something that reads no file's content. */
+export const LISTED_READS_ALLOWED: readonly ShellCase[] = ([
+  "find . -name '*.ts' | xargs grep foo", 'find src -type f | xargs wc -l', 'find ~ -type f | xargs ls -l', "find ~/projects -name '*.py' | xargs grep import",
+  "find ~ -name '*.tmp' | xargs stat", 'find . | xargs cat', 'git ls-files | xargs grep foo', 'find ~ -maxdepth 1 -name x | xargs echo',
+] as const).map((c): ShellCase => [c, 'allow']);

@@ -5,9 +5,12 @@ import { ASK_EXEC, ASK_FAIL_CLOSED, ASK_FILES, ASK_SYSTEM } from './cases-ask.ts
 import { DENY_DEVICES, DENY_POWER, DENY_PROCESSES, DENY_SECRETS } from './cases-deny-other.ts';
 import { DENY_RM_HOME, DENY_RM_ROOT, DENY_RM_SYSTEM, type ShellCase } from './cases-deny.ts';
 import { CONTROL_PLANE, CONTROL_PLANE_READS } from './cases-control-plane.ts';
-import { HOME_SEARCHES, HOME_SEARCHES_ALLOWED, TREE_READS, TREE_READS_ALLOWED } from './cases-reads.ts';
+import {
+  ECHOED_HOME, ECHOED_HOME_ALLOWED, HOME_SEARCHES, HOME_SEARCHES_ALLOWED, LISTED_READS, LISTED_READS_ALLOWED, TREE_READS, TREE_READS_ALLOWED, UGREP_ALLOWED, UGREP_READS,
+} from './cases-reads.ts';
+import { NESTED_ENV, NESTED_ENV_ALLOWED } from './cases-nested-env.ts';
 import { CODE_FILE_LOOKALIKES, DEBUGGER_FILES, NAMEREF_ASSIGNMENTS, PROMPTS_AND_STARTUP } from './cases-code-files.ts';
-import { GIT_COMMANDS, GIT_LOOKALIKES, GIT_TRANSPORTS, GIT_UNSEEN_FILES } from './cases-git-code.ts';
+import { GIT_ALIAS_LOOKALIKES, GIT_ALIASES, GIT_COMMANDS, GIT_LOOKALIKES, GIT_TRANSPORTS, GIT_UNSEEN_FILES } from './cases-git-code.ts';
 import { SETTINGS_CODE, SETTINGS_LOOKALIKES, SETTINGS_UNSEEN } from './cases-settings.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
@@ -51,6 +54,16 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'command file, name reference and prompt look-alikes': CODE_FILE_LOOKALIKES,
   'searches rooted at the home directory': HOME_SEARCHES,
   'searches below the home directory': HOME_SEARCHES_ALLOWED,
+  'ugrep and ug searches through secrets': UGREP_READS,
+  'ugrep and ug searches elsewhere': UGREP_ALLOWED,
+  'the home directory printed by echo or printf': ECHOED_HOME,
+  'echo and printf look-alikes': ECHOED_HOME_ALLOWED,
+  'find | xargs reading what find lists': LISTED_READS,
+  'find | xargs elsewhere or reading nothing': LISTED_READS_ALLOWED,
+  'exported variables and assignments in nested shells': NESTED_ENV,
+  'variables for programs other than git': NESTED_ENV_ALLOWED,
+  'git aliases given on the command line': GIT_ALIASES,
+  'git alias look-alikes': GIT_ALIAS_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

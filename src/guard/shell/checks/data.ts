@@ -1,6 +1,7 @@
 import { has, hasFamily, parseOptions } from '../flags.ts';
-import type { Arg, Emit, Invocation } from '../model.ts';
-import { GIT_GLOBAL, SQL_CLIENTS } from '../program-tables.ts';
+import type { Emit, Invocation } from '../model.ts';
+import { gitCommand } from '../git-command.ts';
+import { SQL_CLIENTS } from '../program-tables.ts';
 import { plain } from '../values.ts';
 
 const DROP = /\bDROP\s+(TABLE|DATABASE|SCHEMA|KEYSPACE)\b/i;
@@ -32,25 +33,11 @@ export function checkSql(inv: Invocation, emit: Emit): void {
 }
 
 
-/** `git -c alias.p='push --force' p`: aliases given on the command line, by name (shell aliases `!…` are walked as code). */
-function gitAliases(inv: Invocation): Map<string, string> {
-  const out = new Map<string, string>();
-  inv.args.forEach((a, i) => {
-    const kv = i > 0 && plain(inv.args[i - 1]!.v) === '-c' ? plain(a.v) : /^-calias\./.test(plain(a.v)) ? plain(a.v).slice(2) : null;
-    const m = kv ? /^alias\.([^=]+)=(.*)$/s.exec(kv) : null;
-    if (m && !m[2]!.startsWith('!')) out.set(m[1]!.toLowerCase(), m[2]!);
-  });
-  return out;
-}
-
+/** `git -c alias.p='push --force' p` is judged as `git push --force` (see gitCommand); an alias it cannot see, like unseen code. */
 export function checkGit(inv: Invocation, emit: Emit): void {
   if (inv.program !== 'git') return;
-  let ops = parseOptions(inv.args, GIT_GLOBAL).operands;
-  const alias = ops[0] ? gitAliases(inv).get(plain(ops[0].v).toLowerCase()) : undefined;
-  if (alias !== undefined) {
-    const words = alias.trim().split(/\s+/).filter(Boolean).map((w): Arg => ({ v: w, info: ops[0]!.info }));
-    ops = [...words, ...ops.slice(1)];
-  }
+  const { words: ops, unseen } = gitCommand(inv.args);
+  if (unseen !== null) emit('shell.code.unseen_setting', `${inv.text} → ${unseen}`);
   const sub = ops[0] ? plain(ops[0].v) : '';
   const p = parseOptions(ops.slice(1), { short: 'o', long: ['repo', 'receive-pack', 'exec', 'push-option'] });
   if (sub === 'push' && ((has(p, 'f', 'mirror') || hasFamily(p, 'force')) || p.operands.some((a) => a.v.startsWith('+')))) emit('shell.git.force_push', inv.text);

@@ -5,7 +5,7 @@ import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type Delete
 import { innermostProgram, programName } from '../unwrap.ts';
 import { TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
-import { treeSources } from './targets.ts';
+import { findStarts, treeSources } from './targets.ts';
 
 const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
 const RULE: Record<DeleteClass, string> = {
@@ -93,13 +93,8 @@ export function checkFind(inv: Invocation, emit: Emit): void {
 /** What a find that deletes what it matches destroys, judged by its start points. */
 function findDeletes(find: Invocation, text: string, emit: Emit): void {
   const words = find.args.map((a) => literal(a.v));
-  let k = 0;
-  while (k < words.length && /^-[HLPO]/.test(words[k] ?? '') && words[k] !== '-') k++;
-  const starts: number[] = [];
-  while (k < words.length && !/^[-(!)]/.test(words[k] ?? 'x')) starts.push(k++);
   const filtered = words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*'));
-  const roots = starts.length > 0 ? starts.map((i) => find.args[i]!.v) : ['.'];
-  deletesBelow(roots.map((r) => canonical(r, find.cwd)), filtered, text, emit);
+  deletesBelow(findStarts(find).map((t) => t.path), filtered, text, emit);
 }
 
 /** Deleting every file below these roots (unless narrowed) is a recursive delete of them. */

@@ -3,8 +3,9 @@ import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
 import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
+import { gitCommand } from '../git-command.ts';
 import { innerProgram } from '../unwrap.ts';
-import { pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
+import { findStarts, pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
@@ -25,8 +26,8 @@ const SYSRQ = '/proc/sysrq-trigger';
 export function checkSecretRead(inv: Invocation, emit: Emit): void {
   const prog = inv.program;
   if (prog === 'getent' && inv.args.some((a) => /^g?shadow$/.test(a.v))) { emit('shell.secret.read', inv.text); return; }
-  // `git diff --no-index A B` prints the files it is given
-  const gitReads = prog === 'git' && inv.args.some((a) => a.v === '--no-index');
+  // `git diff --no-index A B` prints the files it is given (an alias may say --no-index)
+  const gitReads = prog === 'git' && gitCommand(inv.args).words.some((a) => a.v === '--no-index');
   if (prog === '' || (NON_READERS.has(prog) && !gitReads) || KEY_USERS.has(prog)) return;
   const reader = READERS.has(prog) || gitReads;
   let args = inv.args;
@@ -48,26 +49,21 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
     }
   }
   // a recursive copy or archive reads every secret below its sources (`cp -r /root x`, `tar czf x.tgz ~/.ssh`)
-  const tree = [...treeSources(inv), ...findReads(inv)].find((t) => holdsSecret(t.path));
+  const tree = [...treeSources(inv), ...findReads(inv), ...listedReads(inv)].find((t) => holdsSecret(t.path));
   if (tree) emit('shell.secret.read', `${inv.text} → ${showCanon(tree.path!)} (holds secrets, read recursively)`);
 }
 
-/** find's options before its start points (`-L`, `-O3`, `-D tree`). */
-const FIND_LEADING = /^-(?:[HLP]|O\d*)$/;
-const reads = (words: readonly Arg[]): boolean => {
-  const p = innerProgram(words);
-  return p !== null && READERS.has(p) && !NON_READERS.has(p) && !KEY_USERS.has(p);
-};
+const readsFiles = (p: string | null): boolean => p !== null && READERS.has(p) && !NON_READERS.has(p) && !KEY_USERS.has(p);
 
 /** `find START… -exec READER {} +`: a search of everything below START (`.` when none), like `grep -r`; nothing when no reader runs. */
 function findReads(inv: Invocation): Target[] {
-  if (inv.program !== 'find' || !perFileCommands(inv).some(reads)) return [];
-  let i = 0;
-  while (i < inv.args.length && (FIND_LEADING.test(inv.args[i]!.v) || inv.args[i]!.v === '-D')) i += inv.args[i]!.v === '-D' ? 2 : 1;
-  const starts: Arg[] = [];
-  for (; i < inv.args.length && !/^[-(!),]/.test(inv.args[i]!.v); i++) starts.push(inv.args[i]!);
-  if (starts.length === 0) starts.push({ ...inv.args[0]!, v: '.' });
-  return starts.map((a) => ({ arg: a, path: canonical(a.v, inv.cwd) }));
+  return inv.program === 'find' && perFileCommands(inv).some((words) => readsFiles(innerProgram(words))) ? findStarts(inv) : [];
+}
+
+/** `find START | xargs READER`: the reader gets the names find lists, everything below START, like `find START -exec READER {} +`. */
+function listedReads(inv: Invocation): Target[] {
+  if (!inv.appendsArgs || !readsFiles(inv.program)) return [];
+  return inv.upstream.filter((u) => u.program === 'find').flatMap(findStarts);
 }
 
 export function checkCredentialWrite(inv: Invocation, emit: Emit): void {

@@ -1,5 +1,6 @@
 import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec, type ParsedOptions } from '../flags.ts';
 import type { Arg, Invocation } from '../model.ts';
+import { gitCommand } from '../git-command.ts';
 import { canonical, type Canon } from '../paths.ts';
 import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
@@ -71,6 +72,19 @@ export function pathsIn(inv: Invocation, a: Arg): Target[] {
   return out;
 }
 
+/** find's options before its start points (`-L`, `-O3`, `-D tree`). */
+const FIND_LEADING = /^-(?:[HLP]|O\d*)$/;
+
+/** Where `find` starts (`.` when it names no start point): it visits everything below. */
+export function findStarts(find: Invocation): Target[] {
+  let i = 0;
+  while (i < find.args.length && (FIND_LEADING.test(find.args[i]!.v) || find.args[i]!.v === '-D')) i += find.args[i]!.v === '-D' ? 2 : 1;
+  const starts: Arg[] = [];
+  for (; i < find.args.length && !/^[-(!),]/.test(find.args[i]!.v); i++) starts.push(find.args[i]!);
+  if (starts.length === 0) starts.push(DOT);
+  return starts.map((a) => at(find, a));
+}
+
 const STDIN_OPS = new Set(['<', '<<', '<<-', '<<<']);
 const DOT: Arg = { v: '.', info: { computed: false, ansi: false, quoted: false, inner: [], raw: '.' } };
 
@@ -87,11 +101,11 @@ function wants(p: ParsedOptions, names: readonly string[]): boolean {
 /** `git [-C DIR] grep …` as the program `git grep`, with the sub-command's words, run from DIR. */
 export function gitGrep(inv: Invocation): Invocation | null {
   if (inv.program !== 'git') return null;
-  const p = parseOptions(inv.args, GIT_GLOBAL);
-  if (literal(p.operands[0]?.v ?? '') !== 'grep') return null;
+  const { words } = gitCommand(inv.args);
+  if (literal(words[0]?.v ?? '') !== 'grep') return null;
   let cwd = inv.cwd;
-  for (const d of valuesOf(p, 'C')) cwd = canonical(d.v, cwd);
-  return { ...inv, program: 'git grep', args: p.operands.slice(1), cwd };
+  for (const d of valuesOf(parseOptions(inv.args, GIT_GLOBAL), 'C')) cwd = canonical(d.v, cwd);
+  return { ...inv, program: 'git grep', args: words.slice(1), cwd };
 }
 
 /**
