@@ -58,6 +58,44 @@ const obj = (properties: Record<string, unknown>, required: string[] = []): Json
 });
 const anyArgs: JsonSchema = { type: 'object' };
 
+/** A job's payload as src/jobs/definition.ts takes it (jobs/*.yaml `payload:`), described for the model. */
+const JOB_PAYLOAD: JsonSchema = {
+  type: 'object',
+  description: 'What each run does. kind "steps": the steps are called in order, no model; kind "agent": the prompt goes to the model, which may call the tools in options.tools',
+  properties: {
+    // no enum: the definition's own message says which field goes with which kind
+    kind: { type: 'string', description: '"steps" (with steps) or "agent" (with prompt)' },
+    steps: {
+      type: 'array', description: 'kind steps: the tool calls, in order (1 to 200)',
+      items: obj({ tool: str('Tool name', { minLength: 1 }), args: { type: 'object', description: 'The arguments, as the tool takes them' } }, ['tool']),
+    },
+    prompt: str('kind agent: what the agent is to do', { minLength: 1 }),
+    model: str('kind agent: model name (default: the configured model)', { minLength: 1 }),
+  },
+  required: ['kind'],
+  additionalProperties: false,
+};
+
+/** The rest of a job definition (jobs/*.yaml top-level keys besides name, schedule, timezone, payload). */
+const JOB_OPTIONS: JsonSchema = {
+  ...obj({
+    tools: { type: 'array', items: { type: 'string' }, description: 'The only tools its runs may use (empty: the default set); every step\'s tool must be listed' },
+    delivery: {
+      type: ['object', 'null'], description: 'Where each run\'s result is sent',
+      properties: { notify: str('A configured notify target', { minLength: 1 }) }, required: ['notify'], additionalProperties: false,
+    },
+    overlap_policy: { enum: ['skip', 'buffer_one', 'allow', 'cancel_other'], description: 'When a run is due while the last still runs (default skip)' },
+    misfire_policy: { enum: ['skip', 'run_once', 'run_all'], description: 'Instants missed while the daemon was down (default run_once)' },
+    catchup_window_seconds: int('How late a missed instant may still run (default: daemon.catchup_window_seconds)', { minimum: 0 }),
+    jitter_seconds: int('Random delay before each run, at most (default 0)', { minimum: 0 }),
+    timeout_seconds: int('Time limit of one run (default 600)', { minimum: 1 }),
+    max_retries: int('Retries of a failed run (default 0)', { minimum: 0 }),
+    retry_backoff_seconds: int('Wait before a retry (default 30)', { minimum: 0 }),
+    max_runs: { type: ['integer', 'null'], minimum: 1, description: 'Runs after which the job stops (null: no limit)' },
+  }),
+  description: 'The job\'s other settings, as in jobs/*.yaml: tools, delivery, overlap_policy, misfire_policy, timeouts, retries',
+};
+
 /** The seed's complete tool catalog: one row a tool. */
 export const CATALOG: readonly CatalogEntry[] = [
   // read_only
@@ -235,8 +273,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: str('Job name'),
         schedule: str('Cron expression, "every <duration>" or "at <ISO instant>"'),
         timezone: str('IANA time zone'),
-        payload: { type: 'object' },
-        options: { type: 'object' },
+        payload: JOB_PAYLOAD,
+        options: JOB_OPTIONS,
         note: str('Pause note'),
       },
       required: ['action'],

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from './catalog-table.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+// verbose: an error carries the schema it failed, so an unknown field can be matched to where it belongs
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, verbose: true });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 /** Validates params against a tool's JSON Schema; returns a message naming each bad field, or null. */
@@ -20,13 +21,22 @@ function describe(e: ErrorObject): string {
   switch (e.keyword) {
     case 'required':
       return `${join(where, String(e.params.missingProperty))}: is required`;
-    case 'additionalProperties':
-      return `${join(where, String(e.params.additionalProperty))}: is not a known parameter`;
+    case 'additionalProperties': {
+      const field = String(e.params.additionalProperty);
+      const home = nestedHome(e.parentSchema, field);
+      return `${join(where, field)}: is not a known parameter${home ? `; put it under ${join(where, home)}` : ''}`;
+    }
     case 'enum':
       return `${where || '(params)'}: expected one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`;
     default:
       return `${where || '(params)'}: ${e.message ?? 'is invalid'}`;
   }
+}
+
+/** The object-valued property of `schema` that has `field` among its own (cronjob's `tools` belongs in `options`). */
+function nestedHome(schema: unknown, field: string): string | null {
+  const properties = (schema as { properties?: Record<string, { properties?: Record<string, unknown> }> } | undefined)?.properties ?? {};
+  return Object.keys(properties).find((name) => Object.hasOwn(properties[name]?.properties ?? {}, field)) ?? null;
 }
 
 function join(a: string, b: string): string {

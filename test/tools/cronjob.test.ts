@@ -10,6 +10,8 @@ import { getJob, listJobs, pauseJob, updateJob } from '../../src/store/jobs.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { liveGrant } from '../../src/store/grants.ts';
 import { describeJobCall, jobToolScope, jobToolSet } from '../../src/session/job-preview.ts';
+import { jobDefinitionSchema } from '../../src/jobs/definition.ts';
+import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -185,5 +187,39 @@ describe('the cronjob tool', () => {
     expect(describeJobCall(defaultConfig(), tools, args, null, ['read_file', 'write_file']).join('\n')).toMatch(/unattended with:\n {4}read_file\(read_only\), write_file\(write\) /);
     // only a call that sets a definition has a scope
     expect(jobToolScope(defaultConfig(), tools, { action: 'pause', id: 'job_x' })).toBeNull();
+  });
+});
+
+describe('the cronjob tool\'s parameters', () => {
+  type Schema = { properties: Record<string, { description?: string; enum?: string[]; properties?: Record<string, { enum?: string[]; description?: string }> }> };
+  const params = CATALOG_BY_NAME.get('cronjob')!.parameters as unknown as Schema;
+
+  it('describe payload and options with the fields of a job definition', () => {
+    const { payload, options } = params.properties;
+    expect(payload!.description).toMatch(/steps.*agent/);
+    expect(payload!.properties!.kind!.description).toBe('"steps" (with steps) or "agent" (with prompt)');
+    expect(Object.keys(payload!.properties!).sort()).toEqual(['kind', 'model', 'prompt', 'steps']);
+    expect(options!.description).toContain('tools');
+    // every definition field besides the top-level ones, no more: the schema cannot drift from src/jobs/definition.ts
+    const top = ['name', 'schedule', 'timezone', 'payload'];
+    expect(Object.keys(options!.properties!).sort()).toEqual(Object.keys(jobDefinitionSchema.shape).filter((k) => !top.includes(k)).sort());
+    for (const [key, field] of Object.entries(options!.properties!)) {
+      for (const value of field.enum ?? []) expect(jobDefinitionSchema.shape[key as keyof typeof jobDefinitionSchema.shape].safeParse(value).success, `${key}: ${value}`).toBe(true);
+    }
+  });
+
+  it.each([
+    ['tools', ['read_file'], 'tools: is not a known parameter; put it under options'],
+    ['timeout_seconds', 60, 'timeout_seconds: is not a known parameter; put it under options'],
+    ['steps', [{ tool: 'read_file', args: { path: 'a' } }], 'steps: is not a known parameter; put it under payload'],
+  ])('says a top-level %s belongs under its object', async (field, value, message) => {
+    const out = await executeTool(tool(), { ...create('misplaced'), [field]: value }, buildContext({ user_id: 'alice' }));
+    expect(out).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(out.error).toContain(message);
+  });
+
+  it('creates a job with its tools under options, as jobs/*.yaml writes them', async () => {
+    const out = await executeTool(tool(), { ...create('yaml-shaped'), options: { tools: ['read_file'], timeout_seconds: 60, overlap_policy: 'skip' } }, buildContext({ channel: 'cli', user_id: 'alice' }));
+    expect(out).toMatchObject({ success: true, output: { job: { name: 'yaml-shaped', tools: ['read_file'] } } });
   });
 });

@@ -45,6 +45,34 @@ describe('notify', () => {
     expect(hooks.connections).toBe(0);
   });
 
+  it('reports a target whose host does not resolve as a transient failure naming the host, and retries it', async () => {
+    let lookups = 0;
+    const failing = (code: string): NetDeps => ({ ...net(), lookup: async (host) => {
+      lookups++;
+      throw Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code });
+    } });
+    for (const code of ['ENOTFOUND', 'EAI_AGAIN']) {
+      lookups = 0;
+      const r = await executeTool(notifyTool(config('http://hooks.test/services/T0/B0/path-token-123456'), failing(code)), { target: 'ops', text: 'x' }, buildContext());
+      expect(r).toMatchObject({ success: false, errorKind: 'internal' });
+      expect(r.error).toContain(`notify: target "ops": its host hooks.test could not be resolved (${code})`);
+      expect(r.error).not.toMatch(/refused|denied/);
+      expect(r.error).not.toContain('path-token-123456');
+      // notify's maxRetries is 2: the first try and two retries
+      expect(lookups).toBe(3);
+    }
+    expect(hooks.connections).toBe(0);
+  });
+
+  it('still refuses a target whose name resolves to a forbidden address, without retrying', async () => {
+    let lookups = 0;
+    const internal: NetDeps = { ...net(), lookup: async () => (lookups++, [{ address: '10.0.0.7', family: 4 as const }]) };
+    const r = await executeTool(notifyTool(config(), internal), { target: 'ops', text: 'x' }, buildContext());
+    expect(r).toMatchObject({ success: false, errorKind: 'denied', error: expect.stringMatching(/refused by the network guard/) });
+    expect(lookups).toBe(1);
+    expect(hooks.connections).toBe(0);
+  });
+
   it.each([
     [{ text: 'x' }, /target/],
     [{ target: 'ops' }, /text/],

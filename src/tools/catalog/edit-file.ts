@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
+import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
@@ -27,7 +28,12 @@ export function editFileTool(config: Config) {
       if (info.size > max) return fail('business', `edit_file: ${path} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
       const opened = await openConfined(config, file);
       if ('refused' in opened) return opened.refused;
-      const before = await opened.handle.readFile('utf8').finally(() => opened.handle.close());
+      const bytes = await opened.handle.readFile().finally(() => opened.handle.close());
+      const decoded = editableText(bytes);
+      if ('problem' in decoded) {
+        return fail('business', `edit_file: ${path} ${decoded.problem}; edit_file changes UTF-8 text only and would corrupt it, so nothing was changed; convert it to UTF-8 first, or change it with a program made for its format`);
+      }
+      const before = decoded.text;
       let oldText = String(params.old_text);
       let newText = String(params.new_text);
       let count = countOccurrences(before, oldText);

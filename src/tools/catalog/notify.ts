@@ -26,6 +26,7 @@ export async function postToTarget(config: Config, tool: string, target: string,
     if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
     return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);
   } catch (err) {
+    if (err instanceof SsrfBlockedError && err.rule.startsWith('ssrf.dns.')) return unresolved(tool, target, t.url, err);
     if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: target "${target}" is refused by the network guard (${err.rule})`);
     if (err instanceof FetchLimitError) {
       const why = err.rule === 'fetch.too_many_redirects' ? 'answered with a redirect, which is not followed for notify targets' : `stopped: ${FETCH_LIMIT_RULES[err.rule]}`;
@@ -36,6 +37,16 @@ export async function postToTarget(config: Config, tool: string, target: string,
     }
     return fail('internal', `${tool}: target "${target}" could not be reached: ${withoutUrl(redactText((err as Error).message), t.url)}`);
   }
+}
+
+/**
+ * The guard could not resolve the target's name (NXDOMAIN, a resolver outage): nothing was sent and
+ * no address was judged, so this is no refusal, and `internal` lets the executor retry it.
+ */
+function unresolved(tool: string, target: string, url: string, err: SsrfBlockedError): ToolResult {
+  const code = /\(([A-Z_]+)\)\s*$/.exec(err.reason)?.[1];
+  const why = err.rule === 'ssrf.dns.empty' ? 'resolved to no address' : `could not be resolved${code ? ` (${code})` : ''}`;
+  return fail('internal', `${tool}: target "${target}": its host ${new URL(url).hostname} ${why}; DNS may be failing for now, or the name is wrong in notify.targets.${target}.url (${err.rule})`);
 }
 
 /** An error text with the target's URL (and its path, where tokens live) cut out. */

@@ -4,6 +4,7 @@ import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
+import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
@@ -98,7 +99,11 @@ async function current(config: Config, abs: string, shown: string): Promise<stri
   if (info.size > max) return fail('business', `patch: ${shown} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);
   const opened = await openConfined(config, abs);
   if ('refused' in opened) return opened.refused;
-  return opened.handle.readFile('utf8').finally(() => opened.handle.close());
+  const bytes = await opened.handle.readFile().finally(() => opened.handle.close());
+  // decoding invalid bytes as U+FFFD and writing the result back would corrupt the file
+  const decoded = editableText(bytes);
+  if ('problem' in decoded) return fail('business', `patch: ${shown} ${decoded.problem}; patch changes UTF-8 text only, so nothing was written; convert it to UTF-8 first, or change it with a program made for its format`);
+  return decoded.text;
 }
 
 async function plan(config: Config, rootAbs: string, s: Section, replay: boolean): Promise<Plan | ToolResult> {

@@ -6,9 +6,8 @@ import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
-import { confine, inWorkspace, openedPath, storeFilesOf, walk, type WalkEntry } from './workspace-files.ts';
+import { confine, eachLineBlock, inWorkspace, openedPath, storeFilesOf, walk, type LineBlock, type WalkEntry } from './workspace-files.ts';
 
-export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 400;
 /** How long a pattern may take on one file before it counts as runaway backtracking. */
 export const PATTERN_BUDGET_MS = 5_000;
@@ -35,26 +34,48 @@ async function* regularFiles(entries: AsyncIterable<WalkEntry>): AsyncGenerator<
 }
 
 type Match = { file: string; line?: number; text?: string };
+type Skipped = { path: string; reason: string };
 
-/** The text of a file worth searching: regular, not too large, not binary. */
-async function searchableText(file: string, isWhereExpected: (opened: string) => Promise<boolean>): Promise<string | null> {
+/** Files are searched in blocks of whole lines of at most this size, so a large file costs time, not memory. */
+export const SEARCH_BLOCK_BYTES = 1024 * 1024;
+/** How much of one file is searched; past it the file is listed under skipped, with where the search stopped. */
+export const SEARCH_STREAM_MAX_BYTES = 64 * 1024 * 1024;
+/** Skipped files named in a result; skipped_files counts them all. */
+export const SKIPPED_LISTED_MAX = 20;
+const mib = (bytes: number) => `${+(bytes / (1024 * 1024)).toFixed(2)} MiB`;
+
+/** A file's text, block by block; why it was not (wholly) searched, or null when it was searched to the end. */
+async function searchFile(
+  file: string, streamMax: number, isWhereExpected: (opened: string) => Promise<boolean>, signal: AbortSignal,
+  visit: (block: LineBlock) => Promise<boolean>,
+): Promise<{ skipped: string; partly: boolean } | null> {
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, holding a libuv thread for good
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => null);
-  if (!handle) return null;
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => err);
+  if (handle instanceof Error) return { skipped: `cannot be opened (${handle.code ?? handle.message})`, partly: false };
   try {
     // a symlink on the way swapped since the walk or the check: what was opened is not what was judged
     const opened = await openedPath(handle);
-    if (opened !== null && !(await isWhereExpected(opened))) return null;
+    if (opened !== null && !(await isWhereExpected(opened))) return { skipped: 'was replaced by a link to another place during the search', partly: false };
     const info = await handle.stat();
-    if (!info.isFile() || info.size > SEARCH_MAX_FILE_BYTES) return null;
-    const buf = await handle.readFile();
-    return isBinary(buf) ? null : buf.toString('utf8');
+    if (!info.isFile()) return { skipped: 'is not a regular file', partly: false };
+    let binary = false;
+    let searched = false;
+    const end = await eachLineBlock(handle, { blockBytes: SEARCH_BLOCK_BYTES, maxBytes: streamMax, signal, sizeHint: info.size }, async (b) => {
+      if (b.head && isBinary(b.head)) return !(binary = true);
+      searched = true;
+      return visit(b);
+    });
+    if (binary) return { skipped: 'is binary (a NUL byte in its first 8 KiB)', partly: false };
+    if (end.end === 'max_bytes') return { skipped: `is larger than ${mib(streamMax)}; only its first ${mib(streamMax)} (lines 1-${end.nextLine - 1}) were searched`, partly: true };
+    if (end.end === 'long_line') return { skipped: `line ${end.nextLine} is longer than ${mib(SEARCH_BLOCK_BYTES)}; lines ${end.nextLine} on were not searched`, partly: searched };
+    return null;
   } finally {
     await handle.close();
   }
 }
 
-export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number } = {}) {
+export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number; streamMaxBytes?: number } = {}) {
+  const streamMax = opts.streamMaxBytes ?? SEARCH_STREAM_MAX_BYTES;
   return defineTool('search_files', config, {
     async execute(params, _ctx, { signal }): Promise<ToolResult> {
       const path = String(params.path);
@@ -80,7 +101,8 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal, exclude })) : [{ rel: basename(root), abs: root, real: undefined as string | undefined }];
       const matches: Match[] = [];
       let truncated = false;
-      let skipped = 0;
+      const skipped: Skipped[] = [];
+      let skippedCount = 0;
       const add = (m: Match) => (matches.length < max ? void matches.push(m) : void (truncated = true));
       try {
         for await (const f of files) {
@@ -90,22 +112,25 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
             add({ file: f.rel });
             continue;
           }
-          const text = await searchableText(f.abs, async (opened) => (f.real !== undefined ? opened === f.real : !(await confine(config, { read: [opened] }))));
-          if (text === null) {
-            skipped++;
-            continue;
-          }
-          let hits: [number, string][];
-          try {
-            hits = await contentRe.matchingLines(text, signal);
-          } catch (err) {
-            if (err instanceof PatternTooSlow) {
-              return fail('validation', `pattern: ${err.message} (${f.rel}); nested quantifiers such as (a+)+ backtrack without end, simplify the pattern`);
-            }
+          const matcher = contentRe;
+          const isWhereExpected = async (opened: string) => (f.real !== undefined ? opened === f.real : !(await confine(config, { read: [opened] })));
+          const notSearched = await searchFile(f.abs, streamMax, isWhereExpected, signal, async (b) => {
+            // the block's last line end would read as one more, empty line
+            const hits = await matcher.matchingLines(b.text.endsWith('\n') ? b.text.slice(0, -1) : b.text, signal);
+            for (const [i, line] of hits) add({ file: f.rel, line: b.firstLine + i, text: line.slice(0, MAX_LINE_CHARS) });
+            return !truncated;
+          }).catch((err: unknown) => {
+            if (err instanceof PatternTooSlow) return err;
             throw err;
+          });
+          if (notSearched instanceof PatternTooSlow) {
+            return fail('validation', `pattern: ${notSearched.message} (${f.rel}); nested quantifiers such as (a+)+ backtrack without end, simplify the pattern`);
           }
-          for (const [i, line] of hits) add({ file: f.rel, line: i + 1, text: line.slice(0, MAX_LINE_CHARS) });
-          if (truncated) break;
+          if (notSearched === null) continue;
+          // a file given by name and not searched at all is no answer, and an empty one would read as "no match"
+          if (!info.isDirectory() && !notSearched.partly) return fail('business', `search_files: path: ${path} was not searched: it ${notSearched.skipped}`);
+          skippedCount++;
+          if (skipped.length < SKIPPED_LISTED_MAX) skipped.push({ path: f.rel, reason: notSearched.skipped });
         }
       } catch (err) {
         if (signal.aborted) return fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
@@ -113,7 +138,9 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       } finally {
         await contentRe?.close();
       }
-      return ok({ path, matches, truncated, ...(skipped > 0 ? { skipped_files: skipped } : {}) });
+      // cancelled part way: what was found so far is not the answer
+      if (signal.aborted) return fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
+      return ok({ path, matches, truncated, ...(skippedCount > 0 ? { skipped_files: skippedCount, skipped } : {}) });
     },
   });
 }

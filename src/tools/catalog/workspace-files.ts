@@ -98,3 +98,79 @@ export async function* walk(root: string, opts: { recursive: boolean; signal?: A
     pending.push(...subdirs.reverse());
   }
 }
+
+/** A run of whole lines of a file: `text` holds `lines` lines (line ends kept), the first numbered `firstLine` (1-based). */
+export interface LineBlock {
+  readonly firstLine: number;
+  readonly text: string;
+  readonly lines: number;
+  /** The file's first bytes are in this block (for a binary sniff). */
+  readonly head: Buffer | null;
+}
+
+export interface LineBlocksEnd {
+  /** eof: read to the end; max_bytes: stopped at maxBytes; long_line: a line longer than blockBytes; stopped: the visitor or the signal ended it. */
+  readonly end: 'eof' | 'max_bytes' | 'long_line' | 'stopped';
+  /** The first line not visited. */
+  readonly nextLine: number;
+}
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Visits a file's whole lines in blocks of at most `blockBytes`, reading at most `maxBytes`:
+ * memory stays bounded whatever the file's size (or its stat size, 0 for /proc files).
+ * Blocks are cut at a newline byte, which never occurs inside a UTF-8 sequence.
+ */
+export async function eachLineBlock(
+  handle: FileHandle,
+  opts: { blockBytes: number; maxBytes: number; signal?: AbortSignal; sizeHint?: number },
+  visit: (block: LineBlock) => boolean | Promise<boolean>,
+): Promise<LineBlocksEnd> {
+  // a small file gets a small buffer; stat's size is only a hint (0 for /proc files), so never below 64 KiB
+  const chunk = Buffer.allocUnsafe(Math.min(opts.blockBytes, Math.max((opts.sizeHint ?? Infinity) + 1, 64 * 1024)));
+  let carry: Buffer = Buffer.alloc(0);
+  let pos = 0;
+  let line = 1;
+  let head: Buffer | null = null;
+  let headGiven = false;
+  const block = (text: string, lines: number): LineBlock => {
+    const b = { firstLine: line, text, lines, head: headGiven ? null : head };
+    headGiven = true;
+    return b;
+  };
+  for (;;) {
+    if (opts.signal?.aborted) return { end: 'stopped', nextLine: line };
+    let bytesRead = 0;
+    if (pos >= opts.maxBytes) {
+      // one byte more tells a file that ends at maxBytes from one that goes on
+      if ((await handle.read(Buffer.alloc(1), 0, 1, pos)).bytesRead > 0) return { end: 'max_bytes', nextLine: line };
+    } else if (carry.length >= opts.blockBytes) {
+      return { end: 'long_line', nextLine: line };
+    } else {
+      ({ bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, opts.blockBytes - carry.length, opts.maxBytes - pos), pos));
+    }
+    if (bytesRead === 0) {
+      if (carry.length > 0 && !(await visit(block(carry.toString('utf8'), 1)))) return { end: 'stopped', nextLine: line };
+      return { end: 'eof', nextLine: carry.length > 0 ? line + 1 : line };
+    }
+    // concat copies: the chunk is reused, the carry is not
+    const data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+    pos += bytesRead;
+    head ??= data;
+    const cut = data.lastIndexOf(0x0a);
+    if (cut === -1) {
+      carry = data;
+      continue;
+    }
+    const text = data.toString('utf8', 0, cut + 1);
+    carry = data.subarray(cut + 1);
+    const lines = countNewlines(text);
+    if (!(await visit(block(text, lines)))) return { end: 'stopped', nextLine: line + lines };
+    line += lines;
+  }
+}
