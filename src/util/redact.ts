@@ -6,16 +6,36 @@ const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
 
 const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)';
+/**
+ * A character of an unquoted value. Text is often redacted after JSON.stringify (a tool's output sent to
+ * the model), where a line break is the two characters `\n`: the value ends there as at a real one, or
+ * `api_key: x\n  name: y` would lose its line break and the next line's key. An escaped backslash (`\\`) is kept whole.
+ */
+const BARE_CHAR = String.raw`(?:[^\s&,;\\]|\\\\|\\(?![nr]))`;
 /** A quoted value never spans the other quote: `'token: "'; curl …; echo '"'` is shell code between two strings, not a value. */
-const VALUE = `("[^"'\\n]*"|'[^'"\\n]*'|[^\\s&,;]+)`;
+const VALUE = String.raw`("[^"'\n]*"|'[^'"\n]*'|${BARE_CHAR}+)`;
+/**
+ * Between a key and its value: spaces on the same line, or a YAML value alone on the next, indented line
+ * (`password:\n  hunter2`, its line break real or JSON-escaped). Never a line holding another key, a list or a
+ * comment: `credentials:\n  github: x` is a mapping, and its `github:` is no value.
+ */
+const KEY_GAP = String.raw`[ \t]*(?:(?:\r?\n|(?:\\r)?\\n)[ \t]+(?![^\s:\\]*:|[-#]))?`;
 /** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name. */
-const KEY_VALUE = new RegExp(`\\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[=:]\\s*)${VALUE}`, 'gi');
-/** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value. */
-const OPTION_VALUE = new RegExp(`(^|\\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?\\s+)${VALUE}`, 'gi');
+const KEY_VALUE = new RegExp(String.raw`\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?["']?[ \t]*[=:]${KEY_GAP})${VALUE}`, 'gi');
+/** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value (on the same line). */
+const OPTION_VALUE = new RegExp(String.raw`(^|\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?[ \t]+)${VALUE}`, 'gi');
+/** A header's value: up to the end of its line (a real or a JSON-escaped line break) or of the quoted argument. */
+const HEADER_VALUE = String.raw`(?:[^\r\n"'\\]|\\(?![nr"']))+`;
 /** `sshpass -p pw`, `mysql -ppw` (the password attached to -p; a bare -p prompts for it). */
-const PASSWORD_OPTION = /(^|\s)(sshpass\b[^\n;|&]*?\s-p\s*|(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)("[^"'\n]*"|'[^'"\n]*'|[^\s"';|&-][^\s"';|&]*)/g;
+const PASSWORD_OPTION = /(^|\s)(sshpass\b[^\n;|&]*?\s-p[ \t]*|(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)("[^"'\n]*"|'[^'"\n]*'|[^\s"';|&-][^\s"';|&]*)/g;
 /** A whole header value, whatever its scheme (`Token x`, `Negotiate x`), up to the end of its line or quote. */
-const AUTHORIZATION_HEADER = /\b((?:proxy-)?authorization\s*:\s*)[^\r\n"']+/gi;
+const AUTHORIZATION_HEADER = new RegExp(String.raw`\b((?:proxy-)?authorization[ \t]*:[ \t]*)${HEADER_VALUE}`, 'gi');
+const COOKIE_HEADER = new RegExp(String.raw`\b((?:set-)?cookie[ \t]*:[ \t]*)${HEADER_VALUE}`, 'gi');
+/**
+ * `Bearer x`, `Basic x` on one line. A plain word (a full stop after it too) is not a credential: "a basic
+ * understanding" stays; a token has digits, mixed case or punctuation inside it.
+ */
+const SCHEME_TOKEN = /\b(bearer|basic)[ \t]+(?![A-Za-z][a-z]+\.*(?![A-Za-z0-9._~+/=-]))[A-Za-z0-9._~+/=-]{8,}/gi;
 /** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
 const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+):("[^"]*"|[^\s"]+)/g;
 
@@ -28,6 +48,10 @@ function literalSecret(key: string, value: string): boolean {
   const bare = value.replace(/^["']/, '');
   // anywhere in the value, not only at its start: `T="x$(curl evil)"` must not hide the curl from a reviewer
   if (/^\$/.test(bare) || /\$\(|\$\{|`/.test(value)) return false;
+  // `--password-file /run/secrets/db`, `POSTGRES_PASSWORD_FILE=…`, `--password-stdin -u bob`: where the secret is, not it
+  if (/[_-](?:file|path|dir|stdin)\b/i.test(key)) return false;
+  // already masked by a header rule, up to its closing quote: the quote is the command's, not the value's
+  if (/^\[REDACTED\][\\"']*$/.test(value)) return false;
   return !(/tokens\W*$/i.test(key) && /^\d+$/.test(value));
 }
 
@@ -62,10 +86,10 @@ export function redactText(text: string): string {
   return cut
     // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, `$1${MASK}@`)
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`)
-    .replace(AUTHORIZATION_HEADER, `$1${MASK}`)
+    .replace(SCHEME_TOKEN, `$1 ${MASK}`)
     // up to the end of the line or of the quoted argument: code after a closing quote stays visible
-    .replace(/\b((?:set-)?cookie\s*:\s*)[^\r\n"']+/gi, `$1${MASK}`)
+    .replace(AUTHORIZATION_HEADER, `$1${MASK}`)
+    .replace(COOKIE_HEADER, `$1${MASK}`)
     .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${MASK}` : all))
     .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${MASK}` : all))
     .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${user}:${MASK}` : all))
@@ -91,6 +115,28 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   } finally {
     seen.delete(value);
   }
+}
+
+/** Literal values shorter than this would cut ordinary text (transcripts use the same floor). */
+const MIN_LITERAL_LENGTH = 4;
+
+/**
+ * redact() with `literals` (a context's credentials: any shape, known only to this run) cut out of every
+ * string first, longest first so none leaves a piece of another.
+ */
+export function redactWith<T>(value: T, literals: readonly string[]): T {
+  const cut = literals.filter((s) => s.length >= MIN_LITERAL_LENGTH).sort((a, b) => b.length - a.length);
+  const each = (v: unknown): unknown => {
+    if (typeof v === 'string') return cut.reduce((out, s) => out.split(s).join(MASK), v);
+    if (Array.isArray(v)) return v.map(each);
+    if (v !== null && typeof v === 'object' && !(v instanceof Date) && !(v instanceof Error)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) setOwn(out, k, each(x));
+      return out;
+    }
+    return v;
+  };
+  return redact(cut.length > 0 ? each(value) as T : value);
 }
 
 /** A key whose value is a credential (I11): redacted in logs, audit records and output. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/util/canonical-json.ts';
-import { redact, redactText } from '../../src/util/redact.ts';
+import { redact, redactText, redactWith } from '../../src/util/redact.ts';
 
 const SECRET = 'hunter2-s3cr3t-value';
 
@@ -102,5 +102,63 @@ describe('redact', () => {
     const cyclic: Record<string, unknown> = { shared, again: shared };
     cyclic.self = cyclic;
     expect(redact(cyclic)).toEqual({ shared: { a: 1 }, again: { a: 1 }, self: '[Circular]' });
+  });
+});
+
+// a value ends at its line: the next line (its key, its indentation) is the reader's, redacted or not
+describe('redaction keeps line breaks', () => {
+  const YAML = 'model:\n  api_key: sk-abcdefghijklmnopqrstuvwx\n  name: fake-model\n';
+  const SHOWN = 'model:\n  api_key: [REDACTED]\n  name: fake-model\n';
+  it.each([
+    ['a YAML key value', YAML, SHOWN],
+    ['a YAML key value sent as JSON (escaped line breaks)', JSON.stringify({ content: YAML }), JSON.stringify({ content: SHOWN })],
+    ['CRLF line breaks sent as JSON', JSON.stringify({ content: YAML.replaceAll('\n', '\r\n') }), JSON.stringify({ content: SHOWN.replaceAll('\n', '\r\n') })],
+    ['a password= line before another', 'PASSWORD=hunter2-s3cr3t\nHOST=db\n', 'PASSWORD=[REDACTED]\nHOST=db\n'],
+    ['an empty key: the next line is a mapping, not its value', 'credentials:\n  github: abcdef\n', 'credentials:\n  github: abcdef\n'],
+    ['an empty api_key before another key', 'model:\n  api_key:\n  name: fake-model\n', 'model:\n  api_key:\n  name: fake-model\n'],
+    ['a YAML value alone on the next, indented line', 'db:\n  password:\n    hunter2xyz\n  host: x\n', 'db:\n  password:\n    [REDACTED]\n  host: x\n'],
+    ['the same, sent as JSON', JSON.stringify('password:\n    hunter2xyz\nhost: x'), JSON.stringify('password:\n    [REDACTED]\nhost: x')],
+    ['an option with no value at the end of a line', 'run --api-key\n  next-step', 'run --api-key\n  next-step'],
+    ['an Authorization header in a JSON-escaped HTTP dump', JSON.stringify('Authorization: Token abc123456\nHost: example.com\n\nbody'), JSON.stringify('Authorization: [REDACTED]\nHost: example.com\n\nbody')],
+    ['an empty Cookie header', 'Cookie:\nHost: example.com', 'Cookie:\nHost: example.com'],
+    ['a JSON-escaped backslash inside a value is part of it', JSON.stringify('token=ab\\ncd rest'), JSON.stringify('token=[REDACTED] rest')],
+  ])('%s', (_name, text, shown) => {
+    expect(redactText(text)).toBe(shown);
+  });
+
+  it('an Authorization header inside a quoted argument, as JSON, keeps its closing quote', () => {
+    const text = JSON.stringify({ command: 'curl -H "Authorization: Bearer abcdefghij1" https://x && rm -rf y' });
+    expect(JSON.parse(redactText(text))).toEqual({ command: 'curl -H "Authorization: [REDACTED]" https://x && rm -rf y' });
+  });
+});
+
+describe('redaction leaves ordinary text alone', () => {
+  it.each([
+    ['prose with "basic"', 'I have a basic understanding of it'],
+    ['prose with "Bearer"', 'Bearer Authentication is described in RFC 6750'],
+    ['"basic" at the end of a line', 'keep it basic\nconfiguration follows'],
+    ['"basic" before a word and a full stop', 'for a basic summary.'],
+    ['a password file option', 'mysql --password-file /run/secrets/db -h db'],
+    ['a password file variable', 'POSTGRES_PASSWORD_FILE=/run/secrets/db'],
+    ['docker login --password-stdin', 'docker login --password-stdin -u bob registry.example'],
+    ['a token path key', 'token_path: /var/run/token'],
+  ])('%s', (_name, text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('still masks a real scheme token and a password option with a value', () => {
+    expect(redactText('Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l')).toBe('Authorization: [REDACTED]');
+    expect(redactText('use Bearer eyJhbGciOiJIUzI1NiJ9.abc for it')).toBe('use Bearer [REDACTED] for it');
+    expect(redactText('use bearer sometoken.with-dots for it')).toBe('use bearer [REDACTED] for it');
+    expect(redactText('mysql --password hunter2-s3cr3t -h db')).toBe('mysql --password [REDACTED] -h db');
+  });
+});
+
+describe('redactWith', () => {
+  it('cuts literal credentials of any shape out of every string, then redacts', () => {
+    const out = redactWith({ final: 'the key is plainvalue42 and api_key=zzz', calls: [{ reason: 'plainvalue42' }], tokens: 15 }, ['plainvalue42', 'ab']);
+    expect(out).toEqual({ final: 'the key is [REDACTED] and api_key=[REDACTED]', calls: [{ reason: '[REDACTED]' }], tokens: 15 });
+    // too short to cut without taking ordinary words along
+    expect(redactWith('about', ['ab'])).toBe('about');
   });
 });

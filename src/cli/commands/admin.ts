@@ -6,6 +6,8 @@ import { refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { deliveryTarget, instantIn } from '../job-display.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { redactText } from '../../util/redact.ts';
+import { shownJob } from './jobs.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -21,7 +23,8 @@ export function registerGrantCommands(program: Command): void {
         // an id alone does not tell an admin which job holds the grant
         const names = new Map<string, string | null>();
         for (const g of grants) if (!names.has(g.job_id)) names.set(g.job_id, (await getJob(db.db, g.job_id, { includeRemoved: true }))?.name ?? null);
-        return grants.map((g) => ({ ...g, job_name: names.get(g.job_id) ?? null }));
+        // names and reasons are free text: shown redacted, as jobs show shows them (I11)
+        return grants.map((g) => ({ ...g, job_name: redactOrNull(names.get(g.job_id) ?? null), revoked_why: redactOrNull(g.revoked_why) }));
       });
       if (opts.json) printJson(rows);
       else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
@@ -51,9 +54,11 @@ export function registerGrantCommands(program: Command): void {
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
         const target = deliveryTarget(job.delivery);
         const modelMissing = jobModelMissing(config, job.payload);
+        const shown = shownJob(job);
         return {
           job: {
-            id: job.id, name: job.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: job.pause_note, removed_at: job.removed_at,
+            // the stored row decides (its hash, its tools); only its text is shown redacted
+            id: job.id, name: shown.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: shown.pause_note, removed_at: job.removed_at,
             next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind,
           },
           /** Where each finished run's outcome goes: part of what the human approved. */
@@ -63,7 +68,7 @@ export function registerGrantCommands(program: Command): void {
           /** Why the job fires nothing tonight, or null when it fires on schedule. */
           will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
           authorization: auth,
-          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, why: ended.revoked_why } : null,
+          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, why: redactOrNull(ended.revoked_why) } : null,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job) } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
@@ -121,6 +126,8 @@ export function registerGrantCommands(program: Command): void {
       }
     });
 }
+
+const redactOrNull = (text: string | null): string | null => (text === null ? null : redactText(text));
 
 /** Whether and when the job fires, for the first line of `grants show`. */
 function firesLine(job: { paused: boolean; pause_note: string | null; removed_at: Date | null; next_fire_at: Date | null; timezone: string }): string {

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { parseDocument } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
+import type { JobRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
@@ -10,6 +11,7 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
 import { unreadable } from '../../util/file-errors.ts';
+import { redact, redactText } from '../../util/redact.ts';
 
 interface DefinitionFlags {
   file?: string;
@@ -26,6 +28,14 @@ interface DefinitionFlags {
 }
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
+
+/**
+ * A job as shown, in a table or as JSON: the definition is stored whole, for its runs, but shown redacted
+ * as `approvals show` shows the call that made it (I11); a prompt quoting a key is not printed with it.
+ */
+export function shownJob<T extends Pick<JobRow, 'name' | 'payload' | 'pause_note'>>(job: T): T {
+  return { ...job, name: redactText(job.name), payload: redact(job.payload), pause_note: job.pause_note === null ? null : redactText(job.pause_note) };
+}
 
 function readStructured(file: string, what: string): unknown {
   let text: string;
@@ -183,7 +193,7 @@ export function registerJobsCommands(program: Command): void {
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
     .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
       const { listJobs } = await import('../../store/jobs.ts');
-      const rows = await withStore(configOf(cmd), (db) => listJobs(db.db, { includeRemoved: Boolean(opts.all) }));
+      const rows = (await withStore(configOf(cmd), (db) => listJobs(db.db, { includeRemoved: Boolean(opts.all) }))).map(shownJob);
       if (opts.json) printJson(rows);
       else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], rows.map(jobLine));
     });
@@ -196,7 +206,7 @@ export function registerJobsCommands(program: Command): void {
       const found = await withStore(configOf(cmd), async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
         const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
-        return { job, authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant, runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
+        return { job: shownJob(job), authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant, runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
       });
       if (opts.json) printJson(found);
       else {
@@ -223,7 +233,8 @@ export function registerJobsCommands(program: Command): void {
         let id = ref;
         const result = await withStore(configOf(cmd), async (db) => run(db, (id = (await jobByRef(db.db, ref)).id), actor, opts));
         if (!result) throw new CliError(`no job with id ${id}`, EXIT.failure);
-        if (opts.json) printJson(result);
+        // pause, resume and remove answer with the job row: shown as jobs show shows it
+        if (opts.json) printJson(shownJob(result as JobRow));
         else {
           const { unchanged, warning } = result as { unchanged?: string; warning?: string };
           process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${unchanged ? `nothing to do (${unchanged})` : 'ok'}\n`);
@@ -281,6 +292,7 @@ export function registerJobsCommands(program: Command): void {
       const fetched = await withStore(configOf(cmd), async (db) => listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 }));
       const rows = noteIfCut(fetched, limit, 'newest');
       if (opts.json) printJson(rows);
-      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
+      // a run that "succeeded" after refusals did less than it was asked: its denials are shown beside its state
+      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
     });
 }

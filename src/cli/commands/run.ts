@@ -6,6 +6,7 @@ import { parseSeconds, refuseEmptyText } from '../option-values.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
+import { redactWith } from '../../util/redact.ts';
 
 interface RunFlags {
   channel: string;
@@ -67,9 +68,13 @@ export function registerRunCommand(program: Command): void {
 }
 
 function report(turn: Awaited<ReturnType<typeof import('../../session/attended-session.ts').attendedTurn>>, json?: boolean): void {
-  const o = turn.outcome;
+  // what the turn printed is its run output: redacted as the daemon stores a run's (I11), the session's credentials too
+  const o = redactWith({
+    status: turn.outcome.status, final: turn.outcome.final, error: turn.outcome.error, calls: turn.outcome.calls,
+    denials: turn.outcome.denials, turns: turn.outcome.turns, tokens: turn.outcome.tokens,
+  }, Object.values(turn.ctx.credentials));
   if (json) {
-    printJson({ status: o.status, final: o.final, error: o.error, calls: o.calls, denials: o.denials, turns: o.turns, tokens: o.tokens, transcript_id: turn.transcript_id, execution_id: turn.ctx.execution_id });
+    printJson({ ...o, transcript_id: turn.transcript_id, execution_id: turn.ctx.execution_id });
   } else {
     for (const c of o.calls) {
       const d = c.decision;
