@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import { JobInputError, RunRefusedError, createJobFromCall, definitionFields, manualRun, mergedDefinition, parseDefinition, schedulerNow, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
-import type { JobDefinitionInput } from '../../jobs/definition.ts';
+import { stepsEveryRunRefuses, type JobDefinition, type JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
@@ -26,15 +26,17 @@ const needId = (params: Record<string, unknown>): string | null => (typeof param
  */
 async function precheck(deps: JobChangeDeps, params: Record<string, unknown>): Promise<string | null> {
   try {
-    if (params.action === 'create') parseDefinition(definitionFields(params), deps.checks, { now: await schedulerNow(deps) });
+    let def: JobDefinition | null = null;
+    if (params.action === 'create') def = parseDefinition(definitionFields(params), deps.checks, { now: await schedulerNow(deps) });
     if (params.action === 'update') {
       const id = needId(params);
       if (!id) return 'id: is required for action update';
       const job = await getJob(deps.db, id);
       if (!job) return `id: no job with id ${id}`;
-      mergedDefinition(job, definitionFields(params), deps.checks, await schedulerNow(deps));
+      def = mergedDefinition(job, definitionFields(params), deps.checks, await schedulerNow(deps));
     }
-    return null;
+    const refused = def ? await stepsEveryRunRefuses(def, deps.checks) : [];
+    return refused.length > 0 ? refused.join('; ') : null;
   } catch (err) {
     if (err instanceof JobInputError) return err.message;
     throw err;
