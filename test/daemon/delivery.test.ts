@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
@@ -24,7 +27,8 @@ afterAll(() => hooks.close());
 afterEach(() => hooks.reset());
 
 const net = (): NetDeps => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) });
-const config = defaultConfig({ notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
+// a workspace of its own: the default one (<data_dir>/workspace, relative) exists only once some other test made it
+const config = defaultConfig({ tools: { workspace: mkdtempSync(join(tmpdir(), 'echo-delivery-')) }, notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
 
 async function runDelivered(authorised: boolean, shutdown?: AbortSignal) {
   const db = database().db;
