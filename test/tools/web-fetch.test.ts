@@ -133,6 +133,13 @@ describe('web_fetch refuses what the guard refuses, before a byte is sent', () =
     expect(site.connections).toBe(0);
   });
 
+  it('a host whose name does not resolve is a transient failure, not a refusal: nothing was judged or sent', async () => {
+    const r = await fetchWith({ url: 'http://nowhere.test/feed' });
+    expect(r).toMatchObject({ success: false, errorKind: 'internal' });
+    expect(r.error).toMatch(/^web_fetch: the host could not be resolved, so nothing was sent: .*ENOTFOUND/);
+    expect(site.connections).toBe(0);
+  });
+
   it('fetches an allowlisted host under network_policy restricted', async () => {
     site.answer((_q, r) => r.writeHead(200, { 'content-type': 'text/plain' }).end('allowed'));
     const r = await fetchWith({ url: 'http://public.test/' }, { execution: { network_policy: 'restricted', network_allowlist: ['public.test'] } });
