@@ -2,6 +2,8 @@ import type { Decision } from '../approval/decision.ts';
 import type { ToolResult } from '../tools/types.ts';
 import { redactText } from '../util/redact.ts';
 import type { ChatClient, ChatMessage, OfferedFunction, ToolCallRequest } from './model-client.ts';
+import { ModelEndpointError } from './model-errors.ts';
+import { fittedToolMessage, type MessageSpill } from './tool-message.ts';
 
 export interface AgentLimits {
   readonly maxTurns: number;
@@ -11,7 +13,17 @@ export interface AgentLimits {
   readonly tokenBudget: number;
   readonly maxDenials: number;
   readonly temperature: number;
+  /** Tool calls one model response may make; the rest are refused unrun (model.max_tool_calls_per_turn). */
+  readonly maxToolCallsPerTurn?: number;
 }
+
+/** As model.max_tool_calls_per_turn's default. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 16;
+/** Why a call never reached the gate; the model can put these right itself, so they are not counted as refusals. */
+export const ARGS_INVALID = 'args.invalid';
+export const OVER_CALL_LIMIT = 'model.max_tool_calls_per_turn';
+/** How much of a failed call's error a run's output keeps. */
+export const CALL_ERROR_MAX_CHARS = 500;
 
 export interface CallOutcome {
   readonly decision: Pick<Decision, 'outcome' | 'step' | 'rule' | 'reason'> | null;
@@ -29,6 +41,8 @@ export interface CallRecord {
   readonly decision: CallOutcome['decision'];
   readonly success: boolean;
   readonly errorKind?: string;
+  /** Why it failed, redacted and at most CALL_ERROR_MAX_CHARS: what `runs show` tells an admin. */
+  readonly error?: string;
 }
 
 export interface AgentOutcome {
@@ -40,7 +54,12 @@ export interface AgentOutcome {
   readonly turns: number;
   readonly tokens: number;
   readonly error: string | null;
+  /** A model_error that may pass on another attempt (endpoint down, timeout, 429, 5xx); false for a refusal or a bad answer. */
+  readonly transient?: boolean;
 }
+
+/** A call refused before the gate (arguments invalid, over the per-response limit); returns what was audited (I8). */
+export type BeforeGateRefusal = (call: { tool: string; args: Record<string, unknown> }, callIndex: number, refusal: { rule: string; reason: string }) => Promise<CallOutcome['decision']>;
 
 export interface AgentTurnInput {
   readonly prompt: string;
@@ -55,6 +74,10 @@ export interface AgentTurnInput {
   readonly onDenial?: () => Promise<number>;
   /** What the whole run has used, shared by a loop and its sub-agents: one budget for all of them. */
   readonly spent?: RunSpending;
+  /** Audits calls refused before the gate; without it they are only in the outcome. */
+  readonly refuse?: BeforeGateRefusal;
+  /** Where results too long for one message go (read_spill reads them); without it the cut part is only described. */
+  readonly spill?: Omit<MessageSpill, 'tool'>;
 }
 
 /** A run's running totals; sub-agent loops add to their parent's. */
@@ -62,9 +85,6 @@ export interface RunSpending {
   tokens: number;
   denials: number;
 }
-
-/** What the model gets back from one call; long outputs are cut (big files are spilled by the tools themselves). */
-export const TOOL_MESSAGE_MAX_CHARS = 16_000;
 
 /**
  * The agent loop: model → tool calls → gate and executor → results back →
@@ -78,8 +98,9 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
   const spent: RunSpending = input.spent ?? { tokens: 0, denials: 0 };
   let tokens = 0;
   let turns = 0;
-  const done = (status: AgentStatus, final: string | null, error: string | null = null): AgentOutcome =>
-    ({ status, final, messages, calls, denials: spent.denials, turns, tokens, error });
+  const done = (status: AgentStatus, final: string | null, error: string | null = null, transient = false): AgentOutcome =>
+    ({ status, final, messages, calls, denials: spent.denials, turns, tokens, error, ...(status === 'model_error' ? { transient } : {}) });
+  const maxCalls = limits.maxToolCallsPerTurn ?? DEFAULT_MAX_TOOL_CALLS_PER_TURN;
   const overBudget = () => (spent.denials >= limits.maxDenials ? done('denied', null, `stopped after ${spent.denials} refusals (max_denials_per_run)`)
     : spent.tokens >= limits.tokenBudget ? done('token_budget', null, `stopped after using ${spent.tokens} tokens (budget ${limits.tokenBudget})`) : null);
 
@@ -94,7 +115,9 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
       res = await input.chat.complete({ model: input.model, messages, tools: input.tools, temperature: limits.temperature, max_tokens: limits.maxTokens, signal });
     } catch (err) {
       if (signal.aborted) return done('cancelled', null, abortReason(signal));
-      return done('model_error', null, redactText(`the model endpoint failed: ${(err as Error).message}`));
+      // the client names the endpoint, the model and the cause; anything else it threw is a failure worth another try
+      if (err instanceof ModelEndpointError) return done('model_error', null, redactText(err.message), err.transient);
+      return done('model_error', null, redactText(`the model endpoint failed: ${(err as Error).message}`), true);
     }
     tokens += res.total_tokens;
     spent.tokens += res.total_tokens;
@@ -104,12 +127,15 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
     const crossed = overBudget();
     if (crossed) return crossed;
 
-    for (const request of res.tool_calls) {
+    for (const [n, request] of res.tool_calls.entries()) {
       const index = calls.length;
-      const { outcome, malformed } = await callOne(input, request, index, signal);
-      calls.push({ index, tool: request.name, decision: outcome.decision, success: outcome.result.success, ...(outcome.result.errorKind ? { errorKind: outcome.result.errorKind } : {}) });
-      messages.push({ role: 'tool', tool_call_id: request.id, content: toolMessage(outcome, !malformed) });
-      if (outcome.decision && outcome.decision.outcome !== 'allow') {
+      // every call of the response gets its answer; past the limit the answer is that it was not run
+      const { outcome, malformed } = n < maxCalls
+        ? await callOne(input, request, index, signal)
+        : { malformed: false, outcome: await refused(input, request, index, OVER_CALL_LIMIT, `not run: this response asked for ${res.tool_calls.length} tool calls and one response may make at most ${maxCalls} (model.max_tool_calls_per_turn); ask again for the calls still needed, at most ${maxCalls} at a time`) };
+      calls.push(callRecord(index, request.name, outcome));
+      messages.push({ role: 'tool', tool_call_id: request.id, content: await toolMessage(input, request.name, outcome, !malformed) });
+      if (countsAsRefusal(outcome.decision)) {
         spent.denials = input.onDenial ? await input.onDenial() : spent.denials + 1;
       }
       // checked after every call, not once per response: a call past a limit never runs
@@ -129,9 +155,34 @@ async function callOne(input: AgentTurnInput, request: ToolCallRequest, index: n
     return { malformed: false, outcome: await input.call({ tool: request.name, args: typeof args === 'string' ? {} : args }, index, signal) };
   }
   if (typeof args === 'string') {
-    return { malformed: true, outcome: { decision: null, result: { success: false, errorKind: 'validation', error: `the arguments of ${request.name} ${args}` } } };
+    const raw = request.arguments.length > 200 ? `${request.arguments.slice(0, 200)}…` : request.arguments;
+    return { malformed: true, outcome: await refused(input, request, index, ARGS_INVALID, `the arguments of ${request.name} ${args}: ${JSON.stringify(raw)}`, `the arguments of ${request.name} ${args}`) };
   }
   return { malformed: false, outcome: await input.call({ tool: request.name, args }, index, signal) };
+}
+
+/** A call the loop refuses itself, before the gate: audited through `refuse` (I8), answered as a validation error. */
+async function refused(input: AgentTurnInput, request: ToolCallRequest, index: number, rule: string, reason: string, told = reason): Promise<CallOutcome> {
+  const args = parseArguments(request.arguments);
+  const decision = input.refuse ? await input.refuse({ tool: request.name, args: typeof args === 'string' ? {} : args }, index, { rule, reason }) : null;
+  return { decision, result: { success: false, errorKind: 'validation', error: told } };
+}
+
+/** Refusals the model cannot put right by itself count towards max_denials_per_run; bad arguments and surplus calls do not. */
+function countsAsRefusal(d: CallOutcome['decision']): boolean {
+  return d !== null && d.outcome !== 'allow' && d.rule !== ARGS_INVALID && d.rule !== OVER_CALL_LIMIT;
+}
+
+function callRecord(index: number, tool: string, o: CallOutcome): CallRecord {
+  const r = o.result;
+  const error = r.success ? undefined : capped(redactText(r.error ?? r.errorKind ?? 'failed'), CALL_ERROR_MAX_CHARS);
+  return { index, tool, decision: o.decision, success: r.success, ...(r.errorKind ? { errorKind: r.errorKind } : {}), ...(error !== undefined ? { error } : {}) };
+}
+
+function capped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = (text.charCodeAt(max - 2) & 0xfc00) === 0xd800 ? max - 2 : max - 1;
+  return `${text.slice(0, cut)}…`;
 }
 
 /** The call's arguments as an object, or what is wrong with them. */
@@ -145,13 +196,14 @@ function parseArguments(raw: string): Record<string, unknown> | string {
   return args === null || typeof args !== 'object' || Array.isArray(args) ? 'must be a JSON object' : args as Record<string, unknown>;
 }
 
-function toolMessage(o: CallOutcome, parsed: boolean): string {
+function toolMessage(input: AgentTurnInput, tool: string, o: CallOutcome, parsed: boolean): Promise<string> {
   const r = o.result;
   const body = r.success
     ? { ok: true, output: r.output ?? null }
     : { ok: false, error_kind: r.errorKind ?? 'internal', error: r.error ?? 'failed', ...(o.decision && o.decision.outcome !== 'allow' ? { refused_by: o.decision.rule } : {}), ...(parsed ? {} : { hint: 'send the arguments as one JSON object' }) };
-  const text = redactText(JSON.stringify(body));
-  return text.length <= TOOL_MESSAGE_MAX_CHARS ? text : `${text.slice(0, TOOL_MESSAGE_MAX_CHARS)}… [cut: ${text.length} chars in all]`;
+  // a spill is only worth making when the model can read it back
+  const readable = input.spill && input.tools.some((t) => t.name === 'read_spill');
+  return fittedToolMessage(body, readable ? { ...input.spill!, tool } : undefined);
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -7,7 +7,7 @@ import { openAiChatClient, type ChatClient } from './model-client.ts';
 export function agentChatClient(config: Config): ChatClient | null {
   if (!config.model.base_url) return null;
   return openAiChatClient({
-    baseURL: config.model.base_url, timeoutMs: config.model.timeout_seconds * 1000,
+    baseURL: config.model.base_url, timeoutMs: config.model.timeout_seconds * 1000, maxRetries: config.model.max_retries,
     ...(config.model.api_key ? { apiKey: config.model.api_key } : {}),
   });
 }

@@ -12,10 +12,12 @@ import type { Executor } from '../store/db.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import { gatedCall } from '../session/gated-call.ts';
+import { pgSpillStore } from '../store/spills.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { runAgentLoop, type RunSpending, type AgentOutcome } from './loop.ts';
+import { ARGS_INVALID, runAgentLoop, type RunSpending, type AgentOutcome, type CallOutcome } from './loop.ts';
+import { auditRefusal } from './refusals.ts';
 import type { ChatClient, OfferedFunction } from './model-client.ts';
 import { systemPrompt } from './system-prompt.ts';
 
@@ -74,6 +76,11 @@ export interface AgentRuntime {
    * (delegate_task) share its scope, model, token budget and refusal count, as an agent turn's do.
    */
   hosting<T>(ctx: ToolExecutionContext, opts: AgentRunOptions, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Audits a call refused before the gate (invalid arguments, over a limit) as the gate's records are
+   * written, step 0 with `rule` (I8): what the run's output says of the call is also on the record.
+   */
+  refuseBeforeGate(ctx: ToolExecutionContext, scope: RunScope | undefined, call: { tool: string; args: Record<string, unknown> }, callIndex: number, refusal: { rule: string; reason: string }): Promise<NonNullable<CallOutcome['decision']>>;
 }
 
 interface RunHooks {
@@ -91,11 +98,15 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const securityProfile = (ctx: ToolExecutionContext): SecurityProfile =>
     (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
 
-  const gateFor = (ctx: ToolExecutionContext, scope: RunScope = {}): ApprovalGate => {
+  const sinkFor = (scope: RunScope): DecisionSink => {
     const sink = auditDecisionSink(deps.db, scope, scope.audit ?? deps.audit);
+    return deps.wrapSink ? deps.wrapSink(sink) : sink;
+  };
+
+  const gateFor = (ctx: ToolExecutionContext, scope: RunScope = {}): ApprovalGate => {
     return createApprovalGate(config, {
       guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
-      sink: deps.wrapSink ? deps.wrapSink(sink) : sink,
+      sink: sinkFor(scope),
       humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
       smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
       ...(scope.grant ? { grant: scope.grant } : {}),
@@ -133,8 +144,13 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     }
   };
 
+  const refuseBeforeGate: AgentRuntime['refuseBeforeGate'] = (ctx, scope, call, callIndex, refusal) =>
+    auditRefusal(sinkFor(scope ?? {}), (n) => deps.tools.facts(n), ctx, call, callIndex, refusal);
+
+  const spills = pgSpillStore(deps.db);
+
   return {
-    securityProfile, gateFor, offered, offeredToRun,
+    securityProfile, gateFor, offered, offeredToRun, refuseBeforeGate,
     hosting: (ctx, opts, fn) => registered(ctx, { opts, depth: 0, spent: { tokens: 0, denials: 0 } }, fn),
     async run(prompt, ctx, runOpts) {
       // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own
@@ -160,13 +176,21 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           limits: {
             maxTurns: config.model.max_turns, maxTokens: config.model.max_tokens, tokenBudget: config.model.token_budget,
             maxDenials: config.permissions.approval.max_denials_per_run, temperature: config.model.temperature,
+            maxToolCallsPerTurn: config.model.max_tool_calls_per_turn,
           },
           spent: hooks.spent,
+          spill: { store: spills, execution_id: ctx.execution_id },
+          refuse: (call, index, refusal) => refuseBeforeGate(ctx, opts.scope, call, index, refusal),
           // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here
           onDenial: opts.onDenial ?? (async () => hooks.spent.denials + 1),
-          call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, {
-            signal, offered: offeredNames.has(call.tool), ...(deps.ledger ? { ledger: deps.ledger } : {}),
-          }),
+          call: async (call, index, signal) => {
+            const out = await gatedCall(gate, deps.tools, call, ctx, index, {
+              signal, offered: offeredNames.has(call.tool), ...(deps.ledger ? { ledger: deps.ledger } : {}),
+            });
+            // arguments the tool's schema refuses never reach the gate: the refusal is recorded all the same (I8)
+            if (out.decision) return out;
+            return { decision: await refuseBeforeGate(ctx, opts.scope, call, index, { rule: ARGS_INVALID, reason: out.result.error ?? 'invalid arguments' }), result: out.result };
+          },
         }));
     },
   };

@@ -131,7 +131,12 @@ const configShape = z.strictObject({
     max_turns: z.number().int().positive().default(12),
     /** Tokens one agent turn may use in all, over every model response. */
     token_budget: z.number().int().positive().default(200_000),
+    /** The limit for one model response: every attempt and the waits between them, not each attempt. */
     timeout_seconds: seconds(120),
+    /** Further attempts after a transient failure (unreachable, HTTP 408, 429, 5xx), inside timeout_seconds; other 4xx are not retried. */
+    max_retries: z.number().int().min(0).max(10).default(2),
+    /** Tool calls one model response may make; the rest are refused unrun, and the model is told the limit. */
+    max_tool_calls_per_turn: z.number().int().positive().max(1000).default(16),
   }).prefault({}),
   services: z.strictObject({
     web_search: z.strictObject({ url: optionalUrl, api_key: z.string().optional() }).prefault({}),

@@ -1,3 +1,4 @@
+import { ARGS_INVALID } from '../agent/loop.ts';
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
 import type { ApprovalGate } from '../approval/gate.ts';
 import type { RunGrant } from '../approval/ports.ts';
@@ -59,7 +60,7 @@ async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: Tool
   // the run's total, sub-agents' refusals included: they count through the same function
   const tally = { denials: 0 };
   const onDenial = async () => (tally.denials = await addDenial(deps.db, runId));
-  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }));
+  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }, scope));
 }
 
 interface DenialCount {
@@ -67,7 +68,7 @@ interface DenialCount {
   readonly onDenial: () => Promise<number>;
 }
 
-async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount): Promise<PayloadOutcome> {
+async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount, scope: RunScope): Promise<PayloadOutcome> {
   const maxDenials = deps.config.permissions.approval.max_denials_per_run;
   const steps: StepRecord[] = [];
   let failed = false;
@@ -78,7 +79,9 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
     if (signal.aborted) break;
     const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
     if (!decision) {
-      steps.push({ index, tool: step.tool, decision: { outcome: 'skipped', step: 0, rule: 'args.invalid', reason: result.error ?? '' }, result });
+      // refused before the gate, and recorded as an agent's call with bad arguments is (I8); not counted as a refusal
+      const refused = await deps.agent.refuseBeforeGate(ctx, scope, step, index, { rule: ARGS_INVALID, reason: result.error ?? 'invalid arguments' });
+      steps.push({ index, tool: step.tool, decision: { outcome: refused.outcome, step: refused.step, rule: refused.rule, reason: refused.reason }, result });
       failed = true;
       error ??= `step ${index + 1} (${step.tool}): ${result.error}`;
       // as on a failure: the steps after it may depend on what it was to do
@@ -124,7 +127,8 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
     output: { agent: { status: out.status, final: out.final, turns: out.turns, tokens: out.tokens, transcript_id: transcript?.id ?? null }, calls: out.calls },
     denials: out.denials,
     stoppedByDenials: out.status === 'denied',
-    retryable: out.status === 'model_error' && out.turns > 0,
+    // an endpoint that is down may be up next time; a refused model name or a bad answer will not change
+    retryable: out.status === 'model_error' && out.transient === true,
     failed: out.status !== 'completed',
     error: out.error,
   };

@@ -50,12 +50,12 @@ export async function executeTool(
 
 async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExecutionContext, opts: ExecuteToolOptions): Promise<ToolResult> {
   const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(opts.signal?.reason);
-  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const timeoutMs = tool.timeoutSeconds * 1000;
   const grace = opts.graceMs ?? HARD_STOP_GRACE_MS;
   let timer: NodeJS.Timeout | undefined;
   let hardStop: NodeJS.Timeout | undefined;
+  // one listener on the run's signal, removed when the call ends: a run makes many calls on one signal
+  let onOuterAbort: (() => void) | undefined;
   // The signal asks the tool to stop; the hard stop stops waiting if it does not.
   const stopped = new Promise<ToolResult>((resolve) => {
     const hard = (why: string) => {
@@ -65,8 +65,16 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
       controller.abort(new Error('timeout'));
       hard(`${tool.name} timed out after ${tool.timeoutSeconds}s`);
     }, timeoutMs);
-    if (opts.signal?.aborted) hard(`${tool.name} was cancelled`);
-    else opts.signal?.addEventListener('abort', () => hard(`${tool.name} was cancelled`), { once: true });
+    if (opts.signal?.aborted) {
+      controller.abort(opts.signal.reason);
+      hard(`${tool.name} was cancelled`);
+    } else {
+      onOuterAbort = () => {
+        controller.abort(opts.signal?.reason);
+        hard(`${tool.name} was cancelled`);
+      };
+      opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    }
   });
   try {
     const run = tool.execute(params, ctx, { signal: controller.signal, ...(opts.approval ? { approval: opts.approval } : {}) }).then(
@@ -85,7 +93,7 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
   } finally {
     clearTimeout(timer);
     clearTimeout(hardStop);
-    opts.signal?.removeEventListener('abort', onOuterAbort);
+    if (onOuterAbort) opts.signal?.removeEventListener('abort', onOuterAbort);
   }
 }
 
