@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -23,14 +23,25 @@ const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-mission-e2e-'));
 const prefix = `mission-${randomBytes(4).toString('hex')}`;
 
-/** The job the model asks for: a WRITE step, then a write outside the workspace, which the guard refuses in every run. */
+/**
+ * The job the model asks for: a WRITE step, then a write below `<name>-out`, a directory not there when the
+ * job is created (a write already outside then is refused before anyone is asked) and made a symlink out of
+ * the workspace before it runs, so the guard refuses it in the run.
+ */
 const jobArgs = (name: string) => ({
   action: 'create', name, schedule: '0 2 * * *', timezone: 'Europe/Berlin',
   payload: { kind: 'steps', steps: [
     { tool: 'write_file', args: { path: `${name}.txt`, content: `written by ${name}` } },
-    { tool: 'write_file', args: { path: '/etc/echo-mission-outside', content: 'x' } },
+    { tool: 'write_file', args: { path: `${name}-out/escaped.txt`, content: 'x' } },
   ] },
 });
+
+/** `<name>-out` in the workspace, now a symlink to a directory outside it. */
+function linkOutside(name: string): string {
+  const outside = mkdtempSync(join(tmpdir(), 'echo-mission-outside-'));
+  symlinkSync(outside, join(workspace, `${name}-out`));
+  return outside;
+}
 
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 let configFile: string;
@@ -96,7 +107,8 @@ async function daemonRuns(jobId: string) {
   }
 }
 
-function expectMissionRun(run: NonNullable<Awaited<ReturnType<typeof getRun>>>, name: string) {
+function expectMissionRun(run: NonNullable<Awaited<ReturnType<typeof getRun>>>, name: string, outside: string) {
+  expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
   expect(run.cron_authorized).toBe(true);
   const steps = (run.output as { steps: { tool: string; decision: { outcome: string; step: number; rule: string } }[] }).steps;
   expect(steps.map((s) => [s.tool, s.decision.outcome, s.decision.step, s.decision.rule])).toEqual([
@@ -124,7 +136,8 @@ describe('the mission, end to end: an attended session creates a job, the daemon
     expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'alice', channel: 'cli', tool_scope: ['write_file'] });
     expect(r.out).toContain('the grant covers only the tools listed here');
     await expectScopeFromRequest(job.id);
-    expectMissionRun(await daemonRuns(job.id), 'tty-nightly');
+    const outside = linkOutside('tty-nightly');
+    expectMissionRun(await daemonRuns(job.id), 'tty-nightly', outside);
   });
 
   it('refused on the terminal: no job exists', async () => {
@@ -152,6 +165,7 @@ describe('the mission, end to end: an attended session creates a job, the daemon
     // approved when bob answered, not when the grant row was written after the call ran
     expect(await liveGrant(database().db, job.id)).toMatchObject({ approver: 'bob', approval_id: pending.id, approved_at: answered.answered_at, tool_scope: ['write_file'] });
     await expectScopeFromRequest(job.id);
-    expectMissionRun(await daemonRuns(job.id), 'api-nightly');
+    const outside = linkOutside('api-nightly');
+    expectMissionRun(await daemonRuns(job.id), 'api-nightly', outside);
   });
 });
