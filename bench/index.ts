@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   },
   daemon: async () => (await import('./daemon.ts')).benchDaemon(),
   retention: async () => (await import('./retention.ts')).benchRetention(),
+  redact: async () => (await import('./redact.ts')).benchRedact(),
 };
 
 const name = process.argv[2];

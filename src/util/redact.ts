@@ -20,14 +20,19 @@ const VALUE = String.raw`("[^"'\n]*"|'[^'"\n]*'|${BARE_CHAR}+)`;
  * comment: `credentials:\n  github: x` is a mapping, and its `github:` is no value.
  */
 const KEY_GAP = String.raw`[ \t]*(?:(?:\r?\n|(?:\\r)?\\n)[ \t]+(?![^\s:\\]*:|[-#]))?`;
-/** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name. */
-const KEY_VALUE = new RegExp(String.raw`\b([A-Za-z0-9_.-]*${SECRET_WORD}(?:[_-][A-Za-z0-9_-]*)?["']?[ \t]*[=:]${KEY_GAP})${VALUE}`, 'gi');
+/**
+ * Characters a key may have around its secret word. Names are short; unbounded, a long run of name
+ * characters (`a-a-a-…`, base64) would be rescanned from every position, in quadratic or cubic time.
+ */
+const NAME_MAX = 64;
+/** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name (a match may start after a `_`, `.` or `-` in it). */
+const KEY_VALUE = new RegExp(String.raw`(?:\b|(?<=[_.-]))([A-Za-z0-9_.-]{0,${NAME_MAX}}${SECRET_WORD}(?:[_-][A-Za-z0-9_-]{0,${NAME_MAX}})?["']?[ \t]*[=:]${KEY_GAP})${VALUE}`, 'gi');
 /** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value (on the same line). */
-const OPTION_VALUE = new RegExp(String.raw`(^|\s)(--?[A-Za-z0-9-]*${SECRET_WORD}(?:-[A-Za-z0-9-]*)?[ \t]+)${VALUE}`, 'gi');
+const OPTION_VALUE = new RegExp(String.raw`(^|\s)(--?[A-Za-z0-9-]{0,${NAME_MAX}}${SECRET_WORD}(?:-[A-Za-z0-9-]{0,${NAME_MAX}})?[ \t]+)${VALUE}`, 'gi');
 /** A header's value: up to the end of its line (a real or a JSON-escaped line break) or of the quoted argument. */
 const HEADER_VALUE = String.raw`(?:[^\r\n"'\\]|\\(?![nr"']))+`;
 /** `sshpass -p pw`, `mysql -ppw` (the password attached to -p; a bare -p prompts for it). */
-const PASSWORD_OPTION = /(^|\s)(sshpass\b[^\n;|&]*?\s-p[ \t]*|(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]*?\s-p)("[^"'\n]*"|'[^'"\n]*'|[^\s"';|&-][^\s"';|&]*)/g;
+const PASSWORD_OPTION = /(^|\s)(sshpass\b[^\n;|&]{0,1024}?\s-p[ \t]*|(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;|&]{0,1024}?\s-p)("[^"'\n]*"|'[^'"\n]*'|[^\s"';|&-][^\s"';|&]*)/g;
 /** A whole header value, whatever its scheme (`Token x`, `Negotiate x`), up to the end of its line or quote. */
 const AUTHORIZATION_HEADER = new RegExp(String.raw`\b((?:proxy-)?authorization[ \t]*:[ \t]*)${HEADER_VALUE}`, 'gi');
 const COOKIE_HEADER = new RegExp(String.raw`\b((?:set-)?cookie[ \t]*:[ \t]*)${HEADER_VALUE}`, 'gi');
@@ -36,6 +41,8 @@ const COOKIE_HEADER = new RegExp(String.raw`\b((?:set-)?cookie[ \t]*:[ \t]*)${HE
  * understanding" stays; a token has digits, mixed case or punctuation inside it.
  */
 const SCHEME_TOKEN = /\b(bearer|basic)[ \t]+(?![A-Za-z][a-z]+\.*(?![A-Za-z0-9._~+/=-]))[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `scheme://user:pass@host`: a scheme is short, userinfo at most 8 KiB (a longer one is cut only if known). */
+const USERINFO = /([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#]{0,8192}@/gi;
 /** `curl -u user:pass`, `--user user:pass`: the password after the colon. */
 const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+):("[^"]*"|[^\s"]+)/g;
 
@@ -84,8 +91,9 @@ export function redactText(text: string): string {
   const cut = withoutKnown(text);
   if (!MAY_HOLD_PATTERN.test(cut)) return cut;
   return cut
-    // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, `$1${MASK}@`)
+    // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`.
+    // Both parts are bounded, so a long run of letters (base64) is scanned in linear time, not retried from each one
+    .replace(USERINFO, `$1${MASK}@`)
     .replace(SCHEME_TOKEN, `$1 ${MASK}`)
     // up to the end of the line or of the quoted argument: code after a closing quote stays visible
     .replace(AUTHORIZATION_HEADER, `$1${MASK}`)

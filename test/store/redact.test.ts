@@ -162,3 +162,21 @@ describe('redactWith', () => {
     expect(redactWith('about', ['ab'])).toBe('about');
   });
 });
+
+describe('redaction of long runs of name characters (the patterns are bounded so such text costs linear time)', () => {
+  it.each([
+    ['a secret word after a name of 100 characters', `${'A'.repeat(100)}_PASSWORD=hunter2x`, 'hunter2x'],
+    ['a secret word after a dotted name of 100 characters', `${'a.'.repeat(50)}api_key: s3cr3tvalue`, 's3cr3tvalue'],
+    ['userinfo after base64-like text', `${'Qm'.repeat(5000)} https://bob:pa55word@db.example.com/x`, 'pa55word'],
+    ['a password option after many others', `${'--passwordless '.repeat(300)}--password hunter2x`, 'hunter2x'],
+  ])('still masks %s', (_what, text, secret) => {
+    const out = redactText(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain('[REDACTED]');
+  });
+
+  it('leaves a long run of letters with no secret in it as it was', () => {
+    const text = `data: ${'x'.repeat(100_000)}`;
+    expect(redactText(text)).toBe(text);
+  });
+});
