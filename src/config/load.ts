@@ -48,7 +48,8 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env):
   } catch (err) {
     throw new ConfigError(file, [{ path: '(file)', message: `cannot read: ${unreadable(err)}` }]);
   }
-  return { ...parseConfigText(text, file, env), file };
+  const parsed = parseConfigText(text, file, env);
+  return { ...parsed, config: { ...parsed.config, loaded_from: resolve(file) }, file };
 }
 
 export function parseConfigText(text: string, file = '(inline)', env: NodeJS.ProcessEnv = process.env): Omit<LoadedConfig, 'file'> {

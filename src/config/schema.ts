@@ -161,7 +161,8 @@ export const configSchema = configShape.transform((c) => (c.tools.workspace === 
   ? { ...c, tools: { ...c.tools, workspace: join(c.daemon.data_dir, 'workspace') } }
   : c));
 
-export type Config = z.infer<typeof configSchema>;
+/** `loaded_from`: the file it was read from, set by loadConfig; no tool may read or write it (it can hold keys and tokens). */
+export type Config = z.infer<typeof configSchema> & { readonly loaded_from?: string };
 export type ConfigInput = z.input<typeof configShape>;
 
 /** The configuration with every default, for tests and for running with no file. */

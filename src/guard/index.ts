@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { storeFiles } from '../store/embedded-files.ts';
+import { protectedFiles } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
@@ -34,8 +34,8 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     workspace: config.tools.workspace,
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
-    // the store's files only: under systemd and in the image the workspace itself lives in data_dir
-    forbiddenRoots: resolveRoots(storeFiles(config.daemon.data_dir), fs),
+    // the store's files and the config file only: under systemd and in the image the workspace itself lives in data_dir
+    forbiddenRoots: resolveRoots(protectedFiles(config), fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
 

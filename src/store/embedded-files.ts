@@ -10,6 +10,11 @@ const run = promisify(execFile);
 export const PASSWORD_FILE = 'pg-password';
 export const PG_DIR = 'pg';
 
+/** The files no tool may read or write (path.daemon_state): the embedded database's, and the configuration file this process read. */
+export function protectedFiles(config: { readonly daemon: { readonly data_dir: string }; readonly loaded_from?: string }): string[] {
+  return [...storeFiles(config.daemon.data_dir), ...(config.loaded_from ? [config.loaded_from] : [])];
+}
+
 /** The embedded database's files in a data dir, which no tool may read or write (path.daemon_state). */
 export function storeFiles(dataDir: string): string[] {
   return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE, SERVER_LOG, OWNER_FILE].map((name) => path.join(dataDir, name));

@@ -19,18 +19,22 @@ beforeAll(async () => {
   model = await startFakeModel((body, n) => {
     const asked = prompt(body);
     if (asked.includes('read the config')) {
-      return body.messages.some((m) => m.role === 'tool') ? { content: 'read it' } : { tool_calls: [{ name: 'read_file', arguments: { path: 'echo-agent.yaml' } }] };
+      const path = asked.includes('copy') ? 'copy-of-config.yaml' : 'echo-agent.yaml';
+      return body.messages.some((m) => m.role === 'tool') ? { content: 'read it' } : { tool_calls: [{ name: 'read_file', arguments: { path } }] };
     }
     return { content: asked.includes('plain') ? PLAIN : LEAKY, tokens: n };
   });
   const dir = mkdtempSync(join(tmpdir(), 'echo-run-redaction-'));
   const cfg = join(dir, 'echo-agent.yaml');
-  writeFileSync(cfg, [
+  const text = [
     'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
     'model:', `  base_url: ${model.url}`, '  name: scripted',
     'tools:', `  workspace: ${dir}`,
     'notify:', '  targets:', '    ops-hook:', `      url: https://example.com/hook/${HOOK_TOKEN}`, '',
-  ].join('\n'));
+  ].join('\n');
+  writeFileSync(cfg, text);
+  // the file read is refused (path.daemon_state); a copy someone left in the workspace is not, and is redacted
+  writeFileSync(join(dir, 'copy-of-config.yaml'), text);
   env = { ECHO_AGENT_CONFIG: cfg };
 });
 afterAll(() => model.close());
@@ -58,8 +62,17 @@ describe('echo-agent run prints the model\'s answer redacted, as the daemon\'s r
 });
 
 describe('a notify target\'s URL is a configured secret', () => {
-  it('a model reading the config file is sent the target\'s name, not its URL or the token in its path', async () => {
+  it('a model may not read the config file this process read at all', async () => {
     const r = await runCli(['run', 'read the config'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = JSON.stringify(model.toolMessages());
+    expect(sent).toContain('path.daemon_state');
+    expect(sent).not.toContain(HOOK_TOKEN);
+    expect(sent).not.toContain('ops-hook:');
+  });
+
+  it('a model reading a copy of the config file is sent the target\'s name, not its URL or the token in its path', async () => {
+    const r = await runCli(['run', 'read the config copy'], { env });
     expect(r.code, r.stderr).toBe(0);
     const [read] = model.toolMessages() as { ok: boolean; output: unknown }[];
     expect(read?.ok, JSON.stringify(read)).toBe(true);

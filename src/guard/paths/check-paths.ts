@@ -11,7 +11,7 @@ export const PATH_RULES = {
   'path.outside_safe_write_root': 'The path is written outside tools.safe_write_root.',
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
   'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
-  'path.daemon_state': "The path is the embedded database's directory or its password file in daemon.data_dir, which no tool may read or write: it would hand the store's credentials to a model or a job.",
+  'path.daemon_state': "The path is the embedded database's directory or its password file in daemon.data_dir, or the configuration file this process read, which no tool may read or write: it would hand the store's credentials, API keys or notify tokens to a model or a job.",
   'path.secret': 'The path is a secret the shell guard also refuses to read (password hashes, root\'s SSH directory, an SSH private key or a stored cloud or git credential), and no file tool may read or write it.',
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, SSH private keys or stored cloud and git credentials).',
 } as const;

@@ -3,7 +3,7 @@ import { open, readdir, readlink, realpath, type FileHandle } from 'node:fs/prom
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { checkPaths, isInside, resolveRoots } from '../../guard/paths/index.ts';
-import { storeFiles } from '../../store/embedded-files.ts';
+import { protectedFiles } from '../../store/embedded-files.ts';
 import { fail, type ToolResult } from '../types.ts';
 
 /**
@@ -43,10 +43,10 @@ export async function openConfined(config: Config, file: string): Promise<{ hand
 
 const storeRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
 
-/** The embedded database's files as real paths, resolved once per config and then every 10 s. */
+/** The embedded database's files and the configuration file as real paths, resolved once per config and then every 10 s. */
 export function storeFilesOf(config: Config): () => Promise<readonly string[]> {
   let roots = storeRoots.get(config);
-  if (!roots) storeRoots.set(config, (roots = resolveRoots(storeFiles(config.daemon.data_dir))));
+  if (!roots) storeRoots.set(config, (roots = resolveRoots(protectedFiles(config))));
   return roots;
 }
 
