@@ -1,8 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const RR = 'shell.rm.recursive_root';
-const RS = 'shell.rm.recursive_system_path';
-const RH = 'shell.rm.recursive_home';
+import { RH, RR, RS } from './rule-ids.ts';
 
 /** Forms only a full parser's tree shows: heredoc scripts, function bodies, case arms, substitutions in odd places. */
 export const AST_FORMS: readonly ShellCase[] = [

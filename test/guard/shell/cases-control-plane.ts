@@ -1,6 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const CP = 'shell.echo_agent.control';
+import { CP } from './rule-ids.ts';
 
 /** A tool call answering or changing echo-agent's own approvals, grants or jobs goes to a person (review: a model approved its own cronjob call). */
 export const CONTROL_PLANE: readonly ShellCase[] = [

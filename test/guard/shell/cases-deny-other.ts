@@ -1,12 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const DW = 'shell.device.write';
-const WIPE = 'shell.device.wipe';
-const MKFS = 'shell.device.mkfs';
-const PWR = 'shell.system.power';
-const SEC = 'shell.secret.read';
-const FB = 'shell.process.fork_bomb';
-const KA = 'shell.process.kill_all';
+import { DW, FB, KA, MKFS, PWR, SEC, WIPE } from './rule-ids.ts';
 
 export const DENY_DEVICES: readonly ShellCase[] = [
   ['dd if=/dev/zero of=/dev/sda', 'deny', DW],

@@ -1,9 +1,7 @@
+import { RH, RR, RS } from './rule-ids.ts';
+
 /** Hard blocks: [command, 'deny', rule id]. Each names a form of SPEC §6 or issue 3. */
 export type ShellCase = readonly [command: string, decision: 'deny' | 'ask' | 'allow', rule?: string];
-
-const RR = 'shell.rm.recursive_root';
-const RS = 'shell.rm.recursive_system_path';
-const RH = 'shell.rm.recursive_home';
 
 export const DENY_RM_ROOT: readonly ShellCase[] = [
   ['rm -rf /', 'deny', RR],

@@ -1,8 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const RR = 'shell.rm.recursive_root';
-const RH = 'shell.rm.recursive_home';
-const DL = 'shell.download.exec';
+import { DL, RH, RR } from './rule-ids.ts';
 
 /** Evasions found by a review of the guard (2026-12-03), each with the near miss it must not catch. */
 export const EVASIONS: readonly ShellCase[] = [

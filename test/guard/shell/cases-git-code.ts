@@ -1,11 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const RR = 'shell.rm.recursive_root';
-const RH = 'shell.rm.recursive_home';
-const SEC = 'shell.secret.read';
-const UNSEEN = 'shell.code.unseen_setting';
-const INLINE = 'shell.interpreter.inline';
-const COMPUTED = 'shell.program.computed';
+import { COMPUTED, INLINE, RH, RR, SEC, UNSEEN } from './rule-ids.ts';
 
 /**
  * Files git reads configuration or code from, moved somewhere the guard has not seen (review: each was allowed).

@@ -1,10 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const RR = 'shell.rm.recursive_root';
-const RH = 'shell.rm.recursive_home';
-const REC = 'shell.rm.recursive';
-const SEC = 'shell.secret.read';
-const UNSEEN = 'shell.code.unseen_setting';
+import { REC, RH, RR, SEC, UNSEEN } from './rule-ids.ts';
 
 /**
  * A shell started by the command (`bash -c`, `sh script`, `watch`, `find -exec`) gets the exported variables and the

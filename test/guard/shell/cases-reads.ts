@@ -1,6 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const SEC = 'shell.secret.read';
+import { SEC } from './rule-ids.ts';
 
 /** A recursive search reads every file below its directory operands, like a recursive copy (review: these were allowed). */
 export const TREE_READS: readonly ShellCase[] = [

@@ -1,10 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-
-const RR = 'shell.rm.recursive_root';
-const RS = 'shell.rm.recursive_system_path';
-const RH = 'shell.rm.recursive_home';
-const SEC = 'shell.secret.read';
-const DETACH = 'shell.process.detach';
+import { DETACH, RH, RR, RS, SEC } from './rule-ids.ts';
 
 /**
  * Hard blocks behind wrappers and option values the guard did not know (review: each gave allow or ask).

@@ -1,0 +1,19 @@
+/** Rule ids the case tables name again and again, each once. */
+export const COMPUTED = 'shell.program.computed';
+export const CP = 'shell.echo_agent.control';
+export const DETACH = 'shell.process.detach';
+export const DL = 'shell.download.exec';
+export const DW = 'shell.device.write';
+export const FB = 'shell.process.fork_bomb';
+export const INLINE = 'shell.interpreter.inline';
+export const KA = 'shell.process.kill_all';
+export const MKFS = 'shell.device.mkfs';
+export const PWR = 'shell.system.power';
+export const REC = 'shell.rm.recursive';
+export const RH = 'shell.rm.recursive_home';
+export const RR = 'shell.rm.recursive_root';
+export const RS = 'shell.rm.recursive_system_path';
+export const SEC = 'shell.secret.read';
+export const UNSEEN = 'shell.code.unseen_setting';
+export const UNSEEN_SCRIPT = 'shell.interpreter.unseen_script';
+export const WIPE = 'shell.device.wipe';
