@@ -1,5 +1,6 @@
 import type { Decision } from '../approval/decision.ts';
 import type { ToolResult } from '../tools/types.ts';
+import { pairSafeEnd } from '../tools/spill.ts';
 import { redactText } from '../util/redact.ts';
 import type { ChatClient, ChatMessage, OfferedFunction, ToolCallRequest } from './model-client.ts';
 import { ModelEndpointError } from './model-errors.ts';
@@ -181,8 +182,7 @@ function callRecord(index: number, tool: string, o: CallOutcome): CallRecord {
 
 function capped(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = (text.charCodeAt(max - 2) & 0xfc00) === 0xd800 ? max - 2 : max - 1;
-  return `${text.slice(0, cut)}…`;
+  return `${text.slice(0, pairSafeEnd(text, max - 1))}…`;
 }
 
 /** The call's arguments as an object, or what is wrong with them. */

@@ -1,4 +1,4 @@
-import { charCount, type SpillStore } from '../tools/spill.ts';
+import { charCount, pairSafeEnd, type SpillStore } from '../tools/spill.ts';
 import { redactText } from '../util/redact.ts';
 
 /** What the model gets back from one call at most. */
@@ -165,7 +165,7 @@ function prefixFitting(s: string, target: number): number {
     if (JSON.stringify(s.slice(0, mid)).length <= target) lo = mid;
     else hi = mid - 1;
   }
-  return lo > 0 && (s.charCodeAt(lo - 1) & 0xfc00) === 0xd800 ? lo - 1 : lo;
+  return pairSafeEnd(s, lo);
 }
 
 /** The whole of a cut field as the spill keeps it: the text itself, or a list's items one JSON line each. */
@@ -234,7 +234,6 @@ async function wholeTextPrefix(body: Obj, text: string, total: number, spill: Me
     if (envelope(text.slice(0, mid), { spill_id: SPILL_ID_PLACEHOLDER, next_offset: total }).length <= budget) lo = mid;
     else hi = mid - 1;
   }
-  if (lo > 0 && (text.charCodeAt(lo - 1) & 0xfc00) === 0xd800) lo--;
-  const partial = text.slice(0, lo);
+  const partial = text.slice(0, pairSafeEnd(text, lo));
   return envelope(partial, await putSpill(text, spill, charCount(partial)));
 }

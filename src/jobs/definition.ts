@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 
 export class JobInputError extends Error {
   /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
@@ -84,7 +85,7 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
       // a non-empty tools list is the run's whole allowed set (empty means the default set): a step outside it is refused in every run
       else if (def.tools.length > 0 && !def.tools.includes(s.tool)) {
         problems.push(`payload.steps[${i}] (${s.tool}): not in the job's tools [${def.tools.join(', ')}], so every run would refuse this step (context.allowed_tools); add ${s.tool} to tools`);
-      } else if (TARGETED.includes(s.tool) && typeof s.args.target === 'string' && !checks.notifyTargets.includes(s.args.target)) {
+      } else if (takesNotifyTarget(s.tool) && typeof s.args.target === 'string' && !checks.notifyTargets.includes(s.args.target)) {
         problems.push(`payload.steps[${i}].args.target: "${s.args.target}" is not a configured notify target (${knownTargets(checks)})`);
       } else {
         const problem = checks.stepProblem?.(s.tool, s.args);
@@ -99,8 +100,8 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   return problems;
 }
 
-/** Tools whose `target` names one of notify.targets (their catalog rows require it). */
-const TARGETED: readonly string[] = ['notify', 'message'];
+/** Tools whose `target` names one of notify.targets: their catalog rows require it. */
+const takesNotifyTarget = (tool: string): boolean => CATALOG_BY_NAME.get(tool)?.requires?.includes('notify.targets') === true;
 
 const knownTargets = (checks: DefinitionChecks) => (checks.notifyTargets.length ? `known: ${checks.notifyTargets.join(', ')}` : 'notify.targets is empty');
 

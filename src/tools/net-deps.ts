@@ -49,10 +49,17 @@ export function statusFailure(tool: string, what: string, status: number, detail
   return fail(kind, `${tool}: ${what} answered HTTP ${status}${why}${detail ? `: ${detail}` : ''}`);
 }
 
+/**
+ * The guard could not resolve the name (a resolver outage, NXDOMAIN): nothing was sent and no address
+ * judged, so this is no refusal, and a retry may pass.
+ */
+export function unresolvedName(err: unknown): err is SsrfBlockedError {
+  return err instanceof SsrfBlockedError && err.rule.startsWith('ssrf.dns.');
+}
+
 /** A failed guarded request as a result: refusals are `denied` with the guard's rule id; limits are timeout/internal. */
 export function netFailure(tool: string, err: unknown, secrets: readonly string[] = []): ToolResult {
-  // a name that did not resolve (a resolver outage, NXDOMAIN) was sent nothing and judged no address: a retry may pass
-  if (err instanceof SsrfBlockedError && err.rule.startsWith('ssrf.dns.')) return fail('internal', `${tool}: the host could not be resolved, so nothing was sent: ${scrub(err.message, secrets)}`);
+  if (unresolvedName(err)) return fail('internal', `${tool}: the host could not be resolved, so nothing was sent: ${scrub(err.message, secrets)}`);
   if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: ${scrub(err.message, secrets)}`);
   if (err instanceof FetchLimitError) return fail(err.rule === 'fetch.timeout' ? 'timeout' : 'internal', `${tool}: ${scrub(err.message, secrets)}`);
   const e = err instanceof Error ? err : new Error(String(err));

@@ -63,13 +63,18 @@ export function pageOf(content: string, offset: number, limit: number, total = c
   return { content: content.slice(start, end), total, next_offset: stop < total ? stop : null };
 }
 
+/** `end`, or one less when the unit before it is the first half of a surrogate pair: a cut there never splits a character. */
+export function pairSafeEnd(s: string, end: number): number {
+  return end > 0 && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800 ? end - 1 : end;
+}
+
 /** The first `maxChars` UTF-16 units or so, cut at a line end when one is near, never inside a pair. */
 export function previewOf(content: string, maxChars = 4096): string {
   if (content.length <= maxChars) return content;
   let cut = maxChars;
   const nl = content.lastIndexOf('\n', maxChars - 1);
   if (nl >= maxChars / 2) cut = nl + 1;
-  else if ((content.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut--;
+  else cut = pairSafeEnd(content, cut);
   return content.slice(0, cut);
 }
 

@@ -6,7 +6,7 @@ import { replaceKnowledge, type KnowledgeDocument } from '../../store/knowledge.
 import { defineTool } from '../define.ts';
 import { fail, ok, type Tool, type ToolResult } from '../types.ts';
 import { isInside } from '../../guard/paths/index.ts';
-import { confine, inWorkspace, storeFilesOf } from './workspace-files.ts';
+import { confine, inWorkspace, protectedFilesOf } from './workspace-files.ts';
 
 export const KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024;
 export const KNOWLEDGE_CHUNK_CHARS = 2000;
@@ -116,7 +116,7 @@ async function indexPath(config: Config, db: Executor, scope: string, path: stri
   // the walk follows no directory links, so a path's real form is the real start plus what follows it
   const realStart = await realpath(abs).catch(() => abs);
   const realOf = (p: string) => join(realStart, relative(abs, p));
-  const w: Walk = { config, workspace, signal, documents: [], skipped: [], bytes: 0, truncated: false, exclude: await storeFilesOf(config)(), realOf };
+  const w: Walk = { config, workspace, signal, documents: [], skipped: [], bytes: 0, truncated: false, exclude: await protectedFilesOf(config)(), realOf };
   if (info.isFile()) await indexFile(w, abs, info.size);
   else await walkDir(w, abs);
   if (signal.aborted) return fail('timeout', 'knowledge_index: stopped before finishing; the index was not changed');

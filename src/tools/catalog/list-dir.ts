@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
-import { confine, inWorkspace, SKIPPED_DIRS, storeFilesOf, walk } from './workspace-files.ts';
+import { confine, inWorkspace, SKIPPED_DIRS, protectedFilesOf, walk } from './workspace-files.ts';
 
 export const LIST_DIR_MAX_ENTRIES = 5000;
 
@@ -20,7 +20,7 @@ export function listDirTool(config: Config) {
       const notDescended: string[] = [];
       let truncated = false;
       // the embedded database's files are not listed, as search_files does not search them
-      const exclude = await storeFilesOf(config)();
+      const exclude = await protectedFilesOf(config)();
       try {
         for await (const { rel, abs, dirent } of walk(root, { recursive, signal, exclude })) {
           if (entries.length >= LIST_DIR_MAX_ENTRIES) {

@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.ts';
 import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError } from '../../guard/ssrf/index.ts';
 import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
-import { guardInit, type NetDeps } from '../net-deps.ts';
+import { guardInit, unresolvedName, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 
 export type WebhookDeps = NetDeps;
@@ -26,7 +26,7 @@ export async function postToTarget(config: Config, tool: string, target: string,
     if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
     return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);
   } catch (err) {
-    if (err instanceof SsrfBlockedError && err.rule.startsWith('ssrf.dns.')) return unresolved(tool, target, t.url, err);
+    if (unresolvedName(err)) return unresolved(tool, target, t.url, err);
     if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: target "${target}" is refused by the network guard (${err.rule})`);
     if (err instanceof FetchLimitError) {
       const why = err.rule === 'fetch.too_many_redirects' ? 'answered with a redirect, which is not followed for notify targets' : `stopped: ${FETCH_LIMIT_RULES[err.rule]}`;
@@ -39,10 +39,7 @@ export async function postToTarget(config: Config, tool: string, target: string,
   }
 }
 
-/**
- * The guard could not resolve the target's name (NXDOMAIN, a resolver outage): nothing was sent and
- * no address was judged, so this is no refusal, and `internal` lets the executor retry it.
- */
+/** A target whose name did not resolve (see unresolvedName): `internal`, so the executor retries it. */
 function unresolved(tool: string, target: string, url: string, err: SsrfBlockedError): ToolResult {
   const code = /\(([A-Z_]+)\)\s*$/.exec(err.reason)?.[1];
   const why = err.rule === 'ssrf.dns.empty' ? 'resolved to no address' : `could not be resolved${code ? ` (${code})` : ''}`;

@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
-import { confine, eachLineBlock, inWorkspace, openedPath, storeFilesOf, walk, type LineBlock, type WalkEntry } from './workspace-files.ts';
+import { confine, eachLineBlock, inWorkspace, openedPath, protectedFilesOf, walk, type LineBlock, type WalkEntry } from './workspace-files.ts';
 
 const MAX_LINE_CHARS = 400;
 /** How long a pattern may take on one file before it counts as runaway backtracking. */
@@ -74,6 +74,9 @@ async function searchFile(
   }
 }
 
+/** A search cancelled or timed out part way: what was found so far is not the answer. */
+const stopped = (signal: AbortSignal): ToolResult => fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
+
 export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number; streamMaxBytes?: number } = {}) {
   const streamMax = opts.streamMaxBytes ?? SEARCH_STREAM_MAX_BYTES;
   return defineTool('search_files', config, {
@@ -97,7 +100,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
       if (!info) return fail('business', `search_files: path: ${path} does not exist`);
       if (!info.isDirectory() && !info.isFile()) return fail('business', `search_files: path: ${path} is neither a directory nor a regular file`);
       // a single file is searched as it is; a directory is walked without following symlinks
-      const exclude = await storeFilesOf(config)();
+      const exclude = await protectedFilesOf(config)();
       const files = info.isDirectory() ? regularFiles(walk(root, { recursive: true, signal, exclude })) : [{ rel: basename(root), abs: root, real: undefined as string | undefined }];
       const matches: Match[] = [];
       let truncated = false;
@@ -133,13 +136,13 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
           if (skipped.length < SKIPPED_LISTED_MAX) skipped.push({ path: f.rel, reason: notSearched.skipped });
         }
       } catch (err) {
-        if (signal.aborted) return fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
+        if (signal.aborted) return stopped(signal);
         return fail('business', `search_files: cannot search ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       } finally {
         await contentRe?.close();
       }
       // cancelled part way: what was found so far is not the answer
-      if (signal.aborted) return fail('timeout', `search_files: stopped: ${(signal.reason as Error | undefined)?.message ?? 'cancelled'}`);
+      if (signal.aborted) return stopped(signal);
       return ok({ path, matches, truncated, ...(skippedCount > 0 ? { skipped_files: skippedCount, skipped } : {}) });
     },
   });

@@ -15,7 +15,7 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
     workspace: config.tools.workspace,
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
-    forbiddenRoots: storeFilesOf(config),
+    forbiddenRoots: protectedFilesOf(config),
   });
   const bad = findings.find((f) => f.severity === 'deny');
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
@@ -41,12 +41,12 @@ export async function openConfined(config: Config, file: string): Promise<{ hand
   return { refused };
 }
 
-const storeRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
+const protectedRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
 
 /** The embedded database's files and the configuration file as real paths, resolved once per config and then every 10 s. */
-export function storeFilesOf(config: Config): () => Promise<readonly string[]> {
-  let roots = storeRoots.get(config);
-  if (!roots) storeRoots.set(config, (roots = resolveRoots(protectedFiles(config))));
+export function protectedFilesOf(config: Config): () => Promise<readonly string[]> {
+  let roots = protectedRoots.get(config);
+  if (!roots) protectedRoots.set(config, (roots = resolveRoots(protectedFiles(config))));
   return roots;
 }
 
