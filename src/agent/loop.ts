@@ -1,4 +1,5 @@
 import type { Decision } from '../approval/decision.ts';
+import { ARGS_INVALID, OVER_CALL_LIMIT, type StepZeroRefusal } from '../approval/gate.ts';
 import type { ToolResult } from '../tools/types.ts';
 import { pairSafeEnd } from '../tools/spill.ts';
 import { redactText } from '../util/redact.ts';
@@ -20,9 +21,6 @@ export interface AgentLimits {
 
 /** As model.max_tool_calls_per_turn's default. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 16;
-/** Why a call never reached the gate; the model can put these right itself, so they are not counted as refusals. */
-export const ARGS_INVALID = 'args.invalid';
-export const OVER_CALL_LIMIT = 'model.max_tool_calls_per_turn';
 /** How much of a failed call's error a run's output keeps. */
 export const CALL_ERROR_MAX_CHARS = 500;
 
@@ -60,7 +58,7 @@ export interface AgentOutcome {
 }
 
 /** A call refused before the gate (arguments invalid, over the per-response limit); returns what was audited (I8). */
-export type BeforeGateRefusal = (call: { tool: string; args: Record<string, unknown> }, callIndex: number, refusal: { rule: string; reason: string }) => Promise<CallOutcome['decision']>;
+export type BeforeGateRefusal = (call: { tool: string; args: Record<string, unknown> }, callIndex: number, refusal: StepZeroRefusal) => Promise<CallOutcome['decision']>;
 
 export interface AgentTurnInput {
   readonly prompt: string;
@@ -163,7 +161,7 @@ async function callOne(input: AgentTurnInput, request: ToolCallRequest, index: n
 }
 
 /** A call the loop refuses itself, before the gate: audited through `refuse` (I8), answered as a validation error. */
-async function refused(input: AgentTurnInput, request: ToolCallRequest, index: number, rule: string, reason: string, told = reason): Promise<CallOutcome> {
+async function refused(input: AgentTurnInput, request: ToolCallRequest, index: number, rule: StepZeroRefusal['rule'], reason: string, told = reason): Promise<CallOutcome> {
   const args = parseArguments(request.arguments);
   const decision = input.refuse ? await input.refuse({ tool: request.name, args: typeof args === 'string' ? {} : args }, index, { rule, reason }) : null;
   return { decision, result: { success: false, errorKind: 'validation', error: told } };

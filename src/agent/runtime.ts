@@ -13,11 +13,10 @@ import type { AuditAppend } from '../store/audit-writer.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import { gatedCall } from '../session/gated-call.ts';
 import { pgSpillStore } from '../store/spills.ts';
-import type { ToolExecutionContext } from '../tools/context.ts';
+import { contextForCall, type ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { ARGS_INVALID, runAgentLoop, type RunSpending, type AgentOutcome, type CallOutcome } from './loop.ts';
-import { auditRefusal } from './refusals.ts';
+import { runAgentLoop, type RunSpending, type AgentOutcome } from './loop.ts';
 import type { ChatClient, OfferedFunction } from './model-client.ts';
 import { systemPrompt } from './system-prompt.ts';
 
@@ -76,11 +75,6 @@ export interface AgentRuntime {
    * (delegate_task) share its scope, model, token budget and refusal count, as an agent turn's do.
    */
   hosting<T>(ctx: ToolExecutionContext, opts: AgentRunOptions, fn: () => Promise<T>): Promise<T>;
-  /**
-   * Audits a call refused before the gate (invalid arguments, over a limit) as the gate's records are
-   * written, step 0 with `rule` (I8): what the run's output says of the call is also on the record.
-   */
-  refuseBeforeGate(ctx: ToolExecutionContext, scope: RunScope | undefined, call: { tool: string; args: Record<string, unknown> }, callIndex: number, refusal: { rule: string; reason: string }): Promise<NonNullable<CallOutcome['decision']>>;
 }
 
 interface RunHooks {
@@ -144,13 +138,10 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     }
   };
 
-  const refuseBeforeGate: AgentRuntime['refuseBeforeGate'] = (ctx, scope, call, callIndex, refusal) =>
-    auditRefusal(sinkFor(scope ?? {}), (n) => deps.tools.facts(n), ctx, call, callIndex, refusal);
-
   const spills = pgSpillStore(deps.db);
 
   return {
-    securityProfile, gateFor, offered, offeredToRun, refuseBeforeGate,
+    securityProfile, gateFor, offered, offeredToRun,
     hosting: (ctx, opts, fn) => registered(ctx, { opts, depth: 0, spent: { tokens: 0, denials: 0 } }, fn),
     async run(prompt, ctx, runOpts) {
       // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own
@@ -180,17 +171,13 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           },
           spent: hooks.spent,
           spill: { store: spills, execution_id: ctx.execution_id },
-          refuse: (call, index, refusal) => refuseBeforeGate(ctx, opts.scope, call, index, refusal),
+          // what the run's output says of a call the loop refuses itself is on the record too (I8)
+          refuse: (call, index, refusal) => gate.refuseBeforeSteps(call, contextForCall(ctx, { tool: call.tool, callIndex: index, params: call.args }), refusal),
           // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here
           onDenial: opts.onDenial ?? (async () => hooks.spent.denials + 1),
-          call: async (call, index, signal) => {
-            const out = await gatedCall(gate, deps.tools, call, ctx, index, {
-              signal, offered: offeredNames.has(call.tool), ...(deps.ledger ? { ledger: deps.ledger } : {}),
-            });
-            // arguments the tool's schema refuses never reach the gate: the refusal is recorded all the same (I8)
-            if (out.decision) return out;
-            return { decision: await refuseBeforeGate(ctx, opts.scope, call, index, { rule: ARGS_INVALID, reason: out.result.error ?? 'invalid arguments' }), result: out.result };
-          },
+          call: (call, index, signal) => gatedCall(gate, deps.tools, call, ctx, index, {
+            signal, offered: offeredNames.has(call.tool), ...(deps.ledger ? { ledger: deps.ledger } : {}),
+          }),
         }));
     },
   };

@@ -49,9 +49,21 @@ export interface GateOptions {
 export interface ApprovalGate {
   /** `signal`: the session or run was stopped; a person still being asked stops being asked. */
   check(call: ToolCall, ctx: ToolExecutionContext, opts?: { readonly signal?: AbortSignal }): Promise<Decision>;
-  /** Step 0 alone, recorded when it refuses: for a call whose arguments are invalid, which goes no further. */
-  refuseUnavailable(call: ToolCall, ctx: ToolExecutionContext): Promise<Decision | null>;
+  /**
+   * Step 0 for a call that goes no further (its arguments are invalid, or it is over a per-response limit),
+   * recorded as every decision is (I8). A tool not offered here is refused as such whatever its arguments (I10).
+   */
+  refuseBeforeSteps(call: ToolCall, ctx: ToolExecutionContext, refusal: StepZeroRefusal): Promise<Decision>;
 }
+
+/** Why a call never reached the steps; the caller can put it right, so the reason carries no "do not retry". */
+export interface StepZeroRefusal {
+  readonly rule: typeof ARGS_INVALID | typeof OVER_CALL_LIMIT;
+  readonly reason: string;
+}
+
+export const ARGS_INVALID = 'args.invalid' satisfies RuleId;
+export const OVER_CALL_LIMIT = 'model.max_tool_calls_per_turn' satisfies RuleId;
 
 export function callHash(call: ToolCall, ctx: ToolExecutionContext): string {
   return sha256(canonicalJson({ tool: call.tool, args: call.args, execution_id: ctx.execution_id, key: ctx.idempotency_key }));
@@ -64,9 +76,10 @@ export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOpt
       await deps.sink?.record(decision, call, ctx);
       return decision;
     },
-    async refuseUnavailable(call, ctx) {
-      const refused = unavailable(call, ctx, config, deps, opts);
-      if (refused) await deps.sink?.record(refused, call, ctx);
+    async refuseBeforeSteps(call, ctx, refusal) {
+      const refused = unavailable(call, ctx, config, deps, opts)
+        ?? { ...stepZeroBase(call, ctx, deps), outcome: 'deny', step: 0, rule: refusal.rule, reason: refusal.reason };
+      await deps.sink?.record(refused, call, ctx);
       return refused;
     },
   };
@@ -75,7 +88,7 @@ export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOpt
 /** Step 0 (I10): a tool that is not offered is refused too. */
 function unavailable(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Decision | null {
   const facts = deps.lookupTool(call.tool);
-  const pre: DecisionBase = { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
+  const pre = stepZeroBase(call, ctx, deps);
   if (!facts) return deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`);
   const removed = removalRule(facts, {
     profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
@@ -83,6 +96,12 @@ function unavailable(call: ToolCall, ctx: ToolExecutionContext, config: Config, 
     allowedTools: ctx.allowed_tools,
   });
   return removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`) : null;
+}
+
+/** A name the gate does not know gets the strictest risk. */
+function stepZeroBase(call: ToolCall, ctx: ToolExecutionContext, deps: GateDeps): DecisionBase {
+  const facts = deps.lookupTool(call.tool);
+  return { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
 }
 
 /** SPEC §5, step by step; the first step that decides wins. */

@@ -1,6 +1,5 @@
-import { ARGS_INVALID } from '../agent/loop.ts';
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
-import type { ApprovalGate } from '../approval/gate.ts';
+import { ARGS_INVALID, type ApprovalGate } from '../approval/gate.ts';
 import type { RunGrant } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
@@ -60,7 +59,7 @@ async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: Tool
   // the run's total, sub-agents' refusals included: they count through the same function
   const tally = { denials: 0 };
   const onDenial = async () => (tally.denials = await addDenial(deps.db, runId));
-  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }, scope));
+  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }));
 }
 
 interface DenialCount {
@@ -68,7 +67,7 @@ interface DenialCount {
   readonly onDenial: () => Promise<number>;
 }
 
-async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount, scope: RunScope): Promise<PayloadOutcome> {
+async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount): Promise<PayloadOutcome> {
   const maxDenials = deps.config.permissions.approval.max_denials_per_run;
   const steps: StepRecord[] = [];
   let failed = false;
@@ -78,16 +77,15 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
   for (const [index, step] of payload.steps.entries()) {
     if (signal.aborted) break;
     const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
-    if (!decision) {
-      // refused before the gate, and recorded as an agent's call with bad arguments is (I8); not counted as a refusal
-      const refused = await deps.agent.refuseBeforeGate(ctx, scope, step, index, { rule: ARGS_INVALID, reason: result.error ?? 'invalid arguments' });
-      steps.push({ index, tool: step.tool, decision: { outcome: refused.outcome, step: refused.step, rule: refused.rule, reason: refused.reason }, result });
+    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
+    if (decision.rule === ARGS_INVALID) {
+      // refused before the gate's steps and recorded (I8); not counted as a refusal
+      steps.push({ index, tool: step.tool, decision: brief, result });
       failed = true;
       error ??= `step ${index + 1} (${step.tool}): ${result.error}`;
       // as on a failure: the steps after it may depend on what it was to do
       break;
     }
-    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
     if (decision.outcome !== 'allow') {
       await count.onDenial();
       steps.push({ index, tool: step.tool, decision: brief });

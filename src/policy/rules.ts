@@ -16,6 +16,7 @@ export const RULES = {
   'context.allowed_tools': 'The tool is not in this execution\'s allowed tool subset.',
   // gate (SPEC §5)
   'args.invalid': 'The arguments do not match the tool\'s parameter schema.',
+  'model.max_tool_calls_per_turn': 'One model response asked for more tool calls than model.max_tool_calls_per_turn; the calls past it were not run.',
   'guard.hard_block': 'The static guard hard-blocks this action; nothing can override it.',
   'guard.path_outside_workspace': 'A path is outside the workspace or the safe write root.',
   'network.restricted': 'The network policy is restricted and the target host is not in execution.network_allowlist.',

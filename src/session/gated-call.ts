@@ -1,4 +1,4 @@
-import type { ApprovalGate, ToolCall } from '../approval/gate.ts';
+import { ARGS_INVALID, type ApprovalGate, type ToolCall } from '../approval/gate.ts';
 import type { Decision } from '../approval/decision.ts';
 import { contextForCall, type ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
@@ -11,8 +11,8 @@ import { validateParams } from '../tools/validate.ts';
 const UNAVAILABLE_RULES = new Set(['tools.reserved', 'tools.not_ready']);
 
 export interface GatedOutcome {
-  /** null when the arguments of an available tool were invalid: nothing reached the rest of the gate. */
-  readonly decision: Decision | null;
+  /** Step 0's `args.invalid` when the arguments of an available tool were invalid: nothing reached the rest of the gate. */
+  readonly decision: Decision;
   readonly result: ToolResult;
 }
 
@@ -41,12 +41,11 @@ export async function gatedCall(
   const invalid = tool && opts.offered !== false ? validateParams(tool.parameters, call.args) ?? (mayAskSomeone ? await tool.precheck?.(call.args) : null) ?? null : null;
   if (invalid) {
     // a tool that is not offered here is refused as such, not described by its schema (I10)
-    const refused = await gate.refuseUnavailable(call, callCtx);
-    if (refused) return { decision: refused, result: fail(UNAVAILABLE_RULES.has(refused.rule) ? 'unavailable' : 'denied', refused.reason) };
-    return { decision: null, result: fail('validation', `invalid arguments for ${call.tool}: ${invalid}`) };
+    const refused = await gate.refuseBeforeSteps(call, callCtx, { rule: ARGS_INVALID, reason: `invalid arguments for ${call.tool}: ${invalid}` });
+    return { decision: refused, result: refused.rule === ARGS_INVALID ? fail('validation', refused.reason) : refusal(refused) };
   }
   const decision = await gate.check(call, callCtx, opts.signal ? { signal: opts.signal } : {});
-  if (decision.outcome !== 'allow' || !tool) return { decision, result: fail(UNAVAILABLE_RULES.has(decision.rule) ? 'unavailable' : 'denied', decision.reason) };
+  if (decision.outcome !== 'allow' || !tool) return { decision, result: refusal(decision) };
   const approval = {
     approval_source: decision.approval_source ?? 'auto',
     ...(decision.approval_id ? { approval_id: decision.approval_id } : {}),
@@ -57,6 +56,10 @@ export async function gatedCall(
     approval, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.ledger ? { ledger: opts.ledger } : {}),
   });
   return { decision, result };
+}
+
+function refusal(decision: Decision): ToolResult {
+  return fail(UNAVAILABLE_RULES.has(decision.rule) ? 'unavailable' : 'denied', decision.reason);
 }
 
 /** What the person was shown as non-public targets: their approval reaches those and no others. */

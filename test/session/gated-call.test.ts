@@ -31,12 +31,14 @@ describe('a call with invalid arguments', () => {
     expect(recorded).toEqual([out.decision]);
   });
 
-  it('to an available tool is a validation error that reaches neither the rest of the gate nor a person', async () => {
+  it('to an available tool is a validation error, recorded at step 0, that reaches neither the rest of the gate nor a person (I8)', async () => {
     const { gate, tools, recorded, approver } = setup('personal_cli');
     const out = await gatedCall(gate, tools, { tool: 'exec', args: { command: 42 } }, buildContext({ channel: 'cli' }), 0);
-    expect(out.decision).toBeNull();
-    expect(out.result).toMatchObject({ success: false, errorKind: 'validation', error: expect.stringMatching(/command/) });
-    expect(recorded).toEqual([]);
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 0, rule: 'args.invalid', risk: 'exec', reason: expect.stringMatching(/^invalid arguments for exec: .*command/) });
+    // the caller can put it right: no advice never to retry
+    expect(out.decision.reason).not.toMatch(/retry/i);
+    expect(out.result).toMatchObject({ success: false, errorKind: 'validation', error: out.decision.reason });
+    expect(recorded).toEqual([out.decision]);
     expect(approver.asked).toEqual([]);
   });
 
