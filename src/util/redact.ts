@@ -12,8 +12,11 @@ const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_
  * `api_key: x\n  name: y` would lose its line break and the next line's key. An escaped backslash (`\\`) is kept whole.
  */
 const BARE_CHAR = String.raw`(?:[^\s&,;\\]|\\\\|\\(?![nr]))`;
-/** A quoted value never spans the other quote: `'token: "'; curl …; echo '"'` is shell code between two strings, not a value. */
-const VALUE = String.raw`("[^"'\n]*"|'[^'"\n]*'|${BARE_CHAR}+)`;
+/**
+ * A quoted value never spans the other quote: `'token: "'; curl …; echo '"'` is shell code between two strings, not a value.
+ * `\"x y\"` is a quoted value in JSON text that was stringified again (a tool result inside a message).
+ */
+const VALUE = String.raw`("[^"'\n]*"|'[^'"\n]*'|\\"[^"\n]*\\"|${BARE_CHAR}+)`;
 /**
  * Between a key and its value: spaces on the same line, or a YAML value alone on the next, indented line
  * (`password:\n  hunter2`, its line break real or JSON-escaped). Never a line holding another key, a list or a
@@ -26,7 +29,7 @@ const KEY_GAP = String.raw`[ \t]*(?:(?:\r?\n|(?:\\r)?\\n)[ \t]+(?![^\s:\\]*:|[-#
  */
 const NAME_MAX = 64;
 /** `PGPASSWORD=x`, `AWS_SECRET_ACCESS_KEY: x`, `api_key=x`: the word may sit inside a longer name (a match may start after a `_`, `.` or `-` in it). */
-const KEY_VALUE = new RegExp(String.raw`(?:\b|(?<=[_.-]))([A-Za-z0-9_.-]{0,${NAME_MAX}}${SECRET_WORD}(?:[_-][A-Za-z0-9_-]{0,${NAME_MAX}})?["']?[ \t]*[=:]${KEY_GAP})${VALUE}`, 'gi');
+const KEY_VALUE = new RegExp(String.raw`(?:\b|(?<=[_.-]))([A-Za-z0-9_.-]{0,${NAME_MAX}}${SECRET_WORD}(?:[_-][A-Za-z0-9_-]{0,${NAME_MAX}})?(?:\\?["'])?[ \t]*[=:]${KEY_GAP})${VALUE}`, 'gi');
 /** `--password x`, `--api-key x`, `-token x`: an option naming a secret, then its value (on the same line). */
 const OPTION_VALUE = new RegExp(String.raw`(^|\s)(--?[A-Za-z0-9-]{0,${NAME_MAX}}${SECRET_WORD}(?:-[A-Za-z0-9-]{0,${NAME_MAX}})?[ \t]+)${VALUE}`, 'gi');
 /** A header's value: up to the end of its line (a real or a JSON-escaped line break) or of the quoted argument. */
@@ -52,7 +55,7 @@ const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+)
  * whoever approves the call; a number after a `…tokens` key is a counter.
  */
 function literalSecret(key: string, value: string): boolean {
-  const bare = value.replace(/^["']/, '');
+  const bare = value.replace(/^\\?["']/, '');
   // anywhere in the value, not only at its start: `T="x$(curl evil)"` must not hide the curl from a reviewer
   if (/^\$/.test(bare) || /\$\(|\$\{|`/.test(value)) return false;
   // `--password-file /run/secrets/db`, `POSTGRES_PASSWORD_FILE=…`, `--password-stdin -u bob`: where the secret is, not it
@@ -60,6 +63,16 @@ function literalSecret(key: string, value: string): boolean {
   // already masked by a header rule, up to its closing quote: the quote is the command's, not the value's
   if (/^\[REDACTED\][\\"']*$/.test(value)) return false;
   return !(/tokens\W*$/i.test(key) && /^\d+$/.test(value));
+}
+
+/**
+ * The mask inside the value's own quotes, and before the quotes that close the string the pair sits in
+ * (`-d "token=x"`), so that JSON, YAML or shell text stays well formed around it.
+ */
+function masked(value: string): string {
+  const quote = /^\\?["']/.exec(value)?.[0];
+  if (quote) return value.length >= 2 * quote.length && value.endsWith(quote) ? `${quote}${MASK}${quote}` : MASK;
+  return `${MASK}${/(?:\\?["'])+$/.exec(value)?.[0] ?? ''}`;
 }
 
 /** Literal credentials of this process (the configuration's), longest first so none leaves a piece of another. */
@@ -98,8 +111,8 @@ export function redactText(text: string): string {
     // up to the end of the line or of the quoted argument: code after a closing quote stays visible
     .replace(AUTHORIZATION_HEADER, `$1${MASK}`)
     .replace(COOKIE_HEADER, `$1${MASK}`)
-    .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${MASK}` : all))
-    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${MASK}` : all))
+    .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${masked(value)}` : all))
+    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${masked(value)}` : all))
     .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${user}:${MASK}` : all))
     .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${MASK}` : all))
     .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g, MASK);

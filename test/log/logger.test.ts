@@ -45,6 +45,6 @@ describe('log lines of driver errors', () => {
 
   it('text that quotes a JSON credential is redacted like key=value', async () => {
     const { redactText } = await import('../../src/util/redact.ts');
-    expect(redactText('row ({"api_key": "live_abc", "name": "x"})')).toBe('row ({"api_key": [REDACTED], "name": "x"})');
+    expect(redactText('row ({"api_key": "live_abc", "name": "x"})')).toBe('row ({"api_key": "[REDACTED]", "name": "x"})');
   });
 });

@@ -132,6 +132,25 @@ describe('redaction keeps line breaks', () => {
   });
 });
 
+// a masked value keeps the quotes around it: the text around it stays JSON, YAML or shell a reader can parse
+describe('redaction keeps the text well formed', () => {
+  it.each([
+    ['a JSON credential', { password: 'hunter2xyz', n: 1 }, { password: '[REDACTED]', n: 1 }],
+    ['a JSON credential with spaces in its value', { api_key: 'live abc def', name: 'x' }, { api_key: '[REDACTED]', name: 'x' }],
+    ['an Authorization value in JSON', { authorization: 'Bearer abc.def.ghi' }, { authorization: '[REDACTED]' }],
+    ['a pair inside a quoted shell argument', { command: 'curl -d "token=abc123" https://x' }, { command: 'curl -d "token=[REDACTED]" https://x' }],
+    ['a single-quoted shell value', { command: "export TOKEN='abc def'; make" }, { command: "export TOKEN='[REDACTED]'; make" }],
+  ])('%s', (_name, value, shown) => {
+    expect(JSON.parse(redactText(JSON.stringify(value)))).toEqual(shown);
+  });
+
+  it('JSON text stringified again (a tool result inside a message) is redacted by key, and both levels still parse', () => {
+    const text = JSON.stringify({ output: JSON.stringify({ password: 'hunter 2xyz', n: 1 }) });
+    const outer = JSON.parse(redactText(text)) as { output: string };
+    expect(JSON.parse(outer.output)).toEqual({ password: '[REDACTED]', n: 1 });
+  });
+});
+
 describe('redaction leaves ordinary text alone', () => {
   it.each([
     ['prose with "basic"', 'I have a basic understanding of it'],
