@@ -1,5 +1,5 @@
 import type { OptionSpec } from './flags.ts';
-import { TAR_OPTIONS, TRANSFER_OPTIONS } from './program-tables.ts';
+import { TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
@@ -134,11 +134,15 @@ const TAR: EmbeddedCodeSpec = {
   },
 };
 
+const UGREP_PAGER: EmbeddedCodeSpec = { spec: TREE_COPIES.ugrep!.spec, options: { pager: true } };
+
 export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
   vi: VIM, vim: VIM, nvim: VIM, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
   less: { plus: LESS_SHELL },
+  // ugrep's pager runs through the shell (its --filter commands run on each file, see ugrep.ts)
+  ugrep: UGREP_PAGER, ug: UGREP_PAGER, 'ugrep+': UGREP_PAGER, 'ug+': UGREP_PAGER,
   man: { spec: { short: 'CMLmSsepRrEP', attached: 'HX', long: ['pager', 'config-file', 'manpath', 'locale', 'systems', 'sections', 'extension', 'preprocessor', 'recode', 'encoding', 'prompt'] }, options: { P: true, pager: true, H: true } },
   gdb: GDB, 'gdb-multiarch': GDB, 'rust-gdb': GDB,
   lldb: LLDB, 'rust-lldb': LLDB,

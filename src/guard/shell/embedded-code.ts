@@ -13,6 +13,8 @@ import { UNKNOWN, display, literal, plain } from './values.ts';
 import { isFdPath } from './walk-support.ts';
 import { quoteArg } from './unwrap.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
+import { fdCommands } from './listers.ts';
+import { ugrepFilterCommands } from './ugrep.ts';
 
 /**
  * Shell code in `NAME=VALUE` words: all of them (`export`, through a name reference), or those before the command
@@ -134,11 +136,11 @@ export function preprocessor(inv: Invocation): Arg | null {
   return last?.name === 'pre' && last.value && literal(last.value.v) !== '' ? last.value : null;
 }
 
-/** Commands run once per file found, with the file as an argument: `find … -exec CMD {} ;` and `rg --pre CMD`. */
+/** Commands run once per file found, with the file as an argument: `find … -exec CMD {} ;`, `fd -x CMD`, `rg --pre CMD`, `ugrep --filter=…`. */
 export function perFileCommands(inv: Invocation): Arg[][] {
   const pre = preprocessor(inv);
   if (pre) return [[pre, { v: UNKNOWN, info: { ...pre.info, computed: false, inner: [], raw: '{}' } }]];
-  if (inv.program !== 'find') return [];
+  if (inv.program !== 'find') return [...fdCommands(inv), ...ugrepFilterCommands(inv)];
   const words = inv.args.map((a) => literal(a.v));
   const out: Arg[][] = [];
   for (let i = 0; i < inv.args.length; i++) {

@@ -42,6 +42,35 @@ export function wrapperVars(name: string, args: readonly Arg[], vars: Map<string
   return commandVars(out, assigned);
 }
 
+/**
+ * Wrappers that start the command with a reset environment: sudo (env_reset, unless -E or --preserve-env, which with a
+ * list keeps only the names listed), doas and pkexec. What the site's configuration keeps (sudoers env_keep, doas
+ * keepenv) cannot be seen, so an exported variable may or may not reach the command.
+ */
+const ENV_RESETTERS: Readonly<Record<string, readonly string[]>> = { sudo: ['E', 'preserve-env'], doas: [], pkexec: [] };
+
+/**
+ * The variables a wrapped command sees if its wrapper resets the environment (`X=1 sudo sh -c …` may run without X): the
+ * exported ones dropped, but those the wrapper keeps or sets itself; null when nothing would be dropped.
+ */
+export function resetVars(name: string, args: readonly Arg[], vars: Map<string, string>): Map<string, string> | null {
+  const keeps = ENV_RESETTERS[name];
+  if (!keeps) return null;
+  const p = parseOptions(args, WRAPPERS[name] ?? {});
+  const lists = valuesOf(p, ...keeps);
+  if (has(p, ...keeps) && lists.length === 0) return null;
+  const kept = new Set(lists.flatMap((a) => (literal(a.v) ?? '').split(',')));
+  const out = new Map(vars);
+  let dropped = false;
+  for (const k of vars.keys()) {
+    if (!NAME.test(k) || kept.has(k) || !isExported(vars, k)) continue;
+    out.delete(k);
+    setExported(out, k, false);
+    dropped = true;
+  }
+  return dropped ? wrapperVars(name, args, out) : null;
+}
+
 /** What a child process inherits: the exported variables (see isExported), exported in it too. */
 export function childVars(vars: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();

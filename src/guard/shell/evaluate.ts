@@ -37,6 +37,37 @@ function tilde(prefix: string, cwd: Canon | null): string | null {
   return USER.test(prefix) ? `/home/${prefix}` : null;
 }
 
+/**
+ * Where bash expands a `~`: at the start of a word; in an assignment's value (`X=~/a:~/b`) also after each unquoted
+ * `:`; and in a word shaped like an assignment (`env X=~/k`, `dd if=~/k`, `export P=a:~`) after its first `=` and each
+ * `:` (bash, not in POSIX mode; never in `--opt=~`, whose `--opt` is no name).
+ */
+export type TildeMode = 'word' | 'assignment' | 'argument';
+
+/** Where the value of a word shaped like `NAME=`, `NAME[i]=` or `NAME+=` starts; -1 when it is not one. */
+function assignmentValue(lit: string): number {
+  const m = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.exec(lit);
+  return m ? m[0].length : -1;
+}
+
+/** An unquoted literal with its tilde-prefixes (at `starts`, ending at `/`, or `:` in assignments) expanded. */
+function tildes(v: string, starts: readonly number[], assign: boolean, more: boolean, cwd: Canon | null): string {
+  let out = '';
+  let from = 0;
+  for (const p of [...new Set(starts)].sort((a, b) => a - b)) {
+    if (p < from || v[p] !== '~') continue;
+    let q = p + 1;
+    while (q < v.length && v[q] !== '/' && !(assign && v[q] === ':')) q++;
+    // a prefix running into the next part (quoted, or an expansion) is not a tilde-prefix
+    if (q === v.length && more) continue;
+    const home = tilde(v.slice(p + 1, q), cwd);
+    if (home === null) continue;
+    out += live(v.slice(from, p)) + home;
+    from = q;
+  }
+  return out + live(v.slice(from));
+}
+
 /** Unquoted expansion results are split on IFS (default space, tab, newline). */
 function fields(value: string, ctx: EvalContext): string {
   const ifs = ctx.vars.get('IFS') ?? ' \t\n';
@@ -68,19 +99,21 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   return quoted ? out : live(fields(out, ctx));
 }
 
-function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: boolean, first: boolean): string {
+function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: boolean, first: boolean, mode: TildeMode = 'word'): string {
   let text = '';
+  const head = list[0];
+  const assignAt = quoted || !first ? -1 : mode === 'assignment' ? 0 : mode === 'argument' && head?.kind === 'lit' ? assignmentValue(head.value) : -1;
   list.forEach((p, i) => {
     switch (p.kind) {
       case 'lit': {
-        let v = p.value;
-        if (!quoted && first && i === 0 && v.startsWith('~')) {
-          const slash = v.indexOf('/');
-          const prefix = v.slice(1, slash < 0 ? undefined : slash);
-          const home = slash < 0 && list.length > 1 && list[1]!.kind !== 'lit' ? null : tilde(prefix, ctx.cwd);
-          if (home !== null) { text += home; v = slash < 0 ? '' : v.slice(slash); }
+        if (quoted) { text += p.value; break; }
+        const starts = first && i === 0 ? [0] : [];
+        if (assignAt >= 0) {
+          // after the first `=` (the start of an assignment's value) and each unquoted `:`
+          if (i === 0) starts.push(assignAt);
+          for (let k = p.value.indexOf(':', i === 0 ? assignAt : 0); k >= 0; k = p.value.indexOf(':', k + 1)) starts.push(k + 1);
         }
-        text += quoted ? v : live(v);
+        text += tildes(p.value, starts, assignAt >= 0, i < list.length - 1, ctx.cwd);
         break;
       }
       case 'sq':
@@ -132,10 +165,10 @@ export interface Expanded {
   readonly info: ArgInfo;
 }
 
-/** Expands one word the way the shell would, as far as it can be known. */
-export function expand(w: Word, ctx: EvalContext): Expanded {
+/** Expands one word the way the shell would, as far as it can be known; `mode`: where a `~` expands. */
+export function expand(w: Word, ctx: EvalContext, mode: TildeMode = 'word'): Expanded {
   const acc: Acc = { text: '', computed: false, ansi: false, quoted: false, inner: [] };
-  const text = parts(w.parts, ctx, acc, false, true);
+  const text = parts(w.parts, ctx, acc, false, true, mode);
   const info: ArgInfo = { computed: acc.computed, ansi: acc.ansi, quoted: acc.quoted, inner: acc.inner, raw: w.raw };
   // an unquoted word that expands to nothing is no word at all: `bash ${x-} -c …` runs bash -c
   if (text === '' && !acc.quoted) return { values: [], info };
@@ -146,11 +179,11 @@ export function expand(w: Word, ctx: EvalContext): Expanded {
   return { values: expandBraces(text), info };
 }
 
-/** Expands words into arguments. */
-export function expandArgs(words: readonly Word[], ctx: EvalContext): Arg[] {
+/** Expands words into arguments (a word shaped like an assignment expands `~` after its `=`, except in an array). */
+export function expandArgs(words: readonly Word[], ctx: EvalContext, mode: TildeMode = 'argument'): Arg[] {
   const out: Arg[] = [];
   for (const w of words) {
-    const e = expand(w, ctx);
+    const e = expand(w, ctx, mode);
     for (const v of e.values) out.push({ v, info: e.info });
   }
   return out;

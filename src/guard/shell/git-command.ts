@@ -43,12 +43,15 @@ export interface GitCommand {
   readonly words: readonly Arg[];
   /** An alias used whose value the guard cannot see (it may be a `!` shell alias), as `alias.NAME`. */
   readonly unseen: string | null;
+  /** A `!` alias used: git runs `sh -c 'CODE "$@"'` with the words after it. */
+  readonly shell?: { readonly code: string; readonly args: readonly Arg[] };
 }
 
 /**
  * `git [OPTIONS] SUB ARGS…` as SUB and ARGS, a non-`!` alias given on the same command line put in place of SUB
  * (`git -c alias.c=clone c -u CMD r` runs `git clone -u CMD r`), through aliases of aliases. A `!` alias is shell
- * code (see GIT_CONFIG_CODE) and stays as it is.
+ * code (see GIT_CONFIG_CODE), run with the words after it (`shell`). Aliases set by `git config` or in the environment
+ * earlier reach here as `-c` options (see gitAliasOptions).
  */
 export function gitCommand(args: readonly Arg[]): GitCommand {
   const p = parseOptions(args, GIT_GLOBAL);
@@ -62,7 +65,8 @@ export function gitCommand(args: readonly Arg[]): GitCommand {
     aliases.delete(name!);
     const value = alias.v.trimStart();
     if (value.startsWith(UNKNOWN)) return { words, unseen: `alias.${name}` };
-    const split = value.startsWith('!') ? null : splitAlias(value);
+    if (value.startsWith('!')) return { words, unseen: null, shell: { code: value.slice(1), args: words.slice(1) } };
+    const split = splitAlias(value);
     if (!split) break;
     // an alias may start with git's own options (`-p log`)
     words = parseOptions([...split.map((v): Arg => ({ v, info: alias.info })), ...words.slice(1)], GIT_GLOBAL).operands;

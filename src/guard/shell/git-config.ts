@@ -5,7 +5,7 @@ import { gitCommand } from './git-command.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { canonical, showCanon } from './paths.ts';
 import { GIT_GLOBAL } from './program-tables.ts';
-import { display, isKnown, literal, plain } from './values.ts';
+import { UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 
 /** Git configuration that runs commands, wherever it is set: `-c`, `--config-env`, the environment, `git config`. */
 
@@ -77,7 +77,54 @@ function configWrite(words: readonly Arg[], emit: Emit): string[] {
   if (verb === 'set') ops = ops.slice(1);
   else if (verb !== null && CONFIG_VERBS_NOT_SETTING.has(verb)) return [];
   if (ops.length < 2) return [];
-  return settingCode(literal(ops[0]!.v), ops[1]!.v, `git config ${display(ops[0]!.v)} ${display(ops[1]!.v)}`, emit);
+  const shown = `git config ${display(ops[0]!.v)} ${display(ops[1]!.v)}`;
+  // an alias whose value the guard cannot see may be a `!` alias: shell code every later `git NAME` runs
+  if (/^alias\./i.test(literal(ops[0]!.v) ?? '') && ops[1]!.v.trimStart().startsWith(UNKNOWN)) emit(UNSEEN, shown);
+  return settingCode(literal(ops[0]!.v), ops[1]!.v, shown, emit);
+}
+
+/** `git config [--global] alias.NAME VALUE` (`set`), `--unset alias.NAME`: the alias it sets (value null: removed), by lower-case name. */
+export function configAlias(inv: Invocation): { readonly name: string; readonly value: Arg | null } | null {
+  if (inv.program !== 'git') return null;
+  const words = gitCommand(inv.args).words;
+  if (literal(words[0]?.v ?? '') !== 'config') return null;
+  const p = parseOptions(words.slice(1), CONFIG_SPEC);
+  let ops = p.operands;
+  const verb = literal(ops[0]?.v ?? '');
+  if (verb === 'set' || verb === 'unset') ops = ops.slice(1);
+  const unset = verb === 'unset' || has(p, 'unset', 'unset-all');
+  if (!unset && (has(p, ...CONFIG_NOT_SETTING) || (verb !== null && CONFIG_VERBS_NOT_SETTING.has(verb)) || ops.length < 2)) return null;
+  const name = /^alias\.(.+)$/is.exec(literal(ops[0]?.v ?? '') ?? '')?.[1]?.toLowerCase();
+  return name === undefined ? null : { name, value: unset ? null : ops[1]! };
+}
+
+/** Aliases in the environment git gets: GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs and GIT_CONFIG_PARAMETERS, exported. */
+export function envAliases(vars: ReadonlyMap<string, string>, exported: (name: string) => boolean): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, key] of vars) {
+    const n = /^GIT_CONFIG_KEY_(\d+)$/.exec(name)?.[1];
+    const alias = n === undefined ? undefined : /^alias\.(.+)$/is.exec(literal(key) ?? '')?.[1];
+    const value = vars.get(`GIT_CONFIG_VALUE_${n}`);
+    if (alias !== undefined && value !== undefined && exported(name) && exported(`GIT_CONFIG_VALUE_${n}`)) out.push([alias.toLowerCase(), value]);
+  }
+  const params = vars.get('GIT_CONFIG_PARAMETERS');
+  if (params !== undefined && isKnown(params) && exported('GIT_CONFIG_PARAMETERS')) {
+    for (const m of params.matchAll(PARAMETER)) {
+      const alias = /^alias\.(.+)$/is.exec(unquote(m[1]!))?.[1];
+      if (alias !== undefined && m[2] !== undefined) out.push([alias.toLowerCase(), unquote(m[2])]);
+    }
+  }
+  return out;
+}
+
+/** Aliases set earlier (`git config alias.NAME …`, the environment) as the `-c alias.NAME=VALUE` options gitCommand expands. */
+export function gitAliasOptions(aliases: Iterable<readonly [string, Arg]>): Arg[] {
+  const out: Arg[] = [];
+  for (const [name, value] of aliases) {
+    const info = { ...value.info, raw: `alias.${name}=${value.info.raw}` };
+    out.push({ v: '-c', info: { ...info, raw: '-c' } }, { v: `alias.${name}=${value.v}`, info });
+  }
+  return out;
 }
 
 /** `git clone -c KEY=VALUE`: configuration of the new repository, which its checkout already uses; `--template=DIR`: hooks to copy in. */

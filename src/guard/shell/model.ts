@@ -41,6 +41,8 @@ export interface Invocation {
   readonly upstream: readonly Invocation[];
   /** xargs and find -exec add operands the guard cannot see. */
   readonly appendsArgs: boolean;
+  /** find and fd runs whose listed names its arguments are (`find T | while read f; do cat "$f"; done`). */
+  readonly listedBy?: readonly Invocation[];
   readonly depth: number;
   /** The normalised command text, for findings. */
   readonly text: string;

@@ -20,6 +20,8 @@ export interface State {
   readonly stdinFrom: Invocation | null;
   /** Iterations of the enclosing loops, so nested loops are not walked combinatorially. */
   readonly loopFactor: number;
+  /** Listers whose names the command's arguments are (see listings.ts). */
+  readonly listed?: readonly Invocation[];
 }
 
 export const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, ...over, vars: over.vars ?? new Map(st.vars) });
@@ -84,6 +86,9 @@ function setNameref(st: State, ref: string, target: string): void {
   else st.vars.delete(refKey(ref));
 }
 
+/** A variable holding the names a lister prints is marked `-l NAME` (see listings.ts). */
+export const listKey = (name: string): string => `-l ${name}`;
+
 /** `export NAME` is kept beside the variables as `-x NAME`, `set -a` as `-o allexport`: keys no variable name can have. */
 const exportKey = (name: string): string => `-x ${name}`;
 const ALLEXPORT = '-o allexport';
@@ -94,6 +99,7 @@ export function setVar(st: State, name: string, v: string): void {
 
 /** Sets a variable in `vars` (an unknown value forgets it); under `set -a` it is exported too. */
 export function assignVar(vars: Map<string, string>, name: string, v: string): void {
+  vars.delete(listKey(name));
   // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN)
   if (isKnown(v)) vars.set(name, v);
   else if (Object.hasOwn(GIT_HOME_UNSEEN, name)) vars.set(name, UNKNOWN);
@@ -141,7 +147,8 @@ export function stdinText(redirs: readonly RedirFact[], st: State): string | nul
 export function makeInvocation(program: string, args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean): Invocation {
   const input = stdinText(redirs, st);
   const text = [program || '…', ...args.map((a) => showArg(a.v))].join(' ');
-  return { program, args, cwd: st.cwd, redirs, stdinText: input, upstream: st.upstream, appendsArgs, depth: st.depth, text };
+  const listed = st.listed && st.listed.length > 0 ? { listedBy: st.listed } : {};
+  return { program, args, cwd: st.cwd, redirs, stdinText: input, upstream: st.upstream, appendsArgs, depth: st.depth, text, ...listed };
 }
 
 /** Builtins that set variables from `NAME=VALUE` arguments; those that make name references, and their option (`-n`, in a cluster like `-gn`). */
@@ -175,7 +182,8 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
     const dash = args.findIndex((a) => a.v === '--');
     const positional = dash >= 0 ? args.slice(dash + 1) : /^[-+]/.test(args[0]!.v) ? null : args;
     if (positional) {
-      for (const k of [...st.vars.keys()]) if (/^\d+$/.test(k) && k !== '0') st.vars.delete(k);
+      // the old parameters and what marked them (see listings.ts) go
+      for (const k of [...st.vars.keys()]) if (/^(-l )?(\d+|\*)$/.test(k) && !/^(-l )?0$/.test(k)) st.vars.delete(k);
       positional.forEach((a, i) => setVar(st, String(i + 1), a.v));
       setVar(st, '@', positional.map((a) => a.v).join(FIELD_SPLIT));
     }
@@ -184,6 +192,7 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) continue;
       const name = resolveName(st.vars, a.v);
       st.vars.delete(name);
+      st.vars.delete(listKey(name));
       if (program === 'unset') setExported(st.vars, name, false);
     }
   }

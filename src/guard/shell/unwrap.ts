@@ -1,7 +1,7 @@
 import { has, parseOptions, valueOf, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
-import { literal, plain } from './values.ts';
+import { UNKNOWN, literal, plain } from './values.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -236,4 +236,15 @@ export function xargsCommandLines(xargsArgs: readonly Arg[], command: readonly A
   const lines: Arg[][] = [];
   for (let i = 0; i < Math.max(1, items.length); i += size) lines.push([...command, ...items.slice(i, i + size).map(asArg)]);
   return lines;
+}
+
+/**
+ * The command xargs runs when its input is not known: its replace string (`-I{}`, `-i`) stands for an input item,
+ * a value computed at run time (in `sh -c 'rm -rf /{}'` too, whose code then reads `$__unknown` there).
+ */
+export function xargsPlaceholders(xargsArgs: readonly Arg[], command: readonly Arg[]): readonly Arg[] {
+  const p = parseOptions(xargsArgs, WRAPPERS.xargs!);
+  const repl = valueOf(p, 'I', 'replace')?.v ?? (has(p, 'i') ? valueOf(p, 'i')?.v ?? '{}' : null);
+  if (repl === null || repl === '') return command;
+  return command.map((a) => (a.v.includes(repl) ? { v: a.v.split(repl).join(UNKNOWN), info: { ...a.info, computed: true } } : a));
 }

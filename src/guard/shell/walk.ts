@@ -11,10 +11,13 @@ import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
 import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { variableCode } from './code-values.ts';
 import { envConfigCode } from './git-config.ts';
+import { CommandSettings, aliasShell } from './command-settings.ts';
+import { isLister } from './listers.ts';
+import { Listings, readTargets, stdinInner, stdinListers } from './listings.ts';
 import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin, type ScriptHost } from './scripts.ts';
-import { childState, childVars, commandVars, wrapperVars } from './environment.ts';
+import { childState, childVars, commandVars, resetVars, wrapperVars } from './environment.ts';
 import { andOrChain, isFdPath, otherDialect, startsShell, type Checks, type Reparse } from './walk-support.ts';
-import { detaches, programName, unwrapOnce, xargsCommandLines } from './unwrap.ts';
+import { detaches, programName, unwrapOnce, xargsCommandLines, xargsPlaceholders } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
 
 /** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
@@ -38,6 +41,10 @@ export class Walker {
   private readonly files = new WrittenFiles();
   /** Every invocation seen, in order (pipelines read the ones their stages produced). */
   private readonly invocations: Invocation[] = [];
+  /** Variables holding the names a find or fd lists. */
+  private readonly listings = new Listings();
+  /** git aliases and ugrep configuration set earlier on the line. */
+  private readonly settings = new CommandSettings(this.files, (rule, matched) => this.emit(rule, matched));
 
   /** What scripts.ts needs to run a script's text. */
   private readonly scripts: ScriptHost = { emit: (r, m) => this.emit(r, m), files: this.files, nestedCode: (code, st) => this.nestedCode(code, st) };
@@ -68,11 +75,16 @@ export class Walker {
 
   private stmt(s: Stmt, st: State): void {
     if (!this.budget()) return;
-    const inner = s.background ? copy(st, { background: true }) : st;
+    let inner = s.background ? copy(st, { background: true }) : st;
     if (s.cmd.kind !== 'simple') {
-      for (const r of s.redirs) this.checks.redirect(this.redirFact(r, inner), this.emit);
+      const facts = s.redirs.map((r) => this.redirFact(r, inner));
+      for (const f of facts) this.checks.redirect(f, this.emit);
+      // `while read f; do …; done < <(find …)`: what feeds the compound's stdin feeds its commands, like a pipe
+      const fed = stdinInner(facts);
+      if (fed.length > 0) inner = { ...inner, upstream: [...inner.upstream, ...fed] };
     }
     this.command(s.cmd, s, inner);
+    if (inner !== st && !s.background) st.cwd = inner.cwd;
   }
 
   private command(c: Command, s: Stmt, st: State): void {
@@ -102,17 +114,20 @@ export class Walker {
   }
 
   private forLoop(name: string, items: readonly Word[] | null, body: readonly Stmt[], st: State): void {
-    const values = items ? expandArgs(items, this.ctx(st)).map((a) => a.v) : [];
+    const args = items ? expandArgs(items, this.ctx(st)) : [];
+    const values = args.map((a) => a.v);
     if (items && values.length > 0 && values.length * st.loopFactor <= MAX_LOOP_ITEMS && values.every(isKnown)) {
       const inner = { ...st, loopFactor: st.loopFactor * values.length };
       for (const v of values) {
-        st.vars.set(name, v);
+        setVar(st, name, v);
         this.stmts(body, inner);
         if (inner.cwd !== st.cwd) st.cwd = inner.cwd;
       }
       return;
     }
     st.vars.delete(name);
+    // `for f in $(find ~)`, `for f; do` over listed arguments: f holds the names find lists
+    this.listings.mark(st.vars, name, items && items.length > 0 ? this.listings.inWords(items, args, st.vars) : this.listings.of(st.vars, '@'));
     this.stmts(body, st);
   }
 
@@ -171,11 +186,15 @@ export class Walker {
     // `let` evaluates its words as arithmetic, which expands variable values (see arithmeticValues)
     if (c.words[0]?.raw === 'let') arithmeticValues(c.words.slice(1).map((w) => w.raw).join(' '), ctx);
     const assigned: [string, string][] = [];
+    const listedAssigns: [string, Invocation[]][] = [];
     for (const a of c.assigns) {
       if (a.index) expand(a.index, ctx);
-      if (a.array) { expandArgs(a.array, ctx); assigned.push([resolveName(st.vars, a.name), UNKNOWN]); continue; }
-      const e = a.value ? expand(a.value, ctx) : null;
-      assigned.push([resolveName(st.vars, a.name), e ? e.values.join(' ') : '']);
+      if (a.array) { expandArgs(a.array, ctx, 'word'); assigned.push([resolveName(st.vars, a.name), UNKNOWN]); continue; }
+      const e = a.value ? expand(a.value, ctx, 'assignment') : null;
+      const name = resolveName(st.vars, a.name);
+      assigned.push([name, e ? e.values.join(' ') : '']);
+      // `files=$(find ~)`: the variable holds the names find lists
+      if (e && a.value) listedAssigns.push([name, this.listings.inWords([a.value], [{ v: e.values.join(' '), info: e.info }], st.vars)]);
     }
     const redirs = s.redirs.map((r) => this.redirFact(r, st));
     const args = expandArgs(c.words, ctx);
@@ -187,10 +206,15 @@ export class Walker {
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
       for (const [name, v] of assigned) setVar(st, name, v);
+      for (const [name, listers] of listedAssigns) this.listings.mark(st.vars, name, listers);
       for (const r of redirs) this.checks.redirect(r, this.emit);
       return;
     }
-    this.argv(args, st, redirs, false, assigned);
+    // `cat "$f"` with f read from `find ~ |`, `cat $(find ~)`: the command is given the names find lists
+    const listers = this.listings.inWords(c.words, args, st.vars);
+    const run = listers.length > 0 ? { ...st, listed: [...(st.listed ?? []), ...listers] } : st;
+    this.argv(args, run, redirs, false, assigned);
+    if (run !== st) st.cwd = run.cwd;
   }
 
   /** Unwraps and checks one command line (also used for find -exec and xargs payloads); `assigned`: its `NAME=VALUE` prefix. */
@@ -207,6 +231,8 @@ export class Walker {
         this.record(makeInvocation('', cur.slice(1), { ...st, cwd }, redirs, appends));
         return;
       }
+      // aliases set earlier for git, ugrep's configuration file: given first
+      cur = this.settings.apply(name, cur, vars, cwd);
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
       for (const code of embeddedCode(name, cur.slice(1), this.emit, vars, (f) => fileText(this.files, f, cwd))) this.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
       const u = unwrapOnce(name, cur.slice(1));
@@ -222,7 +248,11 @@ export class Walker {
           return;
         }
       }
+      const rest = name === 'xargs' ? xargsPlaceholders(cur.slice(1, cur.length - u.rest.length), u.rest) : u.rest;
       if (u.chdir) cwd = canonical(u.chdir.v, cwd);
+      // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep): judged both ways
+      const reset = u.rest.length > 0 ? resetVars(name, cur.slice(1), vars) : null;
+      if (reset) this.argv(u.rest, copy(st, { cwd, vars: reset }), redirs, appends || u.appendsArgs);
       vars = wrapperVars(name, cur.slice(1), vars);
       if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map() : childVars(vars) }));
       appends ||= u.appendsArgs;
@@ -237,7 +267,7 @@ export class Walker {
         }
         return;
       }
-      cur = u.rest;
+      cur = rest;
     }
     if (cur.length === 0) return;
     const head = cur[0]!;
@@ -250,6 +280,8 @@ export class Walker {
       this.callFunction(inv, local);
     }
     if (cwd === st.cwd) trackState(names[0] ?? '', cur.slice(1), st);
+    // `find ~ | while read f`, `mapfile -t a < <(find ~)`: what it reads are the names find lists
+    for (const n of readTargets(names[0] ?? '', cur.slice(1))) this.listings.mark(st.vars, n, stdinListers(st.upstream, redirs));
   }
 
   /** Resolves the program word; flags computed names. Null when it cannot be known at all. */
@@ -306,7 +338,9 @@ export class Walker {
     if (view?.family === 'shell' && view.inline && view.code) {
       const vars = runner.vars;
       view.positional.forEach((a, i) => vars.set(String(i), a.v));
-      vars.set('@', view.positional.slice(1).map((a) => a.v).join(FIELD_SPLIT));
+      // xargs and find -exec append arguments the guard cannot see
+      vars.set('@', [...view.positional.slice(1).map((a) => a.v), ...(inv.appendsArgs ? [UNKNOWN] : [])].join(FIELD_SPLIT));
+      this.listings.positional(vars, view.positional.map((a) => a.v), inv);
       this.nestedCode(plain(view.code.v), copy(runner, { upstream: [], stdinFrom: null }));
     } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
       this.nestedCode(inv.stdinText, copy(runner, { upstream: [], stdinFrom: null }));
@@ -319,8 +353,11 @@ export class Walker {
     this.scheduled(inv, st);
     // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
     for (const code of argumentCode(inv, this.emit, st.vars)) this.nestedCode(code, copy(st));
-    // `find -exec CMD {} ;`, `rg --pre CMD`: CMD runs on each file found
-    for (const sub of perFileCommands(inv)) this.argv(sub, copy(st, { piped: false }), [], true);
+    this.settings.remember(inv);
+    const alias = aliasShell(inv, st);
+    if (alias) this.nestedCode(...alias);
+    // `find -exec CMD {} ;`, `fd -x CMD`, `rg --pre CMD`: CMD runs on each file found
+    for (const sub of perFileCommands(inv)) this.argv(sub, copy(st, { piped: false, ...(isLister(inv) ? { listed: [inv] } : {}) }), [], true);
   }
 
   /** `echo '* * * * * CMD' | crontab -`, `at now < job.sh`: the commands it installs to run later, when they can be seen. */
@@ -344,7 +381,8 @@ export class Walker {
     const vars = new Map(st.vars);
     inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));
     vars.set('@', inv.args.map((a) => a.v).join(FIELD_SPLIT));
-    this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program] }));
+    this.listings.positional(vars, [inv.program, ...inv.args.map((a) => a.v)], inv);
+    this.stmt(body, copy(st, { vars, funcs: [...st.funcs, inv.program], listed: [] }));
   }
 
   /** Checks code found inside a command, one re-parse level deeper. */
@@ -353,6 +391,6 @@ export class Walker {
     if (!this.budget()) return;
     const stmts = this.reparse(code);
     if (!stmts) { this.emit('shell.input.unparseable', code); return; }
-    this.stmts(stmts, copy(st, { depth: st.depth + 1 }));
+    this.stmts(stmts, copy(st, { depth: st.depth + 1, listed: [] }));
   }
 }

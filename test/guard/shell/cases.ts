@@ -12,6 +12,12 @@ import { NESTED_ENV, NESTED_ENV_ALLOWED } from './cases-nested-env.ts';
 import { CODE_FILE_LOOKALIKES, DEBUGGER_FILES, NAMEREF_ASSIGNMENTS, PROMPTS_AND_STARTUP } from './cases-code-files.ts';
 import { GIT_ALIAS_LOOKALIKES, GIT_ALIASES, GIT_COMMANDS, GIT_LOOKALIKES, GIT_TRANSPORTS, GIT_UNSEEN_FILES } from './cases-git-code.ts';
 import { SETTINGS_CODE, SETTINGS_LOOKALIKES, SETTINGS_UNSEEN } from './cases-settings.ts';
+import {
+  FD_EXEC, FD_EXEC_ALLOWED, LISTED_LOOPS, LISTED_LOOPS_ALLOWED, XARGS_SHELLS, XARGS_SHELLS_LOOKALIKES,
+} from './cases-round6.ts';
+import {
+  GIT_ALIASES_SET, GIT_ALIASES_SET_ALLOWED, SUDO_ENV, SUDO_ENV_LOOKALIKES, TILDE_ASSIGNMENTS, TILDE_ASSIGNMENTS_LOOKALIKES, UGREP_COMMANDS, UGREP_COMMANDS_ALLOWED,
+} from './cases-round6b.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -64,6 +70,20 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'variables for programs other than git': NESTED_ENV_ALLOWED,
   'git aliases given on the command line': GIT_ALIASES,
   'git alias look-alikes': GIT_ALIAS_LOOKALIKES,
+  'loops and substitutions reading what find lists': LISTED_LOOPS,
+  'loops over find elsewhere or reading nothing': LISTED_LOOPS_ALLOWED,
+  'xargs and find -exec running a shell': XARGS_SHELLS,
+  'xargs shell look-alikes': XARGS_SHELLS_LOOKALIKES,
+  'fd running a command on what it finds': FD_EXEC,
+  'fd look-alikes': FD_EXEC_ALLOWED,
+  'ugrep filters, pager and configuration files': UGREP_COMMANDS,
+  'ugrep filter and configuration look-alikes': UGREP_COMMANDS_ALLOWED,
+  'git aliases set earlier on the line': GIT_ALIASES_SET,
+  'git alias setting look-alikes': GIT_ALIASES_SET_ALLOWED,
+  'the home directory after = and : in assignments': TILDE_ASSIGNMENTS,
+  'tilde look-alikes': TILDE_ASSIGNMENTS_LOOKALIKES,
+  'variables set before sudo, which may not reach the command': SUDO_ENV,
+  'sudo environment look-alikes': SUDO_ENV_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

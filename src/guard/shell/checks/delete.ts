@@ -5,7 +5,9 @@ import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type Delete
 import { innermostProgram, programName } from '../unwrap.ts';
 import { TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
-import { findStarts, treeSources } from './targets.ts';
+import { fdCommands, fdNarrowed, isLister, listerStarts } from '../listers.ts';
+import { ugrepFilters } from '../ugrep.ts';
+import { treeSources } from './targets.ts';
 
 const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
 const RULE: Record<DeleteClass, string> = {
@@ -68,6 +70,17 @@ export function checkFind(inv: Invocation, emit: Emit): void {
     if (deletes) findDeletes(inv, inv.text, emit);
     return;
   }
+  // `fd . / -x rm -rf`: like find -exec, narrowed by fd's pattern and filters
+  if (fdCommands(inv).some((words) => DELETERS.has(innermostProgram(words) ?? ''))) {
+    deletesBelow(listerStarts(inv).map((t) => t.path), fdNarrowed(inv), inv.text, emit);
+    return;
+  }
+  // `ugrep --filter='*:rm %' x DIR` runs rm on every file it searches; a filter for some extensions only narrows it
+  const filters = ugrepFilters(inv).filter((f) => DELETERS.has(innermostProgram(f.words) ?? ''));
+  if (filters.length > 0) {
+    deletesBelow(treeSources(inv).map((t) => t.path), filters.every((f) => !f.exts.includes('*')), inv.text, emit);
+    return;
+  }
   // `rg --pre rm x PATH` runs rm on every file it searches, like `find PATH -exec rm {} ;`
   const pre = preprocessor(inv);
   if (pre && DELETERS.has(innermostProgram([pre]) ?? '')) {
@@ -83,18 +96,18 @@ export function checkFind(inv: Invocation, emit: Emit): void {
     emit('shell.find.delete', inv.text);
     return;
   }
-  // `find / | xargs rm`: what find lists is deleted
-  if (inv.appendsArgs && DELETERS.has(inv.program)) {
-    const lister = inv.upstream.find((u) => u.program === 'find');
+  // `find / | xargs rm`, `find / | while read f; do rm -rf "$f"; done`: what find (or fd) lists is deleted
+  if (DELETERS.has(inv.program)) {
+    const lister = [...(inv.appendsArgs ? inv.upstream : []), ...(inv.listedBy ?? [])].find(isLister);
     if (lister) findDeletes(lister, `${lister.text} | ${inv.text}`, emit);
   }
 }
 
-/** What a find that deletes what it matches destroys, judged by its start points. */
+/** What a find (or fd) that deletes what it matches destroys, judged by its start points. */
 function findDeletes(find: Invocation, text: string, emit: Emit): void {
   const words = find.args.map((a) => literal(a.v));
-  const filtered = words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*'));
-  deletesBelow(findStarts(find).map((t) => t.path), filtered, text, emit);
+  const filtered = find.program === 'find' ? words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*')) : fdNarrowed(find);
+  deletesBelow(listerStarts(find).map((t) => t.path), filtered, text, emit);
 }
 
 /** Deleting every file below these roots (unless narrowed) is a recursive delete of them. */

@@ -5,7 +5,8 @@ import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../progra
 import { perFileCommands } from '../embedded-code.ts';
 import { gitCommand } from '../git-command.ts';
 import { innerProgram } from '../unwrap.ts';
-import { findStarts, pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
+import { isLister, listerStarts } from '../listers.ts';
+import { pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
@@ -55,15 +56,18 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
 
 const readsFiles = (p: string | null): boolean => p !== null && READERS.has(p) && !NON_READERS.has(p) && !KEY_USERS.has(p);
 
-/** `find START… -exec READER {} +`: a search of everything below START (`.` when none), like `grep -r`; nothing when no reader runs. */
+/** `find START… -exec READER {} +`, `fd . START -x READER`: a search of everything below START (`.` when none), like `grep -r`; nothing when no reader runs. */
 function findReads(inv: Invocation): Target[] {
-  return inv.program === 'find' && perFileCommands(inv).some((words) => readsFiles(innerProgram(words))) ? findStarts(inv) : [];
+  return isLister(inv) && perFileCommands(inv).some((words) => readsFiles(innerProgram(words))) ? listerStarts(inv) : [];
 }
 
-/** `find START | xargs READER`: the reader gets the names find lists, everything below START, like `find START -exec READER {} +`. */
+/**
+ * `find START | xargs READER`, `find START | while read f; do READER "$f"; done`, `READER $(find START)`: the reader gets
+ * the names find (or fd) lists, everything below START, like `find START -exec READER {} +`.
+ */
 function listedReads(inv: Invocation): Target[] {
-  if (!inv.appendsArgs || !readsFiles(inv.program)) return [];
-  return inv.upstream.filter((u) => u.program === 'find').flatMap(findStarts);
+  if (!readsFiles(inv.program)) return [];
+  return [...(inv.appendsArgs ? inv.upstream : []), ...(inv.listedBy ?? [])].filter(isLister).flatMap(listerStarts);
 }
 
 export function checkCredentialWrite(inv: Invocation, emit: Emit): void {
