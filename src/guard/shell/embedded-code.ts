@@ -147,7 +147,8 @@ export function perFileCommands(inv: Invocation): Arg[][] {
     if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[i] ?? '')) continue;
     let j = i + 1;
     while (j < inv.args.length && words[j] !== ';' && words[j] !== '+') j++;
-    const sub = inv.args.slice(i + 1, j).map((a): Arg => (literal(a.v) === '{}' ? { v: UNKNOWN, info: a.info } : a));
+    // GNU find puts the name in place of `{}` inside a word too (`sh -c 'cat {}'`, `{}.bak`)
+    const sub = inv.args.slice(i + 1, j).map((a): Arg => (literal(a.v) === '{}' ? { v: UNKNOWN, info: a.info } : a.v.includes('{}') ? { v: a.v.split('{}').join(UNKNOWN), info: { ...a.info, computed: true } } : a));
     if (sub.length > 0) out.push(sub);
     i = j;
   }

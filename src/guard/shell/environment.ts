@@ -1,5 +1,7 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg } from './model.ts';
+import type { Canon } from './paths.ts';
+import { suEnvironment } from './su-family.ts';
 import { assignVar, copy, isExported, setExported, type State } from './shell-state.ts';
 import { literal } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
@@ -45,30 +47,55 @@ export function wrapperVars(name: string, args: readonly Arg[], vars: Map<string
 /**
  * Wrappers that start the command with a reset environment: sudo (env_reset, unless -E or --preserve-env, which with a
  * list keeps only the names listed), doas and pkexec. What the site's configuration keeps (sudoers env_keep, doas
- * keepenv) cannot be seen, so an exported variable may or may not reach the command.
+ * keepenv) cannot be seen, so an exported variable may or may not reach the command. su, runuser, run0 and machinectl
+ * shell reset it as su-family.ts says.
  */
 const ENV_RESETTERS: Readonly<Record<string, readonly string[]>> = { sudo: ['E', 'preserve-env'], doas: [], pkexec: [] };
 
+/** The exported variables but those kept dropped from `vars`; null when none would be. */
+function dropExported(vars: Map<string, string>, keep: (name: string) => boolean): Map<string, string> | null {
+  const out = new Map(vars);
+  let dropped = false;
+  for (const k of vars.keys()) {
+    if (!NAME.test(k) || keep(k) || !isExported(vars, k)) continue;
+    out.delete(k);
+    setExported(out, k, false);
+    dropped = true;
+  }
+  return dropped ? out : null;
+}
+
+/** `--setenv=NAME=VALUE` sets NAME; `--setenv=NAME` passes NAME on as it is. */
+function setenv(vars: Map<string, string>, from: Map<string, string>, given: readonly Arg[]): Map<string, string> {
+  const assigned: [string, string][] = [];
+  for (const a of given) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(=?)/.exec(a.v);
+    if (!m) continue;
+    const v = m[2] ? a.v.slice(m[0].length) : from.get(m[1]!);
+    if (v !== undefined) assigned.push([m[1]!, v]);
+  }
+  return commandVars(vars, assigned);
+}
+
 /**
- * The variables a wrapped command sees if its wrapper resets the environment (`X=1 sudo sh -c …` may run without X): the
- * exported ones dropped, but those the wrapper keeps or sets itself; null when nothing would be dropped.
+ * The variables and directory a wrapped command starts with if its wrapper resets the environment (`X=1 sudo sh -c …`
+ * may run without X, `su - -c …` does, in the target's home): the exported ones dropped, but those the wrapper keeps or
+ * sets itself; null when nothing would change.
  */
-export function resetVars(name: string, args: readonly Arg[], vars: Map<string, string>): Map<string, string> | null {
+export function resetEnv(name: string, args: readonly Arg[], vars: Map<string, string>, cwd: Canon | null): { vars: Map<string, string>; cwd: Canon | null } | null {
+  const su = suEnvironment(name, args, cwd);
+  if (su) {
+    const out = dropExported(vars, (k) => su.keep(k) || su.set.some((a) => a.v === k || a.v.startsWith(`${k}=`)));
+    return out || su.cwd !== cwd ? { vars: setenv(out ?? vars, vars, su.set), cwd: su.cwd } : null;
+  }
   const keeps = ENV_RESETTERS[name];
   if (!keeps) return null;
   const p = parseOptions(args, WRAPPERS[name] ?? {});
   const lists = valuesOf(p, ...keeps);
   if (has(p, ...keeps) && lists.length === 0) return null;
   const kept = new Set(lists.flatMap((a) => (literal(a.v) ?? '').split(',')));
-  const out = new Map(vars);
-  let dropped = false;
-  for (const k of vars.keys()) {
-    if (!NAME.test(k) || kept.has(k) || !isExported(vars, k)) continue;
-    out.delete(k);
-    setExported(out, k, false);
-    dropped = true;
-  }
-  return dropped ? wrapperVars(name, args, out) : null;
+  const out = dropExported(vars, (k) => kept.has(k));
+  return out ? { vars: wrapperVars(name, args, out), cwd } : null;
 }
 
 /** What a child process inherits: the exported variables (see isExported), exported in it too. */

@@ -98,12 +98,27 @@ export function configAlias(inv: Invocation): { readonly name: string; readonly 
   return name === undefined ? null : { name, value: unset ? null : ops[1]! };
 }
 
-/** Aliases in the environment git gets: GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs and GIT_CONFIG_PARAMETERS, exported. */
+const COUNT = 'GIT_CONFIG_COUNT';
+
+/**
+ * How many GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs git reads: those below GIT_CONFIG_COUNT (0 and a count git cannot
+ * parse, like `x` or `-1`, which stops it: none). git reads none without a count, but one this line does not set may
+ * be in the environment it inherits (or set by an earlier line written to the same shell), and a computed one may be
+ * any: then every pair is judged, as if git read it.
+ */
+function envConfigCount(v: string | undefined): number {
+  if (v === undefined || !isKnown(v)) return Infinity;
+  const m = /^\s*\+?(\d+)$/.exec(literal(v) ?? '');
+  return m ? Number(m[1]) : 0;
+}
+
+/** Aliases in the environment git gets: GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs below GIT_CONFIG_COUNT and GIT_CONFIG_PARAMETERS, exported. */
 export function envAliases(vars: ReadonlyMap<string, string>, exported: (name: string) => boolean): [string, string][] {
   const out: [string, string][] = [];
+  const count = envConfigCount(exported(COUNT) ? vars.get(COUNT) : undefined);
   for (const [name, key] of vars) {
     const n = /^GIT_CONFIG_KEY_(\d+)$/.exec(name)?.[1];
-    const alias = n === undefined ? undefined : /^alias\.(.+)$/is.exec(literal(key) ?? '')?.[1];
+    const alias = n === undefined || Number(n) >= count ? undefined : /^alias\.(.+)$/is.exec(literal(key) ?? '')?.[1];
     const value = vars.get(`GIT_CONFIG_VALUE_${n}`);
     if (alias !== undefined && value !== undefined && exported(name) && exported(`GIT_CONFIG_VALUE_${n}`)) out.push([alias.toLowerCase(), value]);
   }
@@ -175,25 +190,29 @@ const PARAMETER = new RegExp(`${SQ}(?:=${SQ})?`, 'g');
 const unquote = (s: string): string => s.replace(/'\\''/g, "'");
 
 /**
- * git configuration set in the environment: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n (the other half may come
- * from an earlier assignment, in `vars`) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on);
+ * git configuration set in the environment: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n below GIT_CONFIG_COUNT (the other
+ * half and the count may come from an earlier assignment, in `vars`; a count set now judges the pairs set before) and GIT_CONFIG_PARAMETERS (`'key'='value' …`, as git passes `-c` on);
  * files git (or bash) reads code from (GIT_CONFIG_GLOBAL, BASH_ENV, …). Where git finds the user's config (HOME) is
  * judged at each git command, with the variables it runs with (gitConfigCode).
  */
 export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: ReadonlyMap<string, string>, emit: Emit): string[] {
   const out: string[] = [];
   const pairs = new Set<string>();
+  const count = envConfigCount(assigned.get(COUNT) ?? vars.get(COUNT));
+  const names = [...assigned.keys(), ...(assigned.has(COUNT) ? vars.keys() : [])];
+  for (const name of names) {
+    const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(name)?.[1];
+    if (n === undefined || pairs.has(n) || Number(n) >= count) continue;
+    pairs.add(n);
+    const key = assigned.get(`GIT_CONFIG_KEY_${n}`) ?? vars.get(`GIT_CONFIG_KEY_${n}`);
+    const value = assigned.get(`GIT_CONFIG_VALUE_${n}`) ?? vars.get(`GIT_CONFIG_VALUE_${n}`);
+    // half a pair configures nothing yet; the other half, set later, finds this one in `vars`
+    if (key !== undefined && value !== undefined) out.push(...settingCode(literal(key), value, `GIT_CONFIG_KEY_${n}=${display(key)} GIT_CONFIG_VALUE_${n}=${display(value)}`, emit));
+  }
   for (const [name, v] of assigned) {
     if (Object.hasOwn(ENV_UNSEEN, name)) unseenPath(v, ENV_UNSEEN[name]!, `${name}=${display(v)}`, emit);
     if (name === GIT_PROTOCOL_LIST && (!isKnown(v) || v.split(':').some((p) => p.trim().toLowerCase() === 'ext'))) emit(UNSEEN, `${name}=${display(v)}`);
-    const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(name)?.[1];
-    if (n !== undefined && !pairs.has(n)) {
-      pairs.add(n);
-      const key = assigned.get(`GIT_CONFIG_KEY_${n}`) ?? vars.get(`GIT_CONFIG_KEY_${n}`);
-      const value = assigned.get(`GIT_CONFIG_VALUE_${n}`) ?? vars.get(`GIT_CONFIG_VALUE_${n}`);
-      // half a pair configures nothing yet; the other half, set later, finds this one in `vars`
-      if (key !== undefined && value !== undefined) out.push(...settingCode(literal(key), value, `GIT_CONFIG_KEY_${n}=${display(key)} GIT_CONFIG_VALUE_${n}=${display(value)}`, emit));
-    } else if (name === 'GIT_CONFIG_PARAMETERS') {
+    if (name === 'GIT_CONFIG_PARAMETERS') {
       if (!isKnown(v)) { emit(UNSEEN, `GIT_CONFIG_PARAMETERS=${display(v)}`); continue; }
       for (const m of v.matchAll(PARAMETER)) {
         const entry = m[2] === undefined ? unquote(m[1]!) : `${unquote(m[1]!)}=${unquote(m[2])}`;

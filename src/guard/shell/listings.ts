@@ -2,7 +2,7 @@ import { parseOptions, valueOf } from './flags.ts';
 import { isLister } from './listers.ts';
 import type { Arg, Invocation, RedirFact } from './model.ts';
 import { listKey } from './shell-state.ts';
-import type { Word, WordPart } from './syntax/ast.ts';
+import type { Redirect, Word, WordPart } from './syntax/ast.ts';
 import { isKnown, literal } from './values.ts';
 
 /**
@@ -13,6 +13,8 @@ import { isKnown, literal } from './values.ts';
 
 /** Redirections that feed stdin. */
 const STDIN_OPS = new Set(['<', '<<', '<<-', '<<<', '<>']);
+/** Redirections that read a file named by their word. */
+const STDIN_FILE = new Set(['<', '<>']);
 
 /** Listers feeding a command's stdin: earlier pipeline stages, `< <(find …)`, `<<< "$(find …)"`. */
 export function stdinListers(upstream: readonly Invocation[], redirs: readonly RedirFact[]): Invocation[] {
@@ -55,6 +57,9 @@ export class Listings {
   /** The listers marks refer to, by index. */
   private readonly all: Invocation[] = [];
 
+  /** `carried`: the listers whose names a command prints (itself, or a listing file it reads, see listing-files.ts). */
+  constructor(private readonly carried: (inv: Invocation) => readonly Invocation[] = (inv) => (isLister(inv) ? [inv] : [])) {}
+
   /** Records that `name` holds names these listers print (nothing when none). */
   mark(vars: Map<string, string>, name: string, listers: readonly Invocation[]): void {
     const ids = [...new Set(listers.map((l) => {
@@ -80,12 +85,18 @@ export class Listings {
     return ids ? ids.split(',').map((i) => this.all[Number(i)]).filter((l): l is Invocation => l !== undefined) : [];
   }
 
-  /** Listers whose names these words carry: a variable holding them, or a substitution running one (`cat $(find …)`). */
+  /** Listers whose names a command's words carry, or the file its stdin is redirected from (`cat < "$f"`). */
+  inCommand(words: readonly Word[], args: readonly Arg[], redirs: readonly Redirect[], facts: readonly RedirFact[], vars: ReadonlyMap<string, string>): Invocation[] {
+    const input = redirs.flatMap((r, i) => (STDIN_FILE.has(r.op) && (r.fd === '' || r.fd === '0') && !r.heredoc && facts[i]?.target ? [[r.target, facts[i]!.target!] as const] : []));
+    return input.length === 0 ? this.inWords(words, args, vars) : this.inWords([...words, ...input.map((x) => x[0])], [...args, ...input.map((x) => x[1])], vars);
+  }
+
+  /** Listers whose names these words carry: a variable holding them, or a substitution printing them (`cat $(find …)`, `$(cat list)`). */
   inWords(words: readonly Word[], args: readonly Arg[], vars: ReadonlyMap<string, string>): Invocation[] {
     const names = new Set<string>();
     for (const w of words) wordVars(w, names);
     const fromVars = [...names].flatMap((n) => this.of(vars, n));
-    const fromSubst = args.filter((a) => !isKnown(a.v)).flatMap((a) => a.info.inner.filter(isLister));
+    const fromSubst = args.filter((a) => !isKnown(a.v)).flatMap((a) => a.info.inner.flatMap(this.carried));
     return [...new Set([...fromVars, ...fromSubst])];
   }
 }

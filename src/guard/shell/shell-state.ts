@@ -100,9 +100,10 @@ export function setVar(st: State, name: string, v: string): void {
 /** Sets a variable in `vars` (an unknown value forgets it); under `set -a` it is exported too. */
 export function assignVar(vars: Map<string, string>, name: string, v: string): void {
   vars.delete(listKey(name));
-  // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN)
+  // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN),
+  // and so does a GIT_CONFIG_COUNT set to something unseen (not the same as none, see envConfigCount)
   if (isKnown(v)) vars.set(name, v);
-  else if (Object.hasOwn(GIT_HOME_UNSEEN, name)) vars.set(name, UNKNOWN);
+  else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT') vars.set(name, UNKNOWN);
   else vars.delete(name);
   if (vars.has(ALLEXPORT)) setExported(vars, name, true);
 }

@@ -2,6 +2,8 @@ import { has, parseOptions, valueOf, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
 import { UNKNOWN, literal, plain } from './values.ts';
+import { codeText } from './code-text.ts';
+import { suUnwrap } from './su-family.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -48,6 +50,9 @@ function containerExec(name: string, args: readonly Arg[]): readonly Arg[] | nul
 export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null {
   const inContainer = containerExec(name, args);
   if (inContainer) return { rest: inContainer, code: null, chdir: null, appendsArgs: false, remote: false };
+  // su, runuser, machinectl shell: see su-family.ts
+  const su = suUnwrap(name, args);
+  if (su) return { ...su, chdir: null, appendsArgs: false, remote: false };
   const spec = WRAPPERS[name];
   if (!spec) return null;
   const base = { code: null, chdir: null, appendsArgs: spec.appendsArgs ?? false, remote: spec.remote ?? false };
@@ -66,7 +71,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   const chdir = spec.chdir ? valueOf(p, ...spec.chdir) : null;
   const codes: string[] = [];
   const codeOpt = spec.code ? valueOf(p, ...spec.code) : null;
-  if (codeOpt) codes.push(plain(codeOpt.v));
+  if (codeOpt) codes.push(codeText(codeOpt.v));
   const split = spec.split ? valueOf(p, ...spec.split) : null;
   if (split) {
     codes.push([plain(split.v), ...ops.map(quoteArg)].join(' '));
@@ -80,7 +85,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     const after = ops.slice(spec.positional ?? 0);
     const flag = after[0] ? literal(after[0].v) : null;
     if (flag && spec.code.some((c) => flag === (c.length === 1 ? `-${c}` : `--${c}`)) && after[1]) {
-      codes.push(plain(after[1].v));
+      codes.push(codeText(after[1].v));
       ops = [];
     }
   }

@@ -1,6 +1,9 @@
+import { expand, type EvalContext } from './evaluate.ts';
 import { has, parseOptions } from './flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import type { Stmt } from './syntax/ast.ts';
+import type { Canon } from './paths.ts';
+import type { Redirect, Stmt } from './syntax/ast.ts';
+import { UNKNOWN, plain } from './values.ts';
 import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
@@ -44,3 +47,22 @@ export function startsShell(name: string, args: readonly Arg[]): boolean {
 
 /** What a process substitution expands to: a pipe under /dev/fd (or /proc/self/fd). */
 export const isFdPath = (v: string): boolean => /^\/(dev|proc\/self)\/fd\//.test(v);
+
+/** A redirection with its target expanded (`>&file` as `&>`), and the text a heredoc or here-string feeds. */
+export function redirFact(r: Redirect, ctx: EvalContext, cwd: Canon | null): RedirFact {
+  const inner: Invocation[] = [];
+  let target: Arg | null = null;
+  let text: string | null = null;
+  if (r.heredoc) {
+    const body = expand(r.heredoc.body, ctx);
+    inner.push(...body.info.inner);
+    text = plain(body.values[0] ?? '');
+  } else {
+    const e = expand(r.target, ctx);
+    inner.push(...e.info.inner);
+    target = { v: e.values[0] ?? UNKNOWN, info: e.info };
+    if (r.op === '<<<') text = plain(target.v) + '\n';
+  }
+  const op = r.op === '>&' && target && !/^(\d+|-)$/.test(target.v) ? '&>' : r.op;
+  return { op, fd: r.fd, target, text, inner, cwd };
+}

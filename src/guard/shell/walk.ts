@@ -2,12 +2,14 @@ import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { arithmeticValues, expand, expandArgs, type EvalContext } from './evaluate.ts';
 import { carriesDownload, interpreterView, isDownloadOrDecode } from './interpreters.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
+import { ListingFiles } from './listing-files.ts';
+import { codeText } from './code-text.ts';
 import { HOME_DIR, canonical, segRegex, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { subcommandOf } from './static-output.ts';
 import { copy, makeInvocation, resolveName, setVar, showArg, stdinText, substOutput, trackState, type State } from './shell-state.ts';
 import { DOWNLOADED, WrittenFiles } from './written-files.ts';
-import type { Command, Redirect, Stmt, Word } from './syntax/ast.ts';
+import type { Command, Stmt, Word } from './syntax/ast.ts';
 import { argumentCode, cronCommands, embeddedCode, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { variableCode } from './code-values.ts';
 import { envConfigCode } from './git-config.ts';
@@ -15,8 +17,8 @@ import { CommandSettings, aliasShell } from './command-settings.ts';
 import { isLister } from './listers.ts';
 import { Listings, readTargets, stdinInner, stdinListers } from './listings.ts';
 import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin, type ScriptHost } from './scripts.ts';
-import { childState, childVars, commandVars, resetVars, wrapperVars } from './environment.ts';
-import { andOrChain, isFdPath, otherDialect, startsShell, type Checks, type Reparse } from './walk-support.ts';
+import { childState, childVars, commandVars, resetEnv, wrapperVars } from './environment.ts';
+import { andOrChain, isFdPath, otherDialect, redirFact, startsShell, type Checks, type Reparse } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines, xargsPlaceholders } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
 
@@ -41,8 +43,9 @@ export class Walker {
   private readonly files = new WrittenFiles();
   /** Every invocation seen, in order (pipelines read the ones their stages produced). */
   private readonly invocations: Invocation[] = [];
-  /** Variables holding the names a find or fd lists. */
-  private readonly listings = new Listings();
+  /** Files holding, and variables holding, the names a find or fd lists. */
+  private readonly listingFiles = new ListingFiles();
+  private readonly listings = new Listings(this.listingFiles.carried);
   /** git aliases and ugrep configuration set earlier on the line. */
   private readonly settings = new CommandSettings(this.files, (rule, matched) => this.emit(rule, matched));
 
@@ -77,10 +80,10 @@ export class Walker {
     if (!this.budget()) return;
     let inner = s.background ? copy(st, { background: true }) : st;
     if (s.cmd.kind !== 'simple') {
-      const facts = s.redirs.map((r) => this.redirFact(r, inner));
+      const facts = s.redirs.map((r) => redirFact(r, this.ctx(inner), inner.cwd));
       for (const f of facts) this.checks.redirect(f, this.emit);
       // `while read f; do …; done < <(find …)`: what feeds the compound's stdin feeds its commands, like a pipe
-      const fed = stdinInner(facts);
+      const fed = [...stdinInner(facts), ...this.listingFiles.onStdin(facts)];
       if (fed.length > 0) inner = { ...inner, upstream: [...inner.upstream, ...fed] };
     }
     this.command(s.cmd, s, inner);
@@ -139,7 +142,7 @@ export class Walker {
       const before = this.invocations.length;
       this.stmt(stage, copy(st, { piped: true, upstream: [...st.upstream, ...fed], stdinFrom: last }));
       const produced = this.invocations.slice(before);
-      fed.push(...produced);
+      fed.push(...produced, ...produced.flatMap((i) => this.listingFiles.relayed(i)));
       last = produced[produced.length - 1] ?? null;
     }
   }
@@ -162,25 +165,6 @@ export class Walker {
     };
   }
 
-  private redirFact(r: Redirect, st: State): RedirFact {
-    const ctx = this.ctx(st);
-    const inner: Invocation[] = [];
-    let target: Arg | null = null;
-    let text: string | null = null;
-    if (r.heredoc) {
-      const body = expand(r.heredoc.body, ctx);
-      inner.push(...body.info.inner);
-      text = plain(body.values[0] ?? '');
-    } else {
-      const e = expand(r.target, ctx);
-      inner.push(...e.info.inner);
-      target = { v: e.values[0] ?? UNKNOWN, info: e.info };
-      if (r.op === '<<<') text = plain(target.v) + '\n';
-    }
-    const op = r.op === '>&' && target && !/^(\d+|-)$/.test(target.v) ? '&>' : r.op;
-    return { op, fd: r.fd, target, text, inner, cwd: st.cwd };
-  }
-
   private simple(c: Extract<Command, { kind: 'simple' }>, s: Stmt, st: State): void {
     const ctx = this.ctx(st);
     // `let` evaluates its words as arithmetic, which expands variable values (see arithmeticValues)
@@ -196,7 +180,7 @@ export class Walker {
       // `files=$(find ~)`: the variable holds the names find lists
       if (e && a.value) listedAssigns.push([name, this.listings.inWords([a.value], [{ v: e.values.join(' '), info: e.info }], st.vars)]);
     }
-    const redirs = s.redirs.map((r) => this.redirFact(r, st));
+    const redirs = s.redirs.map((r) => redirFact(r, ctx, st.cwd));
     const args = expandArgs(c.words, ctx);
     // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
     for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
@@ -208,11 +192,15 @@ export class Walker {
       for (const [name, v] of assigned) setVar(st, name, v);
       for (const [name, listers] of listedAssigns) this.listings.mark(st.vars, name, listers);
       for (const r of redirs) this.checks.redirect(r, this.emit);
+      // `$(< list)` prints the file: the names a listing file holds
+      this.invocations.push(...this.listingFiles.onStdin(redirs));
       return;
     }
-    // `cat "$f"` with f read from `find ~ |`, `cat $(find ~)`: the command is given the names find lists
-    const listers = this.listings.inWords(c.words, args, st.vars);
-    const run = listers.length > 0 ? { ...st, listed: [...(st.listed ?? []), ...listers] } : st;
+    // `cat "$f"` with f read from `find ~ |`, `cat $(find ~)`, `cat < "$f"`: the command is given the names find lists
+    const listers = this.listings.inCommand(c.words, args, s.redirs, redirs, st.vars);
+    // `xargs cat < list`, `xargs cat < <(find ~)`: what feeds stdin lists names, like a pipe
+    const fed = [...this.listingFiles.onStdin(redirs), ...stdinInner(redirs).flatMap(this.listingFiles.carried)];
+    const run = listers.length > 0 || fed.length > 0 ? { ...st, listed: [...(st.listed ?? []), ...listers], upstream: [...st.upstream, ...fed] } : st;
     this.argv(args, run, redirs, false, assigned);
     if (run !== st) st.cwd = run.cwd;
   }
@@ -249,18 +237,23 @@ export class Walker {
         }
       }
       const rest = name === 'xargs' ? xargsPlaceholders(cur.slice(1, cur.length - u.rest.length), u.rest) : u.rest;
+      // `xargs -a list CMD`: the names a listing file holds are its arguments
+      const fromFile = name === 'xargs' ? this.listingFiles.argFile(cur.slice(1, cur.length - u.rest.length), cwd) : [];
+      if (fromFile.length > 0) st = { ...st, upstream: [...st.upstream, ...fromFile] };
       if (u.chdir) cwd = canonical(u.chdir.v, cwd);
-      // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep): judged both ways
-      const reset = u.rest.length > 0 ? resetVars(name, cur.slice(1), vars) : null;
-      if (reset) this.argv(u.rest, copy(st, { cwd, vars: reset }), redirs, appends || u.appendsArgs);
+      // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep), `su -` resets it
+      // and starts in the target's home: judged both ways
+      const reset = u.remote ? null : resetEnv(name, cur.slice(1), vars, cwd);
+      if (reset && u.rest.length > 0) this.argv(u.rest, copy(st, reset), redirs, appends || u.appendsArgs);
       vars = wrapperVars(name, cur.slice(1), vars);
-      if (u.code !== null) this.nestedCode(u.code, copy(st, { cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map() : childVars(vars) }));
+      const runs = [{ cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map<string, string>() : vars }, ...(reset ? [reset] : [])];
+      if (u.code !== null) for (const r of runs) this.nestedCode(u.code, copy(st, { cwd: r.cwd, vars: childVars(r.vars) }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
         this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
-        if (u.code === null && !u.remote && startsShell(name, cur.slice(1))) {
-          // the shell it starts reads the script on stdin: judged as `sh` reading it
-          const local = copy(st, { cwd, vars: new Map(vars) });
+        // the shell it starts reads the script on stdin: judged as `sh` reading it
+        for (const r of u.code === null && !u.remote && startsShell(name, cur.slice(1)) ? runs : []) {
+          const local = copy(st, { cwd: r.cwd, vars: new Map(r.vars) });
           const shell = makeInvocation('sh', [], local, redirs, appends);
           this.special(shell, local, { v: 'sh', info: head.info });
           this.record(shell);
@@ -324,6 +317,7 @@ export class Walker {
     this.checks.invocation(inv, this.emit);
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
     this.files.remember(inv);
+    this.listingFiles.remember(inv);
   }
 
   /** Commands whose arguments are themselves code: shells, eval, trap, alias, find -exec. */
@@ -341,7 +335,8 @@ export class Walker {
       // xargs and find -exec append arguments the guard cannot see
       vars.set('@', [...view.positional.slice(1).map((a) => a.v), ...(inv.appendsArgs ? [UNKNOWN] : [])].join(FIELD_SPLIT));
       this.listings.positional(vars, view.positional.map((a) => a.v), inv);
-      this.nestedCode(plain(view.code.v), copy(runner, { upstream: [], stdinFrom: null }));
+      // `sh -c "cat '{}'"` from xargs -I or find -exec: the name stays unknown inside the code's quotes
+      this.nestedCode(codeText(view.code.v), copy(runner, { upstream: [], stdinFrom: null }));
     } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
       this.nestedCode(inv.stdinText, copy(runner, { upstream: [], stdinFrom: null }));
     } else if (view?.family === 'eval' && view.code) {

@@ -104,7 +104,7 @@ const SCREEN: Readonly<Record<string, SubcommandSpec>> = {
  * script from stdin (`curl … | sudo -s`): always, or only with one of the listed options.
  */
 export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 'always'>> = {
-  su: 'always', runuser: 'always', chroot: 'always', nsenter: 'always', unshare: 'always',
+  su: 'always', runuser: 'always', run0: 'always', machinectl: 'always', chroot: 'always', nsenter: 'always', unshare: 'always',
   sudo: ['s', 'shell', 'i', 'login'], doas: ['s'],
   // parallel with neither a command nor `:::` reads its command lines from stdin
   parallel: 'always',

@@ -1,28 +1,39 @@
+import { has, parseOptions, valueOf, valuesOf } from './flags.ts';
 import { carriesDownload } from './interpreters.ts';
 import type { Invocation } from './model.ts';
 import { canonical, showCanon, type Canon } from './paths.ts';
+import { DOWNLOADER_OPTIONS } from './program-tables.ts';
 import { staticOutput } from './static-output.ts';
 import { literal } from './values.ts';
 
 /** Marks a file whose content was downloaded or decoded. */
 export const DOWNLOADED = Symbol('downloaded');
 
-/** Files curl/wget save: -o/-O FILE, or the URL's last path part. */
+/** The name curl -O and wget save a URL under: its last path part (wget: index.html when none). */
+const fromUrl = (u: string): string => u.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() || 'index.html';
+
+/**
+ * Files curl/wget save, their options parsed as they parse them (clusters like `-sSLo FILE`, `-fsSLO`, `-qO FILE`,
+ * abbreviations like `--out`): curl's -o/--output (in --output-dir) and -O/--remote-name (the URL's last path part);
+ * wget's -O/--output-document, else each URL's last path part (in -P/--directory-prefix). `-` is stdout.
+ */
 function downloadTargets(inv: Invocation): Canon[] {
   if (inv.program !== 'curl' && inv.program !== 'wget') return [];
-  const out: Canon[] = [];
-  const words = inv.args.map((a) => literal(a.v));
-  const urls = words.filter((w): w is string => w !== null && /^[a-z]+:\/\//i.test(w));
-  const fromUrl = (u: string): string => u.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() || 'index.html';
-  words.forEach((w, i) => {
-    const next = words[i + 1];
-    if ((inv.program === 'curl' ? w === '-o' || w === '--output' : w === '-O' || w === '--output-document') && next && next !== '-') out.push(canonical(inv.args[i + 1]!.v, inv.cwd)!);
-    if (inv.program === 'curl' && (w === '-O' || w === '--remote-name')) urls.forEach((u) => out.push(canonical(fromUrl(u), inv.cwd)!));
-  });
-  if (inv.program === 'wget' && !words.some((w) => w === '-O' || w === '--output-document' || w?.startsWith('-qO') || w?.startsWith('-O'))) {
-    urls.forEach((u) => out.push(canonical(fromUrl(u), inv.cwd)!));
+  const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[inv.program]);
+  const urls = [...p.operands, ...valuesOf(p, 'url')].map((a) => literal(a.v)).filter((u): u is string => u !== null && u !== '');
+  const named = (opts: readonly string[]): string[] => valuesOf(p, ...opts).map((a) => literal(a.v)).filter((f): f is string => f !== null && f !== '-');
+  const dirOpt = valueOf(p, ...(inv.program === 'curl' ? ['output-dir'] : ['P', 'directory-prefix']));
+  const dir = dirOpt ? canonical(dirOpt.v, inv.cwd) : inv.cwd;
+  const inDir = (f: string): Canon | null => canonical(f, f.startsWith('/') ? inv.cwd : dir);
+  let files: (Canon | null)[];
+  if (inv.program === 'curl') {
+    files = named(['o', 'output']).map(inDir);
+    if (has(p, 'O', 'remote-name', 'remote-name-all')) files.push(...urls.map((u) => inDir(fromUrl(u))));
+  } else {
+    const out = valuesOf(p, 'O', 'output-document');
+    files = out.length > 0 ? named(['O', 'output-document']).map((f) => canonical(f, inv.cwd)) : urls.map((u) => inDir(fromUrl(u)));
   }
-  return out.filter(Boolean);
+  return files.filter((c): c is Canon => c !== null);
 }
 
 /**

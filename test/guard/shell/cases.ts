@@ -18,6 +18,10 @@ import {
 import {
   GIT_ALIASES_SET, GIT_ALIASES_SET_ALLOWED, SUDO_ENV, SUDO_ENV_LOOKALIKES, TILDE_ASSIGNMENTS, TILDE_ASSIGNMENTS_LOOKALIKES, UGREP_COMMANDS, UGREP_COMMANDS_ALLOWED,
 } from './cases-round6b.ts';
+import {
+  DOWNLOAD_CLUSTERS, DOWNLOAD_CLUSTERS_ALLOWED, GIT_CONFIG_COUNTS, GIT_CONFIG_COUNTS_JUDGED, LISTING_FILES, LISTING_FILES_ALLOWED, QUOTED_PLACEHOLDERS,
+  QUOTED_PLACEHOLDERS_LOOKALIKES, RG_FILES, RG_FILES_LOOKALIKES, SU_FAMILY, SU_FAMILY_LOOKALIKES,
+} from './cases-round7.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -84,6 +88,18 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'tilde look-alikes': TILDE_ASSIGNMENTS_LOOKALIKES,
   'variables set before sudo, which may not reach the command': SUDO_ENV,
   'sudo environment look-alikes': SUDO_ENV_LOOKALIKES,
+  'curl and wget option clusters saving a script that then runs': DOWNLOAD_CLUSTERS,
+  'downloads saved and only read': DOWNLOAD_CLUSTERS_ALLOWED,
+  'listings written to a file and read back': LISTING_FILES,
+  'listing file look-alikes': LISTING_FILES_ALLOWED,
+  'xargs and find -exec names inside quoted code': QUOTED_PLACEHOLDERS,
+  'quoted name look-alikes': QUOTED_PLACEHOLDERS_LOOKALIKES,
+  'GIT_CONFIG_COUNT and the pairs git reads': GIT_CONFIG_COUNTS,
+  'git config pairs below the count or with a count unseen': GIT_CONFIG_COUNTS_JUDGED,
+  'su, runuser, run0 and machinectl shell': SU_FAMILY,
+  'su family look-alikes': SU_FAMILY_LOOKALIKES,
+  'rg --files and fd listing hidden files': RG_FILES,
+  'rg --files and fd look-alikes': RG_FILES_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,11 +1,11 @@
 import { gitGrepPagers, preprocessor } from '../embedded-code.ts';
-import { has, hasFamily, parseOptions, valuesOf, type OptionSpec } from '../flags.ts';
+import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type DeleteClass } from '../paths.ts';
 import { innermostProgram, programName } from '../unwrap.ts';
-import { TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
+import { TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
-import { fdCommands, fdNarrowed, isLister, listerStarts } from '../listers.ts';
+import { fdCommands, fdNarrowed, isLister, listerNarrowed, listerStarts, rgNarrowed } from '../listers.ts';
 import { ugrepFilters } from '../ugrep.ts';
 import { treeSources } from './targets.ts';
 
@@ -84,11 +84,8 @@ export function checkFind(inv: Invocation, emit: Emit): void {
   // `rg --pre rm x PATH` runs rm on every file it searches, like `find PATH -exec rm {} ;`
   const pre = preprocessor(inv);
   if (pre && DELETERS.has(innermostProgram([pre]) ?? '')) {
-    const p = parseOptions(inv.args, TREE_COPIES.rg!.spec);
-    // a glob or type narrows the files, as find -name does; a `!glob` only excludes some
-    const globs = valuesOf(p, 'pre-glob', 'g', 'glob', 'iglob', 't', 'type');
-    const narrowed = globs.some((v) => !['*', '**', '**/*'].includes(literal(v.v) ?? '') && !v.v.startsWith('!'));
-    deletesBelow(treeSources(inv).map((t) => t.path), narrowed, inv.text, emit);
+    // a glob or type narrows the files, as find -name does
+    deletesBelow(treeSources(inv).map((t) => t.path), rgNarrowed(inv), inv.text, emit);
     return;
   }
   // `git grep -Orm x`: the pager gets every matching file (the rest of its code is walked as shell code)
@@ -106,7 +103,7 @@ export function checkFind(inv: Invocation, emit: Emit): void {
 /** What a find (or fd) that deletes what it matches destroys, judged by its start points. */
 function findDeletes(find: Invocation, text: string, emit: Emit): void {
   const words = find.args.map((a) => literal(a.v));
-  const filtered = find.program === 'find' ? words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*')) : fdNarrowed(find);
+  const filtered = find.program === 'find' ? words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*')) : listerNarrowed(find);
   deletesBelow(listerStarts(find).map((t) => t.path), filtered, text, emit);
 }
 
