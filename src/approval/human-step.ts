@@ -18,6 +18,9 @@ export interface HumanStepInput {
   readonly signal?: AbortSignal;
 }
 
+/** The reason on the approver's signal when the gate stops waiting, so a prompt can tell the person why. */
+export type WaitEnded = 'timeout' | 'cancelled';
+
 type Received = ApprovalAnswer | { readonly answer: 'cancelled' };
 
 /**
@@ -54,11 +57,11 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
     const settled = () => Promise.race<ApprovalAnswer>([asked, input.clock.sleep(SETTLE_GRACE_MS).then((): ApprovalAnswer => ({ answer: 'timeout' }))]);
     if (received.answer === 'timeout') {
       // an answer the store took just before the deadline must not be refused as "nobody answered"
-      controller.abort();
+      controller.abort('timeout' satisfies WaitEnded);
       received = await settled();
     } else if (received.answer === 'cancelled') {
       // stopping stays stopping, but only once the request is withdrawn: a process about to exit would leave it answerable
-      controller.abort();
+      controller.abort('cancelled' satisfies WaitEnded);
       await settled();
     }
   } finally {

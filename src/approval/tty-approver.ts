@@ -1,4 +1,7 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { redactWith } from '../util/redact.ts';
+import type { WaitEnded } from './human-step.ts';
 import type { ApprovalAnswer, ApprovalRequest, GivenAnswer, HumanApprover } from './ports.ts';
 
 export interface TtyApproverOptions {
@@ -20,56 +23,172 @@ export interface TtyApproverOptions {
   };
   /** Extra lines shown before the question (e.g. what a job may do). */
   readonly describe?: (req: ApprovalRequest) => Promise<string[]> | string[];
+  /**
+   * How long input already waiting when the call is shown is read and thrown away: keys typed while no
+   * question was on the screen (a late answer to an earlier prompt, a double Enter) must not answer this one (I3).
+   */
+  readonly typeAheadMs?: number;
+}
+
+const TYPE_AHEAD_MS = 150;
+const MASK = '[REDACTED]';
+
+/** Text shown to the person, credentials cut: the patterns, and this context's own credentials literally. */
+const cleanFor = (req: ApprovalRequest) => (text: string): string => redactWith(text, Object.values(req.ctx.credentials ?? {}));
+
+/**
+ * Reads and discards what `input` holds now, for `ms`: it was typed before anything asked for it.
+ * Returns the discarded text, and whether the input ended (Ctrl-D) meanwhile or before.
+ */
+export async function discardTypeAhead(input: NodeJS.ReadableStream, ms: number, signal?: AbortSignal): Promise<{ discarded: string; ended: boolean }> {
+  const stream = input as NodeJS.ReadableStream & { readableEnded?: boolean };
+  if (stream.readableEnded) return { discarded: '', ended: true };
+  let discarded = '';
+  let ended = false;
+  const onData = (d: Buffer | string) => { discarded += String(d); };
+  const onEnd = () => { ended = true; };
+  input.on('data', onData);
+  input.once('end', onEnd);
+  input.resume();
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {}).catch(() => {});
+  } finally {
+    input.off('data', onData);
+    input.off('end', onEnd);
+    input.pause();
+  }
+  return { discarded, ended: ended || Boolean(stream.readableEnded) };
+}
+
+type Typed = 'once' | 'always' | 'deny' | 'eof';
+
+/** A typed reply: an answer, or what to tell the person before asking again. */
+function readReply(raw: string, allowAlways: boolean): Typed | { again: string } {
+  const r = raw.trim().toLowerCase();
+  // Enter alone takes the default the prompt shows in capitals: no
+  if (r === '' || r === 'd' || r === 'deny' || r === 'n' || r === 'no') return 'deny';
+  if (r === 'o' || r === 'once' || r === 'y' || r === 'yes') return 'once';
+  if (r === 'a' || r === 'always') return allowAlways ? 'always' : { again: '"always" is not offered for this call: answer y (once) or n' };
+  return { again: `"${raw.trim().slice(0, 40)}" is not an answer: ${allowAlways ? 'type o (once), a (always) or d (deny)' : 'type y (once) or n (no)'}` };
+}
+
+/** Why a request offers no "always": said, so nobody wonders whether they missed it. */
+function noAlwaysBecause(req: ApprovalRequest): string {
+  if (req.risk === 'dangerous') return 'dangerous calls are asked every time';
+  if (req.flags.length > 0) return 'a call the guard flagged is asked every time';
+  return 'there is no command scope to remember it by';
+}
+
+/**
+ * What an "always" for these scopes lets through, in words: a tool-wide scope covers every call of the tool;
+ * a command scope (program, or program and first argument) every command that starts with it, whatever follows.
+ */
+export function alwaysCovers(tool: string, scopes: readonly string[]): string {
+  if (scopes.length === 1 && scopes[0] === tool) return `every ${tool} call, whatever its arguments`;
+  return `every ${tool} command that starts ${scopes.map((s) => `\`${s}\``).join(' or ')}, whatever follows`;
+}
+
+/** Seconds until `at`, for a person: "120 s", "5 min". */
+function timeLeft(at: Date, now = Date.now()): string {
+  const s = Math.max(0, Math.round((at.getTime() - now) / 1000));
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+/**
+ * What the person is shown: all of the call, with credentials cut out as `approvals show` shows the stored
+ * request (I11: a terminal's scrollback, a `script` log or a screen share keeps them otherwise).
+ */
+export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyApproverOptions['describe']): Promise<string[]> {
+  const clean = cleanFor(req);
+  const args = redactWith({ ...req.args }, Object.values(req.ctx.credentials ?? {}));
+  const described = (await (describe?.(req) ?? [])).map(clean);
+  const lines = [
+    '',
+    `Approval needed (${req.request_id}): ${req.tool}  [risk ${req.risk}]`,
+    `  arguments: ${JSON.stringify(args, null, 2).split('\n').join('\n  ')}`,
+    ...req.flags.map((f) => `  guard: ${f.rule}: ${clean(f.reason)} (${clean(f.matched)})`),
+    ...described,
+    req.allow_always
+      ? `  "always" would also allow, from now on and without asking: ${alwaysCovers(req.tool, req.scopes.map(clean))}`
+      : `  "always" is not offered: ${noAlwaysBecause(req)}`,
+  ];
+  if (lines.some((l) => l.includes(MASK))) lines.push(`  note: ${MASK} stands for a credential in the call; it is not shown`);
+  lines.push(`  answer within ${timeLeft(req.expires_at)} (until ${req.expires_at.toISOString()}); Ctrl-C stops the session`);
+  return lines;
 }
 
 /** Step 11 on a terminal: shows the call and its guard findings, asks once / always / deny. */
 export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
+  const say = (text: string) => opts.output.write(`${text}\n`);
   return {
     async ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
       await opts.persist.create(req);
-      const lines = [
-        '',
-        `Approval needed (${req.request_id}): ${req.tool}  [risk ${req.risk}]`,
-        `  arguments: ${JSON.stringify(req.args, null, 2).split('\n').join('\n  ')}`,
-        ...req.flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
-        ...(await (opts.describe?.(req) ?? [])),
-        ...(req.allow_always ? [`  "always" would also allow, from now on, every ${req.tool} call of: ${req.scopes.join(', ')}`] : []),
-        `  expires: ${req.expires_at.toISOString()}`,
-      ];
-      opts.output.write(`${lines.join('\n')}\n`);
-      const choices = req.allow_always ? '[o]nce / [a]lways / [d]eny' : '[y]es once / [N]o';
-      const rl = createInterface({ input: opts.input, output: opts.output, terminal: false });
+      say((await approvalPromptLines(req, opts.describe)).join('\n'));
+      const choices = req.allow_always ? '[o]nce / [a]lways / [D]eny' : '[y]es once / [N]o';
       const local = new AbortController();
       const stop = () => local.abort();
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
       const settled = async (): Promise<ApprovalAnswer> => (await opts.persist.settle(req).catch(() => null)) ?? { answer: 'timeout' };
+      let rl: Interface | null = null;
       try {
         // the request is in the store: whoever answers first, here or in another shell, decides
         // a watch that ends without an answer (or fails) leaves the prompt to decide
         const elsewhere = opts.persist.answeredElsewhere(req, local.signal).then((a) => (a ? { elsewhere: a } : new Promise<never>(() => {})), () => new Promise<never>(() => {}));
-        const typed = rl.question(`Allow? ${choices}: `, { signal: local.signal }).then((raw) => ({ raw }));
+        const typed = (async (): Promise<{ typed: Typed | 'closed' }> => {
+          const early = await discardTypeAhead(opts.input, opts.typeAheadMs ?? TYPE_AHEAD_MS, local.signal);
+          if (early.discarded.trim() !== '') say('  (what was typed before this question is ignored)');
+          // decided meanwhile (answered elsewhere, the wait over): no reader may be left open on the terminal
+          if (local.signal.aborted) throw new Error('no longer asking');
+          if (early.ended) return { typed: 'closed' };
+          const reader = createInterface({ input: opts.input, output: opts.output, terminal: false });
+          rl = reader;
+          // Ctrl-D ends the input: readline closes, and a pending question would never settle
+          const closed = new Promise<{ eof: true }>((resolve) => reader.once('close', () => resolve({ eof: true })));
+          for (;;) {
+            const reply = await Promise.race([reader.question(`Allow? ${choices}: `, { signal: local.signal }).then((raw) => ({ raw })), closed]);
+            if ('eof' in reply) return { typed: 'eof' };
+            const read = readReply(reply.raw, req.allow_always);
+            if (typeof read === 'string') return { typed: read };
+            say(`  ${read.again}`);
+          }
+        })();
         typed.catch(() => {}); // aborted once the other side won: nobody waits for it then
         const first = await Promise.race([typed, elsewhere]);
         if ('elsewhere' in first) {
-          opts.output.write(`\nanswered elsewhere: ${first.elsewhere.answer} by ${first.elsewhere.approver}\n`);
+          say(`\nanswered elsewhere: ${first.elsewhere.answer} by ${first.elsewhere.approver}`);
           return first.elsewhere;
         }
-        const raw = first.raw.trim().toLowerCase();
-        const answer = raw === 'a' || raw === 'always' ? (req.allow_always ? 'always' : 'deny')
-          : raw === 'o' || raw === 'once' || raw === 'y' || raw === 'yes' ? 'once' : 'deny';
-        if (await opts.persist.answer(req, answer, opts.approver)) return { answer, approver: opts.approver, request_id: req.request_id, call_hash: req.call_hash };
+        if (first.typed === 'closed') {
+          // nobody can answer here any more (Ctrl-D earlier in the session): not a person's "no" to this call
+          say('the terminal\'s input is closed (Ctrl-D): nobody can answer here, so the call is refused');
+          const stored = await settled();
+          return 'request_id' in stored ? stored : { answer: 'unavailable' };
+        }
+        if (first.typed === 'eof') say('\nend of input (Ctrl-D): refused');
+        const answer = first.typed === 'eof' ? 'deny' : first.typed;
+        if (await opts.persist.answer(req, answer, opts.approver)) {
+          if (answer === 'always') {
+            say(`  recorded: from now on, without asking: ${alwaysCovers(req.tool, req.scopes.map(cleanFor(req)))}`
+              + ' (echo-agent approvals always lists such approvals; echo-agent approvals always revoke ID takes one back)');
+          }
+          return { answer, approver: opts.approver, request_id: req.request_id, call_hash: req.call_hash };
+        }
         // answered elsewhere a moment before, or expired: what the store holds is what happened
         const stored = await settled();
-        if ('request_id' in stored) opts.output.write(`answered elsewhere first: ${stored.answer} by ${stored.approver}\n`);
+        if ('request_id' in stored) say(`answered elsewhere first: ${stored.answer} by ${stored.approver}`);
         return stored;
       } catch {
+        const why = signal.aborted ? (signal.reason as WaitEnded | unknown) : null;
+        if (why === 'timeout') say('\nno answer in time: the call is refused (its request has expired)');
+        else if (why === 'cancelled') say('\nstopped: the request is withdrawn and the call refused');
         return await settled();
       } finally {
         signal.removeEventListener('abort', stop);
         local.abort();
-        rl.close();
+        (rl as Interface | null)?.close();
       }
     },
   };
 }
+

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { HumanApprover } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../store/db.ts';
-import type { JobRow } from '../store/schema.ts';
+import type { ApprovalRow, JobRow } from '../store/schema.ts';
+import { pairSafeEnd } from '../tools/spill.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { resolve } from 'node:path';
 import { configFileOf } from './config-option.ts';
@@ -11,26 +12,33 @@ import { answerOrigin } from './store-session.ts';
 /** How often a prompt on the terminal looks for an answer given in another shell. */
 const ELSEWHERE_POLL_MS = 500;
 
+/** What the waiting line shows of the call's arguments: enough to tell two requests apart; `approvals show` has the rest. */
+const ARGS_SHOWN_CHARS = 160;
+
 /**
- * The human approver for a CLI session: a terminal prompt when there is one;
- * otherwise the request waits in the database for `echo-agent approvals approve`.
- * Both persist the request first.
+ * The human approver for a CLI session: a terminal prompt when the session's channel is `cli` and the
+ * person can both read the prompt and answer it (stdin and stderr are terminals); otherwise the request
+ * waits in the database for `echo-agent approvals approve` (SPEC §5 step 11: other channels answer
+ * through the approvals CLI). Both persist the request first.
  */
-export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string): Promise<HumanApprover> {
+export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string, opts: { readonly channel?: string } = {}): Promise<HumanApprover> {
   const [{ createApproval, answerApproval, expireApproval, getApproval }, { storeApprover, recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall, jobToolScope }] = await Promise.all([
     import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
   ]);
   // what the prompt lists is what the grant covers: both come from this process's configuration
   const toolScope = async (req: { tool: string; args: Readonly<Record<string, unknown>> }) =>
     (req.tool === 'cronjob' ? jobToolScope(config, tools, { ...req.args }, await storedJob(database, req.args)) : null);
-  if (!process.stdin.isTTY) {
+  // a prompt on a redirected stderr would leave the person waiting blind
+  const atTerminal = (opts.channel ?? 'cli') === 'cli' && process.stdin.isTTY && process.stderr.isTTY;
+  if (!atTerminal) {
     // the answer must go to this database: another shell may not have the ECHO_AGENT_CONFIG this one has
     const file = configFileOf(config);
     const cli = `echo-agent${file ? ` --config ${shellQuoted(resolve(file))}` : ''} approvals`;
     return storeApprover(database.db, {
       toolScope,
       onPending: (row) => process.stderr.write(
-        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): run  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`,
+        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): ${waitingCall(row)}\n`
+        + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`,
       ),
     });
   }
@@ -61,6 +69,14 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       },
     },
   });
+}
+
+/** Which call waits, in one line: its tool, risk, arguments (stored redacted, I11) and the guard's flags. */
+export function waitingCall(row: Pick<ApprovalRow, 'tool' | 'risk' | 'args' | 'flags'>): string {
+  const args = JSON.stringify(row.args);
+  const shown = args.length > ARGS_SHOWN_CHARS ? `${args.slice(0, pairSafeEnd(args, ARGS_SHOWN_CHARS))}…` : args;
+  const flags = (row.flags as { rule?: string }[]).flatMap((f) => (f.rule ? [f.rule] : []));
+  return `${row.tool} [risk ${row.risk}] ${shown}${flags.length > 0 ? ` (flagged: ${flags.join(', ')})` : ''}`;
 }
 
 /** The job an update call names, as stored now: what the person is really asked to authorise. */

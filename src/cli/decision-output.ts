@@ -1,4 +1,5 @@
 import { reasonForPeople, type Decision } from '../approval/decision.ts';
+import { redactText } from '../util/redact.ts';
 import { EXIT } from './errors.ts';
 
 export function decisionExitCode(d: Decision): number {
@@ -10,7 +11,12 @@ export function printDecision(d: Decision): void {
     `${d.outcome.toUpperCase()} at step ${d.step} (${d.rule})`,
     `  tool: ${d.tool}   risk: ${d.risk}${d.approval_source ? `   approval_source: ${d.approval_source}` : ''}`,
     `  reason: ${reasonForPeople(d.reason)}`,
-    ...d.flagged.map((f) => `  flagged: ${f.rule} (${f.severity}) ${f.matched}`),
+    // each finding's own reason: "ask" alone does not tell a person what to look at (matched text may hold a credential)
+    ...d.flagged.map((f) => `  flagged: ${f.rule} (${f.severity}) ${redactText(f.matched)}: ${reasonForPeople(f.reason)}`),
+    // which stored "always" let it through, so the person can see it and take it back
+    ...(d.step === 9 && d.outcome === 'allow' && d.approval_id
+      ? [`  covered by "always" approval ${d.approval_id}${d.approver ? ` made by ${d.approver}` : ''}; take it back with: echo-agent approvals always revoke ${d.approval_id}`]
+      : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

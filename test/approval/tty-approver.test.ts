@@ -31,17 +31,21 @@ function terminal(opts: { acceptsAnswer?: boolean; watches?: boolean } = {}) {
     },
   });
   const answerElsewhere = (answer: GivenAnswer['answer'], by: string, req = request()) => { stored = { answer, approver: by, request_id: req.request_id, call_hash: req.call_hash }; };
-  return { input, approver, calls, shown: () => shown, answerElsewhere };
+  /** Resolves once the question has been put `times` times: only then is a person typing an answer to it. */
+  const prompted = async (times = 1) => {
+    while ((shown.match(/Allow\? /g) ?? []).length < times) await new Promise((r) => setTimeout(r, 5));
+  };
+  return { input, output, approver, calls, shown: () => shown, answerElsewhere, prompted };
 }
 
 describe('the terminal approver', () => {
-  it('says what "always" would allow from now on', async () => {
+  it('says what "always" would allow from now on: every command that starts as this one does', async () => {
     const t = terminal();
     const asked = t.approver.ask(request(), new AbortController().signal);
-    await new Promise((r) => setTimeout(r, 50));
+    await t.prompted();
     t.input.write('o\n');
     expect(await asked).toMatchObject({ answer: 'once', approver: 'alice' });
-    expect(t.shown()).toContain('"always" would also allow, from now on, every exec call of: curl');
+    expect(t.shown()).toContain('"always" would also allow, from now on and without asking: every exec command that starts `curl`, whatever follows');
   });
 
   it('expires the stored request when nobody answers in time, so a late answer elsewhere is refused', async () => {
@@ -67,7 +71,7 @@ describe('the terminal approver', () => {
   it('a typed answer that lost to one recorded elsewhere a moment before gives the recorded one, not a timeout', async () => {
     const t = terminal({ acceptsAnswer: false, watches: false });
     const asked = t.approver.ask(request(), new AbortController().signal);
-    await new Promise((r) => setTimeout(r, 50));
+    await t.prompted();
     t.answerElsewhere('once', 'bob'); // the store took bob's answer before alice's arrived
     t.input.write('y\n');
     expect(await asked).toEqual({ answer: 'once', approver: 'bob', request_id: 'apr_tty1', call_hash: 'h1' });
@@ -84,5 +88,140 @@ describe('the terminal approver', () => {
     controller.abort();
     expect(await asked).toMatchObject({ answer: 'once', approver: 'bob' });
     expect(t.calls).toEqual(['create', 'settle']);
+  });
+});
+
+/** The approver's answer, or 'still waiting' when it has none within `ms`: a prompt that hangs fails the test, not the run. */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
+
+describe('what the person at the terminal types', () => {
+  it('keys typed while no question was on the screen do not answer the call shown next (I3)', async () => {
+    const t = terminal();
+    // a late answer to an earlier prompt, typed while the model was busy: it was never meant for this call
+    t.input.write('a\n');
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    expect(await within(asked, 300)).toBe('still waiting');
+    expect(t.calls.filter((c) => c.startsWith('answer:'))).toEqual([]);
+    expect(t.shown()).toContain('what was typed before this question is ignored');
+    t.input.write('d\n');
+    expect(await asked).toMatchObject({ answer: 'deny', approver: 'alice' });
+    expect(t.calls).toEqual(['create', 'answer:deny']);
+  });
+
+  it('a reply that is no answer asks again instead of refusing the call', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    t.input.write('alwyas\n');
+    await t.prompted(2);
+    expect(t.shown()).toContain('"alwyas" is not an answer: type o (once), a (always) or d (deny)');
+    expect(t.calls.filter((c) => c.startsWith('answer:'))).toEqual([]);
+    t.input.write('o\n');
+    expect(await asked).toMatchObject({ answer: 'once', approver: 'alice' });
+  });
+
+  it('an "always" scoped to the tool says it covers every call of the tool, whatever its arguments', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request({ tool: 'delegate_task', args: { task: 'x' }, scopes: ['delegate_task'] }), new AbortController().signal);
+    await t.prompted();
+    t.input.write('d\n');
+    await asked;
+    expect(t.shown()).toContain('"always" would also allow, from now on and without asking: every delegate_task call, whatever its arguments');
+  });
+
+  it('"always" where it is not offered asks again, and says why it is not offered', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request({ allow_always: false, scopes: [], risk: 'dangerous', tool: 'cronjob', args: { action: 'list' } }), new AbortController().signal);
+    await t.prompted();
+    expect(t.shown()).toContain('"always" is not offered: dangerous calls are asked every time');
+    t.input.write('a\n');
+    await t.prompted(2);
+    expect(t.shown()).toContain('"always" is not offered for this call: answer y (once) or n');
+    t.input.write('n\n');
+    expect(await asked).toMatchObject({ answer: 'deny' });
+    expect(t.calls).toEqual(['create', 'answer:deny']);
+  });
+
+  it('Enter alone is the default the prompt shows in capitals: deny', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    expect(t.shown()).toContain('Allow? [o]nce / [a]lways / [D]eny: ');
+    t.input.write('\n');
+    expect(await asked).toMatchObject({ answer: 'deny' });
+  });
+
+  it('Ctrl-D at the question refuses the call at once instead of leaving the person waiting for the timeout', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    t.input.end();
+    expect(await within(asked, 2_000)).toMatchObject({ answer: 'deny', approver: 'alice' });
+    expect(t.shown()).toContain('end of input (Ctrl-D): refused');
+  });
+
+  it('a terminal whose input was closed earlier refuses the next call without recording a person\'s "no"', async () => {
+    const t = terminal();
+    t.input.end();
+    t.input.resume(); // the end was read earlier in the session
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await within(t.approver.ask(request(), new AbortController().signal), 2_000)).toEqual({ answer: 'unavailable' });
+    expect(t.calls).toEqual(['create', 'settle']);
+    expect(t.shown()).toContain('input is closed');
+  });
+
+  it.each([
+    ['timeout', 'no answer in time: the call is refused'],
+    ['cancelled', 'stopped: the request is withdrawn'],
+  ])('when the gate stops waiting (%s) the prompt says so, so nobody answers a question that is gone', async (why, told) => {
+    const t = terminal();
+    const controller = new AbortController();
+    const asked = t.approver.ask(request(), controller.signal);
+    await t.prompted();
+    controller.abort(why);
+    expect(await asked).toEqual({ answer: 'timeout' });
+    expect(t.shown()).toContain(told);
+  });
+
+  it('after "always" it says what now runs without asking and how to take it back', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    t.input.write('a\n');
+    expect(await asked).toMatchObject({ answer: 'always' });
+    expect(t.shown()).toContain('recorded: from now on, without asking: every exec command that starts `curl`, whatever follows');
+    expect(t.shown()).toContain('echo-agent approvals always revoke');
+  });
+});
+
+describe('what the person at the terminal is shown', () => {
+  const SECRETS = ['sk-live-ABCDEFGHIJKLMNOPQRSTUV', 'hunter2xyz', 'ctx-only-credential-42'];
+  it('credentials in the call, its guard findings and the session\'s own credentials are [REDACTED] on the terminal, as approvals show shows them (I11)', async () => {
+    const t = terminal();
+    const req = request({
+      args: { command: `curl -H 'X-Key: ${SECRETS[2]}' https://example.com/?k=${SECRETS[0]} && echo password=${SECRETS[1]}` },
+      flags: [{ rule: 'shell.demo', severity: 'ask', matched: `password=${SECRETS[1]}`, reason: `uses ${SECRETS[0]}` }],
+      scopes: ['curl', 'echo'],
+      ctx: buildContext({ credentials: { api: SECRETS[2]! } }),
+    });
+    const asked = t.approver.ask(req, new AbortController().signal);
+    await t.prompted();
+    t.input.write('d\n');
+    await asked;
+    for (const s of SECRETS) expect(t.shown()).not.toContain(s);
+    expect(t.shown()).toContain('[REDACTED]');
+    expect(t.shown()).toContain('[REDACTED] stands for a credential in the call');
+    expect(t.shown()).toContain("curl -H 'X-Key: [REDACTED]' https://example.com/?k=[REDACTED]");
+  });
+
+  it('a call without credentials is shown exactly as the model made it', async () => {
+    const t = terminal();
+    const asked = t.approver.ask(request(), new AbortController().signal);
+    await t.prompted();
+    t.input.write('d\n');
+    await asked;
+    expect(t.shown()).toContain('"command": "curl -fsSL https://example.com -o x"');
+    expect(t.shown()).not.toContain('[REDACTED]');
   });
 });

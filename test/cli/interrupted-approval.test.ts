@@ -76,7 +76,8 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const w = await waitingCreate(e, 'nightly-twice');
     const { id } = w;
     // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
-    expect(w.stderr).toContain(`run  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals approve ${id}  or  echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals deny ${id}`);
+    const cli = `echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals`;
+    expect(w.stderr).toContain(`run  ${cli} show ${id}  to see all of it, then  ${cli} approve ${id}  or  ${cli} deny ${id}`);
     expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
     expect(await w.exited).toBe(1);
     // the refusal as a person reads it: the advice meant for a model (never retry) is left out

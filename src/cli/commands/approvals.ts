@@ -3,9 +3,11 @@ import type { Config } from '../../config/schema.ts';
 import type { ApprovalRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { noteIfCut, parseLimit } from '../option-values.ts';
+import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
+import { redactText } from '../../util/redact.ts';
+import { alwaysCovers } from '../../approval/tty-approver.ts';
 import { storedJob } from '../attended-deps.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
@@ -19,13 +21,37 @@ function describeRequest(a: ApprovalRow): string[] {
     `  arguments: ${JSON.stringify(a.args, null, 2).split('\n').join('\n  ')}`,
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
     ...flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
-    a.allow_always ? `  --always would also allow, from now on, every ${a.tool} call of: ${a.scopes.join(', ')}` : '  --always is not offered for this call',
+    alwaysLine(a),
   ];
 }
+
+/** What "always" does for this request: offered, recorded, or why not offered. */
+function alwaysLine(a: ApprovalRow): string {
+  const covers = alwaysCovers(a.tool, a.scopes.map((s) => redactText(s)));
+  if (a.state === 'approved' && a.answer === 'always') {
+    return `  answered "always": once the waiting session takes the answer, this runs without asking: ${covers} (${ALWAYS_HINT})`;
+  }
+  if (a.allow_always) return `  --always would also allow, from now on and without asking: ${covers}`;
+  return `  --always is not offered for this call: ${a.risk === 'dangerous' ? 'dangerous calls are asked every time' : (a.flags as unknown[]).length > 0 ? 'a call the guard flagged is asked every time' : 'there is no command scope to remember it by'}`;
+}
+
+const ALWAYS_HINT = 'echo-agent approvals always lists such approvals; echo-agent approvals always revoke ID takes one back';
 
 /** An expired request whose time has not come was withdrawn: its asker stopped waiting (Ctrl-C, a closed terminal, the process gone). */
 function shownState(a: ApprovalRow, now: number): string {
   return a.state === 'expired' && a.expires_at.getTime() > now ? 'withdrawn' : a.state;
+}
+
+/** Why an answer was refused, in the terms of this request: who answered first, or why it was withdrawn or not offered. */
+function refusalText(result: { refusal: string; reason: string; approval: ApprovalRow | null }): string {
+  const a = result.approval;
+  if (result.refusal === 'already_answered' && a) return `${result.reason.replace(/\.$/, '')}: ${answeredBy(a)}`;
+  // withdrawn before its time (Ctrl-C, a closed terminal, a session that ended): not "expired", which suggests waiting too long
+  if (result.refusal === 'expired' && a && shownState(a, Date.now()) === 'withdrawn') {
+    return 'The request was withdrawn: the session that asked stopped waiting (interrupted, its terminal closed, or it ended). Nothing waits for an answer; run the command again to ask anew.';
+  }
+  if (result.refusal === 'always_not_allowed' && a) return `${alwaysLine(a).trim().replace(/^--always/, '"always"')}; approve without --always to allow this one call.`;
+  return result.reason;
 }
 
 /** How an answered request was answered, for a second answer that came too late. */
@@ -67,6 +93,7 @@ export function registerApprovalCommands(program: Command): void {
       }
       process.stdout.write(`${describeRequest(shown.row).concat(shown.job).join('\n')}\n`);
     });
+  registerAlwaysCommands(approvals);
   for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
     const c = approvals.command(name).argument('<id>').description(name === 'approve' ? 'approve a pending request (as a human, for that one call)' : 'refuse a pending request')
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON');
@@ -80,12 +107,56 @@ export function registerApprovalCommands(program: Command): void {
         return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin() });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
-      if (!result.ok) {
-        const how = result.refusal === 'already_answered' && result.approval ? `: ${answeredBy(result.approval)}` : '';
-        throw new CliError(`${id}: ${how ? result.reason.replace(/\.$/, '') : result.reason}${how}`, EXIT.failure);
-      }
+      if (!result.ok) throw new CliError(`${id}: ${refusalText(result)}`, EXIT.failure);
       if (opts.json) printJson(result.approval);
       else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n${describeRequest(result.approval).join('\n')}\n`);
     });
   }
+}
+
+/**
+ * The persistent approvals a person made by answering "always" (gate step 9): what each lets through
+ * without asking, who made it and when, and how to take one back (SPEC §5: listed and revocable).
+ */
+function registerAlwaysCommands(approvals: Command): void {
+  const always = approvals.command('always').description('the persistent "always" approvals (gate step 9): list them, revoke one');
+  always.command('list', { isDefault: true }).description('live "always" approvals (revoked ones too with --all), oldest first')
+    .option('--tool <name>', 'only this tool\'s').option('--all', 'include revoked ones').option('--json', 'print JSON')
+    .action(async (opts: { tool?: string; all?: boolean; json?: boolean }, cmd: Command) => {
+      refuseEmptyText(opts, ['tool']); // empty would list every tool's
+      const { listAllowlist } = await import('../../store/allowlist.ts');
+      const rows = (await withStore(configOf(cmd), (db) => listAllowlist(db.db, { ...(opts.tool ? { tool: opts.tool } : {}), includeRevoked: Boolean(opts.all) })))
+        // scopes are command text, and reasons free text: shown redacted (I11)
+        .map((r) => ({ ...r, scope: redactText(r.scope), reason: redactText(r.reason), revoked_why: r.revoked_why === null ? null : redactText(r.revoked_why) }));
+      if (opts.json) {
+        printJson(rows);
+        return;
+      }
+      if (rows.length === 0) {
+        process.stdout.write(`no ${opts.all ? '' : 'live '}"always" approvals${opts.tool ? ` for ${opts.tool}` : ''}: every call that needs a human asks one\n`);
+        return;
+      }
+      printTable(['ID', 'TOOL', 'SCOPE', 'BY', 'AT', 'APPROVAL', 'REVOKED'], rows.map((r) => [
+        r.id, r.tool, r.scope, r.created_by, r.created_at.toISOString(), r.approval_id ?? '-',
+        r.revoked_at ? `${r.revoked_at.toISOString()} by ${r.revoked_by}: ${r.revoked_why}` : '',
+      ]));
+      if (rows.some((r) => !r.revoked_at)) process.stdout.write("\nthe calls of each live approval's scope run without asking; take one back with:  echo-agent approvals always revoke ID\n");
+    });
+  always.command('revoke').argument('<id>', 'the approval\'s id (alw_…), from approvals always list').description('take an "always" back: its calls ask a human again')
+    .requiredOption('--why <reason>', 'why (recorded in the audit log)').option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON')
+    .action(async (id: string, opts: { why: string; as?: string; json?: boolean }, cmd: Command) => {
+      if (!opts.why.trim()) throw new CliError('--why: a reason is required');
+      const { revokeAllowlist, listAllowlist } = await import('../../store/allowlist.ts');
+      const by = await actorName(opts.as);
+      const result = await withStore(configOf(cmd), async (db) => {
+        const revoked = await revokeAllowlist(db.db, { id, by, why: opts.why });
+        return { revoked, known: revoked ? null : (await listAllowlist(db.db, { includeRevoked: true })).find((r) => r.id === id) ?? null };
+      });
+      if (!result.revoked) {
+        if (result.known?.revoked_at) throw new CliError(`${id}: already revoked at ${result.known.revoked_at.toISOString()} by ${result.known.revoked_by}`, EXIT.failure);
+        throw new CliError(`no "always" approval ${id} (echo-agent approvals always lists them)`, EXIT.failure);
+      }
+      if (opts.json) printJson({ ...result.revoked, scope: redactText(result.revoked.scope) });
+      else process.stdout.write(`revoked ${id}: ${result.revoked.tool} calls of ${redactText(result.revoked.scope)} ask a human again\n`);
+    });
 }

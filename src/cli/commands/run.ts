@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { configFor } from '../config-option.ts';
+import { configFileOf, configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { parseSeconds, refuseEmptyText } from '../option-values.ts';
@@ -7,6 +7,7 @@ import { actorName, withStore } from '../store-session.ts';
 import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
 import { redactWith } from '../../util/redact.ts';
+import { reasonForPeople } from '../../approval/decision.ts';
 
 interface RunFlags {
   channel: string;
@@ -18,19 +19,28 @@ interface RunFlags {
 
 const PROFILES: readonly string[] = TOOL_PROFILES;
 
+const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The shell's code for a command ended by SIGHUP (129), SIGINT (130) or SIGTERM (143). */
+const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGHUP' ? 1 : sig === 'SIGINT' ? 2 : 15);
+
+/** A line typed while no question was on the screen answers none (as the approval prompt's). */
+const TYPE_AHEAD_MS = 150;
+
 /** Exit codes of an agent turn: refusals are a failure of the run, an unreachable model is "unavailable". */
 const EXIT_OF: Record<string, number> = { completed: EXIT.ok, denied: EXIT.failure, max_turns: EXIT.failure, token_budget: EXIT.failure, cancelled: EXIT.failure, model_error: EXIT.unavailable };
 
 export function registerRunCommand(program: Command): void {
   program.command('run')
     .description('an attended agent turn on this terminal: the model works with your tools; calls that need a human ask you here')
-    .argument('<prompt>', 'what the agent should do')
+    .argument('<prompt...>', 'what the agent should do (one quoted argument, or words joined by spaces)')
     .option('--channel <channel>', 'channel of this session (cli asks on the terminal; others wait for `approvals approve`)', 'cli')
     .option('--profile <profile>', `tool profile for this session: ${PROFILES.join(' | ')}`)
     .option('--as <user>', 'user id of this session (default: the OS account)')
     .option('--timeout <seconds>', 'stop the turn after this long', '900')
     .option('--json', 'print the outcome as JSON')
-    .action(async (prompt: string, flags: RunFlags, cmd: Command) => {
+    .action(async (words: string[], flags: RunFlags, cmd: Command) => {
+      // `echo-agent run list the files here` means what it says; only the shell's quoting is lost
+      const prompt = words.join(' ');
       const timeout = parseSeconds('--timeout', flags.timeout, MAX_TIMER_SECONDS);
       refuseEmptyText(flags, ['channel', 'profile', 'as']);
       if (prompt.trim() === '') throw new CliError('run: the prompt is empty');
@@ -42,26 +52,42 @@ export function registerRunCommand(program: Command): void {
         import('../../session/attended-session.ts'), import('../attended-deps.ts'), import('../../session/tty-clarifier.ts'), import('../../tools/process-table.ts'),
       ]);
       const chat = agentChatClient(config);
-      if (!chat || !config.model.name) throw new CliError('run: no model configured; set model.base_url and model.name in the config', EXIT.config);
+      if (!chat || !config.model.name) {
+        // which setting is missing, and in which file, since a forgotten --config is the usual way to land here
+        const missing = [...(config.model.base_url ? [] : ['model.base_url']), ...(config.model.name ? [] : ['model.name'])];
+        const file = configFileOf(loaded);
+        throw new CliError(`run: no model configured: ${missing.join(' and ') || 'model.base_url'} not set in ${file ? `config ${file}` : 'the built-in defaults (no config file was read: give --config FILE or ECHO_AGENT_CONFIG)'}`, EXIT.config);
+      }
       const actor = await actorName(flags.as);
       await withStore(config, async (database) => {
         const agentHost = new LateAgentHost();
-        const clarifier = process.stdin.isTTY ? ttyClarifier({ input: process.stdin, output: process.stderr }) : null;
+        const clarifier = process.stdin.isTTY ? ttyClarifier({ input: process.stdin, output: process.stderr, typeAheadMs: TYPE_AHEAD_MS }) : null;
         const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
         const tools = builtinTools(config, { db: database.db, clarifier, agentHost, processes });
-        const approver = await cliApprover(database, config, tools, actor);
+        const approver = await cliApprover(database, config, tools, actor, { channel: flags.channel });
         const deps = { config, db: database.db, tools, guard: createGuard(config), chat, approver, smartReviewer: smartReviewerFromConfig(config), agentHost };
         const controller = new AbortController();
-        const stop = () => controller.abort(new Error('interrupted'));
-        process.once('SIGINT', stop);
+        // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped): the turn stops as it does on
+        // Ctrl-C, so a waiting request is withdrawn, the commands the model started are stopped and the transcript is kept
+        let interrupted: NodeJS.Signals | null = null;
+        const stop = (sig: NodeJS.Signals) => {
+          if (interrupted) process.exit(signalExitCode(sig)); // a second one: stop now
+          interrupted = sig;
+          // a hung-up terminal fails the write with EIO: that must not end the process before the turn is wound up
+          process.stderr.on('error', () => {});
+          controller.abort(new Error(`interrupted by ${sig}`));
+        };
+        for (const sig of STOPPING_SIGNALS) process.on(sig, stop);
         const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeout}s`)), timeout * 1000);
         try {
           const turn = await session.attendedTurn(deps, prompt, session.attendedContext(actor, flags.channel), controller.signal);
           report(turn, flags.json);
+          // the shell's convention for a command ended by a signal, when the signal is what ended it
+          if (interrupted && turn.outcome.status === 'cancelled') process.exitCode = signalExitCode(interrupted);
         } finally {
           await processes.closeAll();
           clearTimeout(timer);
-          process.off('SIGINT', stop);
+          for (const sig of STOPPING_SIGNALS) process.off(sig, stop);
         }
       });
     });
@@ -78,7 +104,9 @@ function report(turn: Awaited<ReturnType<typeof import('../../session/attended-s
   } else {
     for (const c of o.calls) {
       const d = c.decision;
-      process.stderr.write(`  ${c.tool}: ${d ? `${d.outcome} (step ${d.step}, ${d.rule})` : 'invalid arguments'}${c.success ? '' : ` -> ${c.errorKind ?? 'failed'}`}\n`);
+      // why a call failed or was refused is what the person needs next; the advice to the model is not theirs
+      const why = c.success ? '' : ` -> ${c.errorKind ?? 'failed'}${c.error ? `: ${reasonForPeople(c.error)}` : ''}`;
+      process.stderr.write(`  ${c.tool}: ${d ? `${d.outcome} (step ${d.step}, ${d.rule})` : 'invalid arguments'}${why}\n`);
     }
     if (o.final) process.stdout.write(`${o.final}\n`);
     if (o.status !== 'completed') process.stderr.write(`echo-agent: the turn stopped: ${o.status}${o.error ? `: ${o.error}` : ''}\n`);

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAllowlist } from '../../src/store/allowlist.ts';
+import { listApprovals } from '../../src/store/approvals.ts';
+import { BIN, ROOT } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
+
+const database = useTestDatabase();
+const SECRET = 'hunter2-a1b2c3d4e5';
+
+/** What the scripted model does for each prompt: harmless commands only (echo, ls). */
+const SCRIPTS: Record<string, { calls: string[]; delayBeforeSecondMs?: number }> = {
+  'two commands': { calls: ['echo one', 'ls'], delayBeforeSecondMs: 1_500 },
+  'one command': { calls: ['echo one'] },
+  'a command with a password': { calls: [`echo password=${SECRET}`] },
+};
+
+const userPrompt = (body: ChatBody) => body.messages.find((m) => m.role === 'user')?.content ?? '';
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+let configFile: string;
+beforeAll(async () => {
+  model = await startFakeModel((body) => {
+    const script = SCRIPTS[userPrompt(body)] ?? { calls: [] };
+    const done = body.messages.filter((m) => m.role === 'tool').length;
+    const next = script.calls[done];
+    if (next === undefined) return { content: 'finished' };
+    return { tool_calls: [{ name: 'exec', arguments: { command: next } }], ...(done === 1 && script.delayBeforeSecondMs ? { delayMs: script.delayBeforeSecondMs } : {}) };
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'echo-attended-prompt-'));
+  configFile = join(dir, 'echo-agent.yaml');
+  writeFileSync(configFile, [
+    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
+    'model:', `  base_url: ${model.url}`, '  name: scripted',
+    'tools:', `  workspace: ${dir}`, '  profile: full',
+    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
+  ].join('\n'));
+});
+afterAll(() => model.close());
+
+/**
+ * `echo-agent run` on a pseudo-terminal (util-linux `script`), driven as a person would: `step` is told
+ * each time new output arrives and returns what to type (or nothing).
+ */
+function session(prompt: string) {
+  const command = [process.execPath, BIN, 'run', prompt, '--as', 'alice'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: configFile }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: { re: RegExp; count: number; resolve: () => void }[] = [];
+  const onData = (d: Buffer) => {
+    out += d;
+    for (const w of [...waiters]) {
+      if ((out.match(new RegExp(w.re.source, 'g')) ?? []).length >= w.count) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    out: () => out,
+    exited,
+    /** Resolves once `re` has appeared `count` times in all the output so far. */
+    seen: (re: RegExp, count = 1) => new Promise<void>((resolve) => {
+      waiters.push({ re, count, resolve });
+      onData(Buffer.from(''));
+    }),
+    type: (keys: string) => child.stdin.write(keys),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+const PROMPT = /Allow\? /;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('echo-agent run on a terminal: the approval prompt', () => {
+  it('a key typed while the model was busy does not answer the next call: the person is asked, and no "always" is recorded (I3)', async () => {
+    const s = session('two commands');
+    await s.seen(PROMPT);
+    s.type('o\r');
+    await sleep(300);
+    // the model is still working on its next call: this "a" answers no question on the screen
+    s.type('a\r');
+    await s.seen(PROMPT, 2);
+    await sleep(700);
+    const asked = (await listApprovals(database().db, { limit: 10 })).filter((a) => a.args.command === 'ls');
+    expect(asked.map((a) => a.state), s.out()).toEqual(['pending']);
+    s.type('d\r');
+    expect(await s.exited, s.out()).toBe(0);
+    expect(s.out()).toContain('what was typed before this question is ignored');
+    expect(s.out()).toMatch(/exec: deny \(step 11, approval\.human\.deny\)/);
+    expect(await listAllowlist(database().db)).toEqual([]);
+  }, 60_000);
+
+  it('a credential in the call is [REDACTED] on the terminal, as approvals show shows it (I11)', async () => {
+    const s = session('a command with a password');
+    await s.seen(PROMPT);
+    s.type('d\r');
+    expect(await s.exited, s.out()).toBe(0);
+    expect(s.out()).toContain('"command": "echo password=[REDACTED]"');
+    expect(s.out()).not.toContain(SECRET);
+  }, 60_000);
+
+  it('Ctrl-D at the prompt refuses the call at once; the person is not left waiting for the 120 s timeout', async () => {
+    const s = session('one command');
+    await s.seen(PROMPT);
+    const at = Date.now();
+    s.type('\x04');
+    const code = await Promise.race([s.exited, sleep(20_000).then(() => 'still waiting' as const)]);
+    if (code === 'still waiting') s.kill();
+    expect(code, s.out()).toBe(0);
+    expect(Date.now() - at).toBeLessThan(20_000);
+    expect(s.out()).toContain('end of input (Ctrl-D): refused');
+    expect(s.out()).toMatch(/exec: deny \(step 11, approval\.human\.deny\)/);
+  }, 60_000);
+
+  it('a mistyped answer is asked again, not taken as a refusal', async () => {
+    const s = session('one command');
+    await s.seen(PROMPT);
+    s.type('yse\r');
+    await s.seen(PROMPT, 2);
+    expect(s.out()).toContain('"yse" is not an answer');
+    s.type('y\r');
+    expect(await s.exited, s.out()).toBe(0);
+    expect(s.out()).toMatch(/exec: allow \(step 11, approval\.human\.once\)/);
+  }, 60_000);
+});
