@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAllowlist } from '../../src/store/allowlist.ts';
 import { listApprovals } from '../../src/store/approvals.ts';
-import { BIN, ROOT } from '../support/cli.ts';
+import { BIN, ROOT, scriptedSessionConfig } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
 
@@ -31,13 +31,7 @@ beforeAll(async () => {
     return { tool_calls: [{ name: 'exec', arguments: { command: next } }], ...(done === 1 && script.delayBeforeSecondMs ? { delayMs: script.delayBeforeSecondMs } : {}) };
   });
   const dir = mkdtempSync(join(tmpdir(), 'echo-attended-prompt-'));
-  configFile = join(dir, 'echo-agent.yaml');
-  writeFileSync(configFile, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'model:', `  base_url: ${model.url}`, '  name: scripted',
-    'tools:', `  workspace: ${dir}`, '  profile: full',
-    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
-  ].join('\n'));
+  configFile = scriptedSessionConfig(dir, database().schema, model.url);
 });
 afterAll(() => model.close());
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli, scriptedSessionConfig } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 
@@ -15,12 +15,7 @@ beforeAll(async () => {
   // one harmless exec call, then done
   model = await startFakeModel((body) => (body.messages.some((m) => m.role === 'tool') ? { content: 'finished' } : { tool_calls: [{ name: 'exec', arguments: { command: 'echo one' } }] }));
   dir = mkdtempSync(join(tmpdir(), 'echo-run-approver-'));
-  const cfg = join(dir, 'echo-agent.yaml');
-  writeFileSync(cfg, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'model:', `  base_url: ${model.url}`, '  name: scripted', 'tools:', `  workspace: ${dir}`, '  profile: full',
-    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
-  ].join('\n'));
+  const cfg = scriptedSessionConfig(dir, database().schema, model.url);
   env = { ECHO_AGENT_CONFIG: cfg };
 });
 const started: { kill: (s: NodeJS.Signals) => void; exitCode: number | null }[] = [];

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listApprovals } from '../../src/store/approvals.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { transcripts } from '../../src/store/catalog-schema.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli, scriptedSessionConfig } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 
@@ -16,12 +16,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   model = await startFakeModel((body) => (body.messages.some((m) => m.role === 'tool') ? { content: 'finished' } : { tool_calls: [{ name: 'exec', arguments: { command: 'echo one' } }] }));
   const dir = mkdtempSync(join(tmpdir(), 'echo-run-interrupted-'));
-  const cfg = join(dir, 'echo-agent.yaml');
-  writeFileSync(cfg, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'model:', `  base_url: ${model.url}`, '  name: scripted', 'tools:', `  workspace: ${dir}`, '  profile: full',
-    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
-  ].join('\n'));
+  const cfg = scriptedSessionConfig(dir, database().schema, model.url);
   env = { ECHO_AGENT_CONFIG: cfg };
 });
 afterAll(() => model.close());

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { offlineCli, runCli } from '../support/cli.ts';
+import { offlineCli, runCli, scriptedSessionConfig } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
 
@@ -17,11 +17,7 @@ beforeAll(async () => {
     return { content: `you said: ${asked}` };
   });
   const dir = mkdtempSync(join(tmpdir(), 'echo-run-words-'));
-  const cfg = join(dir, 'echo-agent.yaml');
-  writeFileSync(cfg, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'model:', `  base_url: ${model.url}`, '  name: scripted', 'tools:', `  workspace: ${dir}`, '  profile: full', '',
-  ].join('\n'));
+  const cfg = scriptedSessionConfig(dir, database().schema, model.url);
   env = { ECHO_AGENT_CONFIG: cfg };
 });
 afterAll(() => model.close());

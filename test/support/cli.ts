@@ -53,3 +53,17 @@ export function offlineCli(prefix: string): { dir: string; env: NodeJS.ProcessEn
     },
   };
 }
+
+/**
+ * A config for `echo-agent run` against a fake model: the test file's schema, a workspace of its own,
+ * the full tool profile, a 120 s approval wait. Returns its path.
+ */
+export function scriptedSessionConfig(dir: string, schema: string, modelUrl: string): string {
+  const path = join(dir, 'echo-agent.yaml');
+  writeFileSync(path, [
+    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${schema}`,
+    'model:', `  base_url: ${modelUrl}`, '  name: scripted', 'tools:', `  workspace: ${dir}`, '  profile: full',
+    'permissions:', '  approval:', '    wait_timeout_seconds: 120', '',
+  ].join('\n'));
+  return path;
+}
