@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -217,6 +217,23 @@ describe('process', () => {
     await table.closeAll();
     expect(table.list().every((p) => !p.running)).toBe(true);
     for (const pid of [a.pid, b.pid, ...strays]) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it("runs shell code alone: the daemon user's ~/.bashrc, which nobody judged, is not sourced first", async () => {
+    // bash -c with a socket for stdin and no SHLVL takes itself for an ssh session and reads ~/.bashrc
+    const home = mkdtempSync(join(root, 'home-'));
+    writeFileSync(join(home, '.bashrc'), `echo sourced > ${join(home, 'marker')}\n`);
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { call, start } = harness();
+      const { id } = await start('echo ran', { shell: true });
+      await until(async () => !read(await call({ action: 'read', id })).running);
+      expect(read(await call({ action: 'read', id })).output).toBe('ran\n');
+      expect(existsSync(join(home, 'marker'))).toBe(false);
+    } finally {
+      process.env.HOME = before;
+    }
   });
 
   it("does not pass the daemon's environment to the process, and redacts what it prints", async () => {

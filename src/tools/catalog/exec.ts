@@ -27,8 +27,10 @@ export const isFailure = (v: unknown): v is ToolResult => typeof v === 'object' 
  * interpret is refused rather than passed on literally.
  */
 export function launchFor(command: string, shell: boolean): Launch | ToolResult {
-  // bash, the dialect the guard parses: /bin/sh (dash on Debian) reads some text differently, e.g. $'…'
-  if (shell) return { file: 'bash', args: ['-c', command] };
+  // bash, the dialect the guard parses: /bin/sh (dash on Debian) reads some text differently, e.g. $'…'.
+  // --norc: with a socket for stdin and no SHLVL, bash -c takes itself for an ssh session and sources the
+  // daemon user's ~/.bashrc, code nobody judged that runs before the command (and may hang it)
+  if (shell) return { file: 'bash', args: ['--norc', '-c', command] };
   let stmts: Stmt[];
   try {
     stmts = parseScript(command);
