@@ -77,41 +77,41 @@ export function createApprovalGate(config: Config, deps: GateDeps, opts: GateOpt
       return decision;
     },
     async refuseBeforeSteps(call, ctx, refusal) {
-      const refused = unavailable(call, ctx, config, deps, opts)
-        ?? { ...stepZeroBase(call, ctx, deps), outcome: 'deny', step: 0, rule: refusal.rule, reason: refusal.reason };
+      const zero = stepZero(call, ctx, config, deps, opts);
+      const refused = zero.refused ?? { ...zero.pre, outcome: 'deny', step: 0, rule: refusal.rule, reason: refusal.reason };
       await deps.sink?.record(refused, call, ctx);
       return refused;
     },
   };
 }
 
+interface StepZero {
+  readonly facts: ToolFacts | undefined;
+  /** What every decision of this call carries; a name the gate does not know gets the strictest risk. */
+  readonly pre: DecisionBase;
+  readonly refused: Decision | null;
+}
+
 /** Step 0 (I10): a tool that is not offered is refused too. */
-function unavailable(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): Decision | null {
+function stepZero(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions): StepZero {
   const facts = deps.lookupTool(call.tool);
-  const pre = stepZeroBase(call, ctx, deps);
-  if (!facts) return deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`);
+  const pre: DecisionBase = { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
+  if (!facts) return { facts, pre, refused: deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`) };
   const removed = removalRule(facts, {
     profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
     security: opts.securityProfile ?? config.security.profile, network: config.execution.network_policy,
     allowedTools: ctx.allowed_tools,
   });
-  return removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`) : null;
-}
-
-/** A name the gate does not know gets the strictest risk. */
-function stepZeroBase(call: ToolCall, ctx: ToolExecutionContext, deps: GateDeps): DecisionBase {
-  const facts = deps.lookupTool(call.tool);
-  return { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
+  return { facts, pre, refused: removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`) : null };
 }
 
 /** SPEC §5, step by step; the first step that decides wins. */
 async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Config, deps: GateDeps, opts: GateOptions, signal?: AbortSignal): Promise<Decision> {
   const approval = config.permissions.approval;
-  const hash = callHash(call, ctx);
-  const refused = unavailable(call, ctx, config, deps, opts);
-  if (refused) return refused;
-  const facts = deps.lookupTool(call.tool)!;
-  const pre: DecisionBase = { tool: call.tool, call_hash: hash, risk: classifyRisk(facts, call.args), flagged: [] };
+  const zero = stepZero(call, ctx, config, deps, opts);
+  if (zero.refused) return zero.refused;
+  const facts = zero.facts!;
+  const pre = zero.pre;
 
   // Step 1: static guard.
   const verdict: GuardVerdict = await deps.guard.inspect(call, ctx);

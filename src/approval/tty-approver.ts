@@ -30,7 +30,8 @@ export interface TtyApproverOptions {
   readonly typeAheadMs?: number;
 }
 
-const TYPE_AHEAD_MS = 150;
+/** How long a question on the terminal reads and drops what was typed before it appeared (approvals, clarify). */
+export const TYPE_AHEAD_MS = 150;
 const MASK = '[REDACTED]';
 
 /** Text shown to the person, credentials cut: the patterns, and this context's own credentials literally. */
@@ -73,7 +74,7 @@ function readReply(raw: string, allowAlways: boolean): Typed | { again: string }
 }
 
 /** Why a request offers no "always": said, so nobody wonders whether they missed it. */
-function noAlwaysBecause(req: ApprovalRequest): string {
+export function noAlwaysBecause(req: { readonly risk: string; readonly flags: readonly unknown[] }): string {
   if (req.risk === 'dangerous') return 'dangerous calls are asked every time';
   if (req.flags.length > 0) return 'a call the guard flagged is asked every time';
   return 'there is no command scope to remember it by';

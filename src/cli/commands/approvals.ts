@@ -7,7 +7,7 @@ import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
 import { redactText } from '../../util/redact.ts';
-import { alwaysCovers } from '../../approval/tty-approver.ts';
+import { alwaysCovers, noAlwaysBecause } from '../../approval/tty-approver.ts';
 import { storedJob } from '../attended-deps.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
@@ -32,7 +32,7 @@ function alwaysLine(a: ApprovalRow): string {
     return `  answered "always": once the waiting session takes the answer, this runs without asking: ${covers} (${ALWAYS_HINT})`;
   }
   if (a.allow_always) return `  --always would also allow, from now on and without asking: ${covers}`;
-  return `  --always is not offered for this call: ${a.risk === 'dangerous' ? 'dangerous calls are asked every time' : (a.flags as unknown[]).length > 0 ? 'a call the guard flagged is asked every time' : 'there is no command scope to remember it by'}`;
+  return `  --always is not offered for this call: ${noAlwaysBecause(a)}`;
 }
 
 const ALWAYS_HINT = 'echo-agent approvals always lists such approvals; echo-agent approvals always revoke ID takes one back';

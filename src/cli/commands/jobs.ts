@@ -9,6 +9,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
+import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import { redact, redactText } from '../../util/redact.ts';
@@ -111,22 +112,12 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped) while the request waits:
   // it is withdrawn and the refusal recorded, not left answerable with nobody waiting
-  const controller = new AbortController();
-  let interrupted: NodeJS.Signals | null = null;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (interrupted) process.exit(signalExitCode(sig)); // a second one: stop now
-    interrupted = sig;
-    // a hung-up terminal fails the write with EIO: that must not end the process before the withdrawal
-    process.stderr.on('error', () => {});
-    process.stderr.write(`\n${sig}: stopping; a request still waiting is withdrawn…\n`);
-    controller.abort(new Error(`interrupted by ${sig}`));
-  };
-  for (const sig of WITHDRAWING_SIGNALS) process.on(sig, onSignal);
+  const stops = onStopSignals((sig) => `\n${sig}: stopping; a request still waiting is withdrawn…\n`);
   try {
-    const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: controller.signal });
-    return { ...outcome, interrupted };
+    const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: stops.controller.signal });
+    return { ...outcome, interrupted: stops.interrupted() };
   } finally {
-    for (const sig of WITHDRAWING_SIGNALS) process.removeListener(sig, onSignal);
+    stops.release();
   }
 }
 
@@ -148,9 +139,6 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
 
-const WITHDRAWING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** The shell's code for a command ended by SIGHUP (129), SIGINT (130) or SIGTERM (143). */
-const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGHUP' ? 1 : sig === 'SIGINT' ? 2 : 15);
 
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');

@@ -8,6 +8,8 @@ import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
 import { redactWith } from '../../util/redact.ts';
 import { reasonForPeople } from '../../approval/decision.ts';
+import { TYPE_AHEAD_MS } from '../../approval/tty-approver.ts';
+import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 
 interface RunFlags {
   channel: string;
@@ -19,12 +21,6 @@ interface RunFlags {
 
 const PROFILES: readonly string[] = TOOL_PROFILES;
 
-const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** The shell's code for a command ended by SIGHUP (129), SIGINT (130) or SIGTERM (143). */
-const signalExitCode = (sig: NodeJS.Signals): number => 128 + (sig === 'SIGHUP' ? 1 : sig === 'SIGINT' ? 2 : 15);
-
-/** A line typed while no question was on the screen answers none (as the approval prompt's). */
-const TYPE_AHEAD_MS = 150;
 
 /** Exit codes of an agent turn: refusals are a failure of the run, an unreachable model is "unavailable". */
 const EXIT_OF: Record<string, number> = { completed: EXIT.ok, denied: EXIT.failure, max_turns: EXIT.failure, token_budget: EXIT.failure, cancelled: EXIT.failure, model_error: EXIT.unavailable };
@@ -66,28 +62,21 @@ export function registerRunCommand(program: Command): void {
         const tools = builtinTools(config, { db: database.db, clarifier, agentHost, processes });
         const approver = await cliApprover(database, config, tools, actor, { channel: flags.channel });
         const deps = { config, db: database.db, tools, guard: createGuard(config), chat, approver, smartReviewer: smartReviewerFromConfig(config), agentHost };
-        const controller = new AbortController();
         // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped): the turn stops as it does on
         // Ctrl-C, so a waiting request is withdrawn, the commands the model started are stopped and the transcript is kept
-        let interrupted: NodeJS.Signals | null = null;
-        const stop = (sig: NodeJS.Signals) => {
-          if (interrupted) process.exit(signalExitCode(sig)); // a second one: stop now
-          interrupted = sig;
-          // a hung-up terminal fails the write with EIO: that must not end the process before the turn is wound up
-          process.stderr.on('error', () => {});
-          controller.abort(new Error(`interrupted by ${sig}`));
-        };
-        for (const sig of STOPPING_SIGNALS) process.on(sig, stop);
+        const stops = onStopSignals();
+        const controller = stops.controller;
         const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeout}s`)), timeout * 1000);
         try {
           const turn = await session.attendedTurn(deps, prompt, session.attendedContext(actor, flags.channel), controller.signal);
           report(turn, flags.json);
           // the shell's convention for a command ended by a signal, when the signal is what ended it
+          const interrupted = stops.interrupted();
           if (interrupted && turn.outcome.status === 'cancelled') process.exitCode = signalExitCode(interrupted);
         } finally {
           await processes.closeAll();
           clearTimeout(timer);
-          for (const sig of STOPPING_SIGNALS) process.off(sig, stop);
+          stops.release();
         }
       });
     });
