@@ -3,6 +3,7 @@ import { createApproval, waitForAnswer, type AskingProcess, type NewApproval } f
 import type { Executor } from './db.ts';
 import type { ApprovalRow } from './schema.ts';
 import { pidSpace, processIdentity, thisProcess } from '../util/process-identity.ts';
+import { redactWith } from '../util/redact.ts';
 
 export interface StoreApproverOptions {
   readonly pollMs?: number;
@@ -19,11 +20,15 @@ function askingProcess(): AskingProcess | null {
   return self && { ...processIdentity(), ...self, ...(pidSpace() ?? {}) };
 }
 
-/** The stored form of a gate's request, with what the person is shown about a job's tools. */
+/**
+ * The stored form of a gate's request, with what the person is shown about a job's tools. The call and
+ * its findings lose this context's credentials here (I11): the store only knows the pattern redaction.
+ */
 export function approvalRecordOf(req: ApprovalRequest, toolScope: readonly string[] | null): NewApproval {
+  const said = redactWith({ args: { ...req.args }, flags: req.flags }, Object.values(req.ctx.credentials ?? {}));
   return {
-    id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: { ...req.args }, risk: req.risk,
-    flags: req.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
+    id: req.request_id, call_hash: req.call_hash, tool: req.tool, args: said.args, risk: req.risk,
+    flags: said.flags, scopes: req.scopes, allow_always: req.allow_always, channel: req.ctx.channel,
     user_id: req.ctx.user_id, execution_id: req.ctx.execution_id, trace_id: req.ctx.trace_id, expires_at: req.expires_at, tool_scope: toolScope,
     asked_from: askingProcess(),
   };

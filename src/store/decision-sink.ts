@@ -4,17 +4,20 @@ import type { ToolExecutionContext } from '../tools/context.ts';
 import { directAppend, type AuditAppend } from './audit-writer.ts';
 import type { Executor } from './db.ts';
 import { processIdentity } from '../util/process-identity.ts';
+import { redactWith } from '../util/redact.ts';
 
 /**
  * I8: every gate decision becomes a `gate.decision` audit record with its step,
- * rule, reason, risk and context ids. Arguments are redacted on the way in;
- * ctx.credentials is never read.
+ * rule, reason, risk and context ids. Arguments, findings and the reason are redacted on the way
+ * in (I11): the patterns, and this context's own credentials literally, whatever their shape.
  */
 export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id?: string } = {}, append: AuditAppend = directAppend(exec)): DecisionSink {
   // the account and host that decided: actor and channel are what the caller says (`--as`, `run --channel`)
   const decidedBy = processIdentity();
   return {
     async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
+      // a hard block's reason quotes the matched text, which may hold what the call was given
+      const said = redactWith({ args: call.args, flagged: d.flagged, reason: d.reason }, Object.values(ctx.credentials));
       await append({
         kind: 'gate.decision',
         // an unattended decision is the daemon's: the job's owner did nothing then, and is named as whom it ran for
@@ -28,9 +31,9 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
         rule: d.rule,
         outcome: d.outcome,
         risk: d.risk,
-        reason: d.reason,
+        reason: said.reason,
         data: {
-          tool: call.tool, args: call.args, call_hash: d.call_hash, flagged: d.flagged,
+          tool: call.tool, args: said.args, call_hash: d.call_hash, flagged: said.flagged,
           approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null,
           channel: ctx.channel, unattended: ctx.unattended, ...(ctx.unattended ? { on_behalf_of: ctx.user_id || null } : {}), cron_authorized: ctx.cron_authorized,
           parent_execution_id: ctx.parent_execution_id, session_key: ctx.session_key, attempt_index: ctx.attempt_index,
