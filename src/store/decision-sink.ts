@@ -16,8 +16,11 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
   const decidedBy = processIdentity();
   return {
     async record(d: Decision, call: ToolCall, ctx: ToolExecutionContext) {
-      // a hard block's reason quotes the matched text, which may hold what the call was given
-      const said = redactWith({ args: call.args, flagged: d.flagged, reason: d.reason }, Object.values(ctx.credentials));
+      // a hard block's reason quotes the matched text, which may hold what the call was given;
+      // the append redacts the patterns anyway, so a context without credentials costs no second pass
+      const raw = { args: call.args, flagged: d.flagged, reason: d.reason };
+      const secrets = Object.values(ctx.credentials);
+      const said = secrets.length > 0 ? redactWith(raw, secrets) : raw;
       await append({
         kind: 'gate.decision',
         // an unattended decision is the daemon's: the job's owner did nothing then, and is named as whom it ran for
