@@ -14,10 +14,10 @@ export interface TtyApproverOptions {
     create(req: ApprovalRequest): Promise<void>;
     answer(req: ApprovalRequest, answer: 'once' | 'always' | 'deny', by: string): Promise<boolean>;
     /**
-     * The wait is over (no answer here in time, the session ended): expires the request so a late
-     * answer elsewhere is refused, and returns the answer it holds if one was recorded first.
+     * The wait is over: ends the request, `expired` when its time ran out and `withdrawn` when nobody
+     * here waits any more, so a late answer elsewhere is refused; returns the answer it holds if one was recorded first.
      */
-    settle(req: ApprovalRequest): Promise<GivenAnswer | null>;
+    settle(req: ApprovalRequest, ending: 'expired' | 'withdrawn'): Promise<GivenAnswer | null>;
     /** Settles once someone answered the stored request elsewhere (`approvals approve`); null when `signal` aborts first. */
     answeredElsewhere(req: ApprovalRequest, signal: AbortSignal): Promise<GivenAnswer | null>;
   };
@@ -130,7 +130,7 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
       const stop = () => local.abort();
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
-      const settled = async (): Promise<ApprovalAnswer> => (await opts.persist.settle(req).catch(() => null)) ?? { answer: 'timeout' };
+      const settled = async (ending: 'expired' | 'withdrawn' = 'withdrawn'): Promise<ApprovalAnswer> => (await opts.persist.settle(req, ending).catch(() => null)) ?? { answer: 'timeout' };
       let rl: Interface | null = null;
       try {
         // the request is in the store: whoever answers first, here or in another shell, decides
@@ -183,7 +183,7 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
         const why = signal.aborted ? (signal.reason as WaitEnded | unknown) : null;
         if (why === 'timeout') say('\nno answer in time: the call is refused (its request has expired)');
         else if (why === 'cancelled') say('\nstopped: the request is withdrawn and the call refused');
-        return await settled();
+        return await settled(why === 'timeout' ? 'expired' : 'withdrawn');
       } finally {
         signal.removeEventListener('abort', stop);
         local.abort();

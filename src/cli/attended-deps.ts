@@ -22,7 +22,7 @@ const ARGS_SHOWN_CHARS = 160;
  * through the approvals CLI). Both persist the request first.
  */
 export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string, opts: { readonly channel?: string } = {}): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval, expireApproval, getApproval }, { storeApprover, recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall, jobToolScope }] = await Promise.all([
+  const [{ createApproval, answerApproval, endWait, getApproval }, { storeApprover, recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall, jobToolScope }] = await Promise.all([
     import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
   ]);
   // what the prompt lists is what the grant covers: both come from this process's configuration
@@ -52,8 +52,8 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       async answer(req, answer, by) {
         return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin() })).ok;
       },
-      async settle(req) {
-        const row = await expireApproval(database.db, req.request_id);
+      async settle(req, ending) {
+        const row = await endWait(database.db, req.request_id, ending);
         return row && recordedAnswer(row);
       },
       async answeredElsewhere(req, signal) {

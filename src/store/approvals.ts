@@ -61,6 +61,7 @@ export const ANSWER_REFUSALS = {
   not_found: 'No approval request has this id.',
   hash_mismatch: 'The answer is for a different call than the one waiting under this id.',
   expired: 'The request expired before it was answered.',
+  withdrawn: 'The request was withdrawn: the session that asked stopped waiting (interrupted, its terminal closed, or it ended). Nothing waits for an answer; run the command again to ask anew.',
   already_answered: 'The request was already answered.',
   always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
   from_asking_session: 'The answer came from a process started by the session that asked (a tool call of its own), not from a person (I3).',
@@ -118,7 +119,7 @@ export async function answerApproval(
     if (!found) return refuse('not_found', null);
     const { row, expired } = found;
     if (row.call_hash !== a.call_hash) return refuse('hash_mismatch', row);
-    if (row.state !== 'pending') return refuse(row.state === 'expired' ? 'expired' : 'already_answered', row);
+    if (row.state !== 'pending') return refuse(row.state === 'expired' || row.state === 'withdrawn' ? row.state : 'already_answered', row);
     if (expired) {
       const [gone] = await tx.update(approvals).set({ state: 'expired' }).where(eq(approvals.id, a.id)).returning();
       return refuse('expired', gone!);
@@ -128,7 +129,7 @@ export async function answerApproval(
     if (fromAskingSession(row.asked_from, a.origin)) return refuse('from_asking_session', row);
     // an approval nobody waits for would be reported as given and do nothing: withdraw the request instead
     if (askerGone(row.asked_from, a.origin)) {
-      const [gone] = await tx.update(approvals).set({ state: 'expired' }).where(eq(approvals.id, a.id)).returning();
+      const [gone] = await tx.update(approvals).set({ state: 'withdrawn' }).where(eq(approvals.id, a.id)).returning();
       return refuse('asker_gone', gone!);
     }
     const [answered] = await tx.update(approvals).set({
@@ -162,15 +163,23 @@ export async function expireApprovals(exec: Executor): Promise<number> {
   return rows.length;
 }
 
-/** The waiter gave up: a still-pending request can no longer be answered. */
-export async function expireApproval(exec: Executor, id: string): Promise<ApprovalRow | null> {
-  await exec.update(approvals).set({ state: 'expired' }).where(and(eq(approvals.id, id), eq(approvals.state, 'pending')));
+/** How a wait ended without an answer: its time ran out, or the asker stopped waiting before that. */
+export type WaitEnding = 'expired' | 'withdrawn';
+
+/**
+ * The waiter gave up: a still-pending request can no longer be answered. A withdrawal once the
+ * expiry has passed (on the database clock, as answers are judged) is recorded as the expiry it is.
+ */
+export async function endWait(exec: Executor, id: string, ending: WaitEnding): Promise<ApprovalRow | null> {
+  const state = ending === 'expired' ? sql`'expired'` : sql`case when ${approvals.expires_at} <= now() then 'expired' else 'withdrawn' end`;
+  await exec.update(approvals).set({ state }).where(and(eq(approvals.id, id), eq(approvals.state, 'pending')));
   return getApproval(exec, id);
 }
 
 /**
- * Polls until the request is answered or `deadline` passes (then it is expired, so a
- * late answer is refused). Returns the final row; null if there is no such request.
+ * Polls until the request is answered or `deadline` passes (then it is expired, so a late answer
+ * is refused) or `signal` aborts (withdrawn, unless the abort says 'timeout': the gate's wait ran
+ * out). Returns the final row; null if there is no such request.
  */
 export async function waitForAnswer(
   exec: Executor,
@@ -184,7 +193,8 @@ export async function waitForAnswer(
     const row = await getApproval(exec, w.id);
     if (!row || row.state !== 'pending') return row;
     const left = w.deadline.getTime() - clock.now().getTime();
-    if (left <= 0 || w.signal?.aborted) return expireApproval(exec, w.id);
+    if (left <= 0) return endWait(exec, w.id, 'expired');
+    if (w.signal?.aborted) return endWait(exec, w.id, w.signal.reason === 'timeout' ? 'expired' : 'withdrawn');
     await Promise.race([clock.sleep(Math.min(pollMs, left)), abort]);
   }
 }

@@ -15,7 +15,8 @@ export type JobOrigin = (typeof JOB_ORIGINS)[number];
 export const RUN_STATES = [
   'queued', 'running', 'retrying', 'succeeded', 'failed', 'denied', 'timed_out', 'interrupted', 'cancelled', 'skipped',
 ] as const;
-export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
+/** expired: nobody answered in time; withdrawn: the asker stopped waiting before that (Ctrl-C, a closed terminal, gone). */
+export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired', 'withdrawn'] as const;
 export const APPROVAL_ANSWERS = ['once', 'always', 'deny'] as const;
 
 export type RunState = (typeof RUN_STATES)[number];

@@ -22,7 +22,7 @@ function terminal(opts: { acceptsAnswer?: boolean; watches?: boolean } = {}) {
     persist: {
       create: async () => { calls.push('create'); },
       answer: async (_r, answer) => { calls.push(`answer:${answer}`); return opts.acceptsAnswer ?? true; },
-      settle: async () => { calls.push('settle'); return stored; },
+      settle: async (_r, ending) => { calls.push(`settle:${ending}`); return stored; },
       answeredElsewhere: async (_r, signal) => {
         // watches: false is a watch that has not looked again yet
         while (!signal.aborted && (!stored || opts.watches === false)) await new Promise((r) => setTimeout(r, 10));
@@ -53,9 +53,9 @@ describe('the terminal approver', () => {
     const controller = new AbortController();
     const asked = t.approver.ask(request(), controller.signal);
     await new Promise((r) => setTimeout(r, 50));
-    controller.abort();
+    controller.abort('timeout');
     expect(await asked).toEqual({ answer: 'timeout' });
-    expect(t.calls).toEqual(['create', 'settle']);
+    expect(t.calls).toEqual(['create', 'settle:expired']);
   });
 
   it('ends the prompt with an answer given in another shell, which is what counts', async () => {
@@ -75,7 +75,7 @@ describe('the terminal approver', () => {
     t.answerElsewhere('once', 'bob'); // the store took bob's answer before alice's arrived
     t.input.write('y\n');
     expect(await asked).toEqual({ answer: 'once', approver: 'bob', request_id: 'apr_tty1', call_hash: 'h1' });
-    expect(t.calls).toEqual(['create', 'answer:once', 'settle']);
+    expect(t.calls).toEqual(['create', 'answer:once', 'settle:withdrawn']);
   });
 
   it('an answer recorded just before the deadline counts when the wait ends', async () => {
@@ -85,9 +85,9 @@ describe('the terminal approver', () => {
     await new Promise((r) => setTimeout(r, 50));
     // recorded, and the deadline came before the watch saw it
     t.answerElsewhere('once', 'bob');
-    controller.abort();
+    controller.abort('timeout');
     expect(await asked).toMatchObject({ answer: 'once', approver: 'bob' });
-    expect(t.calls).toEqual(['create', 'settle']);
+    expect(t.calls).toEqual(['create', 'settle:expired']);
   });
 });
 
@@ -167,14 +167,14 @@ describe('what the person at the terminal types', () => {
     t.input.resume(); // the end was read earlier in the session
     await new Promise((r) => setTimeout(r, 20));
     expect(await within(t.approver.ask(request(), new AbortController().signal), 2_000)).toEqual({ answer: 'unavailable' });
-    expect(t.calls).toEqual(['create', 'settle']);
+    expect(t.calls).toEqual(['create', 'settle:withdrawn']);
     expect(t.shown()).toContain('input is closed');
   });
 
   it.each([
-    ['timeout', 'no answer in time: the call is refused'],
-    ['cancelled', 'stopped: the request is withdrawn'],
-  ])('when the gate stops waiting (%s) the prompt says so, so nobody answers a question that is gone', async (why, told) => {
+    ['timeout', 'no answer in time: the call is refused', 'settle:expired'],
+    ['cancelled', 'stopped: the request is withdrawn', 'settle:withdrawn'],
+  ])('when the gate stops waiting (%s) the prompt says so and the request ends as what happened, so nobody answers a question that is gone', async (why, told, ended) => {
     const t = terminal();
     const controller = new AbortController();
     const asked = t.approver.ask(request(), controller.signal);
@@ -182,6 +182,7 @@ describe('what the person at the terminal types', () => {
     controller.abort(why);
     expect(await asked).toEqual({ answer: 'timeout' });
     expect(t.shown()).toContain(told);
+    expect(t.calls).toEqual(['create', ended]);
   });
 
   it('after "always" it says what now runs without asking and how to take it back', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addAllowlist } from '../../src/store/allowlist.ts';
-import { createApproval, expireApproval } from '../../src/store/approvals.ts';
+import { createApproval, endWait } from '../../src/store/approvals.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -104,7 +104,7 @@ describe('approvals approve --always from another terminal says what it did', ()
 
   it('an answer to a request its session withdrew says it was withdrawn, not that it expired', async () => {
     const row = await pending();
-    await expireApproval(database().db, row.id); // what Ctrl-C in the asking session does
+    await endWait(database().db, row.id, 'withdrawn'); // what Ctrl-C in the asking session does
     const r = await runCli(['approvals', 'approve', row.id], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${row.id}: The request was withdrawn: the session that asked stopped waiting`);

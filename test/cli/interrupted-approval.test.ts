@@ -45,7 +45,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     expect(await w.exited, w.stderr).toBe({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal]);
 
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
-    expect(row?.state).toBe('expired');
+    expect(row?.state).toBe('withdrawn');
     const decisions = await listAudit(database().db, { kind: 'gate.decision', limit: 50 });
     expect(decisions.find((d) => (d.data as { approval_id?: string } | null)?.approval_id === id))
       .toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
@@ -64,7 +64,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     expect(late.code).toBe(1);
     expect(late.stderr).toContain(`${id}: The process that asked has ended`);
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
-    expect(row?.state).toBe('expired');
+    expect(row?.state).toBe('withdrawn');
     expect((await listAudit(database().db, { kind: 'approval.answer_refused', limit: 10 }))[0]).toMatchObject({ outcome: 'asker_gone' });
     const list = await runCli(['approvals', 'list', '--all'], { env: e });
     expect(list.stdout).toMatch(new RegExp(`${id}.*withdrawn`));

@@ -42,7 +42,7 @@ describe('echo-agent run stopped while a call waits for a person', () => {
     w.child.kill(signal);
     expect(await w.exited, w.stderr()).toBe({ SIGHUP: 129, SIGTERM: 143 }[signal]);
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === w.id);
-    expect(row?.state).toBe('expired');
+    expect(row?.state).toBe('withdrawn');
     const decisions = await listAudit(database().db, { kind: 'gate.decision', limit: 50 });
     expect(decisions.find((d) => (d.data as { approval_id?: string } | null)?.approval_id === w.id)).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
     const kept = (await database().db.select().from(transcripts)).filter((t) => t.prompt === prompt);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approval/ports.ts';
 import {
-  answerApproval, createApproval, expireApprovals, getApproval, listApprovals, waitForAnswer, type NewApproval,
+  answerApproval, createApproval, endWait, expireApprovals, getApproval, listApprovals, waitForAnswer, type NewApproval,
 } from '../../src/store/approvals.ts';
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -61,7 +61,7 @@ describe('approvals', () => {
 
     it('is refused as asker_gone and the request withdrawn, in the same kernel and pid namespace', async () => {
       const row = await createApproval(database().db, request({ asked_from: asker }));
-      expect(await answer(row.id, row.call_hash, { boot_id: 'boot-1', pid_ns: 'pid:[1]' }, true)).toMatchObject({ ok: false, refusal: 'asker_gone', approval: { state: 'expired' } });
+      expect(await answer(row.id, row.call_hash, { boot_id: 'boot-1', pid_ns: 'pid:[1]' }, true)).toMatchObject({ ok: false, refusal: 'asker_gone', approval: { state: 'withdrawn' } });
     });
 
     it.each([
@@ -146,6 +146,25 @@ describe('approvals', () => {
     const pending = storeApprover(db, { pollMs: 20 }).ask({ ...req, request_id: 'apr_fromgate2' }, aborted.signal);
     setTimeout(() => aborted.abort(), 50);
     expect(await pending).toEqual({ answer: 'timeout' });
-    expect((await getApproval(db, 'apr_fromgate2'))?.state).toBe('expired');
+    expect((await getApproval(db, 'apr_fromgate2'))?.state).toBe('withdrawn');
+    // the gate's own wait ran out: an expiry, even though the request's stored time has not come
+    const timedOut = new AbortController();
+    const late = storeApprover(db, { pollMs: 20 }).ask({ ...req, request_id: 'apr_fromgate3' }, timedOut.signal);
+    setTimeout(() => timedOut.abort('timeout'), 50);
+    expect(await late).toEqual({ answer: 'timeout' });
+    expect((await getApproval(db, 'apr_fromgate3'))?.state).toBe('expired');
+  });
+
+  it('a request withdrawn after its expiry has passed is recorded as expired, and a withdrawn one refuses answers as withdrawn', async () => {
+    const { db } = database();
+    const old = await createApproval(db, request({ expires_at: new Date(Date.now() - 1000) }));
+    expect(await endWait(db, old.id, 'withdrawn')).toMatchObject({ state: 'expired' });
+    const row = await createApproval(db, request());
+    expect(await endWait(db, row.id, 'withdrawn')).toMatchObject({ state: 'withdrawn' });
+    expect(await answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'alice' }))
+      .toMatchObject({ ok: false, refusal: 'withdrawn' });
+    const withdrawn = (await listApprovals(db, { state: 'withdrawn' })).map((a) => a.id);
+    expect(withdrawn).toContain(row.id);
+    expect(withdrawn).not.toContain(old.id);
   });
 });

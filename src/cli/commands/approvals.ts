@@ -37,19 +37,10 @@ function alwaysLine(a: ApprovalRow): string {
 
 const ALWAYS_HINT = 'echo-agent approvals always lists such approvals; echo-agent approvals always revoke ID takes one back';
 
-/** An expired request whose time has not come was withdrawn: its asker stopped waiting (Ctrl-C, a closed terminal, the process gone). */
-function shownState(a: ApprovalRow, now: number): string {
-  return a.state === 'expired' && a.expires_at.getTime() > now ? 'withdrawn' : a.state;
-}
-
 /** Why an answer was refused, in the terms of this request: who answered first, or why it was withdrawn or not offered. */
 function refusalText(result: { refusal: string; reason: string; approval: ApprovalRow | null }): string {
   const a = result.approval;
   if (result.refusal === 'already_answered' && a) return `${result.reason.replace(/\.$/, '')}: ${answeredBy(a)}`;
-  // withdrawn before its time (Ctrl-C, a closed terminal, a session that ended): not "expired", which suggests waiting too long
-  if (result.refusal === 'expired' && a && shownState(a, Date.now()) === 'withdrawn') {
-    return 'The request was withdrawn: the session that asked stopped waiting (interrupted, its terminal closed, or it ended). Nothing waits for an answer; run the command again to ask anew.';
-  }
   if (result.refusal === 'always_not_allowed' && a) return `${alwaysLine(a).trim().replace(/^--always/, '"always"')}; approve without --always to allow this one call.`;
   return result.reason;
 }
@@ -70,8 +61,7 @@ export function registerApprovalCommands(program: Command): void {
       const rows = noteIfCut(await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit: limit + 1 })), limit);
       if (opts.json) printJson(rows);
       else {
-        const now = Date.now();
-        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, shownState(a, now), a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
+        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
         if (rows.some((a) => a.state === 'pending')) process.stdout.write('\nsee a request in full before answering it:  echo-agent approvals show ID\n');
       }
     });
