@@ -2,20 +2,23 @@ import { has, parseOptions, valuesOf, type OptionSpec } from './flags.ts';
 import type { Arg, Invocation } from './model.ts';
 import { canonical } from './paths.ts';
 import { UNKNOWN, literal } from './values.ts';
-import { TREE_COPIES } from './program-tables.ts';
+import { TREE_COPIES, type TreeCopySpec } from './program-tables.ts';
 import { findStarts, type Target } from './checks/targets.ts';
 
 /**
- * Programs that list the files below their start points (find, fd, `rg --files`) and run commands on them: what reads
- * what they list (`find T | xargs cat`, `find T | while read f; do cat "$f"; done`, `fd . T -x cat`) reads everything
- * below T. fd and rg skip hidden files unless told (`-H`, `-u`): taken as listing them all the same (stricter).
+ * Programs that list the files below their start points (find, fd, `rg --files`, `ag -g RE`, `ack -f`) and run commands
+ * on them: what reads what they list (`find T | xargs cat`, `find T | while read f; do cat "$f"; done`, `fd . T -x cat`)
+ * reads everything below T. fd, rg and ag skip hidden files unless told (`-H`, `-u`): taken as listing them all the same
+ * (stricter).
  */
 
 const FD_NAMES = new Set(['fd', 'fdfind']);
-const RG_SPEC: OptionSpec = TREE_COPIES.rg!.spec;
-/** `rg --files [PATH…]`: the files rg would search, listed instead; every operand is a path. */
-const rgFiles = (inv: Invocation): boolean => inv.program === 'rg' && has(parseOptions(inv.args, RG_SPEC), 'files');
-export const isLister = (inv: Invocation): boolean => inv.program === 'find' || FD_NAMES.has(inv.program) || rgFiles(inv);
+/** Searchers listing the files they would search with an option (TREE_COPIES' `lists`): every operand is a path. */
+const treeLister = (inv: Invocation): TreeCopySpec | null => {
+  const t = TREE_COPIES[inv.program];
+  return t?.lists && has(parseOptions(inv.args, t.spec), ...t.lists) ? t : null;
+};
+export const isLister = (inv: Invocation): boolean => inv.program === 'find' || FD_NAMES.has(inv.program) || treeLister(inv) !== null;
 
 /** fd's options that take a value (`-x`/`-X` and their long forms take the rest of the command, see fdParts). */
 const FD_OPTIONS: OptionSpec = {
@@ -82,23 +85,25 @@ export function fdNarrowed(inv: Invocation): boolean {
   return (pattern === null || !FD_MATCH_ALL.has(pattern)) || has(p, 'e', 'extension', 'S', 'size', 'o', 'owner', 'changed-within', 'changed-before', 'change-newer-than', 'change-older-than', 'newer', 'older', 'and');
 }
 
-/** Globs and types that match every name (a `!glob` only excludes some). */
-const RG_MATCH_ALL = new Set(['*', '**', '**/*']);
+/** Globs, regexes and types that match every name (a `!glob` only excludes some). */
+const MATCH_ALL = new Set([...FD_MATCH_ALL, '**', '**/*']);
 
-/** Whether rg's globs or types narrow the files it searches or lists (`rg --files -g '*.md'`, `rg --pre rm -t py x`). */
-export function rgNarrowed(inv: Invocation): boolean {
-  const globs = valuesOf(parseOptions(inv.args, RG_SPEC), 'pre-glob', 'g', 'glob', 'iglob', 't', 'type');
-  return globs.some((v) => !RG_MATCH_ALL.has(literal(v.v) ?? '') && !v.v.startsWith('!'));
+/** Whether a searcher's globs, regexes or types narrow the files it searches or lists (`rg --files -g '*.md'`, `ag -g '\.ts$'`, `rg --pre rm -t py x`). */
+export function treeNarrowed(inv: Invocation): boolean {
+  const t = TREE_COPIES[inv.program];
+  if (!t?.narrow) return false;
+  return valuesOf(parseOptions(inv.args, t.spec), ...t.narrow).some((v) => !MATCH_ALL.has(literal(v.v) ?? '') && !v.v.startsWith('!'));
 }
 
-/** Whether fd's or rg's filters narrow what it lists (find's are judged where it deletes, see checks/delete.ts). */
-export const listerNarrowed = (inv: Invocation): boolean => (inv.program === 'rg' ? rgNarrowed(inv) : fdNarrowed(inv));
+/** Whether fd's or a searcher's filters narrow what it lists (find's are judged where it deletes, see checks/delete.ts). */
+export const listerNarrowed = (inv: Invocation): boolean => (FD_NAMES.has(inv.program) ? fdNarrowed(inv) : treeNarrowed(inv));
 
 /** Where a lister starts: it lists everything below. */
 export function listerStarts(inv: Invocation): Target[] {
   if (inv.program === 'find') return findStarts(inv);
-  if (rgFiles(inv)) {
-    const ops = parseOptions(inv.args, RG_SPEC).operands;
+  const t = treeLister(inv);
+  if (t) {
+    const ops = parseOptions(inv.args, t.spec).operands;
     return (ops.length > 0 ? ops : [DOT]).map((a) => ({ arg: a, path: canonical(a.v, inv.cwd) }));
   }
   return FD_NAMES.has(inv.program) ? fdStarts(inv) : [];

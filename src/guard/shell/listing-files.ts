@@ -1,21 +1,24 @@
-import { parseOptions, valuesOf } from './flags.ts';
+import { has, parseOptions, valuesOf } from './flags.ts';
 import { isLister } from './listers.ts';
 import type { Arg, Invocation, RedirFact } from './model.ts';
 import { canonical, showCanon, type Canon } from './paths.ts';
-import { literal } from './values.ts';
+import { NAME_LISTS } from './program-tables.ts';
+import { isKnown, literal } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { writeTargets } from './checks/targets.ts';
 
 /**
  * Files a command line writes the names a lister prints to (`find ~ > list`, `find ~ | sort | tee list`,
  * `find ~ -fprint list`), read back later on the line as that listing: `xargs rm -rf < list`, `while read f; do cat "$f";
- * done < list`, `cat list | xargs cat`, `$(cat list)`, `$(< list)`, `xargs -a list cat`, `cp list copy`.
+ * done < list`, `cat list | xargs cat`, `$(cat list)`, `$(< list)`, `xargs -a list cat`, `cp list copy`, and by the
+ * programs that read a list of names (`tar -T list`, `zip -@ < list`, `parallel CMD :::: list`).
  */
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>']);
 const STDIN = new Set(['<', '<>']);
 /** Programs that print (some of) the lines of the files they are given, or copy them: a listing passes through. */
 const LINE_FILTERS = new Set(['cat', 'tac', 'sort', 'uniq', 'head', 'tail', 'grep', 'egrep', 'fgrep', 'sed', 'awk', 'gawk', 'mawk', 'cut', 'shuf', 'cp', 'mv']);
+const ECHOES = new Set(['echo', 'printf']);
 /** find's actions that print what it lists into a file. */
 const FIND_FILE_ACTIONS = new Set(['-fprint', '-fprint0', '-fls', '-fprintf']);
 
@@ -42,6 +45,54 @@ export class ListingFiles {
     return valuesOf(parseOptions(xargsArgs, WRAPPERS.xargs!), 'a', 'arg-file').flatMap((a) => this.at(canonical(a.v, cwd)));
   }
 
+  /**
+   * The invocation with the listers whose names it reads as the files to read (NAME_LISTS) in its listedBy: from a
+   * listing file, `-` or stdin (`find ~ | cpio -o`, `zip -@ < list`; `inv.upstream` holds both), or `<(find …)`.
+   */
+  withNameLists(inv: Invocation): Invocation {
+    const named = this.nameLists(inv);
+    return named.length > 0 ? { ...inv, listedBy: [...new Set([...(inv.listedBy ?? []), ...named])] } : inv;
+  }
+
+  private nameLists(inv: Invocation): Invocation[] {
+    const t = NAME_LISTS[inv.program];
+    if (!t) return [];
+    const p = parseOptions(inv.args, t.spec);
+    const stdin = inv.upstream.filter(isLister);
+    const files = [...valuesOf(p, ...(t.files ?? [])), ...(t.atFile ? p.operands.filter((a) => a.v.startsWith('@')).map((a) => ({ ...a, v: a.v.slice(1) })) : [])];
+    return [...files.flatMap((f) => this.listFile(f, stdin, inv.cwd)), ...(t.stdin && has(p, ...t.stdin) ? stdin : [])];
+  }
+
+  /**
+   * `parallel CMD :::: FILE`, `-a FILE`, `::: $(find …)`, or (with no input source) the names on stdin: the listers
+   * whose names fill CMD's `{}` (see parallelRuns).
+   */
+  parallelInputs(name: string, args: readonly Arg[], upstream: readonly Invocation[], cwd: Canon | null): Invocation[] {
+    if (!WRAPPERS[name]?.inputs) return [];
+    const p = parseOptions(args, WRAPPERS[name]);
+    // --pipe hands stdin over as data, not names
+    const stdin = has(p, 'pipe', 'pipepart') ? [] : upstream.filter(isLister);
+    const files: Arg[] = [...valuesOf(p, 'a', 'arg-file')];
+    const items: Arg[] = [];
+    let mode: 'command' | ':::' | '::::' = 'command';
+    for (const a of p.operands) {
+      const sep = /^(::::?)\+?$/.exec(literal(a.v) ?? '');
+      if (sep) mode = sep[1] as ':::' | '::::';
+      else if (mode !== 'command') (mode === '::::' ? files : items).push(a);
+    }
+    const sources = files.length > 0 || mode !== 'command';
+    const substituted = items.filter((a) => !isKnown(a.v)).flatMap((a) => a.info.inner.flatMap(this.carried));
+    return [...(sources ? [] : stdin), ...files.flatMap((f) => this.listFile(f, stdin, cwd)), ...substituted];
+  }
+
+  /** The listers a file of names holds: stdin's for `-`, a substitution's for `<(…)`, a listing file's. */
+  private listFile(f: Arg, stdin: readonly Invocation[], cwd: Canon | null): readonly Invocation[] {
+    const name = literal(f.v);
+    if (name === '-' || name === '/dev/stdin') return stdin;
+    if (f.info.inner.length > 0) return f.info.inner.flatMap(this.carried);
+    return this.at(canonical(f.v, cwd));
+  }
+
   /** The listers whose names an invocation prints from the listing files it reads (a lister itself is not here). */
   relayed(inv: Invocation): readonly Invocation[] {
     return this.relays.get(inv) ?? [];
@@ -53,7 +104,9 @@ export class ListingFiles {
   /** What a recorded command reads from listing files and the listing it writes (or the listings its writes replace). */
   remember(inv: Invocation): void {
     const operands = LINE_FILTERS.has(inv.program) ? inv.args.filter((a) => !a.v.startsWith('-')) : [];
-    const read = [...this.onStdin(inv.redirs), ...operands.flatMap((a) => this.at(canonical(a.v, inv.cwd)))];
+    // echo and printf print the names they are given (`for f in $(find ~); do echo "$f"; done > list`)
+    const echoed = ECHOES.has(inv.program) ? inv.listedBy ?? [] : [];
+    const read = [...this.onStdin(inv.redirs), ...operands.flatMap((a) => this.at(canonical(a.v, inv.cwd))), ...echoed];
     if (read.length > 0) this.relays.set(inv, [...new Set(read)]);
     const listers = [...new Set([...this.carried(inv), ...inv.upstream.filter(isLister)])];
     for (const r of inv.redirs) if (r.target && writesStdout(r)) this.put(canonical(r.target.v, r.cwd), listers, r.op.endsWith('>>'));
@@ -64,6 +117,15 @@ export class ListingFiles {
         if (FIND_FILE_ACTIONS.has(literal(a.v) ?? '') && target) this.put(canonical(target.v, inv.cwd), [inv], false);
       });
     }
+  }
+
+  /** `{ find ~; } > list`, `( find ~ ) > list`, `done > list`: what the body's commands print, unless into files of their own. */
+  compound(redirs: readonly RedirFact[], produced: readonly Invocation[]): void {
+    const out = redirs.filter((r) => r.target && writesStdout(r));
+    if (out.length === 0) return;
+    const printers = produced.filter((i) => !i.redirs.some(writesStdout));
+    const listers = [...new Set(printers.flatMap((i) => [...this.carried(i), ...i.upstream.filter(isLister)]))];
+    for (const r of out) this.put(canonical(r.target!.v, r.cwd), listers, r.op.endsWith('>>'));
   }
 
   private put(path: Canon | null, listers: readonly Invocation[], append: boolean): void {

@@ -60,13 +60,14 @@ export class Listings {
   /** `carried`: the listers whose names a command prints (itself, or a listing file it reads, see listing-files.ts). */
   constructor(private readonly carried: (inv: Invocation) => readonly Invocation[] = (inv) => (isLister(inv) ? [inv] : [])) {}
 
-  /** Records that `name` holds names these listers print (nothing when none). */
-  mark(vars: Map<string, string>, name: string, listers: readonly Invocation[]): void {
+  /** Records that `name` holds names these listers print (nothing when none); returns `vars`. */
+  mark(vars: Map<string, string>, name: string, listers: readonly Invocation[]): Map<string, string> {
     const ids = [...new Set(listers.map((l) => {
       const i = this.all.indexOf(l);
       return i >= 0 ? i : this.all.push(l) - 1;
     }))];
     if (ids.length > 0) vars.set(listKey(name), ids.join(','));
+    return vars;
   }
 
   /** Positional parameters holding names a find or fd lists: those given unknown, and those xargs or find -exec appends. */

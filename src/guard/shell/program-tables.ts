@@ -9,7 +9,7 @@ export const TRANSFER_OPTIONS = {
   mv: { short: 'tS', long: ['target-directory', 'suffix'] },
   install: { short: 'tmogS', long: ['target-directory', 'mode', 'owner', 'group', 'suffix'] },
   ln: { short: 'tS', long: ['target-directory', 'suffix'] },
-  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown'] },
+  rsync: { short: 'eBTfM', long: ['rsh', 'exclude', 'include', 'filter', 'rsync-path', 'temp-dir', 'partial-dir', 'password-file', 'chmod', 'chown', 'files-from', 'exclude-from', 'include-from'] },
   scp: { short: 'cFiJloPS', long: [] },
 } as const satisfies Readonly<Record<string, OptionSpec>>;
 
@@ -36,8 +36,41 @@ export const TAR_OPTIONS = {
 export const ZIP_OPTIONS = {
   short: 'bnPZsOtxi',
   long: ['unzip-command', 'temp-path', 'suffixes', 'from-date', 'before-date', 'password', 'compression-method', 'split-size', 'output-file', 'exclude', 'include', 'logfile-path'],
-  alias: { 'recurse-paths': 'r', 'recurse-patterns': 'R' },
+  alias: { 'recurse-paths': 'r', 'recurse-patterns': 'R', 'names-stdin': '@' },
 } as const satisfies OptionSpec;
+
+/** sort: options taking a value. */
+export const SORT_OPTIONS = {
+  short: 'ktoST',
+  long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'files0-from', 'batch-size', 'parallel', 'compress-program', 'random-source', 'sort'],
+} as const satisfies OptionSpec;
+
+/** Programs that read the names of the files they read from a list rather than their operands. */
+export interface NameListSpec {
+  readonly spec: OptionSpec;
+  /** Options whose value is a file of names, `-` for stdin (`tar -T FILE`, `rsync --files-from=FILE`). */
+  readonly files?: readonly string[];
+  /** Options with which it reads the names on stdin (`zip -@`, `cpio -o`). */
+  readonly stdin?: readonly string[];
+  /** An `@FILE` operand is a file of names (`7z a X.7z @list`). */
+  readonly atFile?: boolean;
+}
+
+const TAR_LIST: NameListSpec = { spec: TAR_OPTIONS, files: ['T', 'files-from'] };
+const SEVEN_ZIP_LIST: NameListSpec = { spec: {}, atFile: true };
+
+/** `find ~ > l; tar czf x.tgz -T l`, `find ~ | cpio -o`, `find ~ | zip -@ x.zip`: what reads such a list reads what it lists (listing-files.ts). */
+export const NAME_LISTS: Readonly<Record<string, NameListSpec>> = {
+  tar: TAR_LIST, gtar: TAR_LIST, bsdtar: TAR_LIST,
+  // copy-out and copy-pass modes read the names on stdin
+  cpio: { spec: { short: 'FOIHCMER', long: ['file', 'format', 'io-size', 'message', 'pattern-file', 'owner', 'rsh-command', 'block-size'], alias: { create: 'o', 'pass-through': 'p' } }, stdin: ['o', 'p'] },
+  // write mode reads the names on stdin when it is given none
+  pax: { spec: { short: 'bfopsxBGTU' }, stdin: ['w'] },
+  zip: { spec: ZIP_OPTIONS, stdin: ['@'] },
+  rsync: { spec: TRANSFER_OPTIONS.rsync, files: ['files-from'] },
+  sort: { spec: SORT_OPTIONS, files: ['files0-from'] },
+  '7z': SEVEN_ZIP_LIST, '7za': SEVEN_ZIP_LIST, '7zz': SEVEN_ZIP_LIST, '7zr': SEVEN_ZIP_LIST,
+};
 
 /** git's options before its sub-command (`git -C dir status`). */
 export const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const satisfies OptionSpec;
@@ -210,6 +243,10 @@ export interface TreeCopySpec {
   readonly pattern?: readonly string[];
   /** Options with which it lists file names and reads no file (`rg --files`, `ag -g`). */
   readonly namesOnly?: readonly string[];
+  /** Of those, the ones listing the files below its operands (`rg --files`, `ag -g RE`, `ack -f`): a lister, see listers.ts. */
+  readonly lists?: readonly string[];
+  /** Options whose values narrow the files it searches or lists (`-g GLOB`, `-t TYPE`); match-all and `!`-negated values do not. */
+  readonly narrow?: readonly string[];
   /** With no source operand it reads the working directory, or ('unless-stdin') its stdin when that is fed. */
   readonly cwd?: 'always' | 'unless-stdin';
 }
@@ -269,11 +306,11 @@ export const TREE_COPIES: Readonly<Record<string, TreeCopySpec>> = {
   grep: GREP, egrep: GREP, fgrep: GREP,
   rgrep: { ...GREP, recursive: 'always' },
   // these descend by default and read stdin instead when it is fed and no path is given
-  rg: { spec: RG_OPTIONS, recursive: 'always', pattern: ['e', 'f', 'regexp', 'file'], namesOnly: ['files', 'type-list'], cwd: 'unless-stdin' },
-  ag: { spec: { short: 'GgmpW', long: ['file-search-regex', 'max-count', 'depth', 'ignore', 'ignore-dir', 'path-to-ignore', 'pager', 'width', 'workers'], flags: ['list-file-types'] }, recursive: 'always', pattern: [], namesOnly: ['g', 'list-file-types'], cwd: 'unless-stdin' },
-  ack: { spec: { short: 'gm', long: ['match', 'ignore-dir', 'noignore-dir', 'ignore-file', 'type', 'type-add', 'type-set', 'type-del', 'output', 'pager', 'max-count'] }, recursive: 'always', pattern: ['match'], namesOnly: ['f', 'g', 'help-types'], cwd: 'unless-stdin' },
+  rg: { spec: RG_OPTIONS, recursive: 'always', pattern: ['e', 'f', 'regexp', 'file'], namesOnly: ['files', 'type-list'], lists: ['files'], narrow: ['pre-glob', 'g', 'glob', 'iglob', 't', 'type'], cwd: 'unless-stdin' },
+  ag: { spec: { short: 'GgmpW', long: ['file-search-regex', 'max-count', 'depth', 'ignore', 'ignore-dir', 'path-to-ignore', 'pager', 'width', 'workers'], flags: ['list-file-types'] }, recursive: 'always', pattern: [], namesOnly: ['g', 'list-file-types'], lists: ['g'], narrow: ['g', 'G', 'file-search-regex'], cwd: 'unless-stdin' },
+  ack: { spec: { short: 'gmt', long: ['match', 'ignore-dir', 'noignore-dir', 'ignore-file', 'type', 'type-add', 'type-set', 'type-del', 'output', 'pager', 'max-count'] }, recursive: 'always', pattern: ['match'], namesOnly: ['f', 'g', 'help-types'], lists: ['f', 'g'], narrow: ['g', 't', 'type'], cwd: 'unless-stdin' },
   ugrep: UGREP, ug: UGREP, 'ugrep+': UGREP, 'ug+': UGREP,
-  pt: { spec: { short: 'Gg', long: ['file-search-regexp', 'depth', 'ignore', 'output-encode'] }, recursive: 'always', pattern: [], namesOnly: ['g'], cwd: 'unless-stdin' },
+  pt: { spec: { short: 'Gg', long: ['file-search-regexp', 'depth', 'ignore', 'output-encode'] }, recursive: 'always', pattern: [], namesOnly: ['g'], lists: ['g'], narrow: ['g', 'G', 'file-search-regexp'], cwd: 'unless-stdin' },
   // `git [-C DIR] grep --no-index …`, seen as this program (see treeSources)
   'git grep': { spec: GIT_GREP_OPTIONS, recursive: 'always', modes: ['no-index'], pattern: ['e', 'f'], cwd: 'always' },
 };

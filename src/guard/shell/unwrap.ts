@@ -115,12 +115,19 @@ const INPUT_SEPARATOR = /^::::?\+?$/;
 /** GNU parallel's replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`, … */
 const REPLACEMENT = /\{\d*(?:\.|\/\.?|\/\/|#|%)?\}/g;
 
-/** `parallel CMD ::: A B`: CMD run by a shell once per input (in `{}` or appended); inputs alone are commands. */
+/**
+ * `parallel CMD ::: A B`: CMD run by a shell once per input (in `{}` or appended); inputs alone are commands. Inputs
+ * read at run time (stdin, `:::: FILE`, `-a FILE`) are unknown: `$__unknown` in the code, which the walk marks as
+ * holding the names a lister prints (`find ~ | parallel cat`).
+ */
 function parallelRuns(ops: readonly Arg[], fromFile: boolean): { codes: string[]; appends: boolean } {
   const at = ops.findIndex((a) => INPUT_SEPARATOR.test(literal(a.v) ?? ''));
   const command = (at < 0 ? ops : ops.slice(0, at)).map((a) => plain(a.v)).join(' ');
   const files = fromFile || ops.slice(Math.max(at, 0)).some((a) => (literal(a.v) ?? '').startsWith('::::'));
-  if (at < 0 || files) return { codes: command === '' ? [] : [command], appends: true };
+  if (at < 0 || files) {
+    const filled = command.replace(REPLACEMENT, UNKNOWN);
+    return { codes: command === '' ? [] : [codeText(filled !== command ? filled : `${command} ${UNKNOWN}`)], appends: true };
+  }
   const items = ops.slice(at + 1).filter((a) => !INPUT_SEPARATOR.test(literal(a.v) ?? '')).slice(0, MAX_INPUTS);
   if (command === '') return { codes: items.map((a) => plain(a.v)), appends: false };
   const codes = items.map((item) => {
@@ -235,6 +242,9 @@ export function xargsCommandLines(xargsArgs: readonly Arg[], command: readonly A
   const items = (delim !== null ? input.split(delim) : repl !== null ? input.split('\n') : input.split(/\s+/)).map((s) => (repl !== null ? s.trim() : s)).filter((s) => s !== '');
   if (items.length > MAX_XARGS_ITEMS) return null;
   const asArg = (v: string): Arg => ({ v, info: { computed: true, ansi: false, quoted: true, inner: [], raw: v } });
+  // BSD `-J %`: a word `%` is replaced by all the names at once
+  const all = valueOf(p, 'J')?.v;
+  if (all !== undefined) return [command.flatMap((a) => (a.v === all ? items.map(asArg) : [a]))];
   if (repl !== null) return items.map((item) => command.map((a) => (a.v.includes(repl) ? { v: a.v.split(repl).join(item), info: a.info } : a)));
   const n = Number(literal(valueOf(p, 'n', 'max-args')?.v ?? '') ?? '');
   const size = Number.isInteger(n) && n > 0 ? n : Math.max(1, items.length);
@@ -250,6 +260,8 @@ export function xargsCommandLines(xargsArgs: readonly Arg[], command: readonly A
 export function xargsPlaceholders(xargsArgs: readonly Arg[], command: readonly Arg[]): readonly Arg[] {
   const p = parseOptions(xargsArgs, WRAPPERS.xargs!);
   const repl = valueOf(p, 'I', 'replace')?.v ?? (has(p, 'i') ? valueOf(p, 'i')?.v ?? '{}' : null);
+  const all = valueOf(p, 'J')?.v;
+  if (all !== undefined) return command.map((a) => (a.v === all ? { v: UNKNOWN, info: { ...a.info, computed: true } } : a));
   if (repl === null || repl === '') return command;
   return command.map((a) => (a.v.includes(repl) ? { v: a.v.split(repl).join(UNKNOWN), info: { ...a.info, computed: true } } : a));
 }

@@ -79,14 +79,17 @@ export class Walker {
   private stmt(s: Stmt, st: State): void {
     if (!this.budget()) return;
     let inner = s.background ? copy(st, { background: true }) : st;
+    let facts: RedirFact[] = [];
     if (s.cmd.kind !== 'simple') {
-      const facts = s.redirs.map((r) => redirFact(r, this.ctx(inner), inner.cwd));
+      facts = s.redirs.map((r) => redirFact(r, this.ctx(inner), inner.cwd));
       for (const f of facts) this.checks.redirect(f, this.emit);
       // `while read f; do …; done < <(find …)`: what feeds the compound's stdin feeds its commands, like a pipe
       const fed = [...stdinInner(facts), ...this.listingFiles.onStdin(facts)];
       if (fed.length > 0) inner = { ...inner, upstream: [...inner.upstream, ...fed] };
     }
+    const before = this.invocations.length;
     this.command(s.cmd, s, inner);
+    if (facts.length > 0) this.listingFiles.compound(facts, this.invocations.slice(before));
     if (inner !== st && !s.background) st.cwd = inner.cwd;
   }
 
@@ -229,7 +232,8 @@ export class Walker {
       // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
       this.scope(name);
       if (name === 'xargs' && u.rest.length > 0) {
-        const input = stdinText(redirs, st);
+        // text echoed from a listing (`find ~ | while read f; do echo "$f"; done | xargs cat`) is not static
+        const input = st.upstream.some(isLister) ? null : stdinText(redirs, st);
         const lines = input === null ? null : xargsCommandLines(cur.slice(1, cur.length - u.rest.length), u.rest, input);
         if (lines) {
           for (const line of lines.slice(0, MAX_LOOP_ITEMS)) this.argv(line, copy(st, { cwd, vars: new Map(vars), stdinFrom: null }), [], appends);
@@ -247,7 +251,9 @@ export class Walker {
       if (reset && u.rest.length > 0) this.argv(u.rest, copy(st, reset), redirs, appends || u.appendsArgs);
       vars = wrapperVars(name, cur.slice(1), vars);
       const runs = [{ cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map<string, string>() : vars }, ...(reset ? [reset] : [])];
-      if (u.code !== null) for (const r of runs) this.nestedCode(u.code, copy(st, { cwd: r.cwd, vars: childVars(r.vars) }));
+      // `find ~ | parallel cat`, `parallel cat :::: list`: the code's `$__unknown` (its `{}`) holds the names listed
+      const inputs = this.listingFiles.parallelInputs(name, cur.slice(1), st.upstream, cwd);
+      if (u.code !== null) for (const r of runs) this.nestedCode(u.code, copy(st, { cwd: r.cwd, vars: this.listings.mark(childVars(r.vars), '__unknown', inputs) }));
       appends ||= u.appendsArgs;
       if (u.rest.length === 0 || u.remote) {
         this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
@@ -310,7 +316,8 @@ export class Walker {
     this.commands.push(sub === undefined ? { program } : { program, subcommand: sub });
   }
 
-  private record(inv: Invocation): void {
+  private record(given: Invocation): void {
+    const inv = this.listingFiles.withNameLists(given);
     this.invocations.push(inv);
     if (inv.program === '') return;
     this.scope(inv.program, subcommandOf(inv));

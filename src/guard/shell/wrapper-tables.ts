@@ -125,7 +125,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   command: { ...P, noCommand: ['v', 'V'] },
   builtin: P,
   exec: { ...P, short: 'a' },
-  xargs: { ...P, short: 'adEILnPs', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
+  // BSD xargs: -J REPLSTR (the word replaced by all names), -R and -S counts
+  xargs: { ...P, short: 'adEILnPsJRS', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
   busybox: P,
   toybox: P,
   time: { ...P, short: 'fo', long: ['format', 'output'] },

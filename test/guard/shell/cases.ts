@@ -22,6 +22,10 @@ import {
   DOWNLOAD_CLUSTERS, DOWNLOAD_CLUSTERS_ALLOWED, GIT_CONFIG_COUNTS, GIT_CONFIG_COUNTS_JUDGED, LISTING_FILES, LISTING_FILES_ALLOWED, QUOTED_PLACEHOLDERS,
   QUOTED_PLACEHOLDERS_LOOKALIKES, RG_FILES, RG_FILES_LOOKALIKES, SU_FAMILY, SU_FAMILY_LOOKALIKES,
 } from './cases-round7.ts';
+import {
+  COMPOUND_LISTINGS, COMPOUND_LISTINGS_LOOKALIKES, NAME_LIST_LOOKALIKES, NAME_LIST_READS, PARALLEL_INPUTS, QUOTED_NAMES_JUDGED, SEARCH_LISTERS,
+  SEARCH_LISTERS_LOOKALIKES, SERVER_NAMED_DOWNLOADS, SERVER_NAMED_LOOKALIKES,
+} from './cases-round8.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -100,6 +104,16 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'su family look-alikes': SU_FAMILY_LOOKALIKES,
   'rg --files and fd listing hidden files': RG_FILES,
   'rg --files and fd look-alikes': RG_FILES_LOOKALIKES,
+  'tar -T, cpio, zip -@, rsync --files-from reading a listing': NAME_LIST_READS,
+  'name list look-alikes': NAME_LIST_LOOKALIKES,
+  'block and subshell output written to a listing file': COMPOUND_LISTINGS,
+  'block output look-alikes': COMPOUND_LISTINGS_LOOKALIKES,
+  'downloads named by the server, and globs over written files': SERVER_NAMED_DOWNLOADS,
+  'server-named download look-alikes': SERVER_NAMED_LOOKALIKES,
+  'ag -g, ack -f and pt -g listing files': SEARCH_LISTERS,
+  'ag and ack listing look-alikes': SEARCH_LISTERS_LOOKALIKES,
+  'parallel inputs and xargs -J': PARALLEL_INPUTS,
+  'quoted {} and parallel judged as before': QUOTED_NAMES_JUDGED,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -5,7 +5,7 @@ import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type Delete
 import { innermostProgram, programName } from '../unwrap.ts';
 import { TRANSFER_OPTIONS } from '../program-tables.ts';
 import { literal } from '../values.ts';
-import { fdCommands, fdNarrowed, isLister, listerNarrowed, listerStarts, rgNarrowed } from '../listers.ts';
+import { fdCommands, fdNarrowed, isLister, listerNarrowed, listerStarts, treeNarrowed } from '../listers.ts';
 import { ugrepFilters } from '../ugrep.ts';
 import { treeSources } from './targets.ts';
 
@@ -85,7 +85,7 @@ export function checkFind(inv: Invocation, emit: Emit): void {
   const pre = preprocessor(inv);
   if (pre && DELETERS.has(innermostProgram([pre]) ?? '')) {
     // a glob or type narrows the files, as find -name does
-    deletesBelow(treeSources(inv).map((t) => t.path), rgNarrowed(inv), inv.text, emit);
+    deletesBelow(treeSources(inv).map((t) => t.path), treeNarrowed(inv), inv.text, emit);
     return;
   }
   // `git grep -Orm x`: the pager gets every matching file (the rest of its code is walked as shell code)

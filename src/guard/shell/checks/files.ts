@@ -1,7 +1,7 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
-import { NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
+import { NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
 import { gitCommand } from '../git-command.ts';
 import { innerProgram } from '../unwrap.ts';
@@ -62,11 +62,12 @@ function findReads(inv: Invocation): Target[] {
 }
 
 /**
- * `find START | xargs READER`, `find START | while read f; do READER "$f"; done`, `READER $(find START)`: the reader gets
- * the names find (or fd) lists, everything below START, like `find START -exec READER {} +`.
+ * `find START | xargs READER`, `find START | while read f; do READER "$f"; done`, `READER $(find START)`, `tar -T list`:
+ * the reader gets the names find (or fd) lists, everything below START, like `find START -exec READER {} +`.
  */
 function listedReads(inv: Invocation): Target[] {
-  if (!readsFiles(inv.program)) return [];
+  // cpio and pax read the files a list names (see ListingFiles.nameLists), not their operands
+  if (!readsFiles(inv.program) && !NAME_LISTS[inv.program]) return [];
   return [...(inv.appendsArgs ? inv.upstream : []), ...(inv.listedBy ?? [])].filter(isLister).flatMap(listerStarts);
 }
 

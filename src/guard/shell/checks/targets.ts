@@ -2,7 +2,7 @@ import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec, type 
 import type { Arg, Invocation } from '../model.ts';
 import { gitCommand } from '../git-command.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
+import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, SORT_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -44,7 +44,7 @@ export function writeTargets(inv: Invocation): Target[] {
     const p = parseOptions(inv.args, INTERPRETERS.perl);
     for (const a of p.operands) out.push(at(inv, a));
   } else if (prog === 'sort') {
-    const p = parseOptions(inv.args, { short: 'ktoST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'files0-from', 'batch-size', 'parallel', 'compress-program', 'random-source', 'sort'] });
+    const p = parseOptions(inv.args, SORT_OPTIONS);
     for (const a of valuesOf(p, 'o', 'output')) out.push(at(inv, a));
   } else if (prog === 'uniq') {
     // uniq INPUT OUTPUT
