@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
-import { createApprovalGate } from '../approval/gate.ts';
+import { createApprovalGate, type DecisionSink } from '../approval/gate.ts';
 import type { HumanApprover, SmartReviewer } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
+import type { RuleId } from '../policy/rules.ts';
 import { allowlistStore } from '../store/allowlist.ts';
+import { endWait, type WaitEnding } from '../store/approvals.ts';
 import type { Executor } from '../store/db.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
@@ -26,8 +28,28 @@ export type AttendedOutcome = GatedOutcome;
 export function attendedGate(deps: AttendedDeps) {
   return createApprovalGate(deps.config, {
     guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
-    sink: auditDecisionSink(deps.db), humanApprover: deps.approver, smartReviewer: deps.smartReviewer ?? null,
+    sink: endingUnanswered(deps.db, auditDecisionSink(deps.db)), humanApprover: deps.approver, smartReviewer: deps.smartReviewer ?? null,
   });
+}
+
+/** Step 11's refusals of a call nobody answered, and how its stored request ends. */
+const UNANSWERED: Readonly<Partial<Record<string, WaitEnding>>> = {
+  'approval.human.timeout': 'expired', 'approval.human.cancelled': 'withdrawn', 'approval.human.unavailable': 'withdrawn',
+} satisfies Partial<Record<RuleId, WaitEnding>>;
+
+/**
+ * Records the decision, then ends its stored request if it still waits. The approver ends it itself, but
+ * the gate gives it only a short grace: on a loaded machine, or in a process about to exit (Ctrl-C), a
+ * request the gate refused could stay answerable with nobody waiting for the answer.
+ */
+function endingUnanswered(db: Executor, sink: DecisionSink): DecisionSink {
+  return {
+    async record(d, call, ctx) {
+      await sink.record(d, call, ctx);
+      const ending = UNANSWERED[d.rule];
+      if (ending && d.approval_id) await endWait(db, d.approval_id, ending);
+    },
+  };
 }
 
 /** One tool call in an attended context: the same gate and executor as the daemon's. */

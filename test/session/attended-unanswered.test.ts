@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { attendedCall } from '../../src/session/attended-call.ts';
+import { createApproval, getApproval } from '../../src/store/approvals.ts';
+import { approvalRecordOf } from '../../src/store/approver.ts';
+import { buildContext } from '../../src/tools/context.ts';
+import { useTestDatabase } from '../support/db.ts';
+
+const database = useTestDatabase();
+
+/** Persists the request, then ends its wait only `settlesAfterMs` after being told to stop, or fails at once. */
+function approver(mode: { settlesAfterMs: number } | 'fails'): HumanApprover & { asked: ApprovalRequest[] } {
+  const asked: ApprovalRequest[] = [];
+  return {
+    asked,
+    async ask(req, signal): Promise<ApprovalAnswer> {
+      asked.push(req);
+      await createApproval(database().db, approvalRecordOf(req, null));
+      if (mode === 'fails') throw new Error('the approval channel went away');
+      await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      await new Promise((r) => setTimeout(r, mode.settlesAfterMs));
+      return { answer: 'timeout' };
+    },
+  };
+}
+
+async function waitingCall(a: HumanApprover, signal?: AbortSignal) {
+  const config = defaultConfig();
+  const { db } = database();
+  return attendedCall(
+    { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver: a },
+    { tool: 'exec', args: { command: 'curl http://169.254.169.254/latest/' } },
+    buildContext({ channel: 'telegram', user_id: 'alice' }), 0, signal ? { signal } : {},
+  );
+}
+
+describe('an attended call nobody answered leaves no request that can still be answered', () => {
+  it('stopped while it waits, the request is withdrawn by the time the call returns, however long the approver takes to settle', async () => {
+    const slow = approver({ settlesAfterMs: 5_000 });
+    const stop = new AbortController();
+    const call = waitingCall(slow, stop.signal);
+    while (slow.asked.length === 0 || !(await getApproval(database().db, slow.asked[0]!.request_id))) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    const out = await call;
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
+    expect((await getApproval(database().db, slow.asked[0]!.request_id))?.state).toBe('withdrawn');
+  }, 15_000);
+
+  it('an approver that fails after asking leaves its request withdrawn', async () => {
+    const failing = approver('fails');
+    const out = await waitingCall(failing);
+    expect(out.decision).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.unavailable' });
+    expect((await getApproval(database().db, failing.asked[0]!.request_id))?.state).toBe('withdrawn');
+  });
+});
