@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
+import { nearestName } from '../util/nearest-name.ts';
 
 export class JobInputError extends Error {
   /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
@@ -72,7 +73,7 @@ export interface DefinitionChecks {
 export function definitionProblems(def: JobDefinition, checks: DefinitionChecks): string[] {
   const problems: string[] = [];
   def.tools.forEach((t, i) => {
-    if (!checks.knownTool(t)) problems.push(`tools[${i}]: "${t}" is not a known tool`);
+    if (!checks.knownTool(t)) problems.push(`tools[${i}]: "${t}" is not a known tool${didYouMean(t, checks)}`);
     else {
       // listing it would show the approver a power the job never has
       const never = checks.toolProblem?.(t);
@@ -81,7 +82,7 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
   });
   if (def.payload.kind === 'steps') {
     def.payload.steps.forEach((s, i) => {
-      if (!checks.knownTool(s.tool)) problems.push(`payload.steps[${i}].tool: "${s.tool}" is not a known tool`);
+      if (!checks.knownTool(s.tool)) problems.push(`payload.steps[${i}].tool: "${s.tool}" is not a known tool${didYouMean(s.tool, checks)}`);
       // a non-empty tools list is the run's whole allowed set (empty means the default set): a step outside it is refused in every run
       else if (def.tools.length > 0 && !def.tools.includes(s.tool)) {
         problems.push(`payload.steps[${i}] (${s.tool}): not in the job's tools [${def.tools.join(', ')}], so every run would refuse this step (context.allowed_tools); add ${s.tool} to tools`);
@@ -98,6 +99,12 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
     problems.push(`delivery.notify: "${target}" is not a configured notify target (${knownTargets(checks)})`);
   }
   return problems;
+}
+
+/** The catalog's tool a typo most likely meant (`red_file`: read_file), as a hint. */
+function didYouMean(name: string, checks: DefinitionChecks): string {
+  const near = nearestName(name, [...CATALOG_BY_NAME.keys()].filter((t) => checks.knownTool(t)));
+  return near ? ` (did you mean ${near}?)` : '';
 }
 
 /** Tools whose `target` names one of notify.targets: their catalog rows require it. */

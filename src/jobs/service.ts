@@ -60,14 +60,42 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: 
 
 /** One schema problem with its path; an unknown key names the field it most likely meant. */
 function issueText(i: z.core.$ZodIssue): string {
-  const where = i.path.join('.') || 'job definition';
-  if (i.code !== 'unrecognized_keys') return `${where}: ${i.message}`;
+  return shapeIssues(i).map((p) => p.text).join('; ');
+}
+
+/** A shape problem of a definition: where it is (a path into the definition) and what is wrong there. */
+export interface ShapeIssue {
+  readonly path: readonly PropertyKey[];
+  readonly text: string;
+}
+
+/** A path as a builder writes it: `payload.steps[1].args`. */
+export const pathText = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${String(p)}` : String(p)), '');
+
+function shapeIssues(i: z.core.$ZodIssue): ShapeIssue[] {
+  if (i.code !== 'unrecognized_keys') return [{ path: i.path, text: `${pathText(i.path) || 'job definition'}: ${i.message}` }];
   const known = knownKeysAt(i.path);
   return i.keys.map((k) => {
-    const near = nearestName(k, known);
-    return `${[...i.path, k].join('.')}: is not a field of a job${near ? ` (did you mean ${near}?)` : ''}`;
-  }).join('; ');
+    const near = nearestName(k, known) ?? (known.includes('args') && Object.hasOwn(STEP_ALIASES, k) ? STEP_ALIASES[k] : undefined);
+    // a top-level field written inside the payload (or a step): say where it belongs
+    const misplaced = !near && i.path.length > 0 && k in jobDefinitionSchema.shape ? ` (${k} is a top-level field of the job, not of ${pathText(i.path)})` : '';
+    return { path: [...i.path, k], text: `${pathText([...i.path, k])}: is not a field of a job${near ? ` (did you mean ${near}?)` : misplaced}` };
+  });
 }
+
+/**
+ * The shape problems of a create call's definition, or of an update's result (the stored job with the patch),
+ * each with its path, before anyone is asked: the job file's words, not the cronjob tool's `options.…`.
+ */
+export function definitionShapeIssues(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): ShapeIssue[] {
+  const input = stored ? mergedInput(stored, fields) : fields;
+  const parsed = jobDefinitionSchema.safeParse(input);
+  return parsed.success ? [] : parsed.error.issues.flatMap(shapeIssues);
+}
+
+/** What a step's fields are called elsewhere (OpenAI's function calls, other schedulers). */
+const STEP_ALIASES: Readonly<Record<string, string>> = { arguments: 'args', params: 'args', parameters: 'args', input: 'args', name: 'tool', function: 'tool' };
 
 /** The fields a definition may have at a path: the top level, delivery, the payload and its steps. */
 function knownKeysAt(path: readonly PropertyKey[]): string[] {
@@ -182,10 +210,16 @@ export async function updateJobFromCall(
 export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>, checks: DefinitionChecks, now?: Date): JobDefinition {
   if (Object.keys(patch).length === 0) throw new JobInputError('update: names no field to change');
   const before = definitionInputOf(job);
+  const input = mergedInput(job, patch);
+  return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone, ...(now ? { now } : {}) });
+}
+
+/** The stored job's definition with a patch over it; a payload of the same kind keeps the fields the patch leaves out. */
+function mergedInput(job: JobRow, patch: Partial<JobDefinitionInput>): JobDefinitionInput {
+  const before = definitionInputOf(job);
   const payload = patch.payload && typeof patch.payload === 'object' && patch.payload.kind === before.payload.kind
     ? { ...before.payload, ...patch.payload } : patch.payload ?? before.payload;
-  const input = { ...before, ...patch, payload };
-  return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone, ...(now ? { now } : {}) });
+  return { ...before, ...patch, payload } as JobDefinitionInput;
 }
 
 /** The definition fields of a stored job, in the shape parseDefinition takes. */

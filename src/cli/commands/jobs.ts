@@ -11,6 +11,7 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
+import { checkJobFile, namedToolsNotOffered, settingsKeptFromJob } from './jobs-file.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import { redact, redactText } from '../../util/redact.ts';
 
@@ -139,6 +140,20 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
 
+/** The definition fields a flag gave, in place of the job file's. */
+function flaggedFields(flags: DefinitionFlags): Set<string> {
+  const given: [string, unknown][] = [['name', flags.name], ['schedule', flags.schedule], ['timezone', flags.timezone], ['tools', flags.tools],
+    ['payload', flags.steps ?? flags.prompt ?? flags.model]];
+  return new Set(given.filter(([, v]) => v !== undefined).map(([k]) => k));
+}
+
+/** Says, before the approval is asked, which named tools the grant would leave out under this configuration. */
+async function warnToolsNotOffered(config: Config, database: Database, args: Record<string, unknown>, stored: JobRow | null): Promise<void> {
+  const left = await namedToolsNotOffered(config, database.db, args, stored);
+  if (left.length === 0) return;
+  process.stderr.write(`echo-agent: warning: the job names tools its runs are not offered under this configuration: ${left.join('; ')}. `
+    + 'A grant approved now does not cover them, not even once the configuration offers them: fix the configuration first, or approve an update then\n');
+}
 
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
@@ -159,7 +174,11 @@ export function registerJobsCommands(program: Command): void {
     .action(async (flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('create', flags);
-      await reportCall('created', await withStore(config, (db) => attendedCronjob(config, db, args, flags.as)), flags.json, flags.file);
+      if (flags.file !== undefined) await checkJobFile(flags.file, args, flaggedFields(flags));
+      await reportCall('created', await withStore(config, async (db) => {
+        await warnToolsNotOffered(config, db, args, null);
+        return attendedCronjob(config, db, args, flags.as);
+      }), flags.json, flags.file);
     });
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
@@ -174,6 +193,12 @@ export function registerJobsCommands(program: Command): void {
         if (flags.model !== undefined && payload?.kind === 'agent' && !payload.prompt && job.payload.kind !== 'agent') {
           throw new CliError(`--model is for agent jobs; ${ref}${ref === job.id ? '' : ` (${job.id})`} is a ${job.payload.kind} job`);
         }
+        if (flags.file !== undefined) {
+          await checkJobFile(flags.file, args, flaggedFields(flags), job);
+          const kept = await settingsKeptFromJob(config, args, job);
+          if (kept.length > 0) process.stderr.write(redactText(`echo-agent: note: job file ${flags.file} leaves out settings the job has, and the update keeps them: ${kept.join(', ')}; write them in the file to change them\n`));
+        }
+        await warnToolsNotOffered(config, db, { ...args, id: job.id }, job);
         return attendedCronjob(config, db, { ...args, id: job.id }, flags.as);
       }), flags.json, flags.file);
     });

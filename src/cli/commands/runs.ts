@@ -13,13 +13,18 @@ import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 const OUTPUT_SHOWN = 2_000;
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
 
+/** A stored tool call as `name(arguments)`: the loop stores `{id, name, arguments}`, OpenAI's shape nests them in `function`. */
+function callText(c: unknown): string {
+  const call = (c ?? {}) as { name?: unknown; arguments?: unknown; function?: { name?: unknown; arguments?: unknown } };
+  const f = call.function ?? call;
+  const args = typeof f.arguments === 'string' ? f.arguments : f.arguments === undefined ? '' : JSON.stringify(f.arguments);
+  return `${typeof f.name === 'string' ? f.name : '?'}(${args})`;
+}
+
 /** One message of a transcript on one line: who spoke, what they said, the tools asked for. */
 function transcriptLine(m: TranscriptMessage): string {
   const who = m.role === 'tool' ? `[tool${m.name ? ` ${m.name}` : ''}]` : `[${m.role}]`;
-  const calls = (m.tool_calls ?? []).map((c) => {
-    const f = (c as { function?: { name?: string; arguments?: string } }).function;
-    return `${f?.name ?? '?'}(${f?.arguments ?? ''})`;
-  });
+  const calls = (m.tool_calls ?? []).map(callText);
   const text = [m.content ?? '', ...(calls.length ? [`calls: ${calls.join(', ')}`] : [])].filter(Boolean).join(' | ');
   return `${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`;
 }

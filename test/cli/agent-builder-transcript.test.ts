@@ -1,0 +1,47 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { builtinTools } from '../../src/daemon/daemon-tools.ts';
+import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
+import { createGuard } from '../../src/guard/index.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { runCli } from '../support/cli.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel } from '../support/fake-model.ts';
+
+const database = useTestDatabase();
+const workspace = mkdtempSync(join(tmpdir(), 'echo-builder-transcript-'));
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  model = await startFakeModel((_body, n) => (n === 0 ? { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] } : { content: 'Listed.' }));
+  const config = join(workspace, 'echo-agent.yaml');
+  writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
+  env = { ECHO_AGENT_CONFIG: config };
+});
+afterAll(() => model.close());
+
+describe('runs show --transcript of an agent run the daemon made', () => {
+  it('names each tool the model called, with its arguments', async () => {
+    const { db } = database();
+    const cfg = defaultConfig({ tools: { workspace }, model: { base_url: model.url, name: 'scripted' } });
+    const job = await createJob(db, {
+      name: 'lister', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['list_dir'], paused: false,
+      payload: { kind: 'agent', prompt: 'list the workspace' },
+    });
+    const queued = await manualRun({ db }, job.id, 'alice');
+    const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+    await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
+    expect((await getRun(db, queued!.id))?.state).toBe('succeeded');
+    const r = await runCli(['runs', 'show', queued!.id, '--transcript'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('[assistant] calls: list_dir({"path":"."})');
+    expect(r.stdout).not.toContain('?()');
+  });
+});
