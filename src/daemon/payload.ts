@@ -1,4 +1,5 @@
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
+import { reasonForPeople } from '../approval/decision.ts';
 import { ARGS_INVALID, type ApprovalGate } from '../approval/gate.ts';
 import type { RunGrant } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
@@ -77,7 +78,8 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
   for (const [index, step] of payload.steps.entries()) {
     if (signal.aborted) break;
     const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
-    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: decision.reason };
+    // a steps job has no model: the run's output is read by people, so the advice never to retry is not theirs
+    const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: reasonForPeople(decision.reason) };
     if (decision.rule === ARGS_INVALID) {
       // refused before the gate's steps and recorded (I8); not counted as a refusal
       steps.push({ index, tool: step.tool, decision: brief, result });

@@ -108,6 +108,11 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
     const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
     const byTool = Object.fromEntries(decisions.map((d) => [(d.data as { tool: string }).tool, d]));
     expect(byTool.cronjob).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous' });
+    // the decision record keeps the gate's words; the run's output is read by people (no model in a steps job): no advice never to retry
+    expect(byTool.cronjob!.reason).toMatch(/Do not retry/);
+    const shown = (run.output as { steps: { tool: string; decision: { reason: string } }[] }).steps.find((s) => s.tool === 'cronjob');
+    expect(shown?.decision.reason).toMatch(/dangerous/i);
+    expect(shown?.decision.reason).not.toMatch(/retry/i);
     expect(byTool.skill_install).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.exec).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
     expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
