@@ -70,6 +70,19 @@ export const NAME_LISTS: Readonly<Record<string, NameListSpec>> = {
   rsync: { spec: TRANSFER_OPTIONS.rsync, files: ['files-from'] },
   sort: { spec: SORT_OPTIONS, files: ['files0-from'] },
   '7z': SEVEN_ZIP_LIST, '7za': SEVEN_ZIP_LIST, '7zz': SEVEN_ZIP_LIST, '7zr': SEVEN_ZIP_LIST,
+  // wc reads the contents; du (NON_READERS) only sizes, so its --files0-from is left out
+  wc: { spec: { long: ['files0-from', 'total'] }, files: ['files0-from'] },
+};
+
+/**
+ * Archivers and copiers that delete what they read with one of these options (`tar --remove-files`, `zip -m`, `rsync
+ * --remove-source-files`): a recursive delete of it. 7z's `-sdel` is one word, not a cluster of letters.
+ */
+export const SOURCE_REMOVERS: Readonly<Record<string, { readonly options?: readonly string[]; readonly word?: RegExp }>> = {
+  tar: { options: ['remove-files'] }, gtar: { options: ['remove-files'] }, bsdtar: { options: ['remove-files'] },
+  zip: { options: ['m', 'move'] },
+  rsync: { options: ['remove-source-files', 'remove-sent-files'] },
+  '7z': { word: /^-sdel$/i }, '7za': { word: /^-sdel$/i }, '7zz': { word: /^-sdel$/i }, '7zr': { word: /^-sdel$/i },
 };
 
 /** git's options before its sub-command (`git -C dir status`). */
@@ -164,7 +177,8 @@ export const DOWNLOADER_OPTIONS = {
     ],
   },
   wget: {
-    short: 'oaeOPtTwQlARDXIUBi',
+    // `-nv`, `-nd`, `-np`: -n takes the letter after it (`-np` is --no-parent, not -n -p)
+    short: 'oaeOPtTwQlARDXIUBin',
     long: [
       'output-file', 'append-output', 'execute', 'input-file', 'base', 'config', 'bind-address', 'bind-dns-address', 'tries', 'output-document', 'wait',
       'waitretry', 'timeout', 'dns-timeout', 'connect-timeout', 'read-timeout', 'limit-rate', 'quota', 'directory-prefix', 'cut-dirs', 'default-page',

@@ -23,7 +23,7 @@ const fresh = (st: State): State => copy(st, { upstream: [], stdinFrom: null });
 export function runsFile(host: ScriptHost, file: Arg, st: State, via: string, child = false): void {
   const c = canonical(file.v, st.cwd);
   const content = host.files.lookup(c);
-  if (content === DOWNLOADED) host.emit('shell.download.exec', `${via} runs downloaded ${showCanon(c!)}`);
+  if (content === DOWNLOADED) host.emit('shell.download.exec', `${via} runs downloaded ${c ? showCanon(c) : showArg(file.v)}`);
   else if (typeof content === 'string') host.nestedCode(content, fresh(child ? childState(st) : st));
 }
 

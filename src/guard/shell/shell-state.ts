@@ -22,6 +22,8 @@ export interface State {
   readonly loopFactor: number;
   /** Listers whose names the command's arguments are (see listings.ts). */
   readonly listed?: readonly Invocation[];
+  /** What it prints goes on: to a later pipeline stage, a substitution or a compound's file (see dry-run.ts). */
+  readonly feeds?: boolean;
 }
 
 export const copy = (st: State, over: Partial<State> = {}): State => ({ ...st, ...over, vars: over.vars ?? new Map(st.vars) });

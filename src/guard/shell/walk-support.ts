@@ -6,6 +6,9 @@ import type { Redirect, Stmt } from './syntax/ast.ts';
 import { UNKNOWN, plain } from './values.ts';
 import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
 
+// parallel --dry-run: for the walk, with its other helpers
+export { PRINTS_ONLY, printsOnly, printsTo } from './dry-run.ts';
+
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;
 

@@ -18,7 +18,7 @@ import { isLister } from './listers.ts';
 import { Listings, readTargets, stdinInner, stdinListers } from './listings.ts';
 import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin, type ScriptHost } from './scripts.ts';
 import { childState, childVars, commandVars, resetEnv, wrapperVars } from './environment.ts';
-import { andOrChain, isFdPath, otherDialect, redirFact, startsShell, type Checks, type Reparse } from './walk-support.ts';
+import { PRINTS_ONLY, andOrChain, isFdPath, otherDialect, printsOnly, printsTo, redirFact, startsShell, type Checks, type Reparse } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines, xargsPlaceholders } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
 
@@ -85,7 +85,7 @@ export class Walker {
       for (const f of facts) this.checks.redirect(f, this.emit);
       // `while read f; do …; done < <(find …)`: what feeds the compound's stdin feeds its commands, like a pipe
       const fed = [...stdinInner(facts), ...this.listingFiles.onStdin(facts)];
-      if (fed.length > 0) inner = { ...inner, upstream: [...inner.upstream, ...fed] };
+      if (fed.length > 0 || printsTo(facts)) inner = { ...inner, upstream: [...inner.upstream, ...fed], feeds: inner.feeds || printsTo(facts) };
     }
     const before = this.invocations.length;
     this.command(s.cmd, s, inner);
@@ -141,9 +141,9 @@ export class Walker {
     if (stages.length > MAX_PIPE_STAGES) { this.emit('shell.input.too_complex', `pipeline of ${stages.length} commands`); return; }
     const fed: Invocation[] = [];
     let last: Invocation | null = null;
-    for (const stage of stages) {
+    for (const [i, stage] of stages.entries()) {
       const before = this.invocations.length;
-      this.stmt(stage, copy(st, { piped: true, upstream: [...st.upstream, ...fed], stdinFrom: last }));
+      this.stmt(stage, copy(st, { piped: true, upstream: [...st.upstream, ...fed], stdinFrom: last, feeds: st.feeds || i < stages.length - 1 }));
       const produced = this.invocations.slice(before);
       fed.push(...produced, ...produced.flatMap((i) => this.listingFiles.relayed(i)));
       last = produced[produced.length - 1] ?? null;
@@ -157,7 +157,7 @@ export class Walker {
       walkSubst: (stmts, async = false) => {
         const before = this.invocations.length;
         // `f(){ f <(f) <(f); }`: each call starts copies of itself that run at once, like `f|f&`
-        this.stmts(stmts, copy(st, { piped: false, background: async, stdinFrom: null }));
+        this.stmts(stmts, copy(st, { piped: false, background: async, stdinFrom: null, feeds: true }));
         return this.invocations.slice(before);
       },
       substOutput: (stmts) => substOutput(stmts, st, 0),
@@ -226,7 +226,7 @@ export class Walker {
       cur = this.settings.apply(name, cur, vars, cwd);
       // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
       for (const code of embeddedCode(name, cur.slice(1), this.emit, vars, (f) => fileText(this.files, f, cwd))) this.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
-      const u = unwrapOnce(name, cur.slice(1));
+      const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1));
       if (detaches(name, cur.slice(1), u)) this.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
       if (!u) break;
       // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
@@ -258,7 +258,7 @@ export class Walker {
       if (u.rest.length === 0 || u.remote) {
         this.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
         // the shell it starts reads the script on stdin: judged as `sh` reading it
-        for (const r of u.code === null && !u.remote && startsShell(name, cur.slice(1)) ? runs : []) {
+        for (const r of u.code === null && !u.remote && u !== PRINTS_ONLY && startsShell(name, cur.slice(1)) ? runs : []) {
           const local = copy(st, { cwd: r.cwd, vars: new Map(r.vars) });
           const shell = makeInvocation('sh', [], local, redirs, appends);
           this.special(shell, local, { v: 'sh', info: head.info });

@@ -67,8 +67,10 @@ const PARALLEL = {
   long: [
     'jobs', 'sshlogin', 'sshloginfile', 'slf', 'arg-file', 'colsep', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-replace-args', 'max-chars', 'timeout', 'delay',
     'retries', 'joblog', 'results', 'res', 'tmpdir', 'tagstring', 'workdir', 'wd', 'basefile', 'bf', 'return', 'transferfile', 'tf', 'env', 'halt', 'memfree',
-    'load', 'nice', 'block', 'block-size', 'recstart', 'recend', 'termseq', 'limit', 'shebang-wrap', 'ssh', 'sqlmaster', 'sqlworker', 'rpl', 'plus', 'profile',
+    'load', 'nice', 'block', 'block-size', 'recstart', 'recend', 'termseq', 'limit', 'shebang-wrap', 'ssh', 'sqlmaster', 'sqlworker', 'rpl', 'profile',
   ],
+  // flags whose names begin value options' (`--tag` is not `--tagstring`): without them the command became a value
+  flags: ['tag', 'transfer', 'shebang', 'plus'],
 } as const;
 /** Terminal emulators: `-e` and the rest of the line is the command. */
 const TERM_E: WrapperSpec = { commandAfter: ['-e'] };
@@ -176,8 +178,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chpst: { ...P, short: 'uUbe/CnlLmdopfcrt', chdir: ['C'] },
   capsh: { commandAfter: ['--'], shellOf: 'bash' },
   // GNU parallel and sem run their command through a shell, once per input
-  parallel: { ...P, short: PARALLEL.short, long: PARALLEL.long, inputs: true },
-  sem: { ...P, short: PARALLEL.short, long: [...PARALLEL.long, 'id', 'semaphorename', 'semaphoretimeout', 'st'], inputs: true },
+  parallel: { ...P, short: PARALLEL.short, long: PARALLEL.long, flags: PARALLEL.flags, inputs: true },
+  sem: { ...P, short: PARALLEL.short, long: [...PARALLEL.long, 'id', 'semaphorename', 'semaphoretimeout', 'st'], flags: PARALLEL.flags, inputs: true },
   // terminal multiplexers and emulators: the command runs in a session or window of its own
   screen: { ...P, short: 'ceShpsTt', noCommand: ['r', 'x', 'X', 'Q', 'v'], subcommands: SCREEN, subcommandsWith: 'X' },
   tmux: { ...P, short: 'cfLST', code: ['c'], codeOnly: true, subcommands: TMUX },

@@ -26,6 +26,9 @@ import {
   COMPOUND_LISTINGS, COMPOUND_LISTINGS_LOOKALIKES, NAME_LIST_LOOKALIKES, NAME_LIST_READS, PARALLEL_INPUTS, QUOTED_NAMES_JUDGED, SEARCH_LISTERS,
   SEARCH_LISTERS_LOOKALIKES, SERVER_NAMED_DOWNLOADS, SERVER_NAMED_LOOKALIKES,
 } from './cases-round8.ts';
+import {
+  DOWNLOADED_TREES, DOWNLOADED_TREES_LOOKALIKES, FILES0_READS, PARALLEL_DRY_RUN, PARALLEL_DRY_RUN_JUDGED, PARALLEL_FLAGS, SOURCE_DELETES, SOURCE_DELETES_LOOKALIKES,
+} from './cases-round9.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -114,6 +117,14 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'ag and ack listing look-alikes': SEARCH_LISTERS_LOOKALIKES,
   'parallel inputs and xargs -J': PARALLEL_INPUTS,
   'quoted {} and parallel judged as before': QUOTED_NAMES_JUDGED,
+  'tar --remove-files, zip -m, rsync --remove-source-files, 7z -sdel and mv deleting a protected tree': SOURCE_DELETES,
+  'moving or archiving away workspace files': SOURCE_DELETES_LOOKALIKES,
+  'parallel --dry-run printing what it would run': PARALLEL_DRY_RUN,
+  'parallel --dry-run whose output goes on, or that runs anyway': PARALLEL_DRY_RUN_JUDGED,
+  'parallel flags read as options taking the command': PARALLEL_FLAGS,
+  'wget -r trees and downloads saved where the guard cannot tell': DOWNLOADED_TREES,
+  'wget -r look-alikes': DOWNLOADED_TREES_LOOKALIKES,
+  'wc --files0-from reading a listing': FILES0_READS,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

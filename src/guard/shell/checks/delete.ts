@@ -10,7 +10,7 @@ import { ugrepFilters } from '../ugrep.ts';
 import { treeSources } from './targets.ts';
 
 const RM: OptionSpec = { alias: { R: 'r', recursive: 'r', force: 'f', dir: 'd', verbose: 'v' } };
-const RULE: Record<DeleteClass, string> = {
+export const RULE: Record<DeleteClass, string> = {
   root: 'shell.rm.recursive_root',
   system: 'shell.rm.recursive_system_path',
   home: 'shell.rm.recursive_home',
@@ -100,18 +100,21 @@ export function checkFind(inv: Invocation, emit: Emit): void {
   }
 }
 
-/** What a find (or fd) that deletes what it matches destroys, judged by its start points. */
-function findDeletes(find: Invocation, text: string, emit: Emit): void {
+/**
+ * What a find (or fd) that deletes what it matches destroys, judged by its start points. `protectedOnly`: moving or
+ * archiving away what it lists (`| xargs mv -t`, `| zip -m -@`) matters only below a protected start.
+ */
+export function findDeletes(find: Invocation, text: string, emit: Emit, protectedOnly = false): void {
   const words = find.args.map((a) => literal(a.v));
   const filtered = find.program === 'find' ? words.some((w, i) => FIND_FILTERS.has(w ?? '') && !(MATCHES_ALL.has(w ?? '') && words[i + 1] === '*')) : listerNarrowed(find);
-  deletesBelow(listerStarts(find).map((t) => t.path), filtered, text, emit);
+  deletesBelow(listerStarts(find).map((t) => t.path), filtered, text, emit, protectedOnly);
 }
 
 /** Deleting every file below these roots (unless narrowed) is a recursive delete of them. */
-function deletesBelow(roots: readonly (Canon | null)[], narrowed: boolean, text: string, emit: Emit): void {
+function deletesBelow(roots: readonly (Canon | null)[], narrowed: boolean, text: string, emit: Emit, protectedOnly = false): void {
   for (const c of roots) {
     const cls = c && !narrowed ? deleteClass(c) : null;
     if (c && cls) { emit(RULE[cls], `${text} → ${showCanon(c)}`); return; }
   }
-  emit('shell.find.delete', text);
+  if (!protectedOnly || roots.some((c) => c && deleteClass(c))) emit('shell.find.delete', text);
 }

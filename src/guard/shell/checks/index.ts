@@ -3,6 +3,7 @@ import { DOWNLOADERS, INTERPRETERS, READERS, SQL_CLIENTS } from '../program-tabl
 import { WRAPPERS } from '../wrapper-tables.ts';
 import type { Checks } from '../walk-support.ts';
 import { checkFind, checkMove, checkRm } from './delete.ts';
+import { checkSourceDeletes } from './source-deletes.ts';
 import { checkDevices } from './devices.ts';
 import { checkGit, checkPermissions, checkSql } from './data.ts';
 import { checkExec } from './exec.ts';
@@ -12,7 +13,7 @@ import { checkSystem } from './system.ts';
 import { checkControlPlane } from './control-plane.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
+  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
