@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
+import { toolCallText } from '../util/tool-call-text.ts';
 import { transcripts, type TranscriptMessage, type TranscriptRow } from './catalog-schema.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
@@ -130,13 +131,7 @@ function flatten(prompt: string, messages: readonly TranscriptMessage[]): string
   for (const m of messages) {
     const who = m.name ? `${m.role} ${m.name}` : m.role;
     if (m.content) lines.push(`${who}: ${m.content}`);
-    for (const call of m.tool_calls ?? []) lines.push(`${who} → ${describeCall(call)}`);
+    for (const call of m.tool_calls ?? []) lines.push(`${who} → ${toolCallText(call)}`);
   }
   return redactText(lines.join('\n'));
-}
-
-function describeCall(call: unknown): string {
-  const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-  if (fn && typeof fn.name === 'string') return `${fn.name}(${typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})})`;
-  return JSON.stringify(call);
 }

@@ -20,6 +20,8 @@ describe('transcripts', () => {
       { role: 'user', content: 'Summarise the harbour report' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{\n  "path": "harbour.md"\n}' } }] },
       { role: 'tool', name: 'read_file', tool_call_id: 'call_1', content: 'Ships: 12' },
+      // the agent loop's own shape: name and arguments at the top
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_2', name: 'list_dir', arguments: { path: '.' } }] },
       { role: 'assistant', content: 'Twelve ships docked.' },
     ];
     const first = await saveTranscript(database().db, { ...base, run_id: 'run_a', job_id: 'job_a', prompt: 'Summarise the harbour report', messages });
@@ -30,6 +32,7 @@ describe('transcripts', () => {
       'user: Summarise the harbour report',
       'assistant → read_file({\n  "path": "harbour.md"\n})',
       'tool read_file: Ships: 12',
+      'assistant → list_dir({"path":"."})',
       'assistant: Twelve ships docked.',
     ].join('\n'));
     const retry = await saveTranscript(database().db, { ...base, run_id: 'run_a', prompt: 'other prompt', messages: [{ role: 'assistant', content: 'again' }] });

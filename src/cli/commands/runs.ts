@@ -6,6 +6,7 @@ import { parseWhole, refuseEmptyText } from '../option-values.ts';
 import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
+import { toolCallText } from '../../util/tool-call-text.ts';
 import { toolCell } from './audit.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 
@@ -13,18 +14,10 @@ import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 const OUTPUT_SHOWN = 2_000;
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
 
-/** A stored tool call as `name(arguments)`: the loop stores `{id, name, arguments}`, OpenAI's shape nests them in `function`. */
-function callText(c: unknown): string {
-  const call = (c ?? {}) as { name?: unknown; arguments?: unknown; function?: { name?: unknown; arguments?: unknown } };
-  const f = call.function ?? call;
-  const args = typeof f.arguments === 'string' ? f.arguments : f.arguments === undefined ? '' : JSON.stringify(f.arguments);
-  return `${typeof f.name === 'string' ? f.name : '?'}(${args})`;
-}
-
 /** One message of a transcript on one line: who spoke, what they said, the tools asked for. */
 function transcriptLine(m: TranscriptMessage): string {
   const who = m.role === 'tool' ? `[tool${m.name ? ` ${m.name}` : ''}]` : `[${m.role}]`;
-  const calls = (m.tool_calls ?? []).map(callText);
+  const calls = (m.tool_calls ?? []).map(toolCallText);
   const text = [m.content ?? '', ...(calls.length ? [`calls: ${calls.join(', ')}`] : [])].filter(Boolean).join(' | ');
   return `${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`;
 }
