@@ -3,8 +3,8 @@ import type { Config } from '../config/schema.ts';
 import type { Guard, GuardVerdict } from '../guard/types.ts';
 import { classifyRisk } from '../policy/classify-risk.ts';
 import { isElevated, needsElevation } from '../policy/elevation.ts';
-import { removalRule, type ToolFacts } from '../policy/effective-tools.ts';
-import { RULES, type RuleId } from '../policy/rules.ts';
+import { removalReason, removalRule, type ToolFacts } from '../policy/effective-tools.ts';
+import type { RuleId } from '../policy/rules.ts';
 import type { SecurityProfile } from '../policy/security-profiles.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
@@ -102,7 +102,7 @@ function stepZero(call: ToolCall, ctx: ToolExecutionContext, config: Config, dep
     security: opts.securityProfile ?? config.security.profile, network: config.execution.network_policy,
     allowedTools: ctx.allowed_tools,
   });
-  return { facts, pre, refused: removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${ruleSentence(removed)}`) : null };
+  return { facts, pre, refused: removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${removalReason(removed, facts)}`) : null };
 }
 
 /** SPEC §5, step by step; the first step that decides wins. */
@@ -180,8 +180,4 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
     requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),
     ...(signal ? { signal } : {}),
   });
-}
-
-function ruleSentence(rule: RuleId): string {
-  return RULES[rule];
 }

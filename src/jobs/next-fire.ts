@@ -11,7 +11,8 @@ function scheduleOf(schedule: string, timezone: string): Schedule {
   } catch (err) {
     // the timezone message already starts with its field's name
     if (err instanceof ScheduleError && err.field === 'timezone') throw new JobInputError(err.message);
-    throw new JobInputError(`schedule: ${(err as Error).message}`);
+    // the message may name the schedule itself (`schedule "61 2 * * *": …`): say the field once
+    throw new JobInputError(`schedule: ${(err as Error).message.replace(/^schedule (?=")/, '')}`);
   }
 }
 

@@ -68,6 +68,11 @@ export function removalRule(tool: ToolFacts, sel: ToolSelection): RuleId | null 
   return null;
 }
 
+/** Why a tool is not offered, for a person: the rule's sentence, and for a tool not ready what it lacks. */
+export function removalReason(rule: RuleId, tool: Pick<ToolFacts, 'readinessDetail'>): string {
+  return rule === 'tools.not_ready' && tool.readinessDetail ? `${RULES[rule].replace(/\.$/, '')} (${tool.readinessDetail}).` : RULES[rule];
+}
+
 export function effectiveTools(tools: readonly ToolFacts[], sel: ToolSelection): EffectiveTools {
   const offered: OfferedTool[] = [];
   const removed: RemovedTool[] = [];
@@ -76,8 +81,7 @@ export function effectiveTools(tools: readonly ToolFacts[], sel: ToolSelection):
     const rule = removalRule(tool, sel);
     if (rule === null) offered.push({ name: tool.name, risk, capabilities: tool.capabilities });
     else {
-      const reason = rule === 'tools.not_ready' && tool.readinessDetail ? `${RULES[rule]} ${tool.readinessDetail}` : RULES[rule];
-      removed.push({ name: tool.name, risk, rule, reason });
+      removed.push({ name: tool.name, risk, rule, reason: removalReason(rule, tool) });
     }
   }
   return { offered, removed };

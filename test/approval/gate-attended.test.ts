@@ -20,6 +20,11 @@ describe('step 0: availability (I10)', () => {
   it('refuses a reserved name as unavailable', async () => {
     expect(await harness().gate.check({ tool: 'agents_route', args: {} }, attended())).toMatchObject({ outcome: 'deny', step: 0, rule: 'tools.reserved' });
   });
+  it('refuses a tool that is not ready and says what it lacks', async () => {
+    const d = await harness().gate.check({ tool: 'notify', args: { target: 'ops', text: 'hi' } }, attended());
+    expect(d).toMatchObject({ outcome: 'deny', step: 0, rule: 'tools.not_ready' });
+    expect(d.reason).toContain('notify.targets');
+  });
 });
 
 describe('step 1: static guard', () => {

@@ -35,6 +35,14 @@ describe('a job definition with a misspelt field names it and the field it most 
   });
 });
 
+describe('a schedule that does not parse', () => {
+  it('is named once, with its value and the field that is wrong', () => {
+    const got = problem({ ...base, schedule: '61 2 * * *' });
+    expect(got).toContain('schedule: "61 2 * * *": minute field "61" is out of range 0–59');
+    expect(got).not.toMatch(/schedule: schedule/);
+  });
+});
+
 describe('nearestName', () => {
   it('takes the closest name within two edits, else the only name the word begins', () => {
     expect(nearestName('grnat.issued', ['grant.issued', 'grant.revoked'])).toBe('grant.issued');
