@@ -47,6 +47,22 @@ describe('a job file with a bad field, as its author wrote it', () => {
     expect(r.stderr).toContain('line 7: payload.steps[0].arguments: is not a field of a job (did you mean args?)');
   });
 
+  it('names the line of a schedule, a tool or a step the checks refuse, in the file\'s words, not as a cronjob call', async () => {
+    const path = file('refused.yaml', [
+      'name: n3', 'schedule: "61 2 * * *"', 'tools: [list_dir]', 'payload:', '  kind: steps', '  steps:', '    - tool: list_dir', '      args: { path: . }',
+      '    - tool: lst_dir', '      args: {}', '',
+    ].join('\n'));
+    const r = await runCli(['jobs', 'create', '--file', path], { env });
+    expect(r.code).toBe(65);
+    expect(r.stderr).toContain('echo-agent: line 9: payload.steps[1].tool: "lst_dir" is not a known tool (did you mean list_dir?)');
+    expect(r.stderr).not.toContain('invalid arguments for cronjob');
+    const flagged = await runCli(['jobs', 'create', '--file', file('schedule.yaml', stepsJob('')), '--schedule', '61 2 * * *'], { env });
+    expect(flagged.code).toBe(65);
+    // the schedule came from the flag: no line of the file is blamed for it
+    expect(flagged.stderr).toContain('echo-agent: schedule: "61 2 * * *": minute field "61" is out of range 0–59');
+    expect(await listApprovals(database().db)).toHaveLength(0);
+  });
+
   it('on update, names the file\'s line too, judged against the job as it would be', async () => {
     await createJob(database().db, {
       name: 'to-update', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [], paused: false,

@@ -21,6 +21,29 @@ export async function checkJobFile(file: string, args: Record<string, unknown>, 
   throw new CliError(`${problems.join('; ')} (job file ${file})`, EXIT.dataErr);
 }
 
+/**
+ * The definition checks' problems (`schedule: …; payload.steps[1].tool: …`) with the line of the field each
+ * names in the job file; a field a flag gave, or one the file does not hold, keeps the message as it is.
+ */
+export function withFileLines(file: string, problems: string, fromFlags: ReadonlySet<string>): string {
+  const text = safeRead(file);
+  if (text === null) return problems;
+  return problems.split('; ').map((p) => {
+    const path = leadingPath(p);
+    const line = path && !fromFlags.has(String(path[0])) ? lineOf(text, path) : undefined;
+    return line === undefined ? p : `line ${line}: ${p}`;
+  }).join('; ');
+}
+
+/** A problem's leading field path, as the checks write it (`payload.steps[1].tool:`, `tools[0]:`, `payload.steps[2] (exec):`). */
+const PATH_AT_START = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*)(?=:| \()/;
+
+function leadingPath(problem: string): PropertyKey[] | null {
+  const m = PATH_AT_START.exec(problem);
+  if (!m) return null;
+  return [...m[1]!.matchAll(/([A-Za-z_]\w*)|\[(\d+)\]/g)].map((x) => (x[2] !== undefined ? Number(x[2]) : x[1]!));
+}
+
 function safeRead(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');

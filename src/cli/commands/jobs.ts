@@ -11,7 +11,7 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
-import { checkJobFile, namedToolsNotOffered, settingsKeptFromJob } from './jobs-file.ts';
+import { checkJobFile, namedToolsNotOffered, settingsKeptFromJob, withFileLines } from './jobs-file.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import { redact, redactText } from '../../util/redact.ts';
 
@@ -122,23 +122,29 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   }
 }
 
-async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: string): Promise<void> {
+async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: { path: string; fromFlags: ReadonlySet<string> }): Promise<void> {
   if (json) printJson(outcome);
   else if (outcome.result.success) {
     const { GRANT_POLICY_RULES } = await import('../../jobs/grant-policy.ts');
     process.stdout.write(`${changeLine(verb, outcome.result.output, outcome.decision, GRANT_POLICY_RULES)}\n`);
   }
   if (!outcome.result.success) {
-    // a field named in the message may come from the job file: say which file was read
-    const where = file !== undefined && outcome.result.errorKind === 'validation' ? ` (job file ${file}, with the options given beside it)` : '';
     const { reasonForPeople } = await import('../../approval/decision.ts');
     // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
-    process.stderr.write(`echo-agent: ${reasonForPeople(outcome.result.error ?? '')}${where}\n`);
+    let said = reasonForPeople(outcome.result.error ?? '');
+    if (file !== undefined && outcome.result.errorKind === 'validation') {
+      // the job file's problems in its own words and lines, not as the cronjob call it became
+      said = `${withFileLines(file.path, said.replace(/^invalid arguments for cronjob: /, ''), file.fromFlags)} (job file ${file.path}, with the options given beside it)`;
+    }
+    process.stderr.write(`echo-agent: ${said}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
   // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
+
+/** The job file read, if any, and the fields flags gave in its place. */
+const jobFile = (flags: DefinitionFlags) => (flags.file === undefined ? undefined : { path: flags.file, fromFlags: flaggedFields(flags) });
 
 /** The definition fields a flag gave, in place of the job file's. */
 function flaggedFields(flags: DefinitionFlags): Set<string> {
@@ -178,7 +184,7 @@ export function registerJobsCommands(program: Command): void {
       await reportCall('created', await withStore(config, async (db) => {
         await warnToolsNotOffered(config, db, args, null);
         return attendedCronjob(config, db, args, flags.as);
-      }), flags.json, flags.file);
+      }), flags.json, jobFile(flags));
     });
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
@@ -200,7 +206,7 @@ export function registerJobsCommands(program: Command): void {
         }
         await warnToolsNotOffered(config, db, { ...args, id: job.id }, job);
         return attendedCronjob(config, db, { ...args, id: job.id }, flags.as);
-      }), flags.json, flags.file);
+      }), flags.json, jobFile(flags));
     });
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
