@@ -1,6 +1,7 @@
 import type { Decision } from '../approval/decision.ts';
 import { ARGS_INVALID, OVER_CALL_LIMIT, type StepZeroRefusal } from '../approval/gate.ts';
 import type { ToolResult } from '../tools/types.ts';
+import { printable } from '../util/printable.ts';
 import { pairSafeEnd } from '../tools/spill.ts';
 import { redactText } from '../util/redact.ts';
 import type { ChatClient, ChatMessage, OfferedFunction, ToolCallRequest } from './model-client.ts';
@@ -21,6 +22,8 @@ export interface AgentLimits {
 
 /** As model.max_tool_calls_per_turn's default. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 16;
+/** How much of a tool name the model sent the records keep (function names are at most 64 characters). */
+export const TOOL_NAME_MAX_CHARS = 128;
 /** How much of a failed call's error a run's output keeps. */
 export const CALL_ERROR_MAX_CHARS = 500;
 
@@ -126,8 +129,10 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
     const crossed = overBudget();
     if (crossed) return crossed;
 
-    for (const [n, request] of res.tool_calls.entries()) {
+    for (const [n, asked] of res.tool_calls.entries()) {
       const index = calls.length;
+      // the name is model input that lands in audit records and run output: no line breaks or escapes there
+      const request = { ...asked, name: printable(asked.name, TOOL_NAME_MAX_CHARS) };
       // every call of the response gets its answer; past the limit the answer is that it was not run
       const { outcome, malformed } = n < maxCalls
         ? await callOne(input, request, index, signal)

@@ -1,3 +1,5 @@
+import { printable } from '../util/printable.ts';
+
 /** Writes a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -5,7 +7,8 @@ export function printJson(value: unknown): void {
 
 /** A plain aligned table; cells are stringified, columns padded to the widest cell. */
 export function printTable(headers: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const cells = [headers, ...rows.map((r) => r.map((c) => (c === undefined || c === null ? '' : String(c))))];
+  // cells hold what models and callers wrote (tool names, arguments, reasons): a line break or an escape would forge rows
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === undefined || c === null ? '' : printable(String(c)))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   for (const row of cells) {
     process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);

@@ -3,7 +3,7 @@ import { protectedFiles } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
-import { checkPaths, PATH_RULES, resolveRoots, treePaths, writesInside } from './paths/index.ts';
+import { checkPaths, daemonStateRoots, PATH_RULES, resolveRoots, treePaths, writesInside } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
@@ -36,6 +36,8 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     safeWriteRoot: config.tools.safe_write_root,
     // the store's files and the config file only: under systemd and in the image the workspace itself lives in data_dir
     forbiddenRoots: resolveRoots(protectedFiles(config), fs),
+    // what the daemon and its operators use (data_dir outside the workspace, the skills): refused here, audited and counted
+    stateRoots: daemonStateRoots(config, fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
 

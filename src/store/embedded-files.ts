@@ -17,7 +17,8 @@ export function protectedFiles(config: { readonly daemon: { readonly data_dir: s
 
 /** The embedded database's files in a data dir, which no tool may read or write (path.daemon_state). */
 export function storeFiles(dataDir: string): string[] {
-  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE, SERVER_LOG, OWNER_FILE].map((name) => path.join(dataDir, name));
+  // the start lock too: a job writing a live pid into it would hold every later start for good
+  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE, SERVER_LOG, OWNER_FILE, START_LOCK].map((name) => path.join(dataDir, name));
 }
 
 /** The embedded server's own output. */
@@ -221,6 +222,8 @@ export async function withPrivateTmp<T>(dataDir: string, user: OsUser | null, fn
 
 /** How long a starter waits for another one to finish before giving up. */
 const START_LOCK_WAIT_MS = 120_000;
+/** The start lock's name in the data dir (withStartLock). */
+const START_LOCK = 'pg.start.lock';
 /** How long a lock file may stay empty (made, its pid not yet written) before it counts as left behind. */
 const LOCK_WRITE_GRACE_MS = 5_000;
 
@@ -229,7 +232,7 @@ const LOCK_WRITE_GRACE_MS = 5_000;
  * the process starting the server. A lock whose process is gone is stale and taken over.
  */
 export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
-  const lock = path.join(dataDir, 'pg.start.lock');
+  const lock = path.join(dataDir, START_LOCK);
   const deadline = Date.now() + START_LOCK_WAIT_MS;
   let told = false;
   for (;;) {

@@ -82,7 +82,7 @@ describe('the embedded database files, out of reach of tools that walk a directo
   it('the tools refuse the files themselves even when called directly, not through the gate', async () => {
     const r = await run(readFileTool(config(), new MemorySpillStore()), { path: '../pg-password' });
     expect(r).toMatchObject({ success: false, errorKind: 'denied' });
-    expect(r.error).toContain("embedded database's directory or its password file");
+    expect(r.error).toContain("embedded database's directory, its password file");
     expect((await run(listDirTool(config()), { path: '../pg' })).success).toBe(false);
   });
 

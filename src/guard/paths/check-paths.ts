@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
+import { printable } from '../../util/printable.ts';
 import { canonical, holdsSecret, isAnySecret } from '../shell/paths.ts';
 import { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';
 
@@ -11,8 +12,10 @@ export const PATH_RULES = {
   'path.outside_safe_write_root': 'The path is written outside tools.safe_write_root.',
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
   'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
-  'path.daemon_state': "The path is the embedded database's directory or its password file in daemon.data_dir, or the configuration file this process read, which no tool may read or write: it would hand the store's credentials, API keys or notify tokens to a model or a job.",
+  'path.daemon_state': "The path is the embedded database's directory, its password file or its start lock in daemon.data_dir, or the configuration file this process read, which no tool may read or write: it would hand the store's credentials, API keys or notify tokens to a model or a job, or keep the store from starting.",
   'path.secret': 'The path is a secret the shell guard also refuses to read (password hashes, root\'s SSH directory, an SSH private key or a stored cloud or git credential), and no file tool may read or write it.',
+  'path.daemon_dir': "The path is in the daemon's own directory (daemon.data_dir outside the workspace, the installed skills), which file tools may not write: the daemon and the people who run it use what is there, so a job writing it could stop the daemon or change what later runs are given.",
+  'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read it.",
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, SSH private keys or stored cloud and git credentials).',
 } as const;
 
@@ -29,15 +32,26 @@ export interface PathPolicy {
    * paths: the caller resolves them (see resolveRoots), once, rather than on every call.
    */
   readonly forbiddenRoots?: () => Promise<readonly string[]>;
+  /** Places no write may reach (path.daemon_dir) but through an `open` root inside them (the workspace in data_dir); real absolute paths. */
+  readonly stateRoots?: () => Promise<StateRoots>;
+}
+
+/** The daemon's own directories, and the roots carved out of them that file tools may still write (see stateRootsOf). */
+export interface StateRoots {
+  readonly roots: readonly string[];
+  readonly open: readonly string[];
 }
 
 // /proc/<self|thread-self|pid>[/task/<tid>]/<magic link>
 const PROC_MAGIC = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(root|cwd|exe|fd|fdinfo|map_files)(\/|$)/;
 
-const shown = (p: string): string => {
-  const clean = p.replace(/\0/g, '\\0');
-  return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-};
+// a path is model input: its control characters must not forge lines in `audit list` (NUL included)
+// /proc/<pid>[/task/<tid>]/environ and the like; for a whole-tree read, /proc and a process's directory too
+const PROC_SECRET = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(environ|cmdline|mem)$/;
+const PROC_SECRET_TREE = /^\/proc(\/(self|thread-self|\d+)(\/task(\/\d+)?)?)?\/?$/;
+const procSecret = (p: string, tree: boolean): boolean => PROC_SECRET.test(p) || (tree && PROC_SECRET_TREE.test(p));
+
+const shown = (p: string): string => printable(p.replace(/\0/g, '\\0'), 300);
 
 const finding = (rule: PathRule, path: string, detail = ''): GuardFinding => ({
   rule,
@@ -78,6 +92,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
   const lexical = resolve(base, path);
   if (PROC_MAGIC.test(lexical)) return [finding('path.proc_escape', path)];
+  if (procSecret(lexical, tree)) return [finding('path.proc_secret', path)];
   let targets: string[];
   try {
     targets = await targetsOf(path, base, fs);
@@ -89,6 +104,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
     return [...(secret ? [secret] : []), finding('path.unresolvable', path, code ? `(${code})` : '')];
   }
   if (targets.some((t) => PROC_MAGIC.test(t))) return [finding('path.proc_escape', path)];
+  if (targets.some((t) => procSecret(t, tree))) return [finding('path.proc_secret', path)];
   for (const root of forbidden) {
     const inside = targets.find((t) => isInside(t, root));
     if (inside !== undefined) return [finding('path.daemon_state', path, `It resolves to ${shown(inside)}.`)];
@@ -134,8 +150,37 @@ export async function checkPaths(
   }
   const forbidden = paths.read.length + paths.write.length > 0 && policy.forbiddenRoots ? await policy.forbiddenRoots() : [];
   const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden, tree.has(p))));
-  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden)));
+  const state = paths.write.length > 0 && policy.stateRoots ? await policy.stateRoots() : null;
+  const writes = await Promise.all(paths.write.map(async (p) => {
+    const found = await judge(p, base, [...workspace, ...safeRoot], fs, forbidden);
+    // refused already for what the path is, or not to be resolved again
+    if (!state || found.some((f) => SETTLED_WRITE.has(f.rule))) return found;
+    const intoState = await stateFinding(p, base, state, fs);
+    return intoState ? [intoState, ...found] : found;
+  }));
   return [...reads.flat(), ...writes.flat()];
+}
+
+const SETTLED_WRITE = new Set<string>(['path.nul_byte', 'path.proc_escape', 'path.unresolvable', 'path.daemon_state']);
+
+/** A write into a state root that no open root inside it carves out (path.daemon_dir). */
+async function stateFinding(path: string, base: string, state: StateRoots, fs: PathFs): Promise<GuardFinding | null> {
+  const targets = await targetsOf(path, base, fs).catch(() => [resolve(base, path)]);
+  for (const t of targets) {
+    const root = state.roots.find((r) => isInside(t, r) && !state.open.some((o) => isInside(o, r) && isInside(t, o)));
+    if (root !== undefined) return finding('path.daemon_dir', path, `It resolves to ${shown(t)}, in ${shown(root)}.`);
+  }
+  return null;
+}
+
+/**
+ * The daemon's own places as StateRoots, resolved like resolveRoots: `dataDir` and `skills`, writable only
+ * through `open` (the workspace, the safe write root) where those lie inside them.
+ */
+export function stateRootsOf(dirs: { readonly dataDir: string; readonly skills: string; readonly open: readonly string[] }, fs: PathFs = systemPathFs, ttlMs = 10_000): () => Promise<StateRoots> {
+  const roots = resolveRoots([dirs.dataDir, dirs.skills], fs, ttlMs);
+  const open = resolveRoots(dirs.open, fs, ttlMs);
+  return async () => ({ roots: await roots(), open: await open() });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import { checkPaths, isInside, resolveRoots } from '../../guard/paths/index.ts';
+import { checkPaths, daemonStateRoots, isInside, resolveRoots, type StateRoots } from '../../guard/paths/index.ts';
 import { protectedFiles } from '../../store/embedded-files.ts';
 import { fail, type ToolResult } from '../types.ts';
 
@@ -16,6 +16,7 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
     restrictToWorkspace: config.tools.restrict_to_workspace,
     safeWriteRoot: config.tools.safe_write_root,
     forbiddenRoots: protectedFilesOf(config),
+    stateRoots: stateRootsFor(config),
   });
   const bad = findings.find((f) => f.severity === 'deny');
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
@@ -47,6 +48,18 @@ const protectedRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
 export function protectedFilesOf(config: Config): () => Promise<readonly string[]> {
   let roots = protectedRoots.get(config);
   if (!roots) protectedRoots.set(config, (roots = resolveRoots(protectedFiles(config))));
+  return roots;
+}
+
+const stateRoots = new WeakMap<Config, () => Promise<StateRoots>>();
+
+/** The guard's daemonStateRoots, made once per configuration (its real paths are kept for a while). */
+export function stateRootsFor(config: Config): () => Promise<StateRoots> {
+  let roots = stateRoots.get(config);
+  if (!roots) {
+    roots = daemonStateRoots(config);
+    stateRoots.set(config, roots);
+  }
   return roots;
 }
 
