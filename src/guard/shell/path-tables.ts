@@ -28,6 +28,15 @@ export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|tty(S|USB|ACM)?
 export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];
 export const SECRET_DIRS: readonly string[] = ['/root/.ssh'];
 /**
+ * A process's environment, command line and memory (`/proc/<pid>[/task/<tid>]/<name>`): echo-agent's own, the parent
+ * of the exec tool's shell, holds the configuration's secrets (as path.proc_secret refuses them to the file tools).
+ */
+export const PROC_SECRET_NAMES: readonly string[] = ['environ', 'cmdline', 'mem'];
+/** What a process directory under /proc may be called: a pid, or the reader's own (`self`, `thread-self`). */
+export const PROC_PID = /^(\d+|self|thread-self)$/;
+/** Names a glob or an unknown word (`/proc/*`, `/proc/$PPID`) is tried against: it may name a process when it matches one. */
+export const PROC_PID_SAMPLES: readonly string[] = ['1', '4242', 'self', 'thread-self'];
+/**
  * Files that hold nothing but credentials, wherever they are (home-relative suffixes): reading one hands
  * them over, like a private key. Files others read routinely (`.netrc` for curl, `.env`, configs) are not here.
  */

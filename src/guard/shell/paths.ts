@@ -1,8 +1,8 @@
 import {
   HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
-  SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
+  PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
-import { GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, display, hasGlob, isKnown } from './values.ts';
+import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
 
 /**
  * A canonical path: `..`, `.`, `//` and trailing `/` resolved. The home
@@ -168,11 +168,36 @@ export function isBlockDevice(given: Canon | null): boolean {
   return DEVICE_SAMPLES.some((d) => reaches(c, d, false));
 }
 
-/** /etc/shadow and friends, root's SSH keys (globs included). */
+/** /etc/shadow and friends, root's SSH keys, a process's environment, command line or memory (globs included). */
 export function isSecret(given: Canon | null): boolean {
   const c = rooted(given);
   if (!c) return false;
-  return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true));
+  return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true)) || isProcSecret(c);
+}
+
+const UNKNOWN_PARTS = new RegExp(`[${UNKNOWN}${FIELD_SPLIT}]+`, 'g');
+
+/** A word naming a process (a task when `task`) under /proc: an unknown part (`$PPID`, `$(pgrep x)`) may be any pid. */
+function namesProcess(seg: string, task: boolean): boolean {
+  const s = seg.replace(UNKNOWN_PARTS, GLOB_STAR);
+  if (!hasGlob(s)) return task ? /^\d+$/.test(s) : PROC_PID.test(s);
+  return PROC_PID_SAMPLES.some((p) => (!task || /^\d+$/.test(p)) && segMatches(s, p));
+}
+
+/** `/proc/PID` or `/proc/PID/task/TID`; with `tree` also `/proc` and `/proc/PID/task`, whose whole tree holds them. */
+function procDir(s: readonly string[], tree: boolean): boolean {
+  if (s.length === 0 || s.length > 4 || !segMatches(s[0]!, 'proc')) return false;
+  if (s.length === 1) return tree;
+  if (!namesProcess(s[1]!, false)) return false;
+  if (s.length === 2) return true;
+  if (!segMatches(s[2]!, 'task')) return false;
+  return s.length === 3 ? tree : namesProcess(s[3]!, true);
+}
+
+/** `/proc/<pid>[/task/<tid>]/{environ,cmdline,mem}` (what path.proc_secret refuses the file tools). */
+function isProcSecret(c: Canon): boolean {
+  const s = c.segs;
+  return (s.length === 3 || s.length === 5) && procDir(s.slice(0, -1), false) && PROC_SECRET_NAMES.some((n) => segMatches(s[s.length - 1]!, n));
 }
 
 /** A private SSH key in any `.ssh` directory (globs included). */
@@ -238,5 +263,5 @@ export function holdsSecret(c: Canon | null): boolean {
   }
   if (c.base === 'home' && c.up === 0 && c.segs.length === 0) return true;
   const r = rooted(c);
-  return r !== null && ROOTED_SECRETS.some((t) => above(r, t));
+  return r !== null && (ROOTED_SECRETS.some((t) => above(r, t)) || procDir(r.segs, true));
 }

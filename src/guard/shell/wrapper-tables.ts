@@ -67,10 +67,11 @@ const PARALLEL = {
   long: [
     'jobs', 'sshlogin', 'sshloginfile', 'slf', 'arg-file', 'colsep', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-replace-args', 'max-chars', 'timeout', 'delay',
     'retries', 'joblog', 'results', 'res', 'tmpdir', 'tagstring', 'workdir', 'wd', 'basefile', 'bf', 'return', 'transferfile', 'tf', 'env', 'halt', 'memfree',
-    'load', 'nice', 'block', 'block-size', 'recstart', 'recend', 'termseq', 'limit', 'shebang-wrap', 'ssh', 'sqlmaster', 'sqlworker', 'rpl', 'profile',
+    'load', 'nice', 'block', 'block-size', 'recstart', 'recend', 'termseq', 'limit', 'ssh', 'sqlmaster', 'sqlworker', 'rpl', 'profile',
   ],
-  // flags whose names begin value options' (`--tag` is not `--tagstring`): without them the command became a value
-  flags: ['tag', 'transfer', 'shebang', 'plus'],
+  // flags whose names begin value options' (`--tag` is not `--tagstring`): without them the command became a value;
+  // `--shebang-wrap` takes none either (the script path after it is the command)
+  flags: ['tag', 'transfer', 'shebang', 'shebang-wrap', 'plus'],
 } as const;
 /** Terminal emulators: `-e` and the rest of the line is the command. */
 const TERM_E: WrapperSpec = { commandAfter: ['-e'] };

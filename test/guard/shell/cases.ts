@@ -29,6 +29,9 @@ import {
 import {
   DOWNLOADED_TREES, DOWNLOADED_TREES_LOOKALIKES, FILES0_READS, PARALLEL_DRY_RUN, PARALLEL_DRY_RUN_JUDGED, PARALLEL_FLAGS, SOURCE_DELETES, SOURCE_DELETES_LOOKALIKES,
 } from './cases-round9.ts';
+import {
+  PROC_LOOKALIKES, PROC_SECRETS, PROC_TREES, PROCESS_DUMPERS, SOURCE_FILE_DELETES, SOURCE_FILE_DELETES_LOOKALIKES,
+} from './cases-round10.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -125,6 +128,12 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'wget -r trees and downloads saved where the guard cannot tell': DOWNLOADED_TREES,
   'wget -r look-alikes': DOWNLOADED_TREES_LOOKALIKES,
   'wc --files0-from reading a listing': FILES0_READS,
+  'process environments, command lines and memory under /proc': PROC_SECRETS,
+  '/proc and process directories read whole': PROC_TREES,
+  'ps printing environments and gcore dumping memory': PROCESS_DUMPERS,
+  '/proc, ps and gcore look-alikes': PROC_LOOKALIKES,
+  'zip -m, rsync --remove-source-files, tar --remove-files deleting one system file; parallel --shebang-wrap': SOURCE_FILE_DELETES,
+  'moving away files outside system directories': SOURCE_FILE_DELETES_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -11,15 +11,16 @@ import { checkNetworkTarget } from './network.ts';
 import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts';
 import { checkSystem } from './system.ts';
 import { checkControlPlane } from './control-plane.ts';
+import { PROCESS_READER_PROGRAMS, checkProcessSecrets } from './processes.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
+  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent',
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS,
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 

@@ -1,7 +1,7 @@
 import { has, parseOptions } from '../flags.ts';
 import { isLister } from '../listers.ts';
 import type { Emit, Invocation } from '../model.ts';
-import { deleteClass, showCanon } from '../paths.ts';
+import { deleteClass, inSystemDir, showCanon } from '../paths.ts';
 import { SOURCE_REMOVERS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
 import { RULE, findDeletes } from './delete.ts';
@@ -17,11 +17,14 @@ export function checkSourceDeletes(inv: Invocation, emit: Emit): void {
   const mv = inv.program === 'mv';
   if (!mv && !removesSources(inv)) return;
   // mv's own operands: checkMove; rsync --files-from: the operand is only the base its names are relative to
-  const trees = mv || (inv.program === 'rsync' && has(parseOptions(inv.args, TREE_COPIES.rsync!.spec), 'files-from')) ? [] : treeSources(inv);
-  for (const t of trees) {
+  const named = mv || (inv.program === 'rsync' && has(parseOptions(inv.args, TREE_COPIES.rsync!.spec), 'files-from'));
+  for (const t of named ? [] : treeSources(inv)) {
     const cls = t.path && deleteClass(t.path);
     if (t.path && cls) { emit(RULE[cls], `${inv.text} → ${showCanon(t.path)} (deletes what it reads)`); return; }
   }
+  // one file (or a directory read without recursion) inside a system directory, as `rm /etc/passwd`
+  const file = named ? undefined : treeSources(inv, true).find((t) => t.path && inSystemDir(t.path));
+  if (file) { emit('shell.rm.system_file', `${inv.text} → ${showCanon(file.path!)} (deletes what it reads)`); return; }
   const listers = [...(inv.appendsArgs ? inv.upstream : []), ...(inv.listedBy ?? [])].filter(isLister);
   for (const lister of new Set(listers)) findDeletes(lister, `${lister.text} | ${inv.text}`, emit, true);
 }

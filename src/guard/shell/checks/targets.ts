@@ -110,14 +110,14 @@ export function gitGrep(inv: Invocation): Invocation | null {
 
 /**
  * What a recursive copy, archive or search reads whole (`cp -r SRC… DEST`, `tar c[f F] SRC…`, `zip -r Z SRC…`,
- * `grep -r PATTERN SRC…`); empty when it is not one.
+ * `grep -r PATTERN SRC…`); empty when it is not one. `anyDepth`: its sources without recursion too (`zip -m Z FILE`).
  */
-export function treeSources(called: Invocation): Target[] {
+export function treeSources(called: Invocation, anyDepth = false): Target[] {
   const inv = gitGrep(called) ?? called;
   const t = TREE_COPIES[inv.program];
   if (!t) return [];
   const p = parseOptions(inv.args, t.spec);
-  if (t.recursive !== 'always' && !wants(p, t.recursive)) return [];
+  if (!anyDepth && t.recursive !== 'always' && !wants(p, t.recursive)) return [];
   if ((t.flat && has(p, ...t.flat)) || (t.modes && !has(p, ...t.modes)) || (t.namesOnly && has(p, ...t.namesOnly))) return [];
   if (t.verbs && !t.verbs.includes(literal(p.operands[0]?.v ?? '') ?? '')) return [];
   let ops = p.operands.slice(t.skip ?? 0);
