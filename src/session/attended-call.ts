@@ -42,12 +42,16 @@ const UNANSWERED: Readonly<Partial<Record<string, WaitEnding>>> = {
  * the gate gives it only a short grace: on a loaded machine, or in a process about to exit (Ctrl-C), a
  * request the gate refused could stay answerable with nobody waiting for the answer.
  */
-function endingUnanswered(db: Executor, sink: DecisionSink): DecisionSink {
+export function endingUnanswered(db: Executor, sink: DecisionSink): DecisionSink {
   return {
     async record(d, call, ctx) {
-      await sink.record(d, call, ctx);
       const ending = UNANSWERED[d.rule];
-      if (ending && d.approval_id) await endWait(db, d.approval_id, ending);
+      try {
+        await sink.record(d, call, ctx);
+      } finally {
+        // even when the record failed: the call is refused either way, so nobody may answer it any more
+        if (ending && d.approval_id) await endWait(db, d.approval_id, ending);
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import type { TranscriptMessage } from '../store/catalog-schema.ts';
 import type { Executor } from '../store/db.ts';
+import { endingUnanswered } from './attended-call.ts';
 import { saveTranscript } from '../store/transcripts.ts';
 import { buildContext, restrictedTo, type ToolExecutionContext } from '../tools/context.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -38,6 +39,8 @@ export function attendedRuntime(deps: AttendedSessionDeps): AgentRuntime {
   const runtime = createAgentRuntime({
     config: deps.config, tools: deps.tools, guard: deps.guard, db: deps.db, chat: deps.chat,
     humanApprover: deps.approver, smartReviewer: deps.smartReviewer,
+    // a request nobody answered ends in the store with the decision (see endingUnanswered)
+    wrapSink: (sink) => endingUnanswered(deps.db, sink),
   });
   deps.agentHost?.bind(runtime);
   return runtime;

@@ -1,15 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentChatClient } from '../../src/agent/model-config.ts';
 import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
+import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
 import { createApproval, getApproval } from '../../src/store/approvals.ts';
 import { approvalRecordOf } from '../../src/store/approver.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { startFakeModel } from '../support/fake-model.ts';
 
 const database = useTestDatabase();
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+beforeAll(async () => {
+  model = await startFakeModel((_body, n) => (n === 0 ? { tool_calls: [{ name: 'exec', arguments: { command: 'curl http://169.254.169.254/latest/' } }] } : { content: 'ok' }));
+});
+afterAll(() => model.close());
 
 /** Persists the request, then ends its wait only `settlesAfterMs` after being told to stop, or fails at once. */
 function approver(mode: { settlesAfterMs: number } | 'fails'): HumanApprover & { asked: ApprovalRequest[] } {
@@ -55,4 +63,17 @@ describe('an attended call nobody answered leaves no request that can still be a
     expect(out.decision).toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.unavailable' });
     expect((await getApproval(database().db, failing.asked[0]!.request_id))?.state).toBe('withdrawn');
   });
+
+  it('an agent turn (echo-agent run) stopped while a call waits leaves its request withdrawn too', async () => {
+    const { db } = database();
+    const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-session-unanswered-1' } });
+    const slow = approver({ settlesAfterMs: 5_000 });
+    const deps = { config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config), approver: slow, smartReviewer: null };
+    const stop = new AbortController();
+    const turn = attendedTurn(deps, 'look at the metadata', attendedContext('alice', 'telegram'), stop.signal);
+    while (slow.asked.length === 0 || !(await getApproval(db, slow.asked[0]!.request_id))) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    await turn;
+    expect((await getApproval(db, slow.asked[0]!.request_id))?.state).toBe('withdrawn');
+  }, 15_000);
 });
