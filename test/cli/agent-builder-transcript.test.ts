@@ -20,7 +20,11 @@ let model: Awaited<ReturnType<typeof startFakeModel>>;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  model = await startFakeModel((_body, n) => (n === 0 ? { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] } : { content: 'Listed.' }));
+  model = await startFakeModel((body) => {
+    const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    if (user.startsWith('forge')) return { content: 'all good\u001b[2K\rFORGED LINE\u202eevil' };
+    return body.messages.some((m) => m.role === 'tool') ? { content: 'Listed.' } : { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] };
+  });
   const config = join(workspace, 'echo-agent.yaml');
   writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
   env = { ECHO_AGENT_CONFIG: config };
@@ -43,5 +47,21 @@ describe('runs show --transcript of an agent run the daemon made', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('[assistant] calls: list_dir({"path":"."})');
     expect(r.stdout).not.toContain('?()');
+  });
+
+  it('shows what the model wrote with its escapes and bidi overrides escaped, so it cannot rewrite the terminal', async () => {
+    const { db } = database();
+    const cfg = defaultConfig({ tools: { workspace }, model: { base_url: model.url, name: 'scripted' } });
+    const job = await createJob(db, {
+      name: 'forger', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['list_dir'], paused: false,
+      payload: { kind: 'agent', prompt: 'forge a line' },
+    });
+    const queued = await manualRun({ db }, job.id, 'alice');
+    const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+    await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
+    const r = await runCli(['runs', 'show', queued!.id, '--transcript'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('all good\\u001b[2K\\u000dFORGED LINE\\u202eevil');
+    expect(r.stdout).not.toMatch(/[\u001b\r\u202e]/);
   });
 });

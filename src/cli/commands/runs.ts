@@ -6,6 +6,7 @@ import { parseWhole, refuseEmptyText } from '../option-values.ts';
 import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
+import { printable } from '../../util/printable.ts';
 import { toolCallText } from '../../util/tool-call-text.ts';
 import { toolCell } from './audit.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
@@ -19,7 +20,8 @@ function transcriptLine(m: TranscriptMessage): string {
   const who = m.role === 'tool' ? `[tool${m.name ? ` ${m.name}` : ''}]` : `[${m.role}]`;
   const calls = (m.tool_calls ?? []).map(toolCallText);
   const text = [m.content ?? '', ...(calls.length ? [`calls: ${calls.join(', ')}`] : [])].filter(Boolean).join(' | ');
-  return `${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`;
+  // what a model wrote reaches the terminal: no escape sequence or bidi override of its own (printable)
+  return printable(`${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`);
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -76,7 +78,7 @@ export function registerRunsCommands(program: Command): void {
           ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
         ] as [string, unknown][] : []),
       ];
-      for (const [k, v] of lines) process.stdout.write(`${k}: ${String(v)}\n`);
+      for (const [k, v] of lines) process.stdout.write(`${k}: ${printable(String(v))}\n`);
       process.stdout.write('\naudit:\n');
       printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], found.audit.map((a) => [
         a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', toolCell(a.data), a.rule ?? '', clip(a.reason ?? '', 100),
