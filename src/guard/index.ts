@@ -7,6 +7,7 @@ import { checkPaths, daemonStateRoots, PATH_RULES, resolveRoots, treePaths, writ
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
+import { printable } from '../util/printable.ts';
 import { verdictOf, type Guard, type GuardFinding, type GuardedCall, type NormalisedCommand, type WriteScope } from './types.ts';
 
 /** How long the gate waits for a URL's DNS answer. */
@@ -75,7 +76,8 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
           tree: treePaths(call.tool, call.args),
         }, pathPolicy, fs));
       }
-      return verdictOf(findings, commands);
+      // matched text is the call's own (a model's): it reaches reasons, records and terminals escaped
+      return verdictOf(findings.map((f) => ({ ...f, matched: printable(f.matched) })), commands);
     },
     async writeScope(call: GuardedCall): Promise<WriteScope> {
       const g = guardedOf(call.tool);
