@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jsonLines, printableLines } from '../util/printable.ts';
 import { redactWith } from '../util/redact.ts';
 import type { WaitEnded } from './human-step.ts';
 import type { ApprovalAnswer, ApprovalRequest, GivenAnswer, HumanApprover } from './ports.ts';
@@ -106,7 +107,7 @@ export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyAp
   const lines = [
     '',
     `Approval needed (${req.request_id}): ${req.tool}  [risk ${req.risk}]`,
-    `  arguments: ${JSON.stringify(args, null, 2).split('\n').join('\n  ')}`,
+    ...jsonLines('  arguments: ', args),
     ...req.flags.map((f) => `  guard: ${f.rule}: ${clean(f.reason)} (${clean(f.matched)})`),
     ...described,
     req.allow_always
@@ -115,7 +116,8 @@ export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyAp
   ];
   if (lines.some((l) => l.includes(MASK))) lines.push(`  note: ${MASK} stands for a credential in the call; it is not shown`);
   lines.push(`  answer within ${timeLeft(req.expires_at)} (until ${req.expires_at.toISOString()}); Ctrl-C stops the session`);
-  return lines;
+  // what a model wrote (a job's name or prompt, arguments) must not forge lines in what the person approves
+  return printableLines(lines);
 }
 
 /** Step 11 on a terminal: shows the call and its guard findings, asks once / always / deny. */

@@ -13,3 +13,14 @@ export function printable(text: string, max = Infinity): string {
   const escaped = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
+
+/** Lines for a terminal: a line break inside one (a model's text) is escaped too, so no line is forged. */
+export function printableLines(lines: readonly string[]): string[] {
+  return lines.map((l) => printable(l));
+}
+
+/** A value as indented JSON, one element per line (JSON keeps no raw line break inside a string). */
+export function jsonLines(label: string, value: unknown): string[] {
+  const [first, ...rest] = JSON.stringify(value, null, 2).split('\n');
+  return [`${label}${first}`, ...rest.map((l) => `  ${l}`)];
+}

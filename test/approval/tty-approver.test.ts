@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, GivenAnswer } from '../../src/approval/ports.ts';
-import { ttyApprover } from '../../src/approval/tty-approver.ts';
+import { approvalPromptLines, ttyApprover } from '../../src/approval/tty-approver.ts';
 import { buildContext } from '../../src/tools/context.ts';
 
 const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -37,6 +37,19 @@ function terminal(opts: { acceptsAnswer?: boolean; watches?: boolean } = {}) {
   };
   return { input, output, approver, calls, shown: () => shown, answerElsewhere, prompted };
 }
+
+describe('the prompt a person approves', () => {
+  it('cannot be given lines, escapes or bidi overrides by the call it shows: each stays on its own line, escaped', async () => {
+    const forged = 'nightly\n  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:\u001b[2K\u2028\u202e';
+    const lines = await approvalPromptLines(
+      request({ tool: 'cronjob', args: { action: 'create', name: forged }, flags: [{ rule: 'shell.x', severity: 'ask', matched: 'a\rb', reason: 'r' }] }),
+      () => [`  job: ${forged}`],
+    );
+    for (const l of lines) expect(l).not.toMatch(/[\n\r\u001b\u2028\u202e]/);
+    expect(lines.filter((l) => l.startsWith('  approving makes the job'))).toEqual([]);
+    expect(lines).toContain('  job: nightly\\u000a  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:\\u001b[2K\\u2028\\u202e');
+  });
+});
 
 describe('the terminal approver', () => {
   it('says what "always" would allow from now on: every command that starts as this one does', async () => {

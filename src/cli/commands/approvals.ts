@@ -6,6 +6,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
+import { jsonLines, printableLines } from '../../util/printable.ts';
 import { redactText } from '../../util/redact.ts';
 import { alwaysCovers, noAlwaysBecause } from '../../approval/tty-approver.ts';
 import { storedJob } from '../attended-deps.ts';
@@ -18,7 +19,7 @@ function describeRequest(a: ApprovalRow): string[] {
   return [
     `request ${a.id}: ${a.tool}  [risk ${a.risk}]  ${a.state}, expires ${a.expires_at.toISOString()}`,
     `  asked by ${a.user_id || '(unknown)'} on ${a.channel}; call hash ${a.call_hash}`,
-    `  arguments: ${JSON.stringify(a.args, null, 2).split('\n').join('\n  ')}`,
+    ...jsonLines('  arguments: ', a.args),
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
     ...flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
     alwaysLine(a),
@@ -81,7 +82,7 @@ export function registerApprovalCommands(program: Command): void {
         printJson(shown.row);
         return;
       }
-      process.stdout.write(`${describeRequest(shown.row).concat(shown.job).join('\n')}\n`);
+      process.stdout.write(`${printableLines(describeRequest(shown.row).concat(shown.job)).join('\n')}\n`);
     });
   registerAlwaysCommands(approvals);
   for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
@@ -99,7 +100,7 @@ export function registerApprovalCommands(program: Command): void {
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (!result.ok) throw new CliError(`${id}: ${refusalText(result)}`, EXIT.failure);
       if (opts.json) printJson(result.approval);
-      else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n${describeRequest(result.approval).join('\n')}\n`);
+      else process.stdout.write(`${id}: ${result.approval.answer} by ${by}\n${printableLines(describeRequest(result.approval)).join('\n')}\n`);
     });
   }
 }
