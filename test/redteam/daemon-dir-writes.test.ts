@@ -43,7 +43,7 @@ describe('an authorised job cannot write the daemon\'s own directory', () => {
     expect(decided.map((d) => [d.outcome, d.step, d.rule])).toEqual([
       ['allow', 4, 'unattended.cron_authorized'], ['deny', 1, 'path.daemon_dir'], ['deny', 1, 'path.daemon_dir'], ['deny', 1, 'path.daemon_dir'],
     ]);
-    expect(decided[1]!.reason).toMatch(/daemon's own directory/);
+    expect(decided[1]!.reason).toMatch(/daemon.data_dir \(outside the workspace/);
     expect(readFileSync(join(rt.dataDir, 'skills', 'report-helper', 'SKILL.md'), 'utf8')).toBe('# report helper\n');
     expect(existsSync(join(rt.dataDir, 'later-runs.sh'))).toBe(false);
     expect(existsSync(join(rt.workspace, 'notes', 'ok.txt'))).toBe(true);
@@ -54,7 +54,7 @@ describe('an authorised job cannot write the daemon\'s own directory', () => {
     const params = { path: '../skills/direct.md', content: 'x' };
     const r = await executeTool(tool, params, buildContext({ session_key: 'cron:job_x', tool: tool.name, params }));
     expect(r).toMatchObject({ success: false, errorKind: 'denied' });
-    expect(r.error).toMatch(/daemon's own directory/);
+    expect(r.error).toMatch(/daemon.data_dir \(outside the workspace/);
     expect(existsSync(join(rt.dataDir, 'skills', 'direct.md'))).toBe(false);
   });
 });
