@@ -94,4 +94,15 @@ describe('what a job keeps or leaves out, said before the approval', () => {
     const r = await runCli(['jobs', 'update', 'kept', '--file', path], { env });
     expect(r.stderr).toContain(`note: job file ${path} leaves out settings the job has, and the update keeps them: timezone: "Europe/Berlin", max_retries: 1, retry_backoff_seconds: 60`);
   });
+
+  it('jobs update --file names a payload field the file leaves out that the update keeps (an agent job\'s model)', async () => {
+    await createJob(database().db, {
+      name: 'modelled', owner: 'alice', created_by: 'alice', schedule: '30 2 * * *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'agent', prompt: 'old prompt', model: 'big-expensive-model' },
+    });
+    const path = file('modelled.yaml', ['payload:', '  kind: agent', '  prompt: new prompt', ''].join('\n'));
+    const r = await runCli(['jobs', 'update', 'modelled', '--file', path], { env });
+    expect(r.stderr).toContain('payload.model: "big-expensive-model"');
+    expect(r.stderr).not.toContain('payload.prompt');
+  });
 });

@@ -106,7 +106,14 @@ export async function settingsKeptFromJob(config: Config, args: Record<string, u
   const parsed = jobDefinitionSchema.safeParse({ name: 'x', schedule: 'x', payload: before.payload });
   if (!parsed.success) return [];
   const defaults: Record<string, unknown> = { ...parsed.data, catchup_window_seconds: config.daemon.catchup_window_seconds };
-  return Object.keys(defaults)
+  const top = Object.keys(defaults)
     .filter((k) => !['name', 'schedule', 'payload'].includes(k) && !(k in given) && JSON.stringify(before[k]) !== JSON.stringify(defaults[k]))
     .map((k) => `${k}: ${JSON.stringify(before[k])}`);
+  // a payload of the same kind is merged too: a `model:` deleted from the file stays the job's model
+  const was = before.payload as Record<string, unknown>;
+  const now = given.payload as Record<string, unknown> | undefined;
+  const inPayload = now && typeof now === 'object' && now.kind === was.kind
+    ? Object.keys(was).filter((k) => k !== 'kind' && !(k in now) && was[k] !== undefined).map((k) => `payload.${k}: ${JSON.stringify(was[k])}`)
+    : [];
+  return [...top, ...inPayload];
 }
