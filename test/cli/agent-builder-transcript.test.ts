@@ -31,35 +31,32 @@ beforeAll(async () => {
 });
 afterAll(() => model.close());
 
+/** An agent job with this prompt, run once as the daemon's worker runs it; the run's id. */
+async function agentRun(name: string, prompt: string): Promise<string> {
+  const { db } = database();
+  const cfg = defaultConfig({ tools: { workspace }, model: { base_url: model.url, name: 'scripted' } });
+  const job = await createJob(db, {
+    name, owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['list_dir'], paused: false,
+    payload: { kind: 'agent', prompt },
+  });
+  const queued = await manualRun({ db }, job.id, 'alice');
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
+  return queued!.id;
+}
+
 describe('runs show --transcript of an agent run the daemon made', () => {
   it('names each tool the model called, with its arguments', async () => {
-    const { db } = database();
-    const cfg = defaultConfig({ tools: { workspace }, model: { base_url: model.url, name: 'scripted' } });
-    const job = await createJob(db, {
-      name: 'lister', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['list_dir'], paused: false,
-      payload: { kind: 'agent', prompt: 'list the workspace' },
-    });
-    const queued = await manualRun({ db }, job.id, 'alice');
-    const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
-    await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
-    expect((await getRun(db, queued!.id))?.state).toBe('succeeded');
-    const r = await runCli(['runs', 'show', queued!.id, '--transcript'], { env });
+    const runId = await agentRun('lister', 'list the workspace');
+    expect((await getRun(database().db, runId))?.state).toBe('succeeded');
+    const r = await runCli(['runs', 'show', runId, '--transcript'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('[assistant] calls: list_dir({"path":"."})');
     expect(r.stdout).not.toContain('?()');
   });
 
   it('shows what the model wrote with its escapes and bidi overrides escaped, so it cannot rewrite the terminal', async () => {
-    const { db } = database();
-    const cfg = defaultConfig({ tools: { workspace }, model: { base_url: model.url, name: 'scripted' } });
-    const job = await createJob(db, {
-      name: 'forger', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['list_dir'], paused: false,
-      payload: { kind: 'agent', prompt: 'forge a line' },
-    });
-    const queued = await manualRun({ db }, job.id, 'alice');
-    const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
-    await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
-    const r = await runCli(['runs', 'show', queued!.id, '--transcript'], { env });
+    const r = await runCli(['runs', 'show', await agentRun('forger', 'forge a line'), '--transcript'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('all good\\u001b[2K\\u000dFORGED LINE\\u202eevil');
     expect(r.stdout).not.toMatch(/[\u001b\r\u202e]/);

@@ -2,14 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LateAgentHost } from '../../src/agent/host.ts';
-import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
+import type { HumanApprover } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
-import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
 import { manualRun } from '../../src/jobs/service.ts';
-import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
@@ -19,6 +16,7 @@ import { transcriptOfRun } from '../../src/store/transcripts.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
+import { createJobThroughGate, executeAsWorker, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 
 const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-agent-jobs-'));
@@ -63,40 +61,13 @@ const config = () => defaultConfig({
   model: { base_url: model.url, name: 'scripted', api_key: 'sk-agent-jobs-key-1234' },
 });
 
-class Human implements HumanApprover {
-  async ask(req: ApprovalRequest): Promise<ApprovalAnswer> {
-    return { answer: 'once', approver: 'alice', request_id: req.request_id, call_hash: req.call_hash };
-  }
-}
 
 async function createAgentJob(prompt: string, human: HumanApprover | null = new Human(), payload: Record<string, unknown> = { kind: 'agent', prompt }) {
-  const db = database().db;
-  const cfg = config();
-  const out = await attendedCall(
-    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: human },
-    { tool: 'cronjob', args: { action: 'create', name: prompt.slice(0, 20), schedule: '0 3 * * *', payload } },
-    buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
-  );
-  expect(out.result.success, out.result.error).toBe(true);
-  return (out.result.output as { job: { id: string } }).job.id;
+  return createJobThroughGate(database().db, config(), human, { name: prompt.slice(0, 20), payload });
 }
 
-/** Runs a queued run the way the daemon's worker does, with a runtime bound to delegate_task. */
-async function execute(runId: string) {
-  const db = database().db;
-  const cfg = config();
-  const agentHost = new LateAgentHost();
-  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
-  const agent = daemonAgentRuntime(base);
-  agentHost.bind(agent);
-  await executeRun({ ...base, agent }, runId);
-  return (await getRun(db, runId))!;
-}
-
-async function runJob(jobId: string) {
-  const run = await manualRun({ db: database().db }, jobId, 'test');
-  return execute(run!.id);
-}
+const execute = (runId: string) => executeAsWorker(database().db, config(), runId);
+const runJob = (jobId: string) => runNowAsWorker(database().db, config(), jobId);
 
 describe('agent jobs in the daemon', () => {
   it('a human-approved agent job runs unattended with cron_authorized; its writes succeed and the transcript is kept', async () => {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { definitionShapeIssues, parseDefinition } from '../../src/jobs/service.ts';
-import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
+import { baseDefinition, definitionProblem } from '../support/job-definitions.ts';
+import { definitionShapeIssues } from '../../src/jobs/service.ts';
 
-const checks = { knownTool: (n: string) => CATALOG_BY_NAME.has(n), notifyTargets: ['ops'] };
-const base = { name: 'n', schedule: '0 3 * * *', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }] } };
-const problem = (def: Record<string, unknown>) => {
-  try {
-    parseDefinition(def, checks);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('the definition was accepted');
-};
+const base = baseDefinition;
+const problem = definitionProblem;
 
 describe('what an agent builder is told about a job definition', () => {
   it('a misspelt tool name, in tools or in a step, names the tool it most likely meant', () => {

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseDefinition } from '../../src/jobs/service.ts';
-import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
+import { baseDefinition, definitionProblem } from '../support/job-definitions.ts';
 import { nearestName } from '../../src/util/nearest-name.ts';
 
-const checks = { knownTool: (n: string) => CATALOG_BY_NAME.has(n), notifyTargets: ['ops'] };
-const base = { name: 'n', schedule: '0 3 * * *', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: {} }] } };
-const problem = (def: Record<string, unknown>) => {
-  try {
-    parseDefinition(def, checks);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('the definition was accepted');
-};
+const base = baseDefinition;
+const problem = definitionProblem;
 
 describe('a job definition with a misspelt field names it and the field it most likely meant', () => {
   const cases: [string, Record<string, unknown>, string][] = [

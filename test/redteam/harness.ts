@@ -1,30 +1,16 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { LateAgentHost } from '../../src/agent/host.ts';
-import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
+import { afterAll, beforeAll } from 'vitest';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
-import { builtinTools } from '../../src/daemon/daemon-tools.ts';
-import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
-import { createGuard } from '../../src/guard/index.ts';
-import { manualRun } from '../../src/jobs/service.ts';
-import { silentLogger } from '../../src/log/logger.ts';
-import { attendedCall } from '../../src/session/attended-call.ts';
 import { listAudit } from '../../src/store/audit.ts';
-import { getRun } from '../../src/store/runs.ts';
-import { buildContext } from '../../src/tools/context.ts';
+import { createJobThroughGate, executeAsWorker, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
 
 /** A hostile model's script: each turn's reply, by the run's prompt. */
 export type HostileScript = (body: ChatBody, turn: number) => Reply;
 
-class Human implements HumanApprover {
-  async ask(req: ApprovalRequest): Promise<ApprovalAnswer> {
-    return { answer: 'once', approver: 'alice', request_id: req.request_id, call_hash: req.call_hash };
-  }
-}
 
 /**
  * A daemon's data dir (workspace inside it, as under systemd and in the image), a scripted model keyed by
@@ -58,33 +44,12 @@ export function redTeam(overrides: (dataDir: string, workspace: string) => Recor
   /** An agent job whose cronjob call a human approved (a job's grant covers its WRITE and EXEC calls). */
   async function agentJob(prompt: string, script: HostileScript, opts: { tools?: string[]; payload?: Record<string, unknown> } = {}): Promise<string> {
     scripts.set(prompt, script);
-    const db = database().db;
-    const cfg = config();
-    const out = await attendedCall(
-      { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: new Human() },
-      { tool: 'cronjob', args: { action: 'create', name: prompt.slice(0, 20), schedule: '0 3 * * *', payload: opts.payload ?? { kind: 'agent', prompt }, ...(opts.tools ? { options: { tools: opts.tools } } : {}) } },
-      buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
-    );
-    expect(out.result.success, out.result.error).toBe(true);
-    return (out.result.output as { job: { id: string } }).job.id;
+    return createJobThroughGate(database().db, config(), new Human(), { name: prompt.slice(0, 20), payload: opts.payload ?? { kind: 'agent', prompt }, ...(opts.tools ? { options: { tools: opts.tools } } : {}) });
   }
 
   /** Runs a queued run the way the daemon's worker does, with delegate_task bound to the runtime. */
-  async function execute(runId: string) {
-    const db = database().db;
-    const cfg = config();
-    const agentHost = new LateAgentHost();
-    const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'redteam:1' };
-    const agent = daemonAgentRuntime(base);
-    agentHost.bind(agent);
-    await executeRun({ ...base, agent }, runId);
-    return (await getRun(db, runId))!;
-  }
-
-  async function runJob(jobId: string) {
-    const run = await manualRun({ db: database().db }, jobId, 'redteam');
-    return execute(run!.id);
-  }
+  const execute = (runId: string) => executeAsWorker(database().db, config(), runId, 'redteam:1');
+  const runJob = (jobId: string) => runNowAsWorker(database().db, config(), jobId, 'redteam:1');
 
   /** The run's gate decisions as [tool, outcome, step, rule]. */
   async function decisions(runId: string) {
