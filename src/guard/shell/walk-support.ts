@@ -8,6 +8,8 @@ import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
 
 // parallel --dry-run: for the walk, with its other helpers
 export { PRINTS_ONLY, printsOnly, printsTo } from './dry-run.ts';
+// `xargs -a FILE`, `parallel :::: FILE`: the files read for their arguments
+export { argFileReads } from './arg-files.ts';
 
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;

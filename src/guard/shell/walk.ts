@@ -18,7 +18,7 @@ import { isLister } from './listers.ts';
 import { Listings, readTargets, stdinInner, stdinListers } from './listings.ts';
 import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin, type ScriptHost } from './scripts.ts';
 import { childState, childVars, commandVars, resetEnv, wrapperVars } from './environment.ts';
-import { PRINTS_ONLY, andOrChain, isFdPath, otherDialect, printsOnly, printsTo, redirFact, startsShell, type Checks, type Reparse } from './walk-support.ts';
+import { PRINTS_ONLY, andOrChain, argFileReads, isFdPath, otherDialect, printsOnly, printsTo, redirFact, startsShell, type Checks, type Reparse } from './walk-support.ts';
 import { detaches, programName, unwrapOnce, xargsCommandLines, xargsPlaceholders } from './unwrap.ts';
 import { FIELD_SPLIT, UNKNOWN, hasGlob, isKnown, plain } from './values.ts';
 
@@ -231,6 +231,8 @@ export class Walker {
       if (!u) break;
       // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
       this.scope(name);
+      // `xargs -a FILE`, `parallel CMD :::: FILE`: FILE is read like `cat FILE` (its lines are the arguments)
+      for (const read of argFileReads(name, cur.slice(1), cwd, st.depth)) this.checks.invocation(read, this.emit);
       if (name === 'xargs' && u.rest.length > 0) {
         // text echoed from a listing (`find ~ | while read f; do echo "$f"; done | xargs cat`) is not static
         const input = st.upstream.some(isLister) ? null : stdinText(redirs, st);
@@ -245,8 +247,7 @@ export class Walker {
       const fromFile = name === 'xargs' ? this.listingFiles.argFile(cur.slice(1, cur.length - u.rest.length), cwd) : [];
       if (fromFile.length > 0) st = { ...st, upstream: [...st.upstream, ...fromFile] };
       if (u.chdir) cwd = canonical(u.chdir.v, cwd);
-      // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep), `su -` resets it
-      // and starts in the target's home: judged both ways
+      // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep), `su -` resets it and starts in the target's home: judged both ways
       const reset = u.remote ? null : resetEnv(name, cur.slice(1), vars, cwd);
       if (reset && u.rest.length > 0) this.argv(u.rest, copy(st, reset), redirs, appends || u.appendsArgs);
       vars = wrapperVars(name, cur.slice(1), vars);
@@ -377,8 +378,7 @@ export class Walker {
 
   private callFunction(inv: Invocation, st: State): void {
     const body = this.functions.get(inv.program);
-    // a call without arguments at the top adds nothing to the walk at its definition; inside another
-    // function's body it may close a cycle (a calls b, b calls a), which only walking it shows
+    // a call without arguments at the top adds nothing to the walk at its definition; inside another function's body it may close a cycle (a calls b, b calls a), which only walking it shows
     if (!body || st.funcs.includes(inv.program) || (inv.args.length === 0 && st.funcs.length === 0)) return;
     const vars = new Map(st.vars);
     inv.args.forEach((a, i) => vars.set(String(i + 1), a.v));

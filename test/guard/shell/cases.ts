@@ -32,6 +32,7 @@ import {
 import {
   PROC_LOOKALIKES, PROC_SECRETS, PROC_TREES, PROCESS_DUMPERS, SOURCE_FILE_DELETES, SOURCE_FILE_DELETES_LOOKALIKES,
 } from './cases-round10.ts';
+import { ARG_FILE_LOOKALIKES, ARG_FILE_READS } from './cases-round11.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -134,6 +135,8 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   '/proc, ps and gcore look-alikes': PROC_LOOKALIKES,
   'zip -m, rsync --remove-source-files, tar --remove-files deleting one system file; parallel --shebang-wrap': SOURCE_FILE_DELETES,
   'moving away files outside system directories': SOURCE_FILE_DELETES_LOOKALIKES,
+  'argument files xargs and parallel read (-a, --arg-file, ::::)': ARG_FILE_READS,
+  'argument file look-alikes': ARG_FILE_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();
