@@ -88,7 +88,8 @@ function secretFinding(path: string, places: readonly string[], tree: boolean): 
   return holder ? finding('path.secret_tree', path, `It resolves to ${shown(holder[0])}.`) : null;
 }
 
-async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = [], tree = false): Promise<GuardFinding[]> {
+/** `state`, for a write: the daemon's places it may not reach (path.daemon_dir), judged on the same resolved targets. */
+async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = [], tree = false, state: StateRoots | null = null): Promise<GuardFinding[]> {
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
   const lexical = resolve(base, path);
   if (PROC_MAGIC.test(lexical)) return [finding('path.proc_escape', path)];
@@ -99,7 +100,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   } catch (err) {
     // with no confinement, a path nobody can resolve cannot be opened into a forbidden root either: the tool reports it
     const secret = secretFinding(path, [lexical], tree);
-    if (confinements.length === 0) return secret ? [secret] : [];
+    if (confinements.length === 0) return secret ? [secret] : [...stateFinding(path, [lexical], state)];
     const code = (err as NodeJS.ErrnoException).code;
     return [...(secret ? [secret] : []), finding('path.unresolvable', path, code ? `(${code})` : '')];
   }
@@ -111,7 +112,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   }
   // a secret by name or by where its symlinks lead
   const secret = secretFinding(path, [lexical, ...targets], tree);
-  const out: GuardFinding[] = secret ? [secret] : [];
+  const out: GuardFinding[] = secret ? [secret] : [...stateFinding(path, targets, state)];
   for (const c of confinements) {
     const outside = targets.find((t) => !isInside(t, c.root));
     if (outside !== undefined) out.push(finding(c.rule, path, `It resolves to ${shown(outside)}, outside ${c.label} ${c.root}.`));
@@ -151,26 +152,18 @@ export async function checkPaths(
   const forbidden = paths.read.length + paths.write.length > 0 && policy.forbiddenRoots ? await policy.forbiddenRoots() : [];
   const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden, tree.has(p))));
   const state = paths.write.length > 0 && policy.stateRoots ? await policy.stateRoots() : null;
-  const writes = await Promise.all(paths.write.map(async (p) => {
-    const found = await judge(p, base, [...workspace, ...safeRoot], fs, forbidden);
-    // refused already for what the path is, or not to be resolved again
-    if (!state || found.some((f) => SETTLED_WRITE.has(f.rule))) return found;
-    const intoState = await stateFinding(p, base, state, fs);
-    return intoState ? [intoState, ...found] : found;
-  }));
+  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden, false, state)));
   return [...reads.flat(), ...writes.flat()];
 }
 
-const SETTLED_WRITE = new Set<string>(['path.nul_byte', 'path.proc_escape', 'path.proc_secret', 'path.unresolvable', 'path.daemon_state', 'path.secret']);
-
-/** A write into a state root that no open root inside it carves out (path.daemon_dir). */
-async function stateFinding(path: string, base: string, state: StateRoots, fs: PathFs): Promise<GuardFinding | null> {
-  const targets = await targetsOf(path, base, fs).catch(() => [resolve(base, path)]);
+/** A write whose target lies in a state root that no open root inside it carves out (path.daemon_dir); none or one. */
+function stateFinding(path: string, targets: readonly string[], state: StateRoots | null): GuardFinding[] {
+  if (!state) return [];
   for (const t of targets) {
     const root = state.roots.find((r) => isInside(t, r) && !state.open.some((o) => isInside(o, r) && isInside(t, o)));
-    if (root !== undefined) return finding('path.daemon_dir', path, `It resolves to ${shown(t)}, in ${shown(root)}.`);
+    if (root !== undefined) return [finding('path.daemon_dir', path, `It resolves to ${shown(t)}, in ${shown(root)}.`)];
   }
-  return null;
+  return [];
 }
 
 /**
