@@ -42,26 +42,20 @@ export async function openConfined(config: Config, file: string): Promise<{ hand
   return { refused };
 }
 
-const protectedRoots = new WeakMap<Config, () => Promise<readonly string[]>>();
-
-/** The embedded database's files and the configuration file as real paths, resolved once per config and then every 10 s. */
-export function protectedFilesOf(config: Config): () => Promise<readonly string[]> {
-  let roots = protectedRoots.get(config);
-  if (!roots) protectedRoots.set(config, (roots = resolveRoots(protectedFiles(config))));
-  return roots;
+/** `make`, called once per configuration: the roots it resolves are kept, and looked at again every 10 s. */
+function perConfig<T>(make: (config: Config) => T): (config: Config) => T {
+  const made = new WeakMap<Config, T>();
+  return (config) => {
+    if (!made.has(config)) made.set(config, make(config));
+    return made.get(config)!;
+  };
 }
 
-const stateRoots = new WeakMap<Config, () => Promise<StateRoots>>();
+/** The embedded database's files and the configuration file as real paths. */
+export const protectedFilesOf = perConfig((config): (() => Promise<readonly string[]>) => resolveRoots(protectedFiles(config)));
 
-/** The guard's daemonStateRoots, made once per configuration (its real paths are kept for a while). */
-export function stateRootsFor(config: Config): () => Promise<StateRoots> {
-  let roots = stateRoots.get(config);
-  if (!roots) {
-    roots = daemonStateRoots(config);
-    stateRoots.set(config, roots);
-  }
-  return roots;
-}
+/** The guard's daemonStateRoots (path.daemon_dir). */
+export const stateRootsFor = perConfig((config): (() => Promise<StateRoots>) => daemonStateRoots(config));
 
 /** Relative paths are relative to the workspace, as the guard resolves them. */
 export function inWorkspace(config: Config, path: string): string {
