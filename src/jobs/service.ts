@@ -89,7 +89,7 @@ function shapeIssues(i: z.core.$ZodIssue): ShapeIssue[] {
  * each with its path, before anyone is asked: the job file's words, not the cronjob tool's `options.…`.
  */
 export function definitionShapeIssues(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): ShapeIssue[] {
-  const input = stored ? mergedInput(stored, fields) : fields;
+  const input = stored ? mergedInput(definitionInputOf(stored), fields) : fields;
   const parsed = jobDefinitionSchema.safeParse(input);
   return parsed.success ? [] : parsed.error.issues.flatMap(shapeIssues);
 }
@@ -210,13 +210,12 @@ export async function updateJobFromCall(
 export function mergedDefinition(job: JobRow, patch: Partial<JobDefinitionInput>, checks: DefinitionChecks, now?: Date): JobDefinition {
   if (Object.keys(patch).length === 0) throw new JobInputError('update: names no field to change');
   const before = definitionInputOf(job);
-  const input = mergedInput(job, patch);
+  const input = mergedInput(before, patch);
   return parseDefinition(input, checks, { scheduleChanged: input.schedule !== before.schedule || input.timezone !== before.timezone, ...(now ? { now } : {}) });
 }
 
-/** The stored job's definition with a patch over it; a payload of the same kind keeps the fields the patch leaves out. */
-function mergedInput(job: JobRow, patch: Partial<JobDefinitionInput>): JobDefinitionInput {
-  const before = definitionInputOf(job);
+/** A stored job's definition with a patch over it; a payload of the same kind keeps the fields the patch leaves out. */
+function mergedInput(before: JobDefinitionInput, patch: Partial<JobDefinitionInput>): JobDefinitionInput {
   const payload = patch.payload && typeof patch.payload === 'object' && patch.payload.kind === before.payload.kind
     ? { ...before.payload, ...patch.payload } : patch.payload ?? before.payload;
   return { ...before, ...patch, payload } as JobDefinitionInput;

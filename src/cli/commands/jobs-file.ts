@@ -13,12 +13,16 @@ export async function checkJobFile(file: string, args: Record<string, unknown>, 
   const { definitionFields, definitionShapeIssues } = await import('../../jobs/service.ts');
   const issues = definitionShapeIssues(definitionFields(args), stored);
   if (issues.length === 0) return;
+  throw new CliError(`${withLines(file, issues, fromFlags).join('; ')} (job file ${file})`, EXIT.dataErr);
+}
+
+/** Each problem with the line of the field it names in the file, unless a flag gave that field or the file lacks it. */
+function withLines(file: string, problems: readonly { path: readonly PropertyKey[] | null; text: string }[], fromFlags: ReadonlySet<string>): string[] {
   const text = safeRead(file);
-  const problems = issues.map((i) => {
-    const line = text !== null && !fromFlags.has(String(i.path[0])) ? lineOf(text, i.path) : undefined;
-    return line === undefined ? i.text : `line ${line}: ${i.text}`;
+  return problems.map((p) => {
+    const line = text !== null && p.path && !fromFlags.has(String(p.path[0])) ? lineOf(text, p.path) : undefined;
+    return line === undefined ? p.text : `line ${line}: ${p.text}`;
   });
-  throw new CliError(`${problems.join('; ')} (job file ${file})`, EXIT.dataErr);
 }
 
 /**
@@ -26,13 +30,7 @@ export async function checkJobFile(file: string, args: Record<string, unknown>, 
  * names in the job file; a field a flag gave, or one the file does not hold, keeps the message as it is.
  */
 export function withFileLines(file: string, problems: string, fromFlags: ReadonlySet<string>): string {
-  const text = safeRead(file);
-  if (text === null) return problems;
-  return problems.split('; ').map((p) => {
-    const path = leadingPath(p);
-    const line = path && !fromFlags.has(String(path[0])) ? lineOf(text, path) : undefined;
-    return line === undefined ? p : `line ${line}: ${p}`;
-  }).join('; ');
+  return withLines(file, problems.split('; ').map((p) => ({ path: leadingPath(p), text: p })), fromFlags).join('; ');
 }
 
 /** A problem's leading field path, as the checks write it (`payload.steps[1].tool:`, `tools[0]:`, `payload.steps[2] (exec):`). */
