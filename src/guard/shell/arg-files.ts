@@ -7,23 +7,36 @@ import { WRAPPERS } from './wrapper-tables.ts';
 
 const INPUT_SEPARATOR = /^(::::?)\+?$/;
 
-/**
- * The files xargs and GNU parallel (and sem) take their arguments from: `xargs -a FILE`, `--arg-file[=]FILE`, `-ra FILE`,
- * `parallel -a FILE`, `parallel CMD :::: FILE`. `args`: the wrapper's words after its name (its options stop at the command).
- */
-export function argFiles(name: string, args: readonly Arg[]): Arg[] {
+/** Where xargs or GNU parallel (sem) takes its arguments from, its options parsed as it parses them. */
+export interface ArgSources {
+  readonly parsed: ReturnType<typeof parseOptions>;
+  /** Files of arguments: `-a FILE`, `--arg-file[=]FILE`, `-ra FILE`, and parallel's `:::: FILE`. */
+  readonly files: Arg[];
+  /** parallel's `::: ITEM…`. */
+  readonly items: Arg[];
+  /** Whether an input source was named at all (else the arguments come from stdin). */
+  readonly named: boolean;
+}
+
+/** `args`: the wrapper's words after its name (its options stop at the command); null for other programs. */
+export function argSources(name: string, args: readonly Arg[]): ArgSources | null {
   const spec = WRAPPERS[name];
-  if (!spec || (name !== 'xargs' && !spec.inputs)) return [];
-  const p = parseOptions(args, spec);
-  const files = [...valuesOf(p, 'a', 'arg-file')];
-  if (!spec.inputs) return files;
-  let fromFiles = false;
-  for (const a of p.operands) {
+  if (!spec || (name !== 'xargs' && !spec.inputs)) return null;
+  const parsed = parseOptions(args, spec);
+  const files = [...valuesOf(parsed, 'a', 'arg-file')];
+  const items: Arg[] = [];
+  let mode: 'command' | ':::' | '::::' = 'command';
+  for (const a of spec.inputs ? parsed.operands : []) {
     const sep = INPUT_SEPARATOR.exec(literal(a.v) ?? '');
-    if (sep) fromFiles = sep[1] === '::::';
-    else if (fromFiles) files.push(a);
+    if (sep) mode = sep[1] as ':::' | '::::';
+    else if (mode !== 'command') (mode === '::::' ? files : items).push(a);
   }
-  return files;
+  return { parsed, files, items, named: files.length > 0 || mode !== 'command' };
+}
+
+/** The files xargs and GNU parallel (and sem) take their arguments from (ArgSources.files). */
+export function argFiles(name: string, args: readonly Arg[]): Arg[] {
+  return argSources(name, args)?.files ?? [];
 }
 
 /**

@@ -6,6 +6,7 @@ import { NAME_LISTS } from './program-tables.ts';
 import { isKnown, literal } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { writeTargets } from './checks/targets.ts';
+import { argFiles, argSources } from './arg-files.ts';
 
 /**
  * Files a command line writes the names a lister prints to (`find ~ > list`, `find ~ | sort | tee list`,
@@ -42,7 +43,7 @@ export class ListingFiles {
 
   /** `xargs -a FILE`, `--arg-file=FILE`: the listers whose names it reads from a listing file. */
   argFile(xargsArgs: readonly Arg[], cwd: Canon | null): Invocation[] {
-    return valuesOf(parseOptions(xargsArgs, WRAPPERS.xargs!), 'a', 'arg-file').flatMap((a) => this.at(canonical(a.v, cwd)));
+    return argFiles('xargs', xargsArgs).flatMap((a) => this.at(canonical(a.v, cwd)));
   }
 
   /**
@@ -68,21 +69,12 @@ export class ListingFiles {
    * whose names fill CMD's `{}` (see parallelRuns).
    */
   parallelInputs(name: string, args: readonly Arg[], upstream: readonly Invocation[], cwd: Canon | null): Invocation[] {
-    if (!WRAPPERS[name]?.inputs) return [];
-    const p = parseOptions(args, WRAPPERS[name]);
+    const src = WRAPPERS[name]?.inputs ? argSources(name, args) : null;
+    if (!src) return [];
     // --pipe hands stdin over as data, not names
-    const stdin = has(p, 'pipe', 'pipepart') ? [] : upstream.filter(isLister);
-    const files: Arg[] = [...valuesOf(p, 'a', 'arg-file')];
-    const items: Arg[] = [];
-    let mode: 'command' | ':::' | '::::' = 'command';
-    for (const a of p.operands) {
-      const sep = /^(::::?)\+?$/.exec(literal(a.v) ?? '');
-      if (sep) mode = sep[1] as ':::' | '::::';
-      else if (mode !== 'command') (mode === '::::' ? files : items).push(a);
-    }
-    const sources = files.length > 0 || mode !== 'command';
-    const substituted = items.filter((a) => !isKnown(a.v)).flatMap((a) => a.info.inner.flatMap(this.carried));
-    return [...(sources ? [] : stdin), ...files.flatMap((f) => this.listFile(f, stdin, cwd)), ...substituted];
+    const stdin = has(src.parsed, 'pipe', 'pipepart') ? [] : upstream.filter(isLister);
+    const substituted = src.items.filter((a) => !isKnown(a.v)).flatMap((a) => a.info.inner.flatMap(this.carried));
+    return [...(src.named ? [] : stdin), ...src.files.flatMap((f) => this.listFile(f, stdin, cwd)), ...substituted];
   }
 
   /** The listers a file of names holds: stdin's for `-`, a substitution's for `<(…)`, a listing file's. */
