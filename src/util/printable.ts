@@ -5,12 +5,19 @@
  */
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
+/** A backslash that would read as one of the escapes below: a model's literal `\u000a` must not pass for a line break. */
+const ESCAPE_LOOKALIKE = /\\(?=u[0-9a-fA-F]{4})/g;
+
+const escapeOf = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /**
  * Model-supplied text (a tool name, a path) as it may appear in an audit record's rule reasons and names:
  * each unprintable character as its `\uXXXX` escape, so nothing is lost and nothing is hidden; cut to `max`.
+ * Every `\uXXXX` in the result is such an escape (a backslash written before `uXXXX` becomes `\u005c`); other
+ * backslashes (`C:\dir`, `printf 'a\nb'`) stay as written.
  */
 export function printable(text: string, max = Infinity): string {
-  const escaped = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = text.replace(ESCAPE_LOOKALIKE, escapeOf).replace(UNPRINTABLE, escapeOf);
   return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
 }
 
