@@ -5,7 +5,7 @@ import type { ConfigWarning } from './warnings.ts';
 
 /**
  * Directories the daemon must be able to make and write, checked on this machine as `config validate`
- * runs: a file in the path stops the daemon (exit 78) whoever runs it; a directory this account cannot
+ * runs: a file in the path stops the daemon (exit 78) whoever runs it (the data dir: when it runs the embedded database); a directory this account cannot
  * write is only a warning, since the daemon may run as another account.
  */
 export function directoryWarnings(config: Config): ConfigWarning[] {

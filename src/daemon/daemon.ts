@@ -107,7 +107,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 
 async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => Promise<unknown>)[]): Promise<Daemon> {
   const { logger } = opts;
-  await ensureWorkspace(config.tools.workspace, logger);
+  await ensureDirectory('tools.workspace', config.tools.workspace, logger);
+  // the embedded database lives there: a file in its path is the config's problem, not a passing outage
+  if (!opts.database && !config.database.url) await ensureDirectory('daemon.data_dir', config.daemon.data_dir, logger);
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger, { adopt: true });
   undo.push(() => resolved.stop());
   // nothing restarts a dead embedded server, and every pass would only fail: say so and let the supervisor restart us
@@ -284,8 +286,8 @@ export class DaemonConfigError extends Error {
   override readonly name = 'DaemonConfigError';
 }
 
-/** Why a workspace cannot be made that stays so until someone changes the config or the filesystem. */
-const WORKSPACE_CONFIG_CODES: Readonly<Record<string, string>> = {
+/** Why a directory cannot be made that stays so until someone changes the config or the filesystem. */
+const DIRECTORY_CONFIG_CODES: Readonly<Record<string, string>> = {
   ENOTDIR: 'a part of the path is a file, not a directory',
   EEXIST: 'the path is a file, not a directory',
   EACCES: 'permission denied',
@@ -295,19 +297,22 @@ const WORKSPACE_CONFIG_CODES: Readonly<Record<string, string>> = {
   ENAMETOOLONG: 'the path is too long',
 };
 
-/** Jobs write into the workspace: a missing one is made at start, an unusable one stops the start with its path. */
-async function ensureWorkspace(workspace: string, logger: Logger): Promise<void> {
-  const dir = resolvePath(workspace);
+/**
+ * A directory the daemon writes (jobs write into the workspace; the embedded database lives in the data dir):
+ * a missing one is made at start, an unusable one stops the start with its config key and path.
+ */
+async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', configured: string, logger: Logger): Promise<void> {
+  const dir = resolvePath(configured);
   try {
     await mkdir(dir, { recursive: true, mode: 0o750 });
     await access(dir, fsConstants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const hint = code ? WORKSPACE_CONFIG_CODES[code] : undefined;
-    const message = `tools.workspace ${dir} cannot be used: ${code ?? (err as Error).message}`;
+    const hint = code ? DIRECTORY_CONFIG_CODES[code] : undefined;
+    const message = `${key} ${dir} cannot be used: ${code ?? (err as Error).message}`;
     // an I/O error or a full disk may pass; a file in the path or a read-only mount will not
     if (hint) throw new DaemonConfigError(`${message} (${hint})`, { cause: err });
     throw new Error(message, { cause: err });
   }
-  logger.info({ workspace: dir }, 'workspace ready');
+  logger.info({ [key]: dir }, `${key} ready`);
 }

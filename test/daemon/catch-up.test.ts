@@ -32,10 +32,12 @@ const takesAMoment: Tool = {
 describe('a misfire run_all catch-up under overlap skip, on a daemon with room for several runs at once', () => {
   it('runs every missed instant, one after another, in nominal order', async () => {
     const { db, url, schema } = database();
+    // the four missed instants; the next minute may come while they run, and its instant is accounted for on its own
+    const lastMissed = Math.floor(Date.now() / minute) * minute;
     const job = await createJob(db, {
       name: 'catch-up', owner: 'test', created_by: 'test', schedule: '* * * * *', timezone: 'UTC', tools: [], paused: false,
       payload: { kind: 'steps', steps: [{ tool: 'test_moment', args: {} }] }, misfire_policy: 'run_all', overlap_policy: 'skip',
-      catchup_window_seconds: 3600, max_runs: 4, next_fire_at: new Date(Math.floor(Date.now() / minute) * minute - 3 * minute),
+      catchup_window_seconds: 3600, max_runs: 4, next_fire_at: new Date(lastMissed - 3 * minute),
     });
     await authorise(db, job);
     const daemon = await startDaemon(defaultConfig({
@@ -51,7 +53,7 @@ describe('a misfire run_all catch-up under overlap skip, on a daemon with room f
     } finally {
       await daemon.stop();
     }
-    const runs = (await listRuns(db, { job_id: job.id })).sort((a, b) => a.nominal_at.getTime() - b.nominal_at.getTime());
+    const runs = (await listRuns(db, { job_id: job.id })).filter((r) => r.nominal_at.getTime() <= lastMissed).sort((a, b) => a.nominal_at.getTime() - b.nominal_at.getTime());
     expect(runs.map((r) => r.state)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
     for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.finished_at!.getTime());
   }, 90_000);

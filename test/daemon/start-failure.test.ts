@@ -86,6 +86,20 @@ describe('a daemon that cannot finish starting', () => {
     expect(fatal).toMatchObject({ exit_code: 78, msg: expect.stringContaining('fix it, then start the daemon again') });
   }, 60_000);
 
+  it('a data_dir that cannot be made, with the embedded database to run there, is a configuration problem too: exit 78 naming daemon.data_dir', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-start-datadir-'));
+    writeFileSync(join(dir, 'a-file'), 'not a directory');
+    const config = join(dir, 'echo-agent.yaml');
+    writeFileSync(config, [
+      'queue:', `  prefix: start-dd-cli-${process.pid}`,
+      'tools:', `  workspace: ${join(dir, 'ws')}`,
+      'daemon:', `  data_dir: ${join(dir, 'a-file', 'data')}`, '  http:', '    port: 0', '',
+    ].join('\n'));
+    const r = await runCli(['daemon'], { env: { ECHO_AGENT_CONFIG: config }, timeoutMs: 40_000 });
+    expect(r.code, r.stderr).toBe(78);
+    expect(r.stderr).toMatch(/daemon: could not start: daemon\.data_dir .*a-file\/data cannot be used: ENOTDIR \(a part of the path is a file, not a directory\)/);
+  }, 60_000);
+
   it('a missing workspace is made at start, so the first run has somewhere to write', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echo-start-workspace-'));
     const { url, schema } = database();
