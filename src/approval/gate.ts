@@ -4,7 +4,7 @@ import type { Guard, GuardVerdict } from '../guard/types.ts';
 import { classifyRisk } from '../policy/classify-risk.ts';
 import { isElevated, needsElevation } from '../policy/elevation.ts';
 import { removalReason, removalRule, type ToolFacts } from '../policy/effective-tools.ts';
-import type { RuleId } from '../policy/rules.ts';
+import { ruleReason, type RuleId } from '../policy/rules.ts';
 import type { SecurityProfile } from '../policy/security-profiles.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
@@ -13,6 +13,7 @@ import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type 
 import { approvalScopes } from './scopes.ts';
 import { askHuman } from './human-step.ts';
 import { askSmartReviewer } from './smart-step.ts';
+import { hiddenFromReviewer } from './unshowable.ts';
 import { unattendedVerdict } from './unattended-step.ts';
 
 export interface ToolCall {
@@ -161,7 +162,11 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
       if (records.every((r) => r !== null)) return allow(base, 9, 'approval.allowlist', 'auto', { approval_id: records[0]!.id, approver: records[0]!.created_by });
     }
     if (approval.mode === 'off' && policyMayPass) return allow(base, 10, 'approval.mode_off', 'auto');
-    if (approval.mode === 'smart' && !dangerous && deps.smartReviewer) {
+  }
+  // steps 10 and 11 show the call with credentials cut out: a reviewer must not approve text hidden as one
+  const unseen = hiddenFromReviewer(call.args, Object.values(ctx.credentials ?? {}));
+  if (approval.mode !== 'strict') {
+    if (approval.mode === 'smart' && !dangerous && deps.smartReviewer && unseen === null) {
       if (opts.dryRun) return wouldAsk(base, 10, 'approval.would_ask_smart');
       const smart = await askSmartReviewer(deps.smartReviewer, call, base, approval.smart_timeout_seconds * 1000, deps.clock ?? systemClock);
       if (smart === 'APPROVE') return allow(base, 10, 'approval.smart.approve', 'auto');
@@ -171,6 +176,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
 
   // Step 11: a human, or nobody.
   if (nested) return deny(base, 11, 'approval.nested');
+  if (unseen !== null) return deny(base, 11, 'approval.unshowable', `${ruleReason('approval.unshowable')} Hidden: ${unseen}.`);
   if (opts.dryRun) return wouldAsk(base, 11, 'approval.would_ask');
   return askHuman({
     // "always" generalises one call to every call of its scope: not for dangerous or flagged calls, nor without a scope

@@ -22,12 +22,8 @@ const ARGS_SHOWN_CHARS = 160;
  * through the approvals CLI). Both persist the request first.
  */
 export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string, opts: { readonly channel?: string } = {}): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval, endWait, getApproval }, { storeApprover, recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall, jobToolScope }] = await Promise.all([
-    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
-  ]);
-  // what the prompt lists is what the grant covers: both come from this process's configuration
-  const toolScope = async (req: { tool: string; args: Readonly<Record<string, unknown>> }) =>
-    (req.tool === 'cronjob' ? jobToolScope(config, tools, { ...req.args }, await storedJob(database, req.args)) : null);
+  const { storeApprover } = await import('../store/approver.ts');
+  const toolScope = (req: ScopedCall) => grantScopeOf(database, config, tools, req);
   // a prompt on a redirected stderr would leave the person waiting blind
   const atTerminal = (opts.channel ?? 'cli') === 'cli' && process.stdin.isTTY && process.stderr.isTTY;
   if (!atTerminal) {
@@ -42,8 +38,23 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       ),
     });
   }
+  return terminalApprover(database, config, tools, actor, { input: process.stdin, output: process.stderr });
+}
+
+/**
+ * The prompt on a terminal (`input`, `output`): the request is persisted first, answered here or by `approvals approve`
+ * in another shell, whichever is recorded first. `typeAheadMs`: how long keys typed before the question are ignored.
+ */
+export async function terminalApprover(
+  database: Pick<Database, 'db'>, config: Config, tools: ToolRegistry, actor: string,
+  io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream; readonly typeAheadMs?: number },
+): Promise<HumanApprover> {
+  const [{ createApproval, answerApproval, endWait, getApproval }, { recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall }] = await Promise.all([
+    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
+  ]);
+  const toolScope = (req: ScopedCall) => grantScopeOf(database, config, tools, req);
   return ttyApprover({
-    input: process.stdin, output: process.stderr, approver: actor,
+    input: io.input, output: io.output, approver: actor, ...(io.typeAheadMs !== undefined ? { typeAheadMs: io.typeAheadMs } : {}),
     describe: async (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }, await storedJob(database, req.args)) : []),
     persist: {
       async create(req) {
@@ -79,8 +90,17 @@ export function waitingCall(row: Pick<ApprovalRow, 'tool' | 'risk' | 'args' | 'f
   return `${row.tool} [risk ${row.risk}] ${shown}${flags.length > 0 ? ` (flagged: ${flags.join(', ')})` : ''}`;
 }
 
+type ScopedCall = { readonly tool: string; readonly args: Readonly<Record<string, unknown>> };
+
+/** What a cronjob call's grant would cover, from this process's configuration: the prompt lists the same tools. */
+async function grantScopeOf(database: Pick<Database, 'db'>, config: Config, tools: ToolRegistry, req: ScopedCall): Promise<string[] | null> {
+  if (req.tool !== 'cronjob') return null;
+  const { jobToolScope } = await import('../session/job-preview.ts');
+  return jobToolScope(config, tools, { ...req.args }, await storedJob(database, req.args));
+}
+
 /** The job an update call names, as stored now: what the person is really asked to authorise. */
-export async function storedJob(database: Database, args: Readonly<Record<string, unknown>>): Promise<JobRow | null> {
+export async function storedJob(database: Pick<Database, 'db'>, args: Readonly<Record<string, unknown>>): Promise<JobRow | null> {
   if (args.action !== 'update' || typeof args.id !== 'string') return null;
   const { getJob } = await import('../store/jobs.ts');
   return getJob(database.db, args.id);

@@ -75,6 +75,31 @@ export function jobToolScope(config: Config, tools: ToolRegistry, args: Record<s
   return usableByRuns(jobToolSet(config, tools, def.tools ?? [], payload));
 }
 
+/** Runs of blanks a person cannot count (or that push text out of sight) as their count: `⟨400 spaces⟩`. */
+function compactWhitespace(line: string): string {
+  return line.replace(/[ \t]{8,}/g, (run) => `⟨${run.length} ${run.includes('\t') ? 'blanks' : 'spaces'}⟩`);
+}
+
+/** A text as indented lines, blanks counted and runs of empty lines as one line saying how many. */
+function blockLines(text: string, indent: string): string[] {
+  const out: string[] = [];
+  let empty = 0;
+  const flush = () => {
+    if (empty > 2) out.push(`${indent}⟨${empty} empty lines⟩`);
+    else for (let i = 0; i < empty; i++) out.push(indent.trimEnd());
+    empty = 0;
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') empty++;
+    else {
+      flush();
+      out.push(`${indent}${compactWhitespace(line)}`);
+    }
+  }
+  flush();
+  return out;
+}
+
 /**
  * Lines for the approval prompt of a cronjob create/update: what the human is authorising. For an
  * update that is the job as it will be (`stored` with the call's changes), not only the changes:
@@ -96,9 +121,14 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   } else if (args.action === 'update') {
     lines.push('  the job as stored could not be read: only the changes are shown');
   }
-  if (payload.kind === 'steps') lines.push(`  steps: ${(payload.steps ?? []).map((s) => s.tool).join(' -> ')}`);
+  // all of what the grant authorises, never cut: a part left off the screen would be approved unseen (I2)
+  if (payload.kind === 'steps') {
+    const list = (payload.steps ?? []) as { tool: string; args?: unknown }[];
+    lines.push(`  steps (${list.length}), in full:`, ...list.map((s, i) => `    ${i + 1}. ${s.tool} ${compactWhitespace(JSON.stringify(s.args ?? {}))}`));
+  }
   if (payload.kind === 'agent') {
-    lines.push(`  agent prompt: ${String(payload.prompt ?? '').slice(0, 200)}`);
+    const prompt = String(payload.prompt ?? '');
+    lines.push(`  agent prompt (${prompt.length} characters), in full:`, ...blockLines(prompt, '    | '));
     // a model left to the config changes with it, without anyone approving again
     lines.push(payload.model ? `  model: ${payload.model} (named by the job)` : `  model: the configuration's model.name${config.model.name ? ` (${config.model.name} here now)` : ''}, which may change without a new approval; name one in the payload to fix it`);
   }

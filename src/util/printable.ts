@@ -1,14 +1,19 @@
 /**
- * Control characters (C0, DEL, C1), line and paragraph separators, and the invisible format characters
- * (zero-width, bidi embeddings and overrides, BOM): what lets text forge rows or hide itself on an admin's
- * terminal (`audit list`, `runs show`).
+ * Control characters (C0, DEL, C1), line and paragraph separators, format characters (zero-width, bidi embeddings
+ * and overrides, BOM, Unicode tags that a model reads as ASCII) and every other default-ignorable code point
+ * (variation selectors, Hangul fillers, the combining grapheme joiner): what lets text forge rows, or hide itself,
+ * on an admin's terminal (`audit list`, `runs show`) or in an approval prompt. Lone surrogates too.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 
 /** A backslash that would read as one of the escapes below: a model's literal `\u000a` must not pass for a line break. */
-const ESCAPE_LOOKALIKE = /\\(?=u[0-9a-fA-F]{4})/g;
+const ESCAPE_LOOKALIKE = /\\(?=u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]+\})/g;
 
-const escapeOf = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** `\uXXXX`, or `\u{XXXXX}` beyond the first plane (a tag character is one escape, not two halves). */
+const escapeOf = (c: string): string => {
+  const code = c.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
 
 /**
  * Model-supplied text (a tool name, a path) as it may appear in an audit record's rule reasons and names:

@@ -99,28 +99,58 @@ const withoutKnown = (text: string): string => {
  */
 const MAY_HOLD_PATTERN = /[\s=:]|sk-|gh[pousr]_|xox[abpr]-|AKIA|AIza/;
 
+/** Where redaction hid text: a header's value, a cookie line's, or any other credential value (key, option, URL userinfo). */
+export type MaskKind = 'header' | 'cookie' | 'value';
+/** Told of each text a pattern or a key name hides: its kind, what it followed (`Authorization:`, `api_key`), and the text. */
+export type OnMask = (kind: MaskKind, where: string, hidden: string) => void;
+
 /** `scheme://user:pass@host` → `scheme://[REDACTED]@host`; `Bearer xyz`, cookies and `key=value` secrets too. */
-export function redactText(text: string): string {
+export function redactText(text: string, onMask?: OnMask): string {
   const cut = withoutKnown(text);
   if (!MAY_HOLD_PATTERN.test(cut)) return cut;
   return cut
     // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`.
     // Both parts are bounded, so a long run of letters (base64) is scanned in linear time, not retried from each one
-    .replace(USERINFO, `$1${MASK}@`)
+    .replace(USERINFO, (all, scheme: string) => {
+      onMask?.('value', `${scheme}…@`, all.slice(scheme.length, -1));
+      return `${scheme}${MASK}@`;
+    })
     .replace(SCHEME_TOKEN, `$1 ${MASK}`)
     // up to the end of the line or of the quoted argument: code after a closing quote stays visible
-    .replace(AUTHORIZATION_HEADER, `$1${MASK}`)
-    .replace(COOKIE_HEADER, `$1${MASK}`)
-    .replace(KEY_VALUE, (all, key: string, value: string) => (literalSecret(key, value) ? `${key}${masked(value)}` : all))
-    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => (literalSecret(key, value) ? `${lead}${key}${masked(value)}` : all))
-    .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${user}:${MASK}` : all))
-    .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => (literalSecret(flag, value) ? `${lead}${flag}${MASK}` : all))
+    .replace(AUTHORIZATION_HEADER, (all, lead: string) => {
+      onMask?.('header', lead, all.slice(lead.length));
+      return `${lead}${MASK}`;
+    })
+    .replace(COOKIE_HEADER, (all, lead: string) => {
+      onMask?.('cookie', lead, all.slice(lead.length));
+      return `${lead}${MASK}`;
+    })
+    .replace(KEY_VALUE, (all, key: string, value: string) => {
+      if (!literalSecret(key, value)) return all;
+      onMask?.('value', key, value);
+      return `${key}${masked(value)}`;
+    })
+    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => {
+      if (!literalSecret(key, value)) return all;
+      onMask?.('value', key, value);
+      return `${lead}${key}${masked(value)}`;
+    })
+    .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => {
+      if (!literalSecret(flag, value)) return all;
+      onMask?.('value', flag, value);
+      return `${lead}${flag}${user}:${MASK}`;
+    })
+    .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => {
+      if (!literalSecret(flag, value)) return all;
+      onMask?.('value', flag, value);
+      return `${lead}${flag}${MASK}`;
+    })
     .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g, MASK);
 }
 
 /** A deep copy with credential-named keys masked and credential-looking text redacted. */
-export function redact<T>(value: T, seen = new WeakSet<object>()): T {
-  if (typeof value === 'string') return redactText(value) as T;
+export function redact<T>(value: T, seen = new WeakSet<object>(), onMask?: OnMask): T {
+  if (typeof value === 'string') return redactText(value, onMask) as T;
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[Circular]' as T;
   if (value instanceof Date) return value;
@@ -129,13 +159,25 @@ export function redact<T>(value: T, seen = new WeakSet<object>()): T {
   // `seen` holds the ancestors only: a value shared by two fields is not a cycle
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => redact(v, seen)) as T;
+    if (Array.isArray(value)) return value.map((v) => redact(v, seen, onMask)) as T;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, k, isSecret(k, v) ? MASK : redact(v, seen));
+    for (const [k, v] of Object.entries(value)) {
+      if (!isSecret(k, v)) setOwn(out, k, redact(v, seen, onMask));
+      else {
+        if (onMask) eachString(v, (text) => onMask(/cookie/i.test(k) ? 'cookie' : /authori[sz]ation/i.test(k) ? 'header' : 'value', k, text));
+        setOwn(out, k, MASK);
+      }
+    }
     return out as T;
   } finally {
     seen.delete(value);
   }
+}
+
+/** Every string inside a value (a masked key may hold an object). */
+function eachString(value: unknown, visit: (text: string) => void, depth = 0): void {
+  if (typeof value === 'string') visit(value);
+  else if (value !== null && typeof value === 'object' && depth < 32) for (const v of Object.values(value)) eachString(v, visit, depth + 1);
 }
 
 /** Literal values shorter than this would cut ordinary text (transcripts use the same floor). */
@@ -145,7 +187,7 @@ const MIN_LITERAL_LENGTH = 4;
  * redact() with `literals` (a context's credentials: any shape, known only to this run) cut out of every
  * string first, longest first so none leaves a piece of another.
  */
-export function redactWith<T>(value: T, literals: readonly string[]): T {
+export function redactWith<T>(value: T, literals: readonly string[], onMask?: OnMask): T {
   const cut = literals.filter((s) => s.length >= MIN_LITERAL_LENGTH).sort((a, b) => b.length - a.length);
   const each = (v: unknown): unknown => {
     if (typeof v === 'string') return cut.reduce((out, s) => out.split(s).join(MASK), v);
@@ -157,7 +199,7 @@ export function redactWith<T>(value: T, literals: readonly string[]): T {
     }
     return v;
   };
-  return redact(cut.length > 0 ? each(value) as T : value);
+  return redact(cut.length > 0 ? each(value) as T : value, new WeakSet(), onMask);
 }
 
 /** A key whose value is a credential (I11): redacted in logs, audit records and output. */

@@ -1,0 +1,32 @@
+import { printable } from '../util/printable.ts';
+import { redactWith, type MaskKind } from '../util/redact.ts';
+
+/** Schemes an Authorization header names before its credential (`Bearer x`): the one word a masked header may add to its token. */
+const AUTH_SCHEMES = /^(?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|api-key|key|oauth|jwt|dpop|hawk|aws4-hmac-sha256|sharedkey|ssws)$/i;
+/** One credential: no space, and none of the shell's separators, redirections or substitutions. */
+const TOKEN = /^[^\s|;&<>()`$]*$/;
+
+/** Whether what redaction hid can be a credential and nothing more; quotes around it are the text's, not the value's. */
+function credentialShaped(kind: MaskKind, hidden: string): boolean {
+  const v = hidden.trim().replace(/^[\\"']+|[\\"']+$/g, '');
+  if (kind === 'cookie') return v.split(/;[ \t]*/).filter((p) => p !== '').every((pair) => /^[^\s=]+=/.test(pair) && TOKEN.test(pair));
+  if (kind === 'header') {
+    const words = v.split(/[ \t]+/);
+    return words.length === 1 ? TOKEN.test(words[0]!) : words.length === 2 && AUTH_SCHEMES.test(words[0]!) && TOKEN.test(words[1]!);
+  }
+  return TOKEN.test(v);
+}
+
+/**
+ * Where a call's arguments hold text that the approval screen (and the stored request, and a smart reviewer's prompt)
+ * would show as [REDACTED] although it is more than a credential: words or shell syntax a person could not see and
+ * would approve all the same. Null when every hidden part is credential-shaped. `literals`: the context's own credentials,
+ * hidden whatever their shape. The hidden text itself is never in the answer (it may be a credential).
+ */
+export function hiddenFromReviewer(args: unknown, literals: readonly string[]): string | null {
+  let found: string | null = null;
+  redactWith(args, literals, (kind, where, hidden) => {
+    if (found === null && !credentialShaped(kind, hidden)) found = `the text after ${printable(where.trim(), 40)} (${hidden.length} characters)`;
+  });
+  return found;
+}
