@@ -125,7 +125,7 @@ describe('the cronjob tool', () => {
     expect(lines).toContain('schedule: 0 4 * * * UTC');
     expect(lines).toContain('this call changes: payload;');
     expect(lines).toContain("each run's outcome is posted to notify target: ops");
-    expect(lines).toContain('steps: list_dir');
+    expect(lines).toContain('steps (1), in full:\n    1. list_dir {}');
     // a steps job calls its steps, and this one's step is outside the job's own tool subset
     expect(lines).toMatch(/unattended, as written, with:\n {4}\(no tools\)\n/);
     expect(lines).toContain('steps refused in every run (not available to daemon runs): list_dir (');
