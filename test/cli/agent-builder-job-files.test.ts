@@ -56,10 +56,13 @@ describe('a job file with a bad field, as its author wrote it', () => {
     expect(r.code).toBe(65);
     expect(r.stderr).toContain('echo-agent: line 9: payload.steps[1].tool: "lst_dir" is not a known tool (did you mean list_dir?)');
     expect(r.stderr).not.toContain('invalid arguments for cronjob');
+    // no option was given beside the file, so none is mentioned
+    expect(r.stderr.trim()).toMatch(new RegExp(`\\(job file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`));
     const flagged = await runCli(['jobs', 'create', '--file', file('schedule.yaml', stepsJob('')), '--schedule', '61 2 * * *'], { env });
     expect(flagged.code).toBe(65);
     // the schedule came from the flag: no line of the file is blamed for it
     expect(flagged.stderr).toContain('echo-agent: schedule: "61 2 * * *": minute field "61" is out of range 0–59');
+    expect(flagged.stderr).toContain('with the options given beside it');
     expect(await listApprovals(database().db)).toHaveLength(0);
   });
 

@@ -134,7 +134,8 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
     let said = reasonForPeople(outcome.result.error ?? '');
     if (file !== undefined && outcome.result.errorKind === 'validation') {
       // the job file's problems in its own words and lines, not as the cronjob call it became
-      said = `${withFileLines(file.path, said.replace(/^invalid arguments for cronjob: /, ''), file.fromFlags)} (job file ${file.path}, with the options given beside it)`;
+      const beside = file.fromFlags.size > 0 ? ', with the options given beside it' : '';
+      said = `${withFileLines(file.path, said.replace(/^invalid arguments for cronjob: /, ''), file.fromFlags)} (job file ${file.path}${beside})`;
     }
     process.stderr.write(`echo-agent: ${said}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
