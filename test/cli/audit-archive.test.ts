@@ -34,6 +34,8 @@ describe('audit archive (command line)', () => {
     expect(existsSync(`${out}.partial`)).toBe(false);
     const v = await runCli(['audit', 'verify', '--file', out, '--head', `${first.last_seq}:${first.last_hash}`], { env });
     expect(v.code).toBe(0);
+    // an archive is not an export: the verdict names the file as what it is
+    expect(v.stdout).toMatch(new RegExp(`^audit file ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ok: 11 records`));
     const chain = await runCli(['audit', 'verify'], { env });
     expect(chain.stdout).toMatch(/^audit chain ok: 2 records from 12, head /);
   });

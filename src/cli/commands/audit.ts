@@ -159,7 +159,7 @@ export function registerAuditCommands(program: Command): void {
       if (after && opts.file === undefined) throw new CliError('--after: only with --file; the database knows where its chain begins');
       if (opts.file !== undefined) {
         if (opts.file.trim() === '') throw new CliError('--file: expected a path to an audit export');
-        printVerdict(await verifyFile(opts.file, expectHead, after), opts.json, `audit export ${opts.file}`);
+        printVerdict(await verifyFile(opts.file, expectHead, after), opts.json, `audit file ${opts.file}`);
         return;
       }
       const { verifyAudit } = await import('../../store/audit-verify.ts');
