@@ -76,6 +76,13 @@ describe('audit archive (command line)', () => {
     expect(readFileSync(out, 'utf8')).toBe('mine\n');
     expect(await auditHead(database().db)).toEqual(before);
     noStack(r.stderr);
+    // a directory that is not there is named by the file asked for, not by the archive's side file
+    const nowhere = join(dir, 'no-such-dir', 'a.jsonl');
+    const missing = await runCli(['audit', 'archive', '--before', soon(), '--out', nowhere], { env });
+    expect(missing.code).toBe(73);
+    expect(missing.stderr).toContain(`--out: cannot create ${nowhere} (`);
+    expect(missing.stderr).not.toContain('.partial');
+    expect(await auditHead(database().db)).toEqual(before);
   });
 
   it('a .partial left by a killed archive is named, with what to do, and is not touched', async () => {

@@ -91,7 +91,8 @@ async function writeArchiveFile(out: string, rows: AsyncIterable<AuditRow>, walk
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new CliError(`--out: ${partial} already exists: an audit archive to ${out} is running now, or one was interrupted before it recorded anything; when none is running, remove ${partial} and run again (nothing was archived)`, EXIT.cantCreate);
     }
-    throw new CliError(`--out: cannot create ${partial} (${unreadable(err)})`, EXIT.cantCreate);
+    // the name the person gave: the side file is ours (a missing directory, a read-only one)
+    throw new CliError(`--out: cannot create ${out} (${unreadable(err)}); nothing was archived`, EXIT.cantCreate);
   }
   let linked = false;
   try {
