@@ -73,8 +73,19 @@ export interface ShapeIssue {
 export const pathText = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${String(p)}` : String(p)), '');
 
+/** A limit in a person's words (`at most 604800 (7 days)`), not the schema library's (`Too big: expected number to be <=604800`). */
+function limitText(i: z.core.$ZodIssue): string | null {
+  if (i.code !== 'too_big' && i.code !== 'too_small') return null;
+  const bound = Number(i.code === 'too_big' ? i.maximum : i.minimum);
+  const word = i.code === 'too_big' ? (i.inclusive === false ? 'less than' : 'at most') : (i.inclusive === false ? 'more than' : 'at least');
+  const unit = i.origin === 'string' ? ' characters' : i.origin === 'array' ? ' items' : '';
+  const last = i.path[i.path.length - 1];
+  const days = typeof last === 'string' && last.endsWith('_seconds') && bound >= 86_400 && bound % 86_400 === 0 ? ` (${bound / 86_400} days)` : '';
+  return `${word} ${bound}${unit}${days}`;
+}
+
 function shapeIssues(i: z.core.$ZodIssue): ShapeIssue[] {
-  if (i.code !== 'unrecognized_keys') return [{ path: i.path, text: `${pathText(i.path) || 'job definition'}: ${i.message}` }];
+  if (i.code !== 'unrecognized_keys') return [{ path: i.path, text: `${pathText(i.path) || 'job definition'}: ${limitText(i) ?? i.message}` }];
   const known = knownKeysAt(i.path);
   return i.keys.map((k) => {
     const near = nearestName(k, known) ?? (known.includes('args') && Object.hasOwn(STEP_ALIASES, k) ? STEP_ALIASES[k] : undefined);

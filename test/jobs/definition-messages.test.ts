@@ -42,3 +42,14 @@ describe('nearestName', () => {
     expect(nearestName('zzz', ['a', 'b'])).toBeUndefined();
   });
 });
+
+describe('a value beyond a limit names the limit in words, not the schema library\'s', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a timeout over a week', { ...base, timeout_seconds: 99_999_999 }, 'timeout_seconds: at most 604800 (7 days)'],
+    ['a timeout of zero', { ...base, timeout_seconds: 0 }, 'timeout_seconds: at least 1'],
+  ])('%s', (_, def, message) => {
+    const got = problem(def);
+    expect(got).toContain(message);
+    expect(got).not.toMatch(/Too (big|small)|expected number to be/);
+  });
+});
