@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { instantsDroppedByRemoval } from '../../src/jobs/next-fire.ts';
 import { issueGrant } from '../../src/store/grants.ts';
-import { createJob, removeJob } from '../../src/store/jobs.ts';
+import { createJob, removeJob, updateJob } from '../../src/store/jobs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -48,6 +48,19 @@ beforeAll(async () => {
 });
 
 describe('grants show answers for the whole approved job', () => {
+  it('names a change made after the grant that kept it, with who made it and when: the grant\'s approver did not', async () => {
+    const job = await stepsJob('kept-grant');
+    await issueGrant(database().db, { job_id: job.id, approval_id: 'apr_kept', approver: 'alice', channel: 'cli', tool_scope: ['list_dir', 'write_file'] });
+    const before = JSON.parse((await runCli(['grants', 'show', job.id, '--json'], { env })).stdout) as { grant: { changed_since: unknown } };
+    expect(before.grant.changed_since).toBeNull();
+    await updateJob(database().db, job.id, { timeout_seconds: 900 }, { actor: 'bob' });
+    const text = await runCli(['grants', 'show', job.id], { env });
+    expect(text.stdout).toContain('grant ');
+    expect(text.stdout).toMatch(/approved by alice on cli at .*\n {2}changed since, keeping the grant: timeout_seconds by bob at \d{4}-/);
+    const json = JSON.parse((await runCli(['grants', 'show', job.id, '--json'], { env })).stdout) as { grant: { approver: string; changed_since: { by: string; fields: string[] } } };
+    expect(json.grant).toMatchObject({ approver: 'alice', changed_since: { by: 'bob', fields: ['timeout_seconds'] } });
+  }, 60_000);
+
   it('names the notify target its runs deliver to, in text and JSON, and the next fire in the job\'s own zone', async () => {
     const text = await runCli(['grants', 'show', nightly.id], { env });
     expect(text.code, text.stderr).toBe(0);

@@ -38,9 +38,9 @@ export function registerGrantCommands(program: Command): void {
   grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }] = await Promise.all([
+      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }, { listAudit }] = await Promise.all([
         import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
-        import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+        import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'), import('../../store/audit.ts'),
       ]);
       const report = await withStore(config, async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
@@ -51,6 +51,10 @@ export function registerGrantCommands(program: Command): void {
         const auth = await runAuthorization(db.db, job);
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
+        // a change approved after the grant that kept it (a timeout, a name): the grant's approver did not make it
+        const [update] = await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 });
+        const changedSince = grant?.approved_at && update && update.at > grant.approved_at
+          ? { at: update.at, by: update.actor, fields: ((update.data as { changed?: string[] }).changed ?? []) } : null;
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
         const target = deliveryTarget(job.delivery);
         const modelMissing = jobModelMissing(config, job.payload);
@@ -69,7 +73,7 @@ export function registerGrantCommands(program: Command): void {
           will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
           authorization: auth,
           last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, why: redactOrNull(ended.revoked_why) } : null,
-          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job) } : null,
+          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job), changed_since: changedSince } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
         };
@@ -89,6 +93,7 @@ export function registerGrantCommands(program: Command): void {
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})`
             : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}: ${report.last_grant.why}`
               : 'grant: none (never approved by a human)',
+        ...(g?.changed_since ? [`  changed since, keeping the grant: ${g.changed_since.fields.join(', ') || 'nothing'} by ${g.changed_since.by ?? '-'} at ${g.changed_since.at.toISOString()} (audit list --job ${report.job.id} --kind job.updated)`] : []),
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
         !d ? 'delivery: none' : d.delivers ? `delivery: each finished run's outcome is posted to notify target ${d.notify}`
           : `delivery: notify target ${d.notify}, but nothing is posted while the job has no live grant`,
