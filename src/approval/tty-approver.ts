@@ -84,10 +84,12 @@ export function noAlwaysBecause(req: { readonly risk: string; readonly flags: re
 /**
  * What an "always" for these scopes lets through, in words: a tool-wide scope covers every call of the tool;
  * a command scope (program, or program and first argument) every command that starts with it, whatever follows.
+ * The files such a command runs (a script, a Makefile, a repository's git config) may change in between.
  */
 export function alwaysCovers(tool: string, scopes: readonly string[]): string {
   if (scopes.length === 1 && scopes[0] === tool) return `every ${tool} call, whatever its arguments`;
-  return `every ${tool} command that starts ${scopes.map((s) => `\`${s}\``).join(' or ')}, whatever follows`;
+  // the scope is the command's words: the scripts, makefiles and configs it runs are read afresh each time
+  return `every ${tool} command that starts ${scopes.map((s) => `\`${s}\``).join(' or ')}, whatever follows and whatever the files it runs then hold`;
 }
 
 /** Seconds until `at`, for a person: "120 s", "5 min". */

@@ -58,7 +58,7 @@ describe('the terminal approver', () => {
     await t.prompted();
     t.input.write('o\n');
     expect(await asked).toMatchObject({ answer: 'once', approver: 'alice' });
-    expect(t.shown()).toContain('"always" would also allow, from now on and without asking: every exec command that starts `curl`, whatever follows');
+    expect(t.shown()).toContain('"always" would also allow, from now on and without asking: every exec command that starts `curl`, whatever follows and whatever the files it runs then hold');
   });
 
   it('expires the stored request when nobody answers in time, so a late answer elsewhere is refused', async () => {
@@ -204,7 +204,7 @@ describe('what the person at the terminal types', () => {
     await t.prompted();
     t.input.write('a\n');
     expect(await asked).toMatchObject({ answer: 'always' });
-    expect(t.shown()).toContain('recorded: from now on, without asking: every exec command that starts `curl`, whatever follows');
+    expect(t.shown()).toContain('recorded: from now on, without asking: every exec command that starts `curl`, whatever follows and whatever the files it runs then hold');
     expect(t.shown()).toContain('echo-agent approvals always revoke');
   });
 });

@@ -84,7 +84,7 @@ describe('approvals approve --always from another terminal says what it did', ()
     const row = await pending();
     const r = await runCli(['approvals', 'approve', row.id, '--always', '--as', 'alice'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('answered "always": once the waiting session takes the answer, this runs without asking: every exec command that starts `ls logs`, whatever follows');
+    expect(r.stdout).toContain('answered "always": once the waiting session takes the answer, this runs without asking: every exec command that starts `ls logs`, whatever follows and whatever the files it runs then hold');
     expect(r.stdout).not.toContain('--always would also allow');
   });
 

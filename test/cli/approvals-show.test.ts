@@ -30,7 +30,7 @@ describe('approvals show', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(long);
     expect(r.stdout).toContain('guard: shell.download');
-    expect(r.stdout).toContain('--always would also allow, from now on and without asking: every exec command that starts `curl` or `tar`, whatever follows');
+    expect(r.stdout).toContain('--always would also allow, from now on and without asking: every exec command that starts `curl` or `tar`, whatever follows and whatever the files it runs then hold');
     expect((await runCli(['approvals', 'show', 'apr_nosuch'], { env: e })).code).toBe(1);
   });
 
