@@ -1,6 +1,6 @@
 import type { OptionSpec } from './flags.ts';
 import { TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
-import { WRAPPERS } from './wrapper-tables.ts';
+import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
 
@@ -82,7 +82,7 @@ const LLDB_WORDS = ['one-line', 'one-line-before-file', 'one-line-on-crash'].fla
 const LLDB_FILES = ['source', 'source-before-file', 'source-on-crash'].flatMap((n) => [`-${n}`, `--${n}`]).concat(['-s', '-S', '-K']);
 const GDB: EmbeddedCodeSpec = {
   words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), files: Object.fromEntries(GDB_FILES.map((w) => [w, GDB_SHELL])),
-  stop: ['--args', '-args'],
+  stop: GDB_ARGS,
 };
 const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), files: Object.fromEntries(LLDB_FILES.map((w) => [w, LLDB_SHELL])), stop: ['--'] };
 

@@ -139,6 +139,8 @@ const named = (o: Opt, names: readonly string[]): boolean =>
   names.includes(o.name) || (o.partial === true && names.some((n) => n.length > 1 && n.startsWith(o.name)));
 
 export const has = (p: ParsedOptions, ...names: string[]): boolean => p.opts.some((o) => named(o, names));
+/** The first option answering to one of these names, abbreviations included. */
+export const firstOf = (p: ParsedOptions, ...names: string[]): Opt | null => p.opts.find((o) => named(o, names)) ?? null;
 /** An option of a family (`force`, `force-with-lease`, …), abbreviations included. */
 export const hasFamily = (p: ParsedOptions, stem: string): boolean =>
   p.opts.some((o) => o.name.startsWith(stem) || (o.partial === true && o.name.length > 1 && stem.startsWith(o.name)));

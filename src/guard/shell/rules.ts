@@ -30,6 +30,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.download.exec', severity: 'ask', reason: 'Running downloaded or decoded content executes code nobody has reviewed.' },
   { id: 'shell.echo_agent.control', severity: 'ask', reason: 'The command answers or changes echo-agent\'s own approvals, grants or jobs, which a person does from a terminal of their own, not a tool call.' },
   { id: 'shell.process.detach', severity: 'ask', reason: 'The command starts work outside the tool\'s process group or session (setsid, systemd-run, at, a detached screen or tmux session, a crontab entry, …), where its timeout, its kill and the product\'s own job approval do not reach.' },
+  { id: 'shell.process.attach', severity: 'ask', reason: 'A debugger, tracer or profiler attached to a running process can read its memory and environment (echo-agent\'s own hold its configuration\'s secrets), run code in it or change what it does.' },
   { id: 'shell.network.private_target', severity: 'ask', reason: 'A downloader or network client is aimed at a non-public address or an internal name (loopback, private, cloud metadata, *.internal, …).' },
   { id: 'shell.interpreter.inline', severity: 'ask', reason: 'Inline code given to an interpreter runs whatever it says; review it first.' },
   { id: 'shell.expansion.prompt', severity: 'ask', reason: 'A prompt expansion (${var@P}) runs the command substitutions in a value the guard cannot see.' },

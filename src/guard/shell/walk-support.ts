@@ -1,7 +1,13 @@
+import type { CommandSettings } from './command-settings.ts';
+import type { FileReader } from './embedded-code.ts';
 import { expand, type EvalContext } from './evaluate.ts';
 import { has, parseOptions } from './flags.ts';
+import type { ListingFiles } from './listing-files.ts';
+import type { Listings } from './listings.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import type { Canon } from './paths.ts';
+import type { ScriptHost } from './scripts.ts';
+import type { State } from './shell-state.ts';
 import type { Redirect, Stmt } from './syntax/ast.ts';
 import { UNKNOWN, plain } from './values.ts';
 import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
@@ -18,8 +24,30 @@ export type Reparse = (code: string) => readonly Stmt[] | null;
 export interface Checks {
   invocation(inv: Invocation, emit: Emit): void;
   redirect(r: RedirFact, emit: Emit): void;
+  /** Every program word of a command line, wrappers included (`strace -p 1 CMD`), with its own arguments and the files this line wrote. */
+  program(name: string, args: readonly Arg[], emit: Emit, read: FileReader): void;
   /** Program names a glob in program position could stand for. */
   programsMatching(glob: RegExp): readonly string[];
+}
+
+/** Bound on the items of a loop, or the command lines of an xargs, walked one by one. */
+export const MAX_LOOP_ITEMS = 16;
+
+/** What the parts of the walk share (walk.ts, command-line.ts, code-commands.ts): its findings, what the line wrote and listed, and the way back in. */
+export interface WalkHost extends ScriptHost {
+  readonly checks: Checks;
+  readonly listingFiles: ListingFiles;
+  readonly listings: Listings;
+  /** git aliases and ugrep configuration set earlier on the line. */
+  readonly settings: CommandSettings;
+  /** One command line, wrappers taken off (see command-line.ts); `assigned`: its `NAME=VALUE` prefix. */
+  commandLine(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean, assigned?: readonly [string, string][]): void;
+  /** Runs the checks on a command found and remembers what it writes and lists. */
+  record(inv: Invocation): void;
+  /** A command the call runs, once each: what a persistent approval is scoped to (SPEC §5 step 9). */
+  scope(program: string, sub?: string): void;
+  /** A call of a function defined earlier on the line: its body walked with the arguments bound. */
+  callFunction(inv: Invocation, st: State): void;
 }
 
 const BASH_NAMES = new Set(['bash', 'rbash']);

@@ -73,6 +73,23 @@ const PARALLEL = {
   // `--shebang-wrap` takes none either (the script path after it is the command)
   flags: ['tag', 'transfer', 'shebang', 'shebang-wrap', 'plus'],
 } as const;
+/** strace's options (strace.c): those taking a value, and the long ones taking none or only after `=`. */
+const STRACE: WrapperSpec = {
+  ...P, short: 'abeEIoOpPsSuUX',
+  long: [
+    'columns', 'detach-on', 'env', 'interruptible', 'stack-trace-frame-limit', 'syscall-limit', 'output', 'summary-syscall-overhead', 'attach',
+    'trace-path', 'string-limit', 'summary-sort-by', 'user', 'summary-columns', 'const-print-style', 'argv0', 'trace', 'trace-fds', 'abbrev',
+    'verbose', 'raw', 'signals', 'status', 'read', 'write', 'fault', 'inject', 'kvm', 'decode-pids',
+  ],
+  flags: [
+    'output-append-mode', 'summary-only', 'summary', 'debug', 'daemonize', 'daemonised', 'daemonized', 'follow-forks', 'output-separately', 'help',
+    'instruction-pointer', 'kill-on-exit', 'stack-trace', 'stack-traces', 'syscall-number', 'relative-timestamps', 'absolute-timestamps', 'timestamps',
+    'syscall-times', 'no-abbrev', 'version', 'summary-wall-clock', 'strings-in-hex', 'pidns-translation', 'successful-only', 'failed-only',
+    'failing-only', 'seccomp-bpf', 'tips', 'quiet', 'silent', 'silence', 'decode-fds', 'secontext',
+  ],
+};
+/** gdb's `--args` as getopt_long_only reads it: one dash or two, and down to `ar` (`-a` is ambiguous with `-annotate`). */
+export const GDB_ARGS: readonly string[] = ['args', 'arg', 'ar'].flatMap((n) => [`--${n}`, `-${n}`]);
 /** Terminal emulators: `-e` and the rest of the line is the command. */
 const TERM_E: WrapperSpec = { commandAfter: ['-e'] };
 /** VTE terminals: `--` or `-x` and the rest is the command; `-e STRING` is shell code (see EMBEDDED_CODE). */
@@ -147,8 +164,9 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   fakeroot: { ...P, short: 'lsi', long: ['lib', 'faked'] },
   eatmydata: P,
   nocache: P,
-  strace: { ...P, short: 'abeEIoOpPsSuX', noCommand: ['p'] },
-  ltrace: { ...P, short: 'aelnopsuADF', noCommand: ['p'] },
+  // tracers: with `-p PID` they attach to it and still run the command given (see checks/attach.ts)
+  strace: STRACE,
+  ltrace: { ...P, short: 'aADeFlnopsuwxX', long: ['align', 'config', 'debug', 'indent', 'library', 'output', 'where'], flags: ['demangle', 'help', 'version', 'no-signals', 'no-plt'] },
   valgrind: P,
   torsocks: { ...P, short: 'upaP' },
   proxychains: { ...P, short: 'f' },
@@ -189,7 +207,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   'gnome-terminal': TERM_X, 'mate-terminal': TERM_X, 'xfce4-terminal': TERM_X, terminator: TERM_X, tilix: TERM_X,
   kitty: { ...P, short: 'codTw', long: ['config', 'override', 'class', 'name', 'title', 'directory', 'session', 'listen-on', 'start-as', 'instance-group', 'watcher', 'os-window-tag'], chdir: ['d', 'directory'] },
   // a debugger starts the program it is given
-  gdb: { commandAfter: ['--args', '-args'] },
+  gdb: { commandAfter: GDB_ARGS },
   lldb: { commandAfter: ['--'] },
 };
 

@@ -51,6 +51,15 @@ describe('shell guard: what it reports', () => {
     ]));
   });
 
+  it('names what attaches to a running process and what the attached debugger dumps, behind a wrapper too', async () => {
+    const v = await checkCommand(`sudo gdb -batch -ex 'attach 1' -ex 'gcore /tmp/c'`);
+    expect(v.findings.map((f) => [f.rule, f.matched])).toEqual([
+      ['shell.process.attach', 'gdb -batch -ex "attach 1" -ex "gcore /tmp/c" (attaches: attach 1)'],
+      ['shell.secret.read', 'gdb -batch -ex "attach 1" -ex "gcore /tmp/c" (attached, runs gcore /tmp/c)'],
+    ]);
+    expect((await checkCommand('strace -fp1234 -o /tmp/t')).findings.map((f) => f.matched)).toEqual(['strace -fp1234 -o /tmp/t (attaches: -fp1234)']);
+  });
+
   it('names the setting whose code it cannot see', async () => {
     for (const [c, matched] of [
       ['git -c core.hooksPath=/tmp/h commit', 'git -c core.hooksPath=/tmp/h'],

@@ -173,7 +173,7 @@ export const WRAPPER_LOOKALIKES: readonly ShellCase[] = ([
   "gdb -batch -ex 'print x' ./prog", "gdb -ex 'info registers' ./prog", "gdb -ex 'set pagination off' ./prog", "gdb -ex 'p python_version' ./prog",
   'gdb -x script.py ./prog', "gdb -ex 'source helpers.py' ./prog", 'gdb --args python3 app.py', "lldb -o 'breakpoint set -n main' -o run ./prog",
   "lldb -o 'settings set target.x-y 1' ./prog", "lldb -o 'command script import helpers.py' ./prog",
-  'gdb -batch -ex py-bt -p 1234', "lldb -o 'source list' ./prog",
+  "lldb -o 'source list' ./prog",
   // pager, editor and ssh variables naming ordinary programs; variables git runs as one program, not a command line
   'PAGER=less git log', 'EDITOR=vim git commit', "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key' git fetch", "PAGER='less -R' git log",
   "EDITOR='code --wait' git commit", 'GIT_EDITOR=true git rebase --continue', "MANPAGER='col -bx | bat -l man -p' man ls", 'GIT_EXTERNAL_DIFF=difft git diff',

@@ -1,4 +1,5 @@
 /** Rule ids the case tables name again and again, each once. */
+export const ATTACH = 'shell.process.attach';
 export const COMPUTED = 'shell.program.computed';
 export const CP = 'shell.echo_agent.control';
 export const DETACH = 'shell.process.detach';

@@ -12,6 +12,8 @@ import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts
 import { checkSystem } from './system.ts';
 import { checkControlPlane } from './control-plane.ts';
 import { PROCESS_READER_PROGRAMS, checkProcessSecrets } from './processes.ts';
+import { checkAttach } from './attach.ts';
+import { ATTACH_PROGRAMS } from '../attach-tables.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
   checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
@@ -20,7 +22,7 @@ const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS,
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS,
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 
@@ -30,6 +32,9 @@ export const shellChecks: Checks = {
   },
   redirect(r: RedirFact, emit) {
     checkRedirect(r, emit);
+  },
+  program(name, args, emit, read) {
+    checkAttach(name, args, emit, read);
   },
   programsMatching(glob) {
     return RULE_PROGRAMS.filter((p) => glob.test(p));

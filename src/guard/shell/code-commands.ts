@@ -1,0 +1,64 @@
+import { codeText } from './code-text.ts';
+import { aliasShell } from './command-settings.ts';
+import { argumentCode, cronCommands, perFileCommands, scheduledSource } from './embedded-code.ts';
+import { childState, childVars } from './environment.ts';
+import { interpreterView, isDownloadOrDecode } from './interpreters.ts';
+import { isLister } from './listers.ts';
+import type { Arg, Invocation } from './model.ts';
+import { HOME_DIR, canonical } from './paths.ts';
+import { runsFile, scriptFromSubstitution, scriptOnStdin } from './scripts.ts';
+import { copy, type State } from './shell-state.ts';
+import { FIELD_SPLIT, UNKNOWN, plain } from './values.ts';
+import { isFdPath, otherDialect, type WalkHost } from './walk-support.ts';
+import { DOWNLOADED } from './written-files.ts';
+
+/**
+ * Commands whose arguments, stdin or files are themselves code, walked one level deeper: shells, eval, source, a
+ * script this line wrote, trap, alias, schedulers, find -exec. `head`: the program word as given.
+ */
+export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): void {
+  if (head.v.includes('/')) runsFile(w, head, st, inv.program, true);
+  // a script runs in a new process, which sees only what is exported; `source` and `eval` run it in this shell
+  const view = interpreterView(inv);
+  const runner = view && view.family !== 'source' && view.family !== 'eval' ? childState(st) : st;
+  if (st.funcs.includes(inv.program) && (st.piped || st.background)) w.emit('shell.process.fork_bomb', `${inv.program}() calling itself in a pipeline or background`);
+  const dialect = view?.family === 'shell' ? otherDialect(inv, view.inline && view.code ? plain(view.code.v) : view.readsStdin ? inv.stdinText : null) : null;
+  if (dialect !== null) w.emit('shell.input.dialect', dialect);
+  if (view?.family === 'shell' && view.inline && view.code) {
+    const vars = runner.vars;
+    view.positional.forEach((a, i) => vars.set(String(i), a.v));
+    // xargs and find -exec append arguments the guard cannot see
+    vars.set('@', [...view.positional.slice(1).map((a) => a.v), ...(inv.appendsArgs ? [UNKNOWN] : [])].join(FIELD_SPLIT));
+    w.listings.positional(vars, view.positional.map((a) => a.v), inv);
+    // `sh -c "cat '{}'"` from xargs -I or find -exec: the name stays unknown inside the code's quotes
+    w.nestedCode(codeText(view.code.v), copy(runner, { upstream: [], stdinFrom: null }));
+  } else if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText !== null) {
+    w.nestedCode(inv.stdinText, copy(runner, { upstream: [], stdinFrom: null }));
+  } else if (view?.family === 'eval' && view.code) {
+    w.nestedCode(plain(view.code.v), st);
+  }
+  if (view?.script && isFdPath(view.script.v)) scriptFromSubstitution(w, view.script, runner, inv);
+  else if (view?.script) runsFile(w, view.script, runner, inv.program);
+  if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) scriptOnStdin(w, inv, runner);
+  scheduled(w, inv, st);
+  // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
+  for (const code of argumentCode(inv, w.emit, st.vars)) w.nestedCode(code, copy(st));
+  w.settings.remember(inv);
+  const alias = aliasShell(inv, st);
+  if (alias) w.nestedCode(...alias);
+  // `find -exec CMD {} ;`, `fd -x CMD`, `rg --pre CMD`: CMD runs on each file found
+  for (const sub of perFileCommands(inv)) w.commandLine(sub, copy(st, { piped: false, ...(isLister(inv) ? { listed: [inv] } : {}) }), [], true);
+}
+
+/** `echo '* * * * * CMD' | crontab -`, `at now < job.sh`: the commands it installs to run later, when they can be seen. */
+function scheduled(w: WalkHost, inv: Invocation, st: State): void {
+  const s = scheduledSource(inv);
+  if (!s) return;
+  const text = s.from === 'stdin' ? inv.stdinText : w.files.lookup(canonical(s.from.v, inv.cwd));
+  if (text === DOWNLOADED || (s.from === 'stdin' && inv.upstream.some(isDownloadOrDecode))) w.emit('shell.download.exec', inv.text);
+  else if (typeof text === 'string') {
+    // cron runs a job in the home directory with an environment of its own; at keeps the directory and the exported variables
+    const cron = s.format === 'crontab';
+    w.nestedCode(cron ? cronCommands(text).join('\n') : text, copy(st, { cwd: cron ? HOME_DIR : st.cwd, vars: cron ? new Map() : childVars(st.vars), upstream: [], stdinFrom: null }));
+  }
+}
