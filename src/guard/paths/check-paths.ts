@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
 import { printable } from '../../util/printable.ts';
-import { canonical, holdsSecret, isAnySecret } from '../shell/paths.ts';
+import { canonical, holdsSecret, isAnySecret, isCredentialFile } from '../shell/paths.ts';
 import { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';
 
-/** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny`. */
+/** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny` but ASK_RULES. */
 export const PATH_RULES = {
   'path.nul_byte': 'The path contains a NUL byte, which system calls would silently cut the path at.',
   'path.proc_escape': 'The path goes through a /proc magic link (root, cwd, exe, fd), which escapes any directory confinement.',
@@ -17,9 +17,13 @@ export const PATH_RULES = {
   'path.daemon_dir': "The path is in daemon.data_dir (outside the workspace and the safe write root inside it) or in the installed skills directory, which file tools may not write: the daemon and the people who run it use what is there, so a write could stop the daemon or change what later runs are given; work on such files outside echo-agent.",
   'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read or write it.",
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, SSH private keys or stored cloud and git credentials).',
+  'path.credential_write': "The path is a credential file, a shell start-up file or a git repository's configuration or hooks (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;
+
+/** Flags rather than refusals: the call goes to a person (attended) and is refused unattended, where nobody can approve it. */
+const ASK_RULES: ReadonlySet<PathRule> = new Set(['path.credential_write']);
 
 export interface PathPolicy {
   /** Relative paths resolve against it; may itself be relative (to the process directory) or a symlink. */
@@ -55,7 +59,7 @@ const shown = (p: string): string => printable(p.replace(/\0/g, '\\0'), 300);
 
 const finding = (rule: PathRule, path: string, detail = ''): GuardFinding => ({
   rule,
-  severity: 'deny',
+  severity: ASK_RULES.has(rule) ? 'ask' : 'deny',
   matched: shown(path),
   reason: detail ? `${PATH_RULES[rule]} ${detail}` : PATH_RULES[rule],
 });
@@ -88,8 +92,26 @@ function secretFinding(path: string, places: readonly string[], tree: boolean): 
   return holder ? finding('path.secret_tree', path, `It resolves to ${shown(holder[0])}.`) : null;
 }
 
-/** `state`, for a write: the daemon's places it may not reach (path.daemon_dir), judged on the same resolved targets. */
-async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, forbidden: readonly string[] = [], tree = false, state: StateRoots | null = null): Promise<GuardFinding[]> {
+/** A write to a credential or start-up file, by name or by where its symlinks lead (path.credential_write); none or one. */
+function credentialWrite(path: string, places: readonly string[]): GuardFinding[] {
+  const file = places.find((p) => isCredentialFile(canonical(p, null)));
+  return file === undefined ? [] : [finding('path.credential_write', path, `It resolves to ${shown(file)}.`)];
+}
+
+/** How a path is used: `forbidden` roots no path may reach; `tree`, read with all below it; `write`, written (see judge). */
+interface Use {
+  readonly forbidden?: readonly string[];
+  readonly tree?: boolean;
+  /** `state`: the daemon's places a write may not reach (path.daemon_dir); null when there are none to judge. */
+  readonly write?: { readonly state: StateRoots | null };
+}
+
+/** A write is judged on the same resolved targets for the daemon's places and for credential and start-up files. */
+async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, use: Use = {}): Promise<GuardFinding[]> {
+  const { forbidden = [], tree = false, write } = use;
+  // the daemon's places by where the path leads; a credential file by its name too
+  const written = (targets: readonly string[], named: readonly string[]): GuardFinding[] =>
+    (write ? [...stateFinding(path, targets, write.state), ...credentialWrite(path, named)] : []);
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
   const lexical = resolve(base, path);
   if (PROC_MAGIC.test(lexical)) return [finding('path.proc_escape', path)];
@@ -100,7 +122,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   } catch (err) {
     // with no confinement, a path nobody can resolve cannot be opened into a forbidden root either: the tool reports it
     const secret = secretFinding(path, [lexical], tree);
-    if (confinements.length === 0) return secret ? [secret] : [...stateFinding(path, [lexical], state)];
+    if (confinements.length === 0) return secret ? [secret] : written([lexical], [lexical]);
     const code = (err as NodeJS.ErrnoException).code;
     return [...(secret ? [secret] : []), finding('path.unresolvable', path, code ? `(${code})` : '')];
   }
@@ -112,7 +134,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
   }
   // a secret by name or by where its symlinks lead
   const secret = secretFinding(path, [lexical, ...targets], tree);
-  const out: GuardFinding[] = secret ? [secret] : [...stateFinding(path, targets, state)];
+  const out: GuardFinding[] = secret ? [secret] : written(targets, [lexical, ...targets]);
   for (const c of confinements) {
     const outside = targets.find((t) => !isInside(t, c.root));
     if (outside !== undefined) out.push(finding(c.rule, path, `It resolves to ${shown(outside)}, outside ${c.label} ${c.root}.`));
@@ -150,9 +172,9 @@ export async function checkPaths(
     return [finding('path.unresolvable', policy.workspace, `(the workspace or safe write root itself${code ? `: ${code}` : ''})`)];
   }
   const forbidden = paths.read.length + paths.write.length > 0 && policy.forbiddenRoots ? await policy.forbiddenRoots() : [];
-  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, forbidden, tree.has(p))));
+  const reads = await Promise.all(paths.read.map((p) => judge(p, base, workspace, fs, { forbidden, tree: tree.has(p) })));
   const state = paths.write.length > 0 && policy.stateRoots ? await policy.stateRoots() : null;
-  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, forbidden, false, state)));
+  const writes = await Promise.all(paths.write.map((p) => judge(p, base, [...workspace, ...safeRoot], fs, { forbidden, write: { state } })));
   return [...reads.flat(), ...writes.flat()];
 }
 

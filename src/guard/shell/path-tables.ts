@@ -50,13 +50,18 @@ export const PRIVATE_KEY_NAMES: readonly string[] = ['id_rsa', 'id_ed25519', 'id
 export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
   '.env', '.netrc', '_netrc', '.pgpass', '.npmrc', '.pypirc', '.git-credentials', '.dockercfg', '.my.cnf', 'authorized_keys', 'authorized_keys2',
   '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.kshrc', '.cshrc', '.tcshrc',
+  // git runs what these name (core.fsmonitor, core.pager, aliases) on an ordinary `git status`
+  '.gitconfig',
 ]);
 /** Basename prefixes: `.env.local`, `id_rsa.pub`, … */
 export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
 /** Path suffixes (home-relative or absolute). */
 export const CREDENTIAL_SUFFIXES: readonly string[] = [
   '.aws/credentials', '.aws/config', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/fish/config.fish',
+  '.config/git/config', '.git/config',
 ];
+/** Any file below these paths: a repository's hooks run on commit, checkout, merge, push. */
+export const CODE_DIR_PATHS: readonly string[] = ['.git/hooks'];
 /** Any file inside these directory names. */
 export const CREDENTIAL_DIRS: ReadonlySet<string> = new Set(['.ssh', '.gnupg']);
 /** System files that grant logins, privileges or run at every shell start. */

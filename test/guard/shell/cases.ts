@@ -33,7 +33,7 @@ import {
   PROC_LOOKALIKES, PROC_SECRETS, PROC_TREES, PROCESS_DUMPERS, SOURCE_FILE_DELETES, SOURCE_FILE_DELETES_LOOKALIKES,
 } from './cases-round10.ts';
 import { ARG_FILE_LOOKALIKES, ARG_FILE_READS } from './cases-round11.ts';
-import { ATTACH_LOOKALIKES, ATTACHED_DUMPS, PROCESS_ATTACH, TRACED_COMMANDS } from './cases-round12.ts';
+import { ATTACH_LOOKALIKES, ATTACHED_DUMPS, GIT_CODE_WRITES, PROCESS_ATTACH, TRACED_COMMANDS } from './cases-round12.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -142,6 +142,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'attached debuggers dumping memory or printing the environment; heap dumps': ATTACHED_DUMPS,
   'commands run under tracers and debuggers, their options read as they parse them': TRACED_COMMANDS,
   'programs run under a debugger, core files and attach look-alikes': ATTACH_LOOKALIKES,
+  'writes to a repository\'s git config and hooks, and to the user\'s git config': GIT_CODE_WRITES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

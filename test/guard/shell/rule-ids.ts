@@ -2,6 +2,7 @@
 export const ATTACH = 'shell.process.attach';
 export const COMPUTED = 'shell.program.computed';
 export const CP = 'shell.echo_agent.control';
+export const CRED = 'shell.credential.write';
 export const DETACH = 'shell.process.detach';
 export const DL = 'shell.download.exec';
 export const DW = 'shell.device.write';
