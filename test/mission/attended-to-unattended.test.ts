@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,7 @@ import { listAudit } from '../../src/store/audit.ts';
 import { authorizationFor, liveGrant } from '../../src/store/grants.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { cliOnTerminal, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 
@@ -69,25 +68,7 @@ afterAll(async () => {
 });
 
 /** `echo-agent run` on a pseudo-terminal (util-linux `script`), answering the approval prompt. */
-function runOnTerminal(prompt: string, answer: string): Promise<{ code: number | null; out: string }> {
-  const args = [BIN, 'run', prompt, '--as', 'alice'];
-  const command = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: configFile }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let answered = false;
-    const onData = (d: Buffer) => {
-      out += d;
-      if (!answered && /Allow\? /.test(out)) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+const runOnTerminal = (prompt: string, answer: string) => cliOnTerminal(['run', prompt, '--as', 'alice'], { ECHO_AGENT_CONFIG: configFile }, answer);
 
 /** The daemon, on this database and Redis, runs the job once, unattended. */
 async function daemonRuns(jobId: string) {

@@ -23,9 +23,9 @@ import { allowlistStore } from '../../src/store/allowlist.ts';
 import { getApproval } from '../../src/store/approvals.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, cliOnTerminal, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { cliOnTerminal, grantCovers, recordingTerminal, schemaConfigYaml } from '../support/approval-screens.ts';
+import { grantCovers, recordingTerminal, schemaConfigYaml } from '../support/approval-screens.ts';
 
 const database = useTestDatabase();
 

@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
 import { terminalApprover } from '../../src/cli/attended-deps.ts';
 import type { Config } from '../../src/config/schema.ts';
 import type { Executor } from '../../src/store/db.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
-import { BIN, ROOT } from './cli.ts';
 
 /**
  * The terminal approver of `echo-agent run` / `jobs create` (src/cli/attended-deps.ts terminalApprover), on an
@@ -35,29 +33,6 @@ export function recordingTerminal(db: Executor, config: Config, tools: ToolRegis
   return { approver, screens, requests };
 }
 
-/** Runs the real CLI on a pseudo-terminal (util-linux `script`), typing `answer` once the question appears. */
-export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let answered = false;
-    const onData = (d: Buffer) => {
-      out += d;
-      if (!answered && /Allow\? /.test(out)) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
 
 /** A config file pointing the CLI at this test file's schema, plus extra YAML lines. */
 export function schemaConfigYaml(schema: string, extra: readonly string[] = []): string {

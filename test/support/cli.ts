@@ -67,3 +67,27 @@ export function scriptedSessionConfig(dir: string, schema: string, modelUrl: str
   ].join('\n'));
   return path;
 }
+
+/** Runs the real CLI on a pseudo-terminal (util-linux `script`), typing `answer` once the approval question appears. */
+export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let answered = false;
+    const onData = (d: Buffer) => {
+      out += d;
+      if (!answered && /Allow\? /.test(out)) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
