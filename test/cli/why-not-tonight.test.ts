@@ -58,6 +58,19 @@ describe('grants show, for a job that will not do what it once could', () => {
     expect((await runCli(['grants', 'show', plain.id], { env })).stdout).toContain('not available to its runs: none of the tools it names\n');
   });
 
+  it('an agent job naming a few tools is not shown every other tool as a refusal: one line counts them, --json lists them', async () => {
+    const job = await createJob(database().db, {
+      name: 'agent-two-tools', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: ['read_file', 'write_file'], paused: false,
+      payload: { kind: 'agent', prompt: 'tidy the notes' },
+    });
+    const out = (await runCli(['grants', 'show', job.id], { env })).stdout;
+    const tail = out.slice(out.indexOf('not available to its runs'));
+    expect(tail).toMatch(/^not available to its runs: none of the tools it names\n\(and \d+ tools its tools list does not name; --json lists them\)\n$/);
+    const json = JSON.parse((await runCli(['grants', 'show', job.id, '--json'], { env })).stdout) as { removed: { name: string; rule: string }[] };
+    expect(json.removed.length).toBeGreaterThan(10);
+    expect(json.removed.map((t) => t.name)).toContain('exec');
+  });
+
   it('says a paused job fires nothing until resumed, with its note, before the per-tool table', async () => {
     const job = await aJob('paused-nightly');
     await pauseJob(database().db, job.id, { actor: 'ops', note: 'db maintenance' }, instantsDueAtPause);

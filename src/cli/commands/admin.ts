@@ -63,7 +63,7 @@ export function registerGrantCommands(program: Command): void {
           job: {
             // the stored row decides (its hash, its tools); only its text is shown redacted
             id: job.id, name: shown.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: shown.pause_note, removed_at: job.removed_at,
-            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind,
+            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind, tools: job.tools,
           },
           /** Where each finished run's outcome goes: part of what the human approved. */
           delivery: target ? { notify: target, configured: Object.hasOwn(config.notify.targets, target), delivers: auth.cron_authorized } : null,
@@ -103,11 +103,16 @@ export function registerGrantCommands(program: Command): void {
         `  (${policy})`,
       ].join('\n') + '\n');
       printTable(['TOOL', 'RISK', report.will_not_fire ? 'IF IT RAN' : 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
-      if (report.removed.length === 0) process.stdout.write('\nnot available to its runs: none of the tools it names\n');
+      // a tool the job does not name is not a refusal worth a row each: the job chose its list (empty: the default set)
+      const named = (t: { name: string }) => report.job.tools.length === 0 || report.job.tools.includes(t.name);
+      const unnamed = report.removed.filter((t) => !named(t));
+      const refused = report.removed.filter(named);
+      if (refused.length === 0) process.stdout.write('\nnot available to its runs: none of the tools it names\n');
       else {
         process.stdout.write('\nnot available to its runs:\n');
-        printTable(['TOOL', 'RULE'], report.removed.map((t) => [t.name, t.rule]));
+        printTable(['TOOL', 'RULE'], refused.map((t) => [t.name, t.rule]));
       }
+      if (unnamed.length > 0) process.stdout.write(`(and ${unnamed.length} tools its tools list does not name; --json lists them)\n`);
     });
 
   grants.command('revoke').argument('<job>', 'job id or name').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
