@@ -54,6 +54,7 @@ export const ATTACHERS: Readonly<Record<string, AttachSpec>> = {
   'py-spy': { subcommands: ['record', 'top', 'dump'], spec: { posix: true, short: 'pofdr', long: ['pid', 'output', 'format', 'duration', 'rate'] }, options: ['p', 'pid'] },
   rbspy: { subcommands: ['record', 'snapshot'], spec: { posix: true, short: 'prdfo', long: ['pid', 'rate', 'duration', 'file', 'raw-file', 'format', 'flame-min-width', 'force-version'] }, options: ['p', 'pid'] },
   austin: { spec: { posix: true, short: 'iotpwx', long: ['interval', 'output', 'timeout', 'pid', 'where', 'exposure'] }, options: ['p', 'pid', 'w', 'where'] },
+  heaptrack: { spec: { posix: true, short: 'opa', long: ['output', 'pid', 'analyze'] }, options: ['p', 'pid'] },
   'eu-stack': { spec: { short: 'pen', long: ['pid', 'core', 'executable', 'debuginfo-path', 'sysroot'] }, options: ['p', 'pid'] },
   pstack: { operands: 'pid' }, gstack: { operands: 'pid' },
   bpftrace: { spec: { short: 'BfoepcI', long: ['include'] }, options: ['p'] },

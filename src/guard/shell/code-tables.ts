@@ -28,6 +28,8 @@ export interface EmbeddedCodeSpec {
   readonly anyWord?: CodeIn;
   /** Words after which, and their options, the rest is a command line: the first word shell code, the others its arguments (`git bisect run CMD…`). */
   readonly restAfter?: readonly string[];
+  /** Commands it reads from a stdin that is not a terminal, one a line (`echo 'shell CMD' | gdb`), when static. */
+  readonly stdin?: CodeIn;
 }
 
 /** Ex commands (vim -c, +CMD) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`, `system('cmd')`. */
@@ -52,11 +54,13 @@ const C_SHELL_CALLS: readonly RegExp[] = [
   /(?:\$_shell|\b(?:__libc_)?(?:system|popen|exec[lv]p?e?|execvpe|posix_spawnp?|dlopen|__libc_dlopen_mode))\s*\((?<inline>)/,
 ];
 /**
- * gdb commands that run a shell (`shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`), Python or Guile (`python`, `py`, `pi`,
- * `guile`, `gu`, `gr`), or a command file (`source FILE`, `so FILE`).
+ * gdb commands that run a shell (`shell cmd`, `!cmd`, `pipe … | cmd`, `| … | cmd`, and their prefixes `she`, `pip`;
+ * `target remote | cmd`, which gdb starts with /bin/sh -c), Python or Guile (`python`, `py`, `pi`, `guile`, `gu`, `gr`),
+ * or a command file (`source FILE`, `so FILE`).
  */
 const GDB_SHELL: readonly RegExp[] = [
-  /^\s*(?:shell\s|!)(?<code>.*)$/s, /^\s*(?:pipe\s|\|)[^|]*\|(?<code>.*)$/s,
+  /^\s*(?:she(?:ll?)?\s|!)(?<code>.*)$/s, /^\s*(?:pipe?\s|\|)[^|]*\|(?<code>.*)$/s,
+  /^\s*tar(?:g(?:et?)?)?\s+\S+?\s*\|(?<code>.*)$/s,
   /^\s*(?:python(?:-\w*)?|py|pi|guile(?:-repl)?|gu|gr)(?<inline>(?:\s.*)?)$/s,
   /^\s*so(?:u(?:r(?:ce?)?)?)?\s+(?:-[sv]\s+)*(?<file>\S.*)$/s,
   ...C_SHELL_CALLS,
@@ -82,9 +86,9 @@ const LLDB_WORDS = ['one-line', 'one-line-before-file', 'one-line-on-crash'].fla
 const LLDB_FILES = ['source', 'source-before-file', 'source-on-crash'].flatMap((n) => [`-${n}`, `--${n}`]).concat(['-s', '-S', '-K']);
 const GDB: EmbeddedCodeSpec = {
   words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), files: Object.fromEntries(GDB_FILES.map((w) => [w, GDB_SHELL])),
-  stop: GDB_ARGS,
+  stop: GDB_ARGS, stdin: GDB_SHELL,
 };
-const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), files: Object.fromEntries(LLDB_FILES.map((w) => [w, LLDB_SHELL])), stop: ['--'] };
+const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), files: Object.fromEntries(LLDB_FILES.map((w) => [w, LLDB_SHELL])), stop: ['--'], stdin: LLDB_SHELL };
 
 /** ssh options that run a local command (`-o ProxyCommand=…`). */
 const SSH_COMMAND: readonly RegExp[] = [/^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*(?:=|\s)\s*(?<code>.*)$/is];

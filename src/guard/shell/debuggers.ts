@@ -86,7 +86,7 @@ function optionOf(which: Debugger, word: string): { option: DebuggerOption; atta
 }
 
 /** gdb (`-p PID`, `--pid=PID`, `PROG PID`, `-ex 'attach PID'`) and lldb (`-p PID`, `-n NAME`, `-o 'process attach …'`): what they attach to and dump. */
-export function debuggerRun(which: Debugger, args: readonly Arg[], read: FileReader): DebuggerRun {
+export function debuggerRun(which: Debugger, args: readonly Arg[], read: FileReader, stdin: string | null = null): DebuggerRun {
   let attach: string | null = null;
   const commands: string[] = [];
   const files: Arg[] = [];
@@ -118,7 +118,9 @@ export function debuggerRun(which: Debugger, args: readonly Arg[], read: FileRea
   const second = which === 'gdb' && attach === null && !core ? operands[1] : undefined;
   if (second && (literal(second.v) === null || /^\d/.test(literal(second.v)!))) attach = `${show(operands[0]!)} ${show(second)}`;
   const patterns = which === 'gdb' ? GDB_COMMANDS : LLDB_COMMANDS;
-  const all = [...commands, ...files.flatMap((f) => fileCommands(f, read, patterns.source, 0))];
+  // commands piped in (`echo 'attach 1' | gdb`) are read as a command file's lines
+  const piped = stdin === null ? [] : stdin.split('\n');
+  const all = [...commands, ...files.flatMap((f) => fileCommands(f, read, patterns.source, 0)), ...piped];
   const attaching = all.find((c) => patterns.attach.test(plain(c)));
   attach ??= attaching === undefined ? null : display(attaching).trim();
   return { attach, dumps: all.filter((c) => patterns.dumps.some((re) => re.test(plain(c)))).map((c) => display(c).trim()) };

@@ -56,9 +56,9 @@ function gitSubcommand(args: readonly Arg[]): { name: string; args: readonly Arg
  * `less +'!CODE'`, `gdb -ex 'shell CODE'`, `git clone --upload-pack=CODE`) or its variables (`env LESSOPEN='|CODE'`):
  * each is walked like `sh -c CODE`. Another interpreter's code there (`gdb -ex 'python …'`) is flagged as inline code,
  * and so is a C call that runs a command in the debugged process (`gdb -ex 'call system("CODE")'`), whose string is
- * walked as well. A command file (`gdb -x FILE`, `source FILE`) is read line by line when this line wrote it.
+ * walked as well. A command file (`gdb -x FILE`, `source FILE`) is read line by line when this line wrote it, and static stdin (`echo 'shell CMD' | gdb`) too.
  */
-export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined): string[] {
+export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined, stdin: string | null = null): string[] {
   const wrapper = WRAPPERS[name];
   const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
   const git = name === 'git' ? gitSubcommand(args) : null;
@@ -97,6 +97,8 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
       else if (spec.plus && w.startsWith('+')) push(plain(words[i]!.v).slice(1), spec.plus);
     }
   }
+  // a debugger reads commands from a pipe or heredoc as from a command file
+  if (spec.stdin && stdin !== null) for (const line of stdin.split('\n')) push(line, spec.stdin);
   if (spec.anyWord) for (const w of words) push(plain(w.v).replace(/^--?[A-Za-z0-9-]+=/, ''), spec.anyWord);
   const at = spec.restAfter ? words.findIndex((w) => spec.restAfter!.includes(literal(w.v) ?? '')) : -1;
   if (at >= 0) {

@@ -4,6 +4,7 @@ import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wr
 import { UNKNOWN, literal, plain } from './values.ts';
 import { codeText } from './code-text.ts';
 import { suUnwrap } from './su-family.ts';
+import { profiledRun } from './profilers.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -53,6 +54,9 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   // su, runuser, machinectl shell: see su-family.ts
   const su = suUnwrap(name, args);
   if (su) return { ...su, chdir: null, appendsArgs: false, remote: false };
+  // perf record, rr, gdbserver, hyperfine, …: see profilers.ts
+  const profiled = profiledRun(name, args);
+  if (profiled) return { ...profiled, chdir: null, appendsArgs: false, remote: false };
   const spec = WRAPPERS[name];
   if (!spec) return null;
   const base = { code: null, chdir: null, appendsArgs: spec.appendsArgs ?? false, remote: spec.remote ?? false };

@@ -24,8 +24,8 @@ export type Reparse = (code: string) => readonly Stmt[] | null;
 export interface Checks {
   invocation(inv: Invocation, emit: Emit): void;
   redirect(r: RedirFact, emit: Emit): void;
-  /** Every program word of a command line, wrappers included (`strace -p 1 CMD`), with its own arguments and the files this line wrote. */
-  program(name: string, args: readonly Arg[], emit: Emit, read: FileReader): void;
+  /** Every program word of a command line, wrappers included (`strace -p 1 CMD`), with its own arguments, the files this line wrote and its static stdin. */
+  program(name: string, args: readonly Arg[], emit: Emit, read: FileReader, stdin?: string | null): void;
   /** Program names a glob in program position could stand for. */
   programsMatching(glob: RegExp): readonly string[];
 }

@@ -176,6 +176,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   'systemd-run': { ...P, short: 'upEMHt', long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'on-calendar', 'on-active', 'machine', 'host'], chdir: ['working-directory'] },
   cgexec: { ...P, short: 'g' },
   catchsegv: P,
+  // moreutils: runs the command, printing its output only when it fails
+  chronic: { ...P },
   'dbus-run-session': P,
   'xvfb-run': { ...P, short: 'nsefpl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol'] },
   firejail: P,

@@ -34,6 +34,7 @@ import {
 } from './cases-round10.ts';
 import { ARG_FILE_LOOKALIKES, ARG_FILE_READS } from './cases-round11.ts';
 import { ATTACH_LOOKALIKES, ATTACHED_DUMPS, GIT_CODE_WRITES, PROCESS_ATTACH, TRACED_COMMANDS } from './cases-round12.ts';
+import { DEBUGGER_SHELLS, PROFILED_COMMANDS, PROFILER_CODE, PROFILER_LOOKALIKES } from './cases-round13.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -143,6 +144,10 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'commands run under tracers and debuggers, their options read as they parse them': TRACED_COMMANDS,
   'programs run under a debugger, core files and attach look-alikes': ATTACH_LOOKALIKES,
   'writes to a repository\'s git config and hooks, and to the user\'s git config': GIT_CODE_WRITES,
+  'commands run under profilers, recorders, gdbserver and hyperfine': PROFILED_COMMANDS,
+  'gdb target remote | CMD, and debugger commands fed on stdin': DEBUGGER_SHELLS,
+  'Python under memray, heaptrack -p, gdbserver arguments through the shell': PROFILER_CODE,
+  'profiler, recorder and debugger stdin look-alikes': PROFILER_LOOKALIKES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -12,18 +12,18 @@ import { literal } from '../values.ts';
  * the memory to a file or prints the environment hands those secrets over, a hard block as `gcore PID` is.
  * Called for every program of a command line, wrappers included (`strace -p 1 CMD`, `gdb -p 1 --args PROG`).
  */
-export function checkAttach(name: string, args: readonly Arg[], emit: Emit, read: FileReader): void {
-  const found = attachOf(name, args, read);
+export function checkAttach(name: string, args: readonly Arg[], emit: Emit, read: FileReader, stdin: string | null = null): void {
+  const found = attachOf(name, args, read, stdin);
   if (!found) return;
   const text = [name, ...args.map((a) => showArg(a.v))].join(' ');
   emit('shell.process.attach', `${text} (attaches: ${found.attach})`);
   for (const d of found.dumps) emit('shell.secret.read', `${text} (attached, ${d})`);
 }
 
-function attachOf(name: string, args: readonly Arg[], read: FileReader): { attach: string; dumps: readonly string[] } | null {
+function attachOf(name: string, args: readonly Arg[], read: FileReader, stdin: string | null): { attach: string; dumps: readonly string[] } | null {
   const which = DEBUGGERS[name];
   if (which) {
-    const run = debuggerRun(which, args, read);
+    const run = debuggerRun(which, args, read, stdin);
     return run.attach === null ? null : { attach: run.attach, dumps: run.dumps.map((c) => `runs ${c}`) };
   }
   const spec = ATTACHERS[name];

@@ -33,8 +33,8 @@ export const shellChecks: Checks = {
   redirect(r: RedirFact, emit) {
     checkRedirect(r, emit);
   },
-  program(name, args, emit, read) {
-    checkAttach(name, args, emit, read);
+  program(name, args, emit, read, stdin) {
+    checkAttach(name, args, emit, read, stdin ?? null);
   },
   programsMatching(glob) {
     return RULE_PROGRAMS.filter((p) => glob.test(p));

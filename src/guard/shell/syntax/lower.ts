@@ -63,7 +63,14 @@ class Lowerer extends WordLowerer {
       }
       case 'TimeClause': {
         const inner = present((c as mv.InnerStmt).Stmt);
-        return { kind: 'block', body: inner ? [this.stmt(inner)] : [] };
+        const body = inner ? this.stmt(inner) : null;
+        // `time -v CMD`: bash has no such option, but where `time` is no keyword (dash) /usr/bin/time runs CMD
+        const first = body?.cmd.kind === 'simple' ? body.cmd.words[0]?.parts[0] : undefined;
+        if (body?.cmd.kind === 'simple' && first?.kind === 'lit' && first.value.startsWith('-')) {
+          const timed: Command = { kind: 'simple', assigns: body.cmd.assigns, words: [{ parts: [{ kind: 'lit', value: 'time' }], raw: 'time' }, ...body.cmd.words] };
+          return { kind: 'block', body: [{ ...body, cmd: timed }] };
+        }
+        return { kind: 'block', body: body ? [body] : [] };
       }
       case 'CoprocClause': return { kind: 'coproc', body: this.stmt((c as mv.InnerStmt).Stmt) };
       default: return this.fail(`command ${kind(c)}`);
