@@ -108,6 +108,17 @@ export type OnMask = (kind: MaskKind, where: string, hidden: string) => void;
 export function redactText(text: string, onMask?: OnMask): string {
   const cut = withoutKnown(text);
   if (!MAY_HOLD_PATTERN.test(cut)) return cut;
+  // a literal value after a credential key or option becomes `replacement`, and is reported; a reference stays as written
+  const hidden = (all: string, key: string, value: string, replacement: string): string => {
+    if (!literalSecret(key, value)) return all;
+    onMask?.('value', key, value);
+    return replacement;
+  };
+  // a header's whole value after its name
+  const header = (kind: MaskKind) => (all: string, lead: string): string => {
+    onMask?.(kind, lead, all.slice(lead.length));
+    return `${lead}${MASK}`;
+  };
   return cut
     // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`.
     // Both parts are bounded, so a long run of letters (base64) is scanned in linear time, not retried from each one
@@ -117,34 +128,12 @@ export function redactText(text: string, onMask?: OnMask): string {
     })
     .replace(SCHEME_TOKEN, `$1 ${MASK}`)
     // up to the end of the line or of the quoted argument: code after a closing quote stays visible
-    .replace(AUTHORIZATION_HEADER, (all, lead: string) => {
-      onMask?.('header', lead, all.slice(lead.length));
-      return `${lead}${MASK}`;
-    })
-    .replace(COOKIE_HEADER, (all, lead: string) => {
-      onMask?.('cookie', lead, all.slice(lead.length));
-      return `${lead}${MASK}`;
-    })
-    .replace(KEY_VALUE, (all, key: string, value: string) => {
-      if (!literalSecret(key, value)) return all;
-      onMask?.('value', key, value);
-      return `${key}${masked(value)}`;
-    })
-    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => {
-      if (!literalSecret(key, value)) return all;
-      onMask?.('value', key, value);
-      return `${lead}${key}${masked(value)}`;
-    })
-    .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => {
-      if (!literalSecret(flag, value)) return all;
-      onMask?.('value', flag, value);
-      return `${lead}${flag}${user}:${MASK}`;
-    })
-    .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => {
-      if (!literalSecret(flag, value)) return all;
-      onMask?.('value', flag, value);
-      return `${lead}${flag}${MASK}`;
-    })
+    .replace(AUTHORIZATION_HEADER, header('header'))
+    .replace(COOKIE_HEADER, header('cookie'))
+    .replace(KEY_VALUE, (all, key: string, value: string) => hidden(all, key, value, `${key}${masked(value)}`))
+    .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => hidden(all, key, value, `${lead}${key}${masked(value)}`))
+    .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => hidden(all, flag, value, `${lead}${flag}${user}:${MASK}`))
+    .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => hidden(all, flag, value, `${lead}${flag}${MASK}`))
     .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g, MASK);
 }
 
