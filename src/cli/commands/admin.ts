@@ -52,7 +52,7 @@ export function registerGrantCommands(program: Command): void {
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
         // a change approved after the grant that kept it (a timeout, a name): the grant's approver did not make it
-        const [update] = await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 });
+        const [update] = grant?.approved_at ? await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 }) : [];
         const changedSince = grant?.approved_at && update && update.at > grant.approved_at
           ? { at: update.at, by: update.actor, fields: ((update.data as { changed?: string[] }).changed ?? []) } : null;
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
