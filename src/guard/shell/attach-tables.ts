@@ -1,6 +1,7 @@
 import { DEBUGGERS } from './debuggers.ts';
 import type { OptionSpec } from './flags.ts';
 import type { Arg } from './model.ts';
+import { AUSTIN, HEAPTRACK } from './profilers.ts';
 import { showArg } from './shell-state.ts';
 import { literal } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
@@ -53,8 +54,9 @@ export const ATTACHERS: Readonly<Record<string, AttachSpec>> = {
   perf: { globals: { long: ['buildid-dir', 'debugfs-dir', 'debug'] }, subcommands: ['record', 'top', 'trace', 'stat'], spec: PERF, options: ['p', 'pid', 't', 'tid', 'u', 'uid'] },
   'py-spy': { subcommands: ['record', 'top', 'dump'], spec: { posix: true, short: 'pofdr', long: ['pid', 'output', 'format', 'duration', 'rate'] }, options: ['p', 'pid'] },
   rbspy: { subcommands: ['record', 'snapshot'], spec: { posix: true, short: 'prdfo', long: ['pid', 'rate', 'duration', 'file', 'raw-file', 'format', 'flame-min-width', 'force-version'] }, options: ['p', 'pid'] },
-  austin: { spec: { posix: true, short: 'iotpwx', long: ['interval', 'output', 'timeout', 'pid', 'where', 'exposure'] }, options: ['p', 'pid', 'w', 'where'] },
-  heaptrack: { spec: { posix: true, short: 'opa', long: ['output', 'pid', 'analyze'] }, options: ['p', 'pid'] },
+  // the same option tables as when they start the command they are given (profilers.ts)
+  austin: { spec: AUSTIN, options: ['p', 'pid', 'w', 'where'] },
+  heaptrack: { spec: HEAPTRACK, options: ['p', 'pid'] },
   'eu-stack': { spec: { short: 'pen', long: ['pid', 'core', 'executable', 'debuginfo-path', 'sysroot'] }, options: ['p', 'pid'] },
   pstack: { operands: 'pid' }, gstack: { operands: 'pid' },
   bpftrace: { spec: { short: 'BfoepcI', long: ['include'] }, options: ['p'] },

@@ -165,8 +165,8 @@ function memray(args: readonly Arg[]): ProfiledRun {
 }
 
 /** austin and heaptrack: options, then the command; `heaptrack -a FILE` only analyses a recording. */
-const AUSTIN: OptionSpec = { posix: true, short: 'iotpwx', long: ['interval', 'output', 'timeout', 'pid', 'where', 'exposure'] };
-const HEAPTRACK: OptionSpec = { posix: true, short: 'opa', long: ['output', 'pid', 'analyze'] };
+export const AUSTIN: OptionSpec = { posix: true, short: 'iotpwx', long: ['interval', 'output', 'timeout', 'pid', 'where', 'exposure'] };
+export const HEAPTRACK: OptionSpec = { posix: true, short: 'opa', long: ['output', 'pid', 'analyze'] };
 
 /** uftrace: `record` and `live` (the default when the first word names none) run the command after their options. */
 const UFTRACE: OptionSpec = {
