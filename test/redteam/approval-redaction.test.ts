@@ -63,15 +63,20 @@ describe('redaction in the approval prompt hides what a job will do (cronjob cre
   });
 });
 
+/** The gate alone (nothing is executed), asking a scripted person on a recorded terminal who answers `answer`. */
+function gateOnTerminal(answer: string) {
+  const db = database().db;
+  const cfg = config();
+  const terminal = recordingTerminal(db, cfg, builtinTools(cfg, { db }), () => answer);
+  const gate = createApprovalGate(cfg, {
+    guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: terminal.approver,
+  });
+  return { gate, terminal };
+}
+
 describe('redaction hides the arguments of a command the human approves (exec, gate step 11)', () => {
   it('I3: `curl -H Authorization:… <url> -X DELETE` is shown as `curl -H Authorization:[REDACTED]`: target and method are hidden', async () => {
-    const db = database().db;
-    const cfg = config();
-    const tools = builtinTools(cfg, { db });
-    const terminal = recordingTerminal(db, cfg, tools, () => 'y');
-    const gate = createApprovalGate(cfg, {
-      guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: terminal.approver,
-    });
+    const { gate, terminal } = gateOnTerminal('y');
     const command = 'curl -H Authorization:abc123 https://api.example.com/v1/projects/production -X DELETE';
     // the gate only: nothing is executed
     const d = await gate.check({ tool: 'exec', args: { command } }, alice());
@@ -82,13 +87,7 @@ describe('redaction hides the arguments of a command the human approves (exec, g
   });
 
   it('held: a credential in its own quoted header is masked while the code after the quote stays visible', async () => {
-    const db = database().db;
-    const cfg = config();
-    const tools = builtinTools(cfg, { db });
-    const terminal = recordingTerminal(db, cfg, tools, () => 'n');
-    const gate = createApprovalGate(cfg, {
-      guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: terminal.approver,
-    });
+    const { gate, terminal } = gateOnTerminal('n');
     const command = 'curl -H "Authorization: Bearer abc123def456" https://api.example.com/v1/projects/production -X DELETE';
     const d = await gate.check({ tool: 'exec', args: { command } }, alice());
     expect(d).toMatchObject({ outcome: 'deny', step: 11 });
