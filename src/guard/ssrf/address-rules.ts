@@ -13,8 +13,9 @@ export interface RangeRule {
 }
 
 export const IPV4_RULES: readonly RangeRule[] = [
-  // 168.63.129.16: Azure's WireServer, which hands a VM its extension settings and certificates
-  { rule: 'ssrf.ip.metadata', cidrs: ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
+  // 168.63.129.16: Azure's WireServer, which hands a VM its extension settings and certificates;
+  // 192.0.0.192: Oracle Cloud (Classic) metadata, otherwise only an IETF protocol address
+  { rule: 'ssrf.ip.metadata', cidrs: ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32', '192.0.0.192/32'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
   { rule: 'ssrf.ip.this_network', cidrs: ['0.0.0.0/8'], reason: 'Addresses in 0.0.0.0/8 mean "this host" and reach local services.' },
   { rule: 'ssrf.ip.loopback', cidrs: ['127.0.0.0/8'], reason: 'The address is loopback (127.0.0.0/8), i.e. this machine.' },
   { rule: 'ssrf.ip.private', cidrs: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'], reason: 'The address is in a private network range (RFC 1918).' },
@@ -33,7 +34,9 @@ export const IPV4_RULES: readonly RangeRule[] = [
 export const IPV6_RULES: readonly RangeRule[] = [
   { rule: 'ssrf.ip.unspecified', cidrs: ['::/128'], reason: 'The address is the unspecified address (::), which reaches this host.' },
   { rule: 'ssrf.ip.loopback', cidrs: ['::1/128'], reason: 'The address is IPv6 loopback (::1), i.e. this machine.' },
-  { rule: 'ssrf.ip.metadata', cidrs: ['fd00:ec2::254/128'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
+  // unique-local, but credential services all the same: AWS IMDS and EKS Pod Identity, GCP, Scaleway; an
+  // approved name must never reach them (guarded-fetch.ts NEVER_BY_NAME), so they need their own rule
+  { rule: 'ssrf.ip.metadata', cidrs: ['fd00:ec2::254/128', 'fd00:ec2::23/128', 'fd20:ce::254/128', 'fd00:42::42/128'], reason: 'The address is a cloud instance metadata service, which hands out credentials.' },
   { rule: 'ssrf.ip.nat64_local', cidrs: ['64:ff9b:1::/48'], reason: 'The address is in the local-use NAT64 prefix (64:ff9b:1::/48), which leads into a private network.' },
   { rule: 'ssrf.ip.discard', cidrs: ['100::/64'], reason: 'The address is in the discard-only prefix (100::/64).' },
   { rule: 'ssrf.ip.benchmark', cidrs: ['2001:2::/48'], reason: 'The address is in the IPv6 benchmarking prefix (2001:2::/48), not public.' },
@@ -102,6 +105,8 @@ function firstMatch(addr: ipaddr.IPv4 | ipaddr.IPv6, table: readonly Compiled[])
 
 /** Parses a textual address strictly (dotted quad or IPv6, optional zone), or undefined. */
 export function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  // an injected lookup is outside the type checker: a missing address is unparseable, not a crash
+  if (typeof text !== 'string') return undefined;
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   if (isIP(bare) === 0) return undefined;
   try {

@@ -47,6 +47,7 @@ export const URL_RULES = {
   'ssrf.unresolved': 'Offline check (no DNS): the name passed the name denylist, but its addresses were not resolved or checked.',
   'ssrf.approved_target_changed': 'A person approved this call for other non-public addresses than the target has now; the approval does not cover them.',
   'ssrf.approved_name_metadata': 'A person approved a name, and it resolved to a metadata or link-local address they were not shown; an approval of a name never covers those.',
+  'ssrf.approved_name_loopback': 'A person approved a name, and it resolved to this machine (loopback or an unspecified address), where the daemon\'s own services listen; to reach this machine the URL must say localhost or 127.0.0.1, so the person sees it.',
 } as const;
 
 type UrlRule = keyof typeof URL_RULES;

@@ -81,7 +81,7 @@ export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Pr
       const now = verdict.findings.map((f) => f.target ?? f.matched).join(', ');
       throw new SsrfBlockedError('ssrf.approved_target_changed', 'ask', `${URL_RULES['ssrf.approved_target_changed']} (approved: ${init.approvedTargets!.join(', ') || 'none'}; now: ${now})`, redactUrl(req.url));
     }
-    const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict.host, signal, req.url) : verdict.addresses;
+    const addresses = approved && verdict.addresses.length === 0 ? await namedAddresses(lookup, verdict, signal, req.url) : verdict.addresses;
     if (verdict.decision !== 'allow' && !(approved && addresses.length > 0)) throw new SsrfBlockedError(verdict.rule, verdict.decision, verdict.reason, redactUrl(req.url));
 
     let res;
@@ -108,16 +108,24 @@ function approvableTarget(v: UrlVerdict): boolean {
 
 /** Where credentials are handed out: a name's answer never reaches these on the strength of the name alone. */
 const NEVER_BY_NAME = new Set(['ssrf.ip.metadata', 'ssrf.ip.link_local']);
+/** This machine, where the daemon's own metrics, database and queue listen: reached by name only through a localhost name. */
+const THIS_MACHINE = new Set(['ssrf.ip.loopback', 'ssrf.ip.this_network', 'ssrf.ip.unspecified']);
 
 /**
  * A name refused by the name rules (`localhost`, `*.internal`) was never resolved; once approved it is.
  * The person saw a name, not its addresses: an answer naming a metadata or link-local address (a
- * rebinding name, a poisoned resolver) is refused rather than reached.
+ * rebinding name, a poisoned resolver) is refused rather than reached, and so is this machine unless
+ * the name itself said so (`localhost`): `nas.lan` approved is not an approval of 127.0.0.1.
  */
-async function namedAddresses(lookup: Lookup, host: string, signal: AbortSignal, url: string): Promise<string[]> {
+async function namedAddresses(lookup: Lookup, verdict: UrlVerdict, signal: AbortSignal, url: string): Promise<string[]> {
+  const { host } = verdict;
   const answer = await resolveAll(lookup, host, signal);
   if (answer instanceof Error) return [];
-  const hidden = answer.flatMap((a) => blockedAddress(a)).find((b) => NEVER_BY_NAME.has(b.rule));
+  const blocks = answer.flatMap((a) => blockedAddress(a));
+  const hidden = blocks.find((b) => NEVER_BY_NAME.has(b.rule));
   if (hidden) throw new SsrfBlockedError('ssrf.approved_name_metadata', 'deny', `${URL_RULES['ssrf.approved_name_metadata']} (${host} -> ${hidden.address}: ${hidden.reason})`, redactUrl(url));
+  const saysLocal = verdict.findings.some((f) => f.rule === 'ssrf.name.localhost');
+  const local = saysLocal ? undefined : blocks.find((b) => THIS_MACHINE.has(b.rule));
+  if (local) throw new SsrfBlockedError('ssrf.approved_name_loopback', 'deny', `${URL_RULES['ssrf.approved_name_loopback']} (${host} -> ${local.address})`, redactUrl(url));
   return answer;
 }

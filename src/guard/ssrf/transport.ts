@@ -1,6 +1,6 @@
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
-import { blockedAddress, sameAddress } from './address-rules.ts';
+import { blockedAddress, sameAddress, UNPARSEABLE_ADDRESS } from './address-rules.ts';
 import { FetchLimitError, SsrfBlockedError } from './errors.ts';
 import { redactUrl } from './redact.ts';
 import type { HopRequest } from './redirect.ts';
@@ -59,6 +59,12 @@ export function pinnedConnector(addresses: readonly string[], base: buildConnect
       return;
     }
     const blocked = (refusal: { rule: string; reason: string }) => new SsrfBlockedError(refusal.rule, 'ask', refusal.reason, redactUrl(url));
+    // a name (or garbage) in the list would make the socket resolve it: the second lookup pinning exists to prevent
+    const odd = addresses.findIndex((a) => typeof a !== 'string' || isIP(a) === 0);
+    if (odd >= 0) {
+      callback(blocked({ rule: UNPARSEABLE_ADDRESS.rule, reason: `${UNPARSEABLE_ADDRESS.reason} (pinned to ${JSON.stringify(String(addresses[odd]).slice(0, 80))})` }), null);
+      return;
+    }
     const attempt = (i: number): void => {
       const pending = base({ ...opts, hostname: addresses[i]! }, (err, socket) => {
         if (err instanceof SsrfBlockedError) return callback(err, null);

@@ -323,6 +323,23 @@ describe('a non-public target a person approved (SPEC §6: it is an ask, not a d
   });
 
   it.each([
+    ['nas.lan', '127.0.0.1'], ['fileserver', '127.0.0.2'], ['x.nip.io', '0.0.0.0'], ['printer.internal', '::1'], ['printer.internal', '::'],
+    ['printer.internal', '::ffff:127.0.0.1'],
+  ])('an approved name other than localhost (%s) that resolves to this machine (%s) is refused: the daemon\'s own services listen there', async (host, address) => {
+    const err = await guardedFetch(`http://${host}:${internal.port}/`, { lookup: async () => [{ address, family: address.includes(':') ? 6 : 4 }], approvedTargets: [host] }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.approved_name_loopback', decision: 'deny' });
+    expect(err.reason).toContain(`${host} -> `);
+    expect(internal.state.connections).toBe(0);
+  });
+
+  it('an approved name whose answers include this machine among private ones is refused as a whole', async () => {
+    const lookup2: Lookup = async () => [{ address: '10.0.0.7', family: 4 }, { address: '127.0.0.1', family: 4 }];
+    const err = await guardedFetch(`http://nas.lan:${internal.port}/`, { lookup: lookup2, approvedTargets: ['nas.lan'] }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'SsrfBlockedError', rule: 'ssrf.approved_name_loopback' });
+    expect(internal.state.connections).toBe(0);
+  });
+
+  it.each([
     ['the network policy', `http://127.0.0.1:PORT/`, { networkPolicy: 'deny' as const }, 'network.deny'],
     ['a name that does not resolve', 'http://nowhere.test/', {}, 'ssrf.dns.failed'],
     ['a URL with credentials', 'http://u:p@127.0.0.1:PORT/', {}, 'ssrf.userinfo'],
