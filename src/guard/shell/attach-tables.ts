@@ -1,8 +1,12 @@
 import { DEBUGGERS } from './debuggers.ts';
+import type { FileReader } from './embedded-code.ts';
 import type { OptionSpec } from './flags.ts';
+import { INSPECTOR_SIGNALS } from './inspector-signal.ts';
 import type { Arg } from './model.ts';
-import { AUSTIN, HEAPTRACK } from './profilers.ts';
+import { AUSTIN, BPFTRACE, HEAPTRACK, PY_SPY } from './profiler-tables.ts';
+import { perfLine, type PerfSegment } from './profilers.ts';
 import { showArg } from './shell-state.ts';
+import { bpftraceProbes, dtraceProbes, sysdigCapture } from './system-tracers.ts';
 import { literal } from './values.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 
@@ -17,27 +21,17 @@ export interface AttachSpec {
   readonly operands?: 'any' | 'pid';
   /** Options with which the operands are a program it starts instead (`frida -f PROG`). */
   readonly spawns?: readonly string[];
-  /** Only under these sub-commands (`perf record`, `py-spy dump`), found after options spelled as `globals`. */
+  /** Only under these sub-commands (`py-spy dump`), found after options spelled as `globals`. */
   readonly subcommands?: readonly string[];
   readonly globals?: OptionSpec;
-  /** Forms no table says (`gdbserver --attach`, `node inspect -p`): what attaches, or null. */
-  readonly other?: (args: readonly Arg[]) => string | null;
+  /** Where its options are read, segment by segment, when a sub-command has a table of its own (`perf stat -p 1 record`); null: none attaches. */
+  readonly locate?: (args: readonly Arg[]) => readonly PerfSegment[] | null;
+  /** Forms no table says (`gdbserver --attach`, `node inspect -p`, probes on every process): what attaches, or null. */
+  readonly other?: (args: readonly Arg[], read: FileReader) => string | null;
   /** A dump of the attached process's memory to a file (a heap dump): what dumps, or null. */
   readonly dumps?: (args: readonly Arg[]) => string | null;
 }
 
-/** perf's value options across record, top, trace and stat (a letter that takes none in one of them is read as one that does). */
-const PERF: OptionSpec = {
-  posix: true, short: 'eptrCcoFmGDujkdfEsMwixIb', attached: 'zS',
-  long: [
-    'event', 'filter', 'pid', 'tid', 'realtime', 'cpu', 'count', 'output', 'freq', 'mmap-pages', 'mmap-flush', 'call-graph', 'cgroup', 'delay', 'uid',
-    'branch-filter', 'clockid', 'proc-map-timeout', 'clang-path', 'clang-opt', 'vmlinux', 'switch-output-event', 'switch-max-files', 'affinity',
-    'max-size', 'num-thread-synthesize', 'pfm-events', 'control', 'synth', 'kallsyms', 'count-filter', 'sym-annotate', 'entries', 'sort', 'fields',
-    'max-stack', 'min-stack', 'ignore-callees', 'dsos', 'comms', 'symbols', 'objdump', 'disassembler-style', 'prefix', 'prefix-strip', 'percent-limit',
-    'percentage', 'column-widths', 'group-sort-idx', 'expr', 'input', 'filter-pids', 'duration', 'repeat', 'field-separator', 'interval-print',
-    'interval-count', 'metrics', 'post', 'pre', 'log-fd', 'for-each-cgroup', 'bpf-prog', 'timeout', 'max-events', 'switch-on', 'switch-off',
-  ],
-};
 /** Java's attach tools; `jmap -dump:…`, `jcmd PID GC.heap_dump FILE`, `jattach PID dumpheap FILE` write the heap to a file. */
 const JAVA: AttachSpec = { operands: 'any' };
 const HEAP_DUMP = 'writes its heap to a file';
@@ -50,16 +44,20 @@ const FRIDA: AttachSpec = {
 export const ATTACHERS: Readonly<Record<string, AttachSpec>> = {
   strace: { spec: WRAPPERS.strace!, options: ['p', 'attach'] },
   ltrace: { spec: WRAPPERS.ltrace!, options: ['p'] },
-  // `perf -p` before the sub-command pages its output
-  perf: { globals: { long: ['buildid-dir', 'debugfs-dir', 'debug'] }, subcommands: ['record', 'top', 'trace', 'stat'], spec: PERF, options: ['p', 'pid', 't', 'tid', 'u', 'uid'] },
-  'py-spy': { subcommands: ['record', 'top', 'dump'], spec: { posix: true, short: 'pofdr', long: ['pid', 'output', 'format', 'duration', 'rate'] }, options: ['p', 'pid'] },
+  // each perf sub-command's own table (`perf -p` before the sub-command pages its output)
+  perf: { locate: (args) => perfLine(args)?.segments ?? null, options: ['p', 'pid', 't', 'tid', 'u', 'uid'] },
+  'py-spy': { subcommands: ['record', 'top', 'dump'], spec: PY_SPY, options: ['p', 'pid'] },
   rbspy: { subcommands: ['record', 'snapshot'], spec: { posix: true, short: 'prdfo', long: ['pid', 'rate', 'duration', 'file', 'raw-file', 'format', 'flame-min-width', 'force-version'] }, options: ['p', 'pid'] },
-  // the same option tables as when they start the command they are given (profilers.ts)
+  // the same option tables as when they start the command they are given (profiler-tables.ts)
   austin: { spec: AUSTIN, options: ['p', 'pid', 'w', 'where'] },
   heaptrack: { spec: HEAPTRACK, options: ['p', 'pid'] },
   'eu-stack': { spec: { short: 'pen', long: ['pid', 'core', 'executable', 'debuginfo-path', 'sysroot'] }, options: ['p', 'pid'] },
   pstack: { operands: 'pid' }, gstack: { operands: 'pid' },
-  bpftrace: { spec: { short: 'BfoepcI', long: ['include'] }, options: ['p'] },
+  bpftrace: { spec: BPFTRACE, options: ['p'], other: bpftraceProbes },
+  // tracers of the whole machine (system-tracers.ts)
+  dtrace: { other: dtraceProbes }, sysdig: { other: sysdigCapture }, csysdig: { other: sysdigCapture },
+  // SIGUSR1 opens a node process's inspector (inspector-signal.ts)
+  ...Object.fromEntries(Object.entries(INSPECTOR_SIGNALS).map(([name, other]) => [name, { other }])),
   pyrasite: { spec: { long: ['gdb-prefix', 'output'] }, operands: 'pid' },
   memray: { subcommands: ['attach'], spec: { short: 'o', long: ['output', 'method', 'duration'] }, operands: 'pid' },
   frida: FRIDA, 'frida-trace': FRIDA,

@@ -1,4 +1,7 @@
+import { gdbProgram } from './debuggers.ts';
 import type { OptionSpec } from './flags.ts';
+import type { Arg } from './model.ts';
+import { BPFTRACE, DTRACE } from './profiler-tables.ts';
 import { TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
 import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
 
@@ -30,6 +33,8 @@ export interface EmbeddedCodeSpec {
   readonly restAfter?: readonly string[];
   /** Commands it reads from a stdin that is not a terminal, one a line (`echo 'shell CMD' | gdb`), when static. */
   readonly stdin?: CodeIn;
+  /** The program its `run ARGS` starts through /bin/sh (an `args` group), from its words; null when none is named. */
+  readonly program?: (words: readonly Arg[]) => Arg | null;
 }
 
 /** Ex commands (vim -c, +CMD) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`, `system('cmd')`. */
@@ -61,6 +66,8 @@ const C_SHELL_CALLS: readonly RegExp[] = [
 const GDB_SHELL: readonly RegExp[] = [
   /^\s*(?:she(?:ll?)?\s|!)(?<code>.*)$/s, /^\s*(?:pipe?\s|\|)[^|]*\|(?<code>.*)$/s,
   /^\s*tar(?:g(?:et?)?)?\s+\S+?\s*\|(?<code>.*)$/s,
+  // `run ARGS` (`r`, `start`, `starti`, or `set args ARGS` before them): gdb starts `/bin/sh -c exec PROG ARGS`
+  /^\s*(?:r|ru|run|start|starti|set\s+args?)(?![\w-])\s*(?<args>\S.*)$/s,
   /^\s*(?:python(?:-\w*)?|py|pi|guile(?:-repl)?|gu|gr)(?<inline>(?:\s.*)?)$/s,
   /^\s*so(?:u(?:r(?:ce?)?)?)?\s+(?:-[sv]\s+)*(?<file>\S.*)$/s,
   ...C_SHELL_CALLS,
@@ -71,6 +78,8 @@ const GDB_SHELL: readonly RegExp[] = [
  */
 const LLDB_SHELL: readonly RegExp[] = [
   /^\s*(?:platform\s+)?shell\s+(?:(?:-.*?\s)?--\s+)?(?<code>.*)$/s, /^\s*sc(?:r(?:i(?:pt?)?)?)?(?<inline>(?:\s.*)?)$/s,
+  // `run ARGS` is `process launch -c /bin/sh -- ARGS`: the shell expands them
+  /^\s*(?:r|run)(?![\w-])\s*(?<args>\S.*)$/s,
   /^\s*com\w*\s+so\w*\s+(?:-\w\s+\S+\s+)*(?<file>\S.*)$/s,
   ...C_SHELL_CALLS,
 ];
@@ -86,9 +95,12 @@ const LLDB_WORDS = ['one-line', 'one-line-before-file', 'one-line-on-crash'].fla
 const LLDB_FILES = ['source', 'source-before-file', 'source-on-crash'].flatMap((n) => [`-${n}`, `--${n}`]).concat(['-s', '-S', '-K']);
 const GDB: EmbeddedCodeSpec = {
   words: Object.fromEntries(GDB_WORDS.map((w) => [w, GDB_SHELL])), files: Object.fromEntries(GDB_FILES.map((w) => [w, GDB_SHELL])),
-  stop: GDB_ARGS, stdin: GDB_SHELL,
+  stop: GDB_ARGS, stdin: GDB_SHELL, program: gdbProgram,
 };
 const LLDB: EmbeddedCodeSpec = { words: Object.fromEntries(LLDB_WORDS.map((w) => [w, LLDB_SHELL])), files: Object.fromEntries(LLDB_FILES.map((w) => [w, LLDB_SHELL])), stop: ['--'], stdin: LLDB_SHELL };
+
+/** bpftrace's and dtrace's `system("CMD")` (with --unsafe, dtrace -w) runs CMD with /bin/sh. */
+const TRACER_SHELL: readonly RegExp[] = [/(?<inline>)\bsystem\s*\(\s*"(?<cstring>(?:[^"\\]|\\.)*)"/s, /\bsystem\s*\((?<inline>)/];
 
 /** ssh options that run a local command (`-o ProxyCommand=…`). */
 const SSH_COMMAND: readonly RegExp[] = [/^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*(?:=|\s)\s*(?<code>.*)$/is];
@@ -150,6 +162,7 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   man: { spec: { short: 'CMLmSsepRrEP', attached: 'HX', long: ['pager', 'config-file', 'manpath', 'locale', 'systems', 'sections', 'extension', 'preprocessor', 'recode', 'encoding', 'prompt'] }, options: { P: true, pager: true, H: true } },
   gdb: GDB, 'gdb-multiarch': GDB, 'rust-gdb': GDB,
   lldb: LLDB, 'rust-lldb': LLDB,
+  bpftrace: { spec: BPFTRACE, options: { e: TRACER_SHELL } }, dtrace: { spec: DTRACE, options: { n: TRACER_SHELL } },
   rsync: { spec: TRANSFER_OPTIONS.rsync, options: { e: true, rsh: true } },
   ssh: { spec: WRAPPERS.ssh!, options: { o: SSH_COMMAND } },
   scp: { spec: TRANSFER_OPTIONS.scp, options: { o: SSH_COMMAND } },

@@ -44,14 +44,16 @@ export function extCommand(spec: string): string {
  * The code a value carries per its table entry: all of it, or the first matching pattern's groups — `code` (shell
  * code as written), `cstring` (a C string literal's body, unescaped), `ext` (a git `ext::` command), `prompt` (a prompt
  * string, expanded like a double-quoted word), `inline` (flagged
- * like `python -c`), `file` (a command file it reads).
+ * like `python -c`), `file` (a command file it reads), `args` (a debugger's `run ARGS`, which /bin/sh reads as
+ * `exec PROG ARGS`; PROG is `program`, the word it was given, else `:`).
  */
-export function codeOf(value: string, how: CodeIn): ValueCode | null {
+export function codeOf(value: string, how: CodeIn, program: string | null = null): ValueCode | null {
   if (how === true) return { shell: value };
   for (const re of how) {
     const g = re.exec(value)?.groups;
     if (!g) continue;
-    const shell = g.code ?? (g.cstring !== undefined ? decodeAnsiC(g.cstring) : g.ext !== undefined ? extCommand(g.ext) : g.prompt !== undefined ? promptCode(g.prompt) : undefined);
+    const run = g.args !== undefined ? `${program === null ? ':' : `exec ${shellWord(program)}`} ${g.args}` : undefined;
+    const shell = g.code ?? run ?? (g.cstring !== undefined ? decodeAnsiC(g.cstring) : g.ext !== undefined ? extCommand(g.ext) : g.prompt !== undefined ? promptCode(g.prompt) : undefined);
     const out: { shell?: string; inline?: string; file?: string } = {};
     if (shell !== undefined && shell.trim() !== '') out.shell = shell;
     if (g.inline !== undefined) out.inline = value.trim();

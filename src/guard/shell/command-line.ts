@@ -1,3 +1,4 @@
+import { checkDownloadedCommands } from './checks/exec.ts';
 import { walkCodeOf } from './code-commands.ts';
 import { embeddedCode, type FileReader } from './embedded-code.ts';
 import { childVars, commandVars, resetEnv, wrapperVars } from './environment.ts';
@@ -36,6 +37,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     for (const code of embeddedCode(name, cur.slice(1), w.emit, vars, read, stdinText(redirs, st))) w.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
     // what it does to processes already running (`strace -p 1 CMD`): a wrapper's own arguments count too
     w.checks.program(name, cur.slice(1), w.emit, read, stdinText(redirs, st));
+    checkDownloadedCommands(name, cur.slice(1), st.upstream, redirs, w.emit);
     const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1));
     if (detaches(name, cur.slice(1), u)) w.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
     if (!u) break;

@@ -128,6 +128,19 @@ export function debuggerRun(which: Debugger, args: readonly Arg[], read: FileRea
 
 const show = (a: Arg): string => showArg(a.v);
 
+/** The program gdb's `run ARGS` starts (`/bin/sh -c exec PROG ARGS`): the word after `--args`, else the first operand. */
+export function gdbProgram(args: readonly Arg[]): Arg | null {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.v === '--') return args[i + 1] ?? null;
+    const o = a.v.startsWith('-') && a.v !== '-' ? optionOf('gdb', a.v) : null;
+    if (o?.option.key === 'args') return args[i + 1] ?? null;
+    if (o && o.option.value && o.attached === null) i++;
+    else if (!a.v.startsWith('-')) return a;
+  }
+  return null;
+}
+
 /** The lines of a command file this line wrote, with the files they source in turn. */
 function fileCommands(file: Arg, read: FileReader, source: RegExp, depth: number): string[] {
   const text = read(file);

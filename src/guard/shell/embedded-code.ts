@@ -74,8 +74,9 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
     else if (text !== undefined) for (const line of text.split('\n')) push(line, how, depth + 1);
     else if (isFdPath(f.v)) emit('shell.interpreter.unseen_script', `${name} runs the commands a process substitution prints`);
   };
+  const program = spec.program?.(words) ?? null;
   const push = (value: string, how: CodeIn, depth = 0): void => {
-    const code = codeOf(value, how);
+    const code = codeOf(value, how, program === null ? null : plain(program.v));
     if (code?.shell !== undefined) out.push(code.shell);
     if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
     if (code?.file !== undefined) file({ v: code.file, info: { computed: false, ansi: false, quoted: true, inner: [], raw: code.file } }, how, depth);

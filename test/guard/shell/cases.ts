@@ -35,6 +35,9 @@ import {
 import { ARG_FILE_LOOKALIKES, ARG_FILE_READS } from './cases-round11.ts';
 import { ATTACH_LOOKALIKES, ATTACHED_DUMPS, GIT_CODE_WRITES, PROCESS_ATTACH, TRACED_COMMANDS } from './cases-round12.ts';
 import { DEBUGGER_SHELLS, PROFILED_COMMANDS, PROFILER_CODE, PROFILER_LOOKALIKES } from './cases-round13.ts';
+import {
+  COMPUTED_PROFILERS, DEBUGGER_RUN_ARGS, DOWNLOADED_DEBUGGER_COMMANDS, INSPECTOR_SIGNALS, OPTION_TABLES, RR_DEBUGGERS, SYSTEM_TRACERS,
+} from './cases-round14.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -148,6 +151,13 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'gdb target remote | CMD, and debugger commands fed on stdin': DEBUGGER_SHELLS,
   'Python under memray, heaptrack -p, gdbserver arguments through the shell': PROFILER_CODE,
   'profiler, recorder and debugger stdin look-alikes': PROFILER_LOOKALIKES,
+  'perf, rr, py-spy and uftrace read with one option table each': OPTION_TABLES,
+  'rr replay starting a debugger with the options it is given': RR_DEBUGGERS,
+  'gdb and lldb run ARGS through /bin/sh': DEBUGGER_RUN_ARGS,
+  'downloads piped into gdb or lldb': DOWNLOADED_DEBUGGER_COMMANDS,
+  'SIGUSR1 opening a node process\'s inspector': INSPECTOR_SIGNALS,
+  'tracers whose probes see every process': SYSTEM_TRACERS,
+  'a glob or variable naming a profiler or debugger': COMPUTED_PROFILERS,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

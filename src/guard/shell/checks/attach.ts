@@ -1,7 +1,7 @@
 import { ATTACHERS, type AttachSpec } from '../attach-tables.ts';
 import { DEBUGGERS, debuggerRun } from '../debuggers.ts';
 import type { FileReader } from '../embedded-code.ts';
-import { firstOf, parseOptions, type Opt } from '../flags.ts';
+import { firstOf, parseOptions, type Opt, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit } from '../model.ts';
 import { showArg } from '../shell-state.ts';
 import { literal } from '../values.ts';
@@ -27,23 +27,34 @@ function attachOf(name: string, args: readonly Arg[], read: FileReader, stdin: s
     return run.attach === null ? null : { attach: run.attach, dumps: run.dumps.map((c) => `runs ${c}`) };
   }
   const spec = ATTACHERS[name];
-  const attach = spec ? tableAttach(spec, args) : null;
+  const attach = spec ? tableAttach(spec, args, read) : null;
   if (attach === null) return null;
   const dump = spec!.dumps?.(args);
   return { attach, dumps: dump ? [dump] : [] };
 }
 
 /** What names a running process on a command line the table describes, or null. */
-function tableAttach(s: AttachSpec, args: readonly Arg[]): string | null {
-  const other = s.other?.(args);
+function tableAttach(s: AttachSpec, args: readonly Arg[], read: FileReader): string | null {
+  const other = s.other?.(args, read);
   if (other) return other;
-  let words = args;
-  if (s.subcommands) {
-    const g = parseOptions(args, { ...s.globals, posix: true });
-    if (!s.subcommands.includes(literal(g.operands[0]?.v ?? '') ?? '')) return null;
-    words = g.operands.slice(1);
+  const segments = s.locate ? s.locate(args) : [{ words: subcommandWords(s, args), spec: s.spec ?? {} }];
+  for (const { words, spec } of segments ?? []) {
+    if (words === null) continue;
+    const found = optionAttach(s, words, spec);
+    if (found !== null) return found;
   }
-  const spec = s.spec ?? {};
+  return null;
+}
+
+/** The words after the sub-command the table asks for, or all of them; null under another sub-command. */
+function subcommandWords(s: AttachSpec, args: readonly Arg[]): readonly Arg[] | null {
+  if (!s.subcommands) return args;
+  const g = parseOptions(args, { ...s.globals, posix: true });
+  return s.subcommands.includes(literal(g.operands[0]?.v ?? '') ?? '') ? g.operands.slice(1) : null;
+}
+
+/** An option naming a running process, or an operand that does, among words spelled as `spec` says. */
+function optionAttach(s: AttachSpec, words: readonly Arg[], spec: OptionSpec): string | null {
   const p = parseOptions(words, spec);
   const names = s.options ?? [];
   const opt = firstOf(p, ...names);
