@@ -25,6 +25,26 @@ export function parseInstant(flag: string, value: string | undefined): Date | un
   return at;
 }
 
+const AGO = /^(\d{1,6})\s*(m|min|h|d|w)$/i;
+const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * `--since`: an ISO date or instant as parseInstant takes it, or a time ago on this machine's clock
+ * (`90m`, `24h`, `2d`, `1w`), which is what an admin types the morning after.
+ */
+export function parseSince(flag: string, value: string | undefined, now: () => number = Date.now): Date | undefined {
+  if (value === undefined) return undefined;
+  const ago = AGO.exec(value.trim());
+  if (ago) return new Date(now() - Number(ago[1]) * UNIT_MS[ago[2]!.toLowerCase()]!);
+  try {
+    return parseInstant(flag, value);
+  } catch (err) {
+    // an ISO form with a bad part (no such date, no zone) keeps parseInstant's words; anything else learns the short forms
+    if (!(err instanceof CliError) || !err.message.includes('expected an ISO-8601 date or instant')) throw err;
+    throw new CliError(`${flag}: expected an ISO-8601 date or instant (2026-12-01, 2026-12-01T08:00:00Z) or a time ago (90m, 24h, 2d, 1w), got "${value}"`);
+  }
+}
+
 /** A whole number 1..max: digits only, so "7d" or "1e3" is refused rather than guessed at. */
 export function parseWhole(flag: string, value: string, max: number, unit?: string): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;

@@ -11,9 +11,11 @@ import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../ut
  * started when no daemon runs it, and stopped again), migrated, then closed.
  */
 export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean; create?: boolean } = {}): Promise<T> {
-  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate }] = await Promise.all([
-    import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'),
+  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate }, { setRecordOrigin }] = await Promise.all([
+    import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'), import('../store/audit.ts'),
   ]);
+  // what a command records (a revoke, a pause, a removal) names the account and host behind its --as name
+  setRecordOrigin(processIdentity());
   // CLI output is for people; the store's own logs go to stderr and only when they matter
   const logger = createLogger(cliLogLevel(), process.stderr);
   let resolved;

@@ -61,3 +61,18 @@ export type RuleId = keyof typeof RULES;
 export function ruleReason(rule: RuleId): string {
   return RULES[rule];
 }
+
+/** The configuration key a policy pass answers to: an admin reading an allow finds what to change (SPEC §5 steps 4, 6–8, 10). */
+export const RULE_CONFIG_KEYS: Readonly<Partial<Record<RuleId, string>>> = {
+  'approval.auto_approve': 'permissions.approval.auto_approve',
+  'approval.cli_auto_approve': 'permissions.approval.cli_auto_approve',
+  'approval.trusted_channel': 'permissions.approval.trusted_channels',
+  'approval.mode_off': 'permissions.approval.mode (off)',
+  'approval.smart.approve': 'permissions.approval.smart_model (smart reviewer)',
+  'unattended.allow_safe.write': 'permissions.approval.unattended_policy (allow_safe)',
+  'unattended.grant_withdrawn.allow_safe': 'permissions.approval.unattended_policy (allow_safe)',
+  'unattended.outside_grant.allow_safe': 'permissions.approval.unattended_policy (allow_safe)',
+};
+
+/** Allows no one had to authorise: the call's risk alone lets it through. */
+export const NEEDS_NO_AUTHORITY: ReadonlySet<RuleId> = new Set<RuleId>(['unattended.read_only', 'attended.low_risk']);

@@ -169,6 +169,23 @@ const seqTaken = (err: unknown): boolean => violatesUnique(err, 'audit_events_pk
 /** The name the floor trigger (migration 0012) reports: no record may be added at or below the archived ones. */
 export const AUDIT_SEQ_FLOOR = 'audit_events_seq_floor';
 
+/** The OS account and host a command-line process runs as; null in the daemon, which is named by its actor. */
+let processOrigin: { readonly os_account: string; readonly host: string } | null = null;
+
+/**
+ * Set once by the CLI: each record it writes then names, as `data.from`, the account and host behind the name its
+ * actor column gives (`--as` is only what the caller says), unless the record names its origin already
+ * (`from`, an answer's `origin`, a decision's `decided_by`).
+ */
+export function setRecordOrigin(from: { readonly os_account: string; readonly host: string } | null): void {
+  processOrigin = from;
+}
+
+function withOrigin(data: Record<string, unknown>): Record<string, unknown> {
+  if (!processOrigin || 'from' in data || 'origin' in data || 'decided_by' in data) return data;
+  return { ...data, from: processOrigin };
+}
+
 /** Exactly what PostgreSQL will hand back: nulls for absent fields, JSON-safe data, no NULs. */
 function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {
   const text = (v: string | null | undefined) => (v === undefined || v === null ? null : stripNul(redact(v)));
@@ -184,7 +201,7 @@ function clean(e: AuditInput): Omit<Content, 'seq' | 'at' | 'prev_hash'> {
     outcome: text(e.outcome),
     risk: text(e.risk),
     reason: text(e.reason),
-    data: jsonSafe(redact(e.data ?? {})),
+    data: jsonSafe(redact(withOrigin(e.data ?? {}))),
   };
 }
 
@@ -213,6 +230,8 @@ export interface AuditFilter {
   readonly since?: Date;
   readonly until?: Date;
   readonly afterSeq?: number;
+  /** Only records before this one (`audit list --before`: the next page of a long history). */
+  readonly beforeSeq?: number;
 }
 
 function where(f: AuditFilter): SQL | undefined {
@@ -223,6 +242,7 @@ function where(f: AuditFilter): SQL | undefined {
     f.since ? gte(auditEvents.at, f.since) : undefined,
     f.until ? lt(auditEvents.at, f.until) : undefined,
     f.afterSeq !== undefined ? gt(auditEvents.seq, f.afterSeq) : undefined,
+    f.beforeSeq !== undefined ? lt(auditEvents.seq, f.beforeSeq) : undefined,
   );
 }
 

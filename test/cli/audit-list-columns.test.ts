@@ -43,7 +43,7 @@ describe('audit list (text)', () => {
   it('names the run, the tool and the approval request of each record', async () => {
     const r = await runCli(['audit', 'list'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toMatch(/^SEQ\s+AT\s+KIND\s+ACTOR\s+JOB\s+RUN\s+STEP\s+OUTCOME\s+TOOL\s+RULE\s+REASON$/);
+    expect(r.stdout.split('\n')[0]).toMatch(/^SEQ\s+AT\s+KIND\s+ACTOR\s+JOB\s+RUN\s+STEP\s+OUTCOME\s+TOOL\s+RULE\s+AUTHORITY\s+REASON$/);
     const rows = table(r.stdout);
     expect(rows.find((x) => x.KIND === 'gate.decision')).toMatchObject({ RUN: run.id, STEP: '7', TOOL: 'write_file', RULE: 'r.deny' });
     expect(rows.find((x) => x.KIND === 'approval.requested')).toMatchObject({ RUN: '', TOOL: 'exec (apr_req1)' });

@@ -4,8 +4,9 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { noteIfCut, parseInstant, parseLimit, refuseEmptyText } from '../option-values.ts';
-import { clip, printJson, printTable } from '../output.ts';
+import { parseLimit, parseSince, refuseEmptyText } from '../option-values.ts';
+import { clip, printJson, printTable, warn } from '../output.ts';
+import { actorCell, authorities, detailOf } from '../authority.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
@@ -52,6 +53,13 @@ export function toolCell(data: AuditRow['data']): string {
   const tool = str(data.tool);
   const approval = str(data.approval_id);
   return [tool, approval && `(${approval})`].filter(Boolean).join(' ');
+}
+
+/** A record's SEQ as `audit list` prints it. */
+function parseSeq(flag: string, value: string): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`${flag}: expected a record's SEQ as audit list prints it (a whole number from 1), got "${value}"`);
+  return n;
 }
 
 /** `SEQ:HASH` as `audit verify` prints it. */
@@ -127,25 +135,30 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
   audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
-    .option('--since <instant>', 'ISO date or instant').option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+    .option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w').option('--before <seq>', 'only records before this SEQ: the next page of a long history')
+    .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
+    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; before?: string; limit: string; json?: boolean }, cmd: Command) => {
       // an empty filter would list everything, the opposite of narrowing
       refuseEmptyText(opts, ['job', 'run', 'kind']);
       const limit = parseLimit('--limit', opts.limit);
-      const since = parseInstant('--since', opts.since);
+      const since = parseSince('--since', opts.since);
+      const before = opts.before === undefined ? undefined : parseSeq('--before', opts.before);
       const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
-      const found = await withStore(configOf(cmd), async (db) => {
+      const { found, authority } = await withStore(configOf(cmd), async (db) => {
         // a filter no record can match is a mistake to name, not an empty listing
         if (opts.kind) await checkKind(db.db, opts.kind);
         const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
         if (opts.run) await checkRun(db.db, opts.run);
         // one more than shown: exactly --limit rows is no cut
-        return listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), limit: limit + 1 });
+        const found = await listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), ...(before ? { beforeSeq: before } : {}), limit: limit + 1 });
+        return { found, authority: await authorities(db.db, found.slice(0, limit)) };
       });
-      const shown = noteIfCut(found, limit);
-      if (opts.json) printJson(shown);
-      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'RUN', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], shown.map((r) => [
-        r.seq, r.at.toISOString(), r.kind, r.actor ?? '', r.job_id ?? '', r.run_id ?? '', r.step ?? '', r.outcome ?? '', toolCell(r.data), r.rule ?? '', clip(r.reason ?? '', 100),
+      const shown = found.slice(0, limit);
+      // the warning says how to reach the rest: an incident's history is often longer than one page
+      if (found.length > limit) warn(`showing the newest ${limit}; use --limit for more, or the same command with --before ${shown[shown.length - 1]!.seq} for the older ones`);
+      if (opts.json) printJson(shown.map((r) => ({ ...r, authority: authority.get(r.seq) ?? null })));
+      else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'RUN', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'AUTHORITY', 'REASON'], shown.map((r) => [
+        r.seq, r.at.toISOString(), r.kind, actorCell(r), r.job_id ?? '', r.run_id ?? '', r.step ?? '', r.outcome ?? '', toolCell(r.data), r.rule ?? '', authority.get(r.seq)?.text ?? '', clip(detailOf(r), 100),
       ]));
     });
   audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken; 66 when --file cannot be read)')
@@ -167,11 +180,11 @@ export function registerAuditCommands(program: Command): void {
     });
   registerAuditArchiveCommands(audit);
   audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
-    .option('--job <job>', 'one job (id or name)').option('--since <instant>', 'ISO date or instant')
+    .option('--job <job>', 'one job (id or name)').option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
     .option('--json', 'the closing summary on stderr as one JSON object (the records are JSON lines either way)')
     .action(async (opts: { job?: string; since?: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']);
-      const since = parseInstant('--since', opts.since);
+      const since = parseSince('--since', opts.since);
       const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }, { chainStart }, { inSnapshot }] = await Promise.all([
         import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts'), import('../../store/audit-archive.ts'), import('../../store/db.ts'),
       ]);

@@ -8,8 +8,12 @@ import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
 import { printable } from '../../util/printable.ts';
 import { toolCallText } from '../../util/tool-call-text.ts';
+import { redactText } from '../../util/redact.ts';
 import { toolCell } from './audit.ts';
+import { actorCell, authorities, detailOf } from '../authority.ts';
+import { instantIn } from '../job-display.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
+import type { GrantRow } from '../../store/schema.ts';
 
 
 const OUTPUT_SHOWN = 2_000;
@@ -22,6 +26,14 @@ function transcriptLine(m: TranscriptMessage): string {
   const text = [m.content ?? '', ...(calls.length ? [`calls: ${calls.join(', ')}`] : [])].filter(Boolean).join(' | ');
   // what a model wrote reaches the terminal: no escape sequence or bidi override of its own (printable)
   return printable(`${who} ${clipped(text.replace(/\s*\n\s*/g, ' ⏎ '))}`);
+}
+
+/** The grant a run started with, who approved it, and whether it has ended since (revoked, superseded, cleared). */
+function grantText(g: (GrantRow & { answered_from: { os_account: string; host: string } | null }) | null, id: string | null): string {
+  if (!g) return id ? `${id} (not in the database)` : '- (none: judged under unattended_policy)';
+  const from = g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : '';
+  const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${redactText(g.revoked_why ?? '-')}` : '; still live';
+  return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -53,8 +65,9 @@ export function registerRunsCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean; transcript?: boolean }, cmd: Command) => {
       refuseEmptyText({ run: id }, ['run']);
-      const [{ getRun }, { listAudit }, { getJob }, { transcriptOfRun }] = await Promise.all([
+      const [{ getRun }, { listAudit }, { getJob }, { transcriptOfRun }, { getGrant }, { getApproval }] = await Promise.all([
         import('../../store/runs.ts'), import('../../store/audit.ts'), import('../../store/jobs.ts'), import('../../store/transcripts.ts'),
+        import('../../store/grants.ts'), import('../../store/approvals.ts'),
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const run = await getRun(db.db, id);
@@ -62,7 +75,16 @@ export function registerRunsCommands(program: Command): void {
         const jobId = run?.job_id ?? audit.find((a) => a.job_id)?.job_id;
         const job = jobId ? await getJob(db.db, jobId, { includeRemoved: true }) : null;
         const transcript = opts.transcript ? await transcriptOfRun(db.db, id) : undefined;
-        return { run, job: job ? { id: job.id, name: job.name, removed_at: job.removed_at } : null, audit, ...(transcript !== undefined ? { transcript } : {}) };
+        // on whose authority: the grant the run started with, who approved it and whether it has ended since
+        const grantId = run?.grant_id ?? (audit.find((a) => a.kind === 'run.started')?.data.grant_id as string | undefined) ?? null;
+        const grant = grantId ? await getGrant(db.db, grantId) : null;
+        const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
+        const authority = await authorities(db.db, audit);
+        return {
+          run, job: job ? { id: job.id, name: job.name, timezone: job.timezone, removed_at: job.removed_at } : null,
+          grant: grant ? { ...grant, answered_from: answeredFrom } : null,
+          audit: audit.map((a) => ({ ...a, authority: authority.get(a.seq) ?? null })), ...(transcript !== undefined ? { transcript } : {}),
+        };
       });
       if (!found.run && found.audit.length === 0) throw new CliError(`no run with id ${id}, and no audit record names it`, EXIT.failure);
       // a pruned run: the audit log still answers for it
@@ -72,16 +94,16 @@ export function registerRunsCommands(program: Command): void {
       const lines: [string, unknown][] = [
         ['job', found.job ? `${found.job.id} (${found.job.name})${found.job.removed_at ? ', removed' : ''}` : '-'],
         ...(r ? [
-          ['nominal', r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
+          ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
           ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
-          ['cron_authorized', r.cron_authorized === null ? '-' : String(r.cron_authorized)], ['grant', r.grant_id ?? '-'],
+          ['cron_authorized', r.cron_authorized === null ? '-' : String(r.cron_authorized)], ['grant', grantText(found.grant, r.grant_id)],
           ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
         ] as [string, unknown][] : []),
       ];
       for (const [k, v] of lines) process.stdout.write(`${k}: ${printable(String(v))}\n`);
       process.stdout.write('\naudit:\n');
-      printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'REASON'], found.audit.map((a) => [
-        a.seq, a.at.toISOString(), a.kind, a.actor ?? '', a.step ?? '', a.outcome ?? '', toolCell(a.data), a.rule ?? '', clip(a.reason ?? '', 100),
+      printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'AUTHORITY', 'REASON'], found.audit.map((a) => [
+        a.seq, a.at.toISOString(), a.kind, actorCell(a), a.step ?? '', a.outcome ?? '', toolCell(a.data), a.rule ?? '', a.authority?.text ?? '', clip(detailOf(a), 100),
       ]));
       if (found.transcript === null) process.stdout.write('\ntranscript: none (a steps run, a run that ended before the model answered, or one pruned)\n');
       if (found.transcript) {

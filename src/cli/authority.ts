@@ -1,0 +1,120 @@
+import { inArray } from 'drizzle-orm';
+import type { Executor } from '../store/db.ts';
+import { NEEDS_NO_AUTHORITY, RULE_CONFIG_KEYS, type RuleId } from '../policy/rules.ts';
+import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type GrantRow } from '../store/schema.ts';
+
+/**
+ * On whose authority a record's call went through: the grant (its approver, approval and time), the "always"
+ * record (who made it, when), the human answer, or the configuration key. An admin reading `runs show` or
+ * `audit list` after an incident should not have to join grants, approvals and allowlist records by hand.
+ */
+export interface Authority {
+  readonly kind: 'grant' | 'allowlist' | 'human' | 'config' | 'none_needed';
+  /** The grant, "always" record or approval request behind it; the config key for a policy pass. */
+  readonly ref: string;
+  readonly by?: string | null;
+  readonly at?: Date | null;
+  /** The OS account and host the human answer came from, when recorded. */
+  readonly from?: { os_account: string; host: string } | null;
+  readonly text: string;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const iso = (d: Date | null | undefined) => d?.toISOString() ?? '-';
+const fromText = (f: { os_account: string; host: string } | null | undefined) => (f ? `, from ${f.os_account}@${f.host}` : '');
+
+function grantAuthority(g: GrantRow): Authority {
+  return {
+    kind: 'grant', ref: g.id, by: g.approver, at: g.approved_at,
+    text: `grant ${g.id}: approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${iso(g.approved_at)} (${g.approval_id ?? 'no approval'})`,
+  };
+}
+
+/** The grant a run started with: the runs row, or its run.started record when the row was pruned. */
+async function grantIdsOfRuns(exec: Executor, rows: readonly AuditRow[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const r of rows) {
+    const g = r.kind === 'run.started' ? str(r.data.grant_id) : null;
+    if (r.run_id && g) ids.set(r.run_id, g);
+  }
+  const missing = [...new Set(rows.filter((r) => r.run_id && !ids.has(r.run_id) && r.rule === 'unattended.cron_authorized').map((r) => r.run_id!))];
+  if (missing.length > 0) {
+    for (const run of await exec.select({ id: runs.id, grant_id: runs.grant_id }).from(runs).where(inArray(runs.id, missing))) {
+      if (run.grant_id) ids.set(run.id, run.grant_id);
+    }
+    const { listAudit } = await import('../store/audit.ts');
+    for (const id of missing.filter((m) => !ids.has(m))) {
+      const [started] = await listAudit(exec, { run_id: id, kind: 'run.started', limit: 1 });
+      const g = started ? str(started.data.grant_id) : null;
+      if (g) ids.set(id, g);
+    }
+  }
+  return ids;
+}
+
+/** The authority behind each allow (and the grant each run.started and grant record names), by record seq. */
+export async function authorities(exec: Executor, rows: readonly AuditRow[]): Promise<Map<number, Authority>> {
+  const out = new Map<number, Authority>();
+  const runGrants = await grantIdsOfRuns(exec, rows);
+  const grantOf = (r: AuditRow) => (r.kind.startsWith('grant.') ? str(r.data.grant_id)
+    : r.kind === 'run.started' || r.rule === 'unattended.cron_authorized' ? (r.run_id ? runGrants.get(r.run_id) ?? null : null) : null);
+  const allows = rows.filter((r) => r.kind === 'gate.decision' && r.outcome === 'allow');
+  const grantIds = [...new Set(rows.map(grantOf).filter((g): g is string => g !== null))];
+  const alwIds = [...new Set(allows.filter((r) => r.rule === 'approval.allowlist').map((r) => str(r.data.approval_id)).filter((x): x is string => x !== null))];
+  const aprIds = [...new Set(allows.filter((r) => r.rule?.startsWith('approval.human.')).map((r) => str(r.data.approval_id)).filter((x): x is string => x !== null))];
+  const [grants, always, answers] = await Promise.all([
+    grantIds.length ? exec.select().from(jobGrants).where(inArray(jobGrants.id, grantIds)) : [],
+    alwIds.length ? exec.select().from(allowlistRecords).where(inArray(allowlistRecords.id, alwIds)) : [],
+    aprIds.length ? exec.select().from(approvals).where(inArray(approvals.id, aprIds)) : [],
+  ]);
+  const grantById = new Map(grants.map((g) => [g.id, g]));
+  for (const r of rows) {
+    const gid = grantOf(r);
+    if (gid) {
+      const g = grantById.get(gid);
+      out.set(r.seq, g ? grantAuthority(g) : { kind: 'grant', ref: gid, text: `grant ${gid} (not in the database)` });
+      continue;
+    }
+    if (r.kind !== 'gate.decision' || r.outcome !== 'allow' || !r.rule) continue;
+    const rule = r.rule as RuleId;
+    const configKey = RULE_CONFIG_KEYS[rule];
+    if (NEEDS_NO_AUTHORITY.has(rule)) {
+      out.set(r.seq, { kind: 'none_needed', ref: r.rule, text: `none needed (risk ${r.risk ?? '-'})` });
+    } else if (r.rule === 'approval.allowlist') {
+      const id = str(r.data.approval_id);
+      const a = always.find((x) => x.id === id);
+      out.set(r.seq, a ? { kind: 'allowlist', ref: a.id, by: a.created_by, at: a.created_at, text: `always ${a.id}: made by ${a.created_by} at ${iso(a.created_at)} (scope ${a.scope})` }
+        : { kind: 'allowlist', ref: id ?? '-', by: str(r.data.approver), text: `always ${id ?? '-'} by ${str(r.data.approver) ?? '-'} (not in the database)` });
+    } else if (r.rule.startsWith('approval.human.')) {
+      const id = str(r.data.approval_id);
+      const a = answers.find((x) => x.id === id);
+      const by = a?.answered_by ?? str(r.data.approver);
+      out.set(r.seq, { kind: 'human', ref: id ?? '-', by, at: a?.answered_at ?? null, from: a?.answered_from ?? null,
+        text: `human: ${by ?? '-'} answered ${id ?? '-'} at ${iso(a?.answered_at)}${fromText(a?.answered_from)}` });
+    } else if (configKey) {
+      const channel = r.rule === 'approval.trusted_channel' ? ` (channel ${str(r.data.channel) ?? '-'})` : '';
+      out.set(r.seq, { kind: 'config', ref: configKey, text: `config ${configKey}${channel}` });
+    }
+  }
+  return out;
+}
+
+/** Who acted, and from which OS account and host when the record says so (a `--as` name is only a claim). */
+export function actorCell(r: Pick<AuditRow, 'actor' | 'data'>): string {
+  const d = r.data as { from?: unknown; origin?: unknown; decided_by?: unknown; unattended?: unknown };
+  const origin = (d.from ?? d.origin ?? (d.unattended === true ? null : d.decided_by)) as { os_account?: unknown; host?: unknown } | null | undefined;
+  const where = origin && typeof origin.os_account === 'string' ? ` (${origin.os_account}@${String(origin.host ?? '?')})` : '';
+  return `${r.actor ?? ''}${where}`;
+}
+
+/** A record with no reason of its own, in words: what a job change changed and what it did to the grant. */
+export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string {
+  if (r.reason) return r.reason;
+  const d = r.data as { changed?: unknown; definition_changed?: unknown; name?: unknown; trigger?: unknown };
+  if (r.kind === 'job.updated' && Array.isArray(d.changed)) {
+    return `changed ${d.changed.join(', ') || 'nothing'}; ${d.definition_changed ? 'a definition change: the grant ends unless a person approved it' : 'outside the definition: the grant stays'}`;
+  }
+  if (r.kind === 'job.created' && typeof d.name === 'string') return `created "${d.name}"`;
+  if (r.kind === 'run.queued' && typeof d.trigger === 'string') return `trigger ${d.trigger}`;
+  return '';
+}
