@@ -59,10 +59,13 @@ export function grantLine(j: JobRow, grant: GrantRow | null): string {
 export function changeLine(
   verb: 'created' | 'updated', output: unknown, decision: { approval_source?: string; approver?: string } | null, grantRules: Readonly<Record<string, string>>,
 ): string {
-  const o = output as { job?: { id?: string; name?: string }; cron_authorized?: boolean; grant_rule?: string } | null;
+  const o = output as { job?: { id?: string; name?: string }; cron_authorized?: boolean; grant_rule?: string; granted_by?: string | null; grant_issued?: boolean } | null;
   const job = `job ${o?.job?.id ?? '?'} "${o?.job?.name ?? ''}" ${verb}`;
   const human = decision?.approval_source === 'human' && decision.approver ? decision.approver : null;
-  if (o?.cron_authorized) return `${job}; cron_authorized: yes (${human ? `approved by ${human}` : 'its grant stays: the change is outside the definition'})`;
+  // a change outside the definition keeps the grant someone else may have given: name theirs, not this answer's
+  const kept = o?.grant_issued === false;
+  if (o?.cron_authorized && !kept && human) return `${job}; cron_authorized: yes (approved by ${human})`;
+  if (o?.cron_authorized) return `${job}; cron_authorized: yes (its grant${o.granted_by ? ` from ${o.granted_by}` : ''} stays: the change is outside the definition)`;
   const rule = o?.grant_rule ?? '';
   return `${job}; cron_authorized: no (${rule}${grantRules[rule] ? `: ${grantRules[rule]}` : ''})`;
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 
 /** A jobs create/update without a terminal, approved from another process as `bob` once its request waits. */
-async function approvedByBob(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function approvedBy(who: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();
   let stdout = '';
@@ -42,7 +42,7 @@ async function approvedByBob(args: string[]): Promise<{ code: number | null; std
     if (m) resolve(m[1]!);
   }));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const approve = await runCli(['approvals', 'approve', await waiting, '--as', 'bob'], { env });
+  const approve = await runCli(['approvals', 'approve', await waiting, '--as', who], { env });
   expect(approve.code, approve.stderr).toBe(0);
   return { code: await exited, stdout, stderr };
 }
@@ -90,13 +90,17 @@ describe('jobs update and create: bad input says what is wrong, with the usage o
 
 describe('jobs create and update print a line for a person, and JSON with --json', () => {
   it('create, then update: the job, and who approved it', async () => {
-    const created = await approvedByBob(['jobs', 'create', '--name', 'human-line', '--schedule', '0 4 * * *', '--prompt', 'report', '--as', 'alice']);
+    const created = await approvedBy('bob', ['jobs', 'create', '--name', 'human-line', '--schedule', '0 4 * * *', '--prompt', 'report', '--as', 'alice']);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^job job_\w+ "human-line" created; cron_authorized: yes \(approved by bob\)\n$/);
-    const updated = await approvedByBob(['jobs', 'update', 'human-line', '--schedule', '0 5 * * *', '--as', 'alice']);
+    const updated = await approvedBy('bob', ['jobs', 'update', 'human-line', '--schedule', '0 5 * * *', '--as', 'alice']);
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toMatch(/^job job_\w+ "human-line" updated; cron_authorized: yes \(approved by bob\)\n$/);
-  }, 180_000);
+    // a rename is outside the definition: carol's answer keeps bob's grant, and the line says whose it is
+    const renamed = await approvedBy('carol', ['jobs', 'update', 'human-line', '--name', 'human-line-2', '--as', 'alice']);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stdout).toMatch(/^job job_\w+ "human-line-2" updated; cron_authorized: yes \(its grant from bob stays: the change is outside the definition\)\n$/);
+  }, 240_000);
 });
 
 describe('jobs runs --limit', () => {

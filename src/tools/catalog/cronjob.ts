@@ -3,6 +3,7 @@ import { JobInputError, RunRefusedError, createJobFromCall, definitionFields, ma
 import { stepsEveryRunRefuses, type JobDefinition, type JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
+import { getGrant } from '../../store/grants.ts';
 import { runAuthorization } from '../../jobs/run-authorization.ts';
 import { instantsDroppedByRemoval, instantsDueAtPause, instantsMissedWhilePaused } from '../../jobs/next-fire.ts';
 import type { JobRow } from '../../store/schema.ts';
@@ -69,8 +70,12 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
           }
           case 'update': {
             const r = await updateJobFromCall(deps, id, definitionFields(params), ctx, approval);
+            if (!r) return notFound(id);
             // the job's authorisation after the change: an update outside the definition keeps a grant it did not issue
-            return r ? ok({ job: summary(r.job), cron_authorized: (await runAuthorization(deps.db, r.job)).cron_authorized, grant_rule: r.verdict.rule }) : notFound(id);
+            const auth = await runAuthorization(deps.db, r.job);
+            const grant = auth.grant_id === null ? null : auth.grant_id === r.grant?.id ? r.grant : await getGrant(deps.db, auth.grant_id);
+            const issued = r.verdict.issue && grant !== null && grant.approval_id === r.verdict.approval_id;
+            return ok({ job: summary(r.job), cron_authorized: auth.cron_authorized, grant_rule: r.verdict.rule, ...(auth.cron_authorized && grant ? { granted_by: grant.approver, grant_issued: issued } : {}) });
           }
           case 'pause': {
             const r = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined }, instantsDueAtPause);
