@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<void>> = {
   daemon: async () => (await import('./daemon.ts')).benchDaemon(),
   retention: async () => (await import('./retention.ts')).benchRetention(),
   redact: async () => (await import('./redact.ts')).benchRedact(),
+  soak: async () => (await import('./soak.ts')).benchSoak(),
 };
 
 const name = process.argv[2];
