@@ -2,6 +2,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { hostname } from 'node:os';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
@@ -135,6 +136,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
 
   const metrics = createMetrics({ queueDepth: () => queue.depth() });
   const shutdown = new AbortController();
+  // each running run listens for it: more than Node's default 10 at once is expected, not a leak
+  setMaxListeners(config.daemon.concurrency + 8, shutdown.signal);
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
   const enqueue = (runId: string) => queue.enqueue(runId);
   const agentHost = new LateAgentHost();
@@ -247,7 +250,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       stopping = true;
       logger.info('stopping: no new firing; running work may finish');
       // one deadline for everything: a hung firing or reconcile pass must not hold running work past it
-      const deadline = new Promise<true>((r) => setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000).unref());
+      let deadlineTimer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<true>((r) => { deadlineTimer = setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000).unref(); });
       const loopsEnded = Promise.race([Promise.all(loops.map((l) => l.stop())).then(() => false), deadline]).then((late) => {
         if (late) logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
       });
@@ -259,6 +263,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
       });
       await Promise.all([loopsEnded, workEnded]);
+      clearTimeout(deadlineTimer);
       // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
       // meanwhile (an external server restarting) or a queue connection that never answers
       const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
@@ -273,6 +278,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       // a pass still hung on a query would hold the pool open for ever
       await step('closing the database pool', database.close());
       await step('stopping the embedded PostgreSQL', resolved.stop());
+      // the metrics' process-wide observers would otherwise keep this daemon (queue, pool, tools) in memory
+      metrics.close();
       logger.info('daemon stopped');
     },
   };

@@ -4,6 +4,7 @@ import type { JobRow, RunRow } from '../store/schema.ts';
 import { postToTarget } from '../tools/catalog/notify.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
 import { redact, redactText } from '../util/redact.ts';
+import { linkedSignal } from '../util/linked-signal.ts';
 import type { PayloadOutcome } from './payload.ts';
 
 /** Every outcome of a delivery, with the sentence shown to people. */
@@ -71,8 +72,8 @@ export async function deliverOutcome(deps: DeliveryDeps, job: JobRow, run: RunRo
   }
   // recorded before the effect, like every other step: a crash mid-post leaves this line, not silence
   await record('delivery.posting');
-  const signal = shutdown ? AbortSignal.any([shutdown, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
-  const sent = await postToTarget(deps.config, 'delivery', target, deliveryBody(job, run, outcome), signal, deps.net ?? {});
+  const limit = linkedSignal([shutdown], DELIVERY_TIMEOUT_MS);
+  const sent = await postToTarget(deps.config, 'delivery', target, deliveryBody(job, run, outcome), limit.signal, deps.net ?? {}).finally(limit.dispose);
   const rule: DeliveryRule = sent.success ? 'delivery.sent' : 'delivery.failed';
   const why = sent.success ? null : withoutTargetSecrets(sent.error ?? sent.errorKind ?? 'unknown error', deps.config.notify.targets[target]);
   await record(rule, why ?? undefined);

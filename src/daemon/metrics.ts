@@ -27,6 +27,8 @@ export function createMetrics(sources: MetricSources = {}) {
     }),
     runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),
     runsActive: new Gauge({ name: 'echo_agent_runs_active', help: 'Runs executing in this replica', registers: [registry] }),
+    /** prom-client's default-metrics observers stay registered for the life of the process and hold the registry: empty it. */
+    close: () => registry.clear(),
   };
 }
 

@@ -1,4 +1,5 @@
 import { guardedFetch, type GuardedFetchInit, type GuardedResponse } from '../guard/ssrf/index.ts';
+import { linkedSignal } from '../util/linked-signal.ts';
 
 /** The WHATWG fetch signature, as SDKs (openai's `fetch` option) expect it. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -49,7 +50,8 @@ export function guardedFetchAdapter(options: AdapterOptions = {}): FetchLike {
     const rawBody = init.body !== undefined ? init.body : request && request.body ? await request.arrayBuffer() : undefined;
     const body = await bodyOf(rawBody, headers);
     const signals = [base.signal, init.signal ?? request?.signal].filter((s): s is AbortSignal => s instanceof AbortSignal);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const both = signals.length > 1 ? linkedSignal(signals) : null;
+    const signal = both?.signal ?? signals[0];
     const flat: Record<string, string> = {};
     headers.forEach((v, k) => (flat[k] = v));
     try {
@@ -64,6 +66,8 @@ export function guardedFetchAdapter(options: AdapterOptions = {}): FetchLike {
     } catch (err) {
       onError?.(err);
       throw err;
+    } finally {
+      both?.dispose();
     }
   };
 }

@@ -6,6 +6,7 @@ import { redactUrl } from './redact.ts';
 import { normaliseHeaders, planRedirect, type HopRequest } from './redirect.ts';
 import { systemLookup, type Lookup } from './system-lookup.ts';
 import { undiciTransport, type Transport } from './transport.ts';
+import { linkedSignal, type LinkedSignal } from '../../util/linked-signal.ts';
 
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -51,16 +52,24 @@ const firstHeader = (v: string | string[] | undefined): string | undefined => (A
  * SsrfBlockedError before a byte is sent), connected only to the checked addresses, redirects followed by hand.
  */
 export async function guardedFetch(url: string, init: GuardedFetchInit = {}): Promise<GuardedResponse> {
+  const limit = linkedSignal([init.signal], init.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  try {
+    return await fetchHops(url, init, limit);
+  } finally {
+    limit.dispose();
+  }
+}
+
+async function fetchHops(url: string, init: GuardedFetchInit, limit: LinkedSignal): Promise<GuardedResponse> {
   const maxBytes = init.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxRedirects = init.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  const deadline = AbortSignal.timeout(init.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+  const { signal } = limit;
   const transport = init.transport ?? undiciTransport();
   const lookup = init.lookup ?? systemLookup;
 
   const stopped = (current: string): Error | undefined => {
     if (init.signal?.aborted) return init.signal.reason instanceof Error ? init.signal.reason : new Error('aborted');
-    if (deadline.aborted) return new FetchLimitError('fetch.timeout', redactUrl(current), `(${init.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms)`);
+    if (limit.timedOut()) return new FetchLimitError('fetch.timeout', redactUrl(current), `(${init.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms)`);
     return undefined;
   };
 
