@@ -12,6 +12,33 @@ parentPort.on('message', (m) => {
   parentPort.postMessage(hits);
 });`;
 
+/**
+ * Workers whose last search ended in time, kept for the next one: starting a worker costs tens of
+ * milliseconds of CPU, which a daemon running search_files in many runs paid on every call. A worker that
+ * ran over its budget, failed or was cancelled is terminated instead, never reused.
+ */
+const idle: Worker[] = [];
+const MAX_IDLE = 2;
+
+function takeWorker(): Worker {
+  const kept = idle.pop();
+  if (kept) return kept;
+  const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+  worker.unref();
+  // one that dies while idle (its memory limit, say) must not be handed out
+  worker.once('exit', () => {
+    const at = idle.indexOf(worker);
+    if (at >= 0) idle.splice(at, 1);
+  });
+  return worker;
+}
+
+function giveBack(worker: Worker): Promise<void> {
+  if (idle.length >= MAX_IDLE) return worker.terminate().then(() => {});
+  idle.push(worker);
+  return Promise.resolve();
+}
+
 export class PatternTooSlow extends Error {
   constructor(readonly budgetMs: number) {
     super(`took longer than ${budgetMs} ms on one file`);
@@ -35,7 +62,7 @@ export class LineMatcher {
     return new Promise<[number, string][]>((resolve, reject) => {
       const stop = (err: Error) => {
         cleanup();
-        void this.close();
+        void this.discard();
         reject(err);
       };
       const timer = setTimeout(() => stop(new PatternTooSlow(this.budgetMs)), this.budgetMs);
@@ -59,7 +86,15 @@ export class LineMatcher {
     });
   }
 
+  /** Done with the pattern: its worker, idle and in good order, may serve the next one. */
   async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await giveBack(w);
+  }
+
+  /** A worker still busy (over budget, cancelled) or broken: never reused. */
+  private async discard(): Promise<void> {
     const w = this.worker;
     this.worker = null;
     await w?.terminate();
@@ -67,10 +102,12 @@ export class LineMatcher {
 
   private start(): Worker {
     if (!this.worker) {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-      this.worker.unref();
+      this.worker = takeWorker();
       this.worker.postMessage({ pattern: this.pattern, flags: this.flags });
     }
     return this.worker;
   }
 }
+
+/** How many finished workers wait for the next pattern (for tests and diagnostics). */
+export const idleMatchers = (): number => idle.length;
