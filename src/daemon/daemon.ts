@@ -37,6 +37,8 @@ const ENQUEUE_CHUNK = 200;
 /** Run retention passes: soon after start (a daemon restarted often must still prune), then hourly. */
 const RETENTION_FIRST_MS = 60_000;
 const RETENTION_EVERY_MS = 3_600_000;
+/** How long a run may wait between its commit and its enqueue before the reconciler takes it for lost (at most one reconcile interval). */
+const HAND_OFF_GRACE_SECONDS = 10;
 /** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
 const STOP_STEP_TIMEOUT_MS = 5_000;
 
@@ -174,7 +176,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
   };
   const reconcileOnce = async () => {
-    const reconciled = await reconcile(database.db, queue, logger);
+    const reconciled = await reconcile(database.db, queue, logger, { handOffGraceSeconds: Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds) });
     for (const [state, n] of Object.entries(reconciled.outcomes)) if (n > 0) metrics.runStates.inc({ state }, n);
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
     const expired = await expireApprovals(database.db);

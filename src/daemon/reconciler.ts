@@ -19,7 +19,7 @@ export interface ReconcileReport {
  * from the queue are sent again, and runs whose worker died are retried or
  * recorded as interrupted. Never loses a run, never starts one twice (the claim decides).
  */
-export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): Promise<ReconcileReport> {
+export async function reconcile(db: Executor, queue: RunQueue, logger: Logger, opts: { handOffGraceSeconds?: number } = {}): Promise<ReconcileReport> {
   let leasesExpired = 0;
   const outcomes = { retrying: 0, interrupted: 0 };
   for (const run of await listExpiredLeases(db)) {
@@ -28,28 +28,34 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger): 
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     // the state change and its record commit together: a failed append must not leave a change nobody recorded
-    const outcome = await db.transaction(async (tx) => {
+    const ended = await db.transaction(async (tx): Promise<{ state: 'retrying' | 'interrupted'; attempt: number; backoff: number } | null> => {
       if (job && !job.removed_at && run.attempt <= job.max_retries) {
         // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
         const backoff = retryBackoffMs(job, run.attempt);
-        if (await retryRun(tx, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff })) {
+        const retried = await retryRun(tx, { run_id: run.id, ...holder, error: reason, backoff_ms: backoff });
+        if (retried) {
           await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'retrying', reason, data: { attempt: run.attempt, backoff_ms: backoff } });
-          return 'retrying' as const;
+          return { state: 'retrying', attempt: retried.attempt, backoff };
         }
       } else if (await markInterrupted(tx, { run_id: run.id, ...holder, reason })) {
         await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
-        return 'interrupted' as const;
+        return { state: 'interrupted', attempt: run.attempt, backoff: 0 };
       }
       return null;
     });
+    const outcome = ended?.state ?? null;
     // counted once committed: a rolled-back pass changed nothing
     if (outcome) outcomes[outcome]++;
+    // handed over at once, as the worker does with a retry of its own: the pass below waits for overdue hand-offs only
+    if (ended?.state === 'retrying') await queue.enqueue(run.id, { attempt: ended.attempt, delayMs: ended.backoff });
     leasesExpired++;
     logger.warn({ run_id: run.id, job_id: run.job_id, job_name: job?.name ?? null, lease_owner: run.lease_owner, state: outcome, error: reason }, 'run lease expired');
   }
   let requeued = 0;
   const reading = { dbNow: await databaseNow(db), monoAt: performance.now() };
-  for await (const run of allQueued(db)) {
+  // a run committed moments ago may not be handed to the queue yet (the firing pass or the worker enqueues after
+  // its commit): sending it now would count a hand-off in progress as a run the queue lost
+  for await (const run of allQueued(db, 1000, opts.handOffGraceSeconds ?? 0)) {
     if (await queue.holds(run.id, run.attempt)) continue;
     // not_before is on the database clock, and so is this delay
     const delayMs = run.not_before ? run.not_before.getTime() - dbClockNow(reading) : 0;

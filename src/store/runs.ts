@@ -150,7 +150,6 @@ const heldBy = (h: RunningHolder) => and(
   h.leaseExpired ? lt(runs.lease_expires_at, sql`now()`) : undefined,
 );
 
-/** A failed attempt that will be tried again after not_before. */
 /** Back to retrying, due `backoff_ms` from now on the database clock, which the claim compares not_before with. */
 export async function retryRun(exec: Executor, r: RunningHolder & { run_id: string; error: string; backoff_ms: number }): Promise<RunRow | null> {
   const [row] = await exec.update(runs).set({
@@ -182,9 +181,11 @@ export async function listExpiredLeases(exec: Executor, opts: { limit?: number }
 }
 
 /** Runs waiting for a worker (queued, or retrying), oldest first; `after`: the last run of the previous page. */
-export async function listQueued(exec: Executor, opts: { limit?: number; after?: Pick<RunRow, 'id'> } = {}): Promise<RunRow[]> {
+export async function listQueued(exec: Executor, opts: { limit?: number; after?: Pick<RunRow, 'id'>; dueForSeconds?: number } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
     .where(and(inArray(runs.state, ['queued', 'retrying']),
+      // queued (or due to retry) at least this long ago, by the database clock: its hand-off to the queue is overdue
+      opts.dueForSeconds ? sql`greatest(${runs.queued_at}, coalesce(${runs.not_before}, ${runs.queued_at})) < now() - make_interval(secs => ${opts.dueForSeconds}::double precision)` : undefined,
       // compared in the database: queued_at has microseconds a JavaScript Date would drop
       opts.after ? sql`(${runs.queued_at}, ${runs.id}) > (select r.queued_at, r.id from runs r where r.id = ${opts.after.id})` : undefined))
     .orderBy(asc(runs.queued_at), asc(runs.id)).limit(opts.limit ?? 1000);
@@ -194,11 +195,11 @@ export async function listQueued(exec: Executor, opts: { limit?: number; after?:
  * Every waiting run, a page at a time: what the reconciler re-enqueues. All of them, not a first page: runs
  * held back behind an earlier sibling (a catch-up) must not hide that sibling.
  */
-export async function* allQueued(exec: Executor, pageSize = 1000): AsyncGenerator<RunRow> {
-  let page = await listQueued(exec, { limit: pageSize });
+export async function* allQueued(exec: Executor, pageSize = 1000, dueForSeconds = 0): AsyncGenerator<RunRow> {
+  let page = await listQueued(exec, { limit: pageSize, dueForSeconds });
   while (page.length > 0) {
     yield* page;
-    page = page.length < pageSize ? [] : await listQueued(exec, { limit: pageSize, after: page[page.length - 1]! });
+    page = page.length < pageSize ? [] : await listQueued(exec, { limit: pageSize, after: page[page.length - 1]!, dueForSeconds });
   }
 }
 

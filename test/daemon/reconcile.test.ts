@@ -62,6 +62,32 @@ describe('reconciler: PostgreSQL is the source of truth, Redis can be lost', () 
     expect((await reconcile(db, queue, silentLogger)).requeued).toBe(0);
   });
 
+  it('a run committed a moment ago is a hand-off under way, not a run the queue lost: it is sent only once overdue', async () => {
+    const db = database().db;
+    const job = await newJob('hand-off');
+    // committed by a firing pass (or a worker's retry) that has not enqueued it yet
+    const run = (await manualRun({ db }, job.id, 'test'))!;
+    const early = await reconcile(db, queue, silentLogger, { handOffGraceSeconds: 5 });
+    expect(early.requeued).toBe(0);
+    expect(await queue.holds(run.id)).toBe(false);
+    await db.execute(sql`update runs set queued_at = now() - interval '6 seconds' where id = ${run.id}`);
+    const late = await reconcile(db, queue, silentLogger, { handOffGraceSeconds: 5 });
+    expect(late.requeued).toBe(1);
+    expect(await queue.holds(run.id)).toBe(true);
+  });
+
+  it('a dead worker\'s retry is handed to the queue by the pass that decided it, whatever the grace', async () => {
+    const db = database().db;
+    const job = await newJob('dead-worker-grace', 1);
+    const run = (await manualRun({ db }, job.id, 'test'))!;
+    await claimRun(db, { run_id: run.id, owner: 'dead-host:9', lease_seconds: 60 });
+    await db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run.id}`);
+    const report = await reconcile(db, queue, silentLogger, { handOffGraceSeconds: 30 });
+    expect(report.outcomes.retrying).toBe(1);
+    expect(report.requeued, 'not counted as lost: it was never in the queue under this attempt').toBe(0);
+    expect(await queue.holds(run.id, 1)).toBe(true);
+  });
+
   it('turns a run whose worker died into a retry when retries are left, else into interrupted', async () => {
     const db = database().db;
     for (const [retries, expected] of [[1, 'retrying'], [0, 'interrupted']] as const) {
