@@ -36,13 +36,9 @@ export function parseSince(flag: string, value: string | undefined, now: () => n
   if (value === undefined) return undefined;
   const ago = AGO.exec(value.trim());
   if (ago) return new Date(now() - Number(ago[1]) * UNIT_MS[ago[2]!.toLowerCase()]!);
-  try {
-    return parseInstant(flag, value);
-  } catch (err) {
-    // an ISO form with a bad part (no such date, no zone) keeps parseInstant's words; anything else learns the short forms
-    if (!(err instanceof CliError) || !err.message.includes('expected an ISO-8601 date or instant')) throw err;
-    throw new CliError(`${flag}: expected an ISO-8601 date or instant (2026-12-01, 2026-12-01T08:00:00Z) or a time ago (90m, 24h, 2d, 1w), got "${value}"`);
-  }
+  // neither shape: name both; an ISO form with a bad part (no such date, no zone) keeps parseInstant's words
+  if (!ISO.test(value.trim())) throw new CliError(`${flag}: expected an ISO-8601 date or instant (2026-12-01, 2026-12-01T08:00:00Z) or a time ago (90m, 24h, 2d, 1w), got "${value}"`);
+  return parseInstant(flag, value);
 }
 
 /** A whole number 1..max: digits only, so "7d" or "1e3" is refused rather than guessed at. */

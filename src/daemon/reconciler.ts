@@ -28,7 +28,7 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger, o
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
     // the state change and its record commit together: a failed append must not leave a change nobody recorded
-    const ended = await db.transaction(async (tx): Promise<{ state: 'retrying' | 'interrupted'; attempt: number; backoff: number } | null> => {
+    const ended = await db.transaction(async (tx): Promise<{ state: 'retrying'; attempt: number; backoff: number } | { state: 'interrupted' } | null> => {
       if (job && !job.removed_at && run.attempt <= job.max_retries) {
         // the same backoff as a failure the worker saw itself: a run that kills its worker does not retry at once
         const backoff = retryBackoffMs(job, run.attempt);
@@ -39,7 +39,7 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger, o
         }
       } else if (await markInterrupted(tx, { run_id: run.id, ...holder, reason })) {
         await appendAudit(tx, { kind: 'run.state', actor: 'reconciler', job_id: run.job_id, run_id: run.id, outcome: 'interrupted', reason, data: { attempt: run.attempt } });
-        return { state: 'interrupted', attempt: run.attempt, backoff: 0 };
+        return { state: 'interrupted' };
       }
       return null;
     });

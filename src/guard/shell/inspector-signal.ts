@@ -1,4 +1,4 @@
-import { has, parseOptions, type OptionSpec } from './flags.ts';
+import { has, parseOptions, type OptionSpec, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { showArg } from './shell-state.ts';
 import { literal } from './values.ts';
@@ -19,8 +19,7 @@ const PKILL: OptionSpec = { short: 'gGPstuUFq', long: ['signal', 'group', 'paren
 const KILLALL: OptionSpec = { short: 'snuoyZ', long: ['signal', 'user', 'older-than', 'younger-than', 'context'], digits: true };
 
 /** The signal a `kill`-like command line sends: `-USR1`, `-SIGUSR1`, `-10`, `-s USR1`, `-n 10`, `--signal=USR1`; null when none or not known. */
-function signalOf(args: readonly Arg[], spec: OptionSpec, named: readonly string[]): string | null {
-  const p = parseOptions(args, spec);
+function signalOf(p: ParsedOptions, named: readonly string[]): string | null {
   for (const o of p.opts) {
     // `-USR1` reads as a cluster of letters (`-usr1` as `-u -s r1`): the word is the signal
     if (/^-[A-Za-z0-9]+$/.test(o.arg.v) && USR1.test(o.arg.v.slice(1))) return o.arg.v.slice(1);
@@ -31,16 +30,16 @@ function signalOf(args: readonly Arg[], spec: OptionSpec, named: readonly string
 
 function killSignal(args: readonly Arg[]): string | null {
   if (args.some((a) => /^-[lL]$|^--(?:list|table)/.test(a.v))) return null;
-  const sig = signalOf(args, { short: 'snq', long: ['signal', 'queue', 'timeout'], digits: true }, ['s', 'n', 'signal']);
+  const sig = signalOf(parseOptions(args, { short: 'snq', long: ['signal', 'queue', 'timeout'], digits: true }), ['s', 'n', 'signal']);
   return sig !== null && USR1.test(sig) ? `kill -${sig} opens a node process's inspector` : null;
 }
 
 /** pkill and killall: SIGUSR1 to processes whose names may be node's (or whose command lines, with `-f`, may be anything). */
 function namedSignal(spec: OptionSpec, signal: readonly string[], full: readonly string[], regex: boolean) {
   return (args: readonly Arg[]): string | null => {
-    const sig = signalOf(args, spec, signal);
-    if (sig === null || !USR1.test(sig)) return null;
     const p = parseOptions(args, spec);
+    const sig = signalOf(p, signal);
+    if (sig === null || !USR1.test(sig)) return null;
     const byRegex = regex || has(p, 'r', 'regexp');
     const names = p.operands.map((a) => literal(a.v));
     const node = has(p, ...full) || names.length === 0 || names.some((n) => n === null || NODE_NAMES.some((m) => matches(n, m, byRegex)));
