@@ -25,6 +25,8 @@ export interface Decision {
   readonly call_hash: string;
   readonly approval_id?: string;
   readonly approver?: string;
+  /** Step 4 in a run with a grant: the grant the decision relied on, or found no longer covering the call. */
+  readonly grant_id?: string;
 }
 
 const DO_NOT_RETRY = 'Do not retry or rephrase this action; it will be refused again.';
@@ -43,12 +45,12 @@ export interface DecisionBase {
 
 export function allow(
   base: DecisionBase, step: GateStep, rule: RuleId, source: ApprovalSource,
-  extra: Pick<Decision, 'approval_id' | 'approver'> = {},
+  extra: Pick<Decision, 'approval_id' | 'approver' | 'grant_id'> = {},
 ): Decision {
   return { ...base, outcome: 'allow', step, rule, reason: RULES[rule], approval_source: source, ...extra };
 }
 
-export function deny(base: DecisionBase, step: GateStep, rule: string, reason?: string, extra: Pick<Decision, 'approval_id' | 'approver'> = {}): Decision {
+export function deny(base: DecisionBase, step: GateStep, rule: string, reason?: string, extra: Pick<Decision, 'approval_id' | 'approver' | 'grant_id'> = {}): Decision {
   const text = reason ?? (RULES as Record<string, string>)[rule] ?? rule;
   return { ...base, outcome: 'deny', step, rule, reason: `${text} ${DO_NOT_RETRY}`, ...extra };
 }

@@ -138,10 +138,11 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
       risk, flagged: isFlagged, cronAuthorized: ctx.cron_authorized, policy: approval.unattended_policy, writeScope: () => deps.guard.writeScope(call),
       ...(deps.grant ? { grantInForce: () => deps.grant!.inForce(), coveredByGrant: deps.grant.covers(call.tool) } : {}),
     });
-    if (v.outcome === 'allow') return allow(base, 4, v.rule, 'auto');
+    const grant = v.grantJudged && deps.grant?.id ? { grant_id: deps.grant.id } : {};
+    if (v.outcome === 'allow') return allow(base, 4, v.rule, 'auto', grant);
     return v.rule === 'unattended.flagged'
       ? deny(base, 4, v.rule, `A flagged call cannot run unattended because nobody can approve it: ${flagged.map((f) => f.rule).join(', ')}.`)
-      : deny(base, 4, v.rule);
+      : deny(base, 4, v.rule, undefined, grant);
   }
 
   // Step 5: attended low risk.

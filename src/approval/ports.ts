@@ -56,6 +56,8 @@ export interface HumanApprover {
  * calls have none. A call of a tool the grant does not cover is judged as one without it.
  */
 export interface RunGrant {
+  /** The grant the run started with; a decision that relies on it or judges it names it, so its audit line says whose approval it was. */
+  readonly id?: string | null;
   /** Whether the grant the run started with is still live and the same one; asked before a call relies on it. */
   inForce(): Promise<boolean>;
   /** Whether the person who approved the job was shown this tool as one its runs may use (I2). */

@@ -18,6 +18,8 @@ export interface UnattendedFacts {
 export interface UnattendedVerdict {
   readonly outcome: 'allow' | 'deny';
   readonly rule: RuleId;
+  /** The verdict turned on the run's grant (relied on it, or found it not covering the call): its record names the grant. */
+  readonly grantJudged?: true;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function unattendedVerdict(f: UnattendedFacts): Promise<UnattendedV
   if (f.cronAuthorized) {
     // a revocation reaches a run already under way at its next call, not only the next run:
     // from then on the run is judged as one without a grant, and a refusal says why
-    if (!f.grantInForce || await f.grantInForce()) return { outcome: 'allow', rule: 'unattended.cron_authorized' };
+    if (!f.grantInForce || await f.grantInForce()) return { outcome: 'allow', rule: 'unattended.cron_authorized', grantJudged: true };
     return judgedWithoutGrant(f, 'unattended.grant_withdrawn');
   }
   if (f.policy === 'deny') return { outcome: 'deny', rule: 'unattended.policy_deny' };
@@ -60,5 +62,5 @@ export function friendliestVerdict(f: Pick<UnattendedFacts, 'risk' | 'cronAuthor
  */
 async function judgedWithoutGrant(f: UnattendedFacts, why: 'unattended.outside_grant' | 'unattended.grant_withdrawn'): Promise<UnattendedVerdict> {
   const without = await unattendedVerdict({ ...f, cronAuthorized: false });
-  return without.outcome === 'allow' ? { outcome: 'allow', rule: `${why}.allow_safe` } : { outcome: 'deny', rule: why };
+  return without.outcome === 'allow' ? { outcome: 'allow', rule: `${why}.allow_safe`, grantJudged: true } : { outcome: 'deny', rule: why, grantJudged: true };
 }

@@ -37,7 +37,8 @@ async function grantIdsOfRuns(exec: Executor, rows: readonly AuditRow[]): Promis
     const g = r.kind === 'run.started' ? str(r.data.grant_id) : null;
     if (r.run_id && g) ids.set(r.run_id, g);
   }
-  const missing = [...new Set(rows.filter((r) => r.run_id && !ids.has(r.run_id) && r.rule === 'unattended.cron_authorized').map((r) => r.run_id!))];
+  // a decision that names its grant needs no lookup; older ones (before it did) find it through their run
+  const missing = [...new Set(rows.filter((r) => r.run_id && !ids.has(r.run_id) && r.rule === 'unattended.cron_authorized' && !str(r.data.grant_id)).map((r) => r.run_id!))];
   if (missing.length > 0) {
     for (const run of await exec.select({ id: runs.id, grant_id: runs.grant_id }).from(runs).where(inArray(runs.id, missing))) {
       if (run.grant_id) ids.set(run.id, run.grant_id);
@@ -57,7 +58,7 @@ export async function authorities(exec: Executor, rows: readonly AuditRow[]): Pr
   const out = new Map<number, Authority>();
   const runGrants = await grantIdsOfRuns(exec, rows);
   const grantOf = (r: AuditRow) => (r.kind.startsWith('grant.') ? str(r.data.grant_id)
-    : r.kind === 'run.started' || r.rule === 'unattended.cron_authorized' ? (r.run_id ? runGrants.get(r.run_id) ?? null : null) : null);
+    : r.kind === 'run.started' || r.rule === 'unattended.cron_authorized' ? str(r.data.grant_id) ?? (r.run_id ? runGrants.get(r.run_id) ?? null : null) : null);
   const allows = rows.filter((r) => r.kind === 'gate.decision' && r.outcome === 'allow');
   const grantIds = [...new Set(rows.map(grantOf).filter((g): g is string => g !== null))];
   const alwIds = [...new Set(allows.filter((r) => r.rule === 'approval.allowlist').map((r) => str(r.data.approval_id)).filter((x): x is string => x !== null))];

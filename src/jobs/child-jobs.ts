@@ -8,7 +8,7 @@ import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
 import { instantsDroppedByRemoval } from './next-fire.ts';
 import { runAuthorization } from './run-authorization.ts';
-import { JobInputError, type JobServiceDeps } from './service.ts';
+import { JobInputError, callOf, changerOf, type JobServiceDeps } from './service.ts';
 
 export type ChildOrigin = Exclude<JobOrigin, 'cronjob'>;
 
@@ -68,7 +68,7 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
       payload: payload.data, tools, next_fire_at: null, paused: false, pause_note: null,
       origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
       parent_grant_id: inherits ? held!.grant_id : null,
-    });
+    }, { call: callOf(ctx) });
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
     await appendAudit(tx, {
       kind: 'run.queued', actor: owner, job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
@@ -151,6 +151,6 @@ export async function ownChildJob(deps: JobServiceDeps, origin: ChildOrigin, id:
 /** Removes the job; removeJob cancels its runs that have not started. Returns how many it cancelled. */
 export async function cancelChildJob(deps: JobServiceDeps, job: JobRow, ctx: ToolExecutionContext): Promise<number> {
   const pending = await listRuns(deps.db, { job_id: job.id, states: ['queued', 'retrying'] });
-  await removeJob(deps.db, job.id, { actor: ctx.user_id || 'unknown', why: `cancelled through ${job.origin}` }, instantsDroppedByRemoval);
+  await removeJob(deps.db, job.id, { ...changerOf(ctx), why: `cancelled through ${job.origin}` }, instantsDroppedByRemoval);
   return pending.length;
 }

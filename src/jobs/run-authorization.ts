@@ -28,5 +28,5 @@ export async function runAuthorization(db: Executor, job: JobRow, opts: { liveGr
 
 /** The grant a run holds, as its gate asks about it: the daemon's and `check call --job`'s are the same. */
 export function runGrant(auth: Authorization, inForce: () => Promise<boolean>): RunGrant {
-  return { inForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) };
+  return { id: auth.grant_id, inForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) };
 }

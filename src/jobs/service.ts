@@ -1,8 +1,8 @@
 import { databaseNow, type Executor } from '../store/db.ts';
-import { appendAudit } from '../store/audit.ts';
+import { appendAudit, callColumns, type CallIds } from '../store/audit.ts';
 import { getApproval } from '../store/approvals.ts';
 import { authorization, issueGrant, liveGrant } from '../store/grants.ts';
-import { createJob, DefinitionChangedSince, lockLiveJob, updateJob, type LockedEdit } from '../store/jobs.ts';
+import { createJob, DefinitionChangedSince, lockLiveJob, updateJob, type JobChanger, type LockedEdit } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, insertRun } from '../store/runs.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import type { ApprovalRow, GrantRow, JobRow, RunRow } from '../store/schema.ts';
@@ -119,6 +119,16 @@ function knownKeysAt(path: readonly PropertyKey[]): string[] {
 /** The scheduler's clock is the database's (SPEC §7); a first fire from a skewed host clock would invent or drop instants. */
 export const schedulerNow = async (deps: JobServiceDeps): Promise<Date> => deps.now?.() ?? databaseNow(deps.db);
 
+/** The ids a change made through a tool call records, so its lines lead back to the call's gate decision. */
+export function callOf(ctx: Pick<ToolExecutionContext, 'execution_id' | 'trace_id'>): CallIds {
+  return { execution_id: ctx.execution_id, trace_id: ctx.trace_id };
+}
+
+/** Who changes a job through a tool call: the context's user, and the call. */
+export function changerOf(ctx: ToolExecutionContext): JobChanger {
+  return { actor: ctx.user_id || 'unknown', call: callOf(ctx) };
+}
+
 export interface ChangeResult {
   readonly job: JobRow;
   readonly grant: GrantRow | null;
@@ -147,7 +157,7 @@ async function applyGrantPolicy(
     const grant = await issueGrant(db, {
       job_id: job.id, approval_id: verdict.approval_id, approver: verdict.approver, channel: verdict.channel,
       definition_hash: job.definition_hash, actor: verdict.approver, ...(answered ? { approved_at: answered } : {}),
-      tool_scope: scope, tool_scope_from: request?.tool_scope ? 'approval_request' : 'issuing_process',
+      tool_scope: scope, tool_scope_from: request?.tool_scope ? 'approval_request' : 'issuing_process', call: callOf(ctx),
     });
     return { grant, verdict };
   }
@@ -178,7 +188,7 @@ export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitio
   const job = await createJob(deps.db, {
     ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
     next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
-  });
+  }, { call: callOf(ctx) });
   return { job, ...(await applyGrantPolicy(deps, job, ctx, approval)) };
 }
 
@@ -205,7 +215,7 @@ export async function updateJobFromCall(
     const fire = nextFireAfterEdit(locked, merged, now);
     return { patch: { ...merged, ...fire }, skipped: instantsDroppedByEdit(locked, fire, merged, now) };
   };
-  const updated = await updateJob(deps.db, id, edit, { actor: ctx.user_id || 'unknown' }, asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
+  const updated = await updateJob(deps.db, id, edit, changerOf(ctx), asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
     if (!(err instanceof DefinitionChangedSince)) throw err;
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
   });
@@ -255,7 +265,10 @@ export class RunRefusedError extends Error {
  * "Run now": trigger manual, under the job's lock and its overlap policy like a
  * fired instant (skip refuses while a run is active, cancel_other cancels the others).
  */
-export async function manualRun(deps: JobServiceDeps, id: string, actor: string): Promise<RunRow | null> {
+/** `requester`: who asks (a name from the command line), or the changer of a tool call. */
+export async function manualRun(deps: JobServiceDeps, id: string, requester: JobChanger | string): Promise<RunRow | null> {
+  const by = typeof requester === 'string' ? { actor: requester } : requester;
+  const { actor } = by;
   const run = await deps.db.transaction(async (tx) => {
     const job = await lockLiveJob(tx, id);
     if (!job) return null;
@@ -269,7 +282,7 @@ export async function manualRun(deps: JobServiceDeps, id: string, actor: string)
     const now = deps.now?.() ?? await databaseNow(tx);
     const created = await insertManualRun(tx, job, now);
     if (!created) throw new Error(`a manual run of ${id} could not be inserted`);
-    await appendAudit(tx, { kind: 'run.queued', actor, job_id: id, run_id: created.id, rule: decision.rule, data: { trigger: 'manual' } });
+    await appendAudit(tx, { kind: 'run.queued', actor, job_id: id, run_id: created.id, ...callColumns(by.call), rule: decision.rule, data: { trigger: 'manual' } });
     return created;
   });
   if (run) await deps.enqueue?.(run.id);

@@ -27,6 +27,20 @@ export interface AuditInput {
   readonly data?: Record<string, unknown>;
 }
 
+/**
+ * The tool call behind a change (a cronjob or child-job call): the change's records carry its execution and
+ * trace ids, so `audit list` leads from a job.created or grant.issued line to the gate decision that let it through.
+ */
+export interface CallIds {
+  readonly execution_id: string;
+  readonly trace_id: string;
+}
+
+/** The id columns of a record written for a call; none for a change from the command line. */
+export function callColumns(call: CallIds | undefined): Pick<AuditInput, 'execution_id' | 'trace_id'> {
+  return call ? { execution_id: call.execution_id, trace_id: call.trace_id } : {};
+}
+
 type Content = Omit<AuditRow, 'hash'>;
 
 /** The hashed form of a record: every column but `hash`, `at` as ISO text. */
@@ -227,6 +241,8 @@ export interface AuditFilter {
   readonly job_id?: string;
   readonly run_id?: string;
   readonly kind?: string;
+  /** One call's or run's records: a daemon run's trace is its run id; an attended call's is in its records. */
+  readonly trace_id?: string;
   readonly since?: Date;
   readonly until?: Date;
   readonly afterSeq?: number;
@@ -239,6 +255,7 @@ function where(f: AuditFilter): SQL | undefined {
     f.job_id ? eq(auditEvents.job_id, f.job_id) : undefined,
     f.run_id ? eq(auditEvents.run_id, f.run_id) : undefined,
     f.kind ? eq(auditEvents.kind, f.kind) : undefined,
+    f.trace_id ? eq(auditEvents.trace_id, f.trace_id) : undefined,
     f.since ? gte(auditEvents.at, f.since) : undefined,
     f.until ? lt(auditEvents.at, f.until) : undefined,
     f.afterSeq !== undefined ? gt(auditEvents.seq, f.afterSeq) : undefined,

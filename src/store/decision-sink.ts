@@ -37,7 +37,7 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
         reason: said.reason,
         data: {
           tool: call.tool, args: said.args, call_hash: d.call_hash, flagged: said.flagged,
-          approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null,
+          approval_source: d.approval_source ?? null, approval_id: d.approval_id ?? null, approver: d.approver ?? null, ...(d.grant_id ? { grant_id: d.grant_id } : {}),
           channel: ctx.channel, unattended: ctx.unattended, ...(ctx.unattended ? { on_behalf_of: ctx.user_id || null } : {}), cron_authorized: ctx.cron_authorized,
           parent_execution_id: ctx.parent_execution_id, session_key: ctx.session_key, attempt_index: ctx.attempt_index,
           decided_by: decidedBy,

@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { appendAudit } from './audit.ts';
+import { appendAudit, callColumns, type CallIds } from './audit.ts';
 import type { Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { newId } from './ids.ts';
@@ -21,6 +21,8 @@ export interface IssueGrantInput {
   /** Where tool_scope was read: the stored approval request, or this process's configuration. For the audit record. */
   readonly tool_scope_from?: 'approval_request' | 'issuing_process';
   readonly actor?: string;
+  /** The cronjob call the approval answered. */
+  readonly call?: CallIds;
 }
 
 /** Issues the job's grant, superseding a live one. Serialised per job by its row lock. */
@@ -33,14 +35,14 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
     const job = await lockJob(tx, g.job_id);
     const id = newId('grt');
     const actor = g.actor ?? g.approver ?? 'system';
-    await endLive(tx, g.job_id, actor, `superseded by ${id}`, 'grant.superseded');
+    await endLive(tx, g.job_id, { by: actor, why: `superseded by ${id}`, ...(g.call ? { call: g.call } : {}) }, 'grant.superseded');
     const [grant] = await tx.insert(jobGrants).values({
       id, job_id: g.job_id, cron_authorized: authorized, approval_id: g.approval_id, approver: g.approver,
       channel: g.channel, approved_at: g.approved_at === undefined ? sql`now()` : g.approved_at, definition_hash: g.definition_hash ?? definitionHash(job),
       tool_scope: g.tool_scope ? [...g.tool_scope] : null,
     }).returning();
     await appendAudit(tx, {
-      kind: 'grant.issued', actor, job_id: g.job_id, outcome: authorized ? 'cron_authorized' : 'not_authorized',
+      kind: 'grant.issued', actor, job_id: g.job_id, ...callColumns(g.call), outcome: authorized ? 'cron_authorized' : 'not_authorized',
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
       data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job), tool_scope: grant!.tool_scope, ...(g.tool_scope_from ? { tool_scope_from: g.tool_scope_from } : {}) },
     });
@@ -49,10 +51,10 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
 }
 
 /** A definition changed without a human (I2), or the job went away: the live grant ends. */
-export async function clearGrant(exec: Executor, jobId: string, by: { by: string; why: string }): Promise<GrantRow | null> {
+export async function clearGrant(exec: Executor, jobId: string, by: GrantEnder): Promise<GrantRow | null> {
   return exec.transaction(async (tx) => {
     await lockJob(tx, jobId);
-    return endLive(tx, jobId, by.by, by.why, 'grant.cleared');
+    return endLive(tx, jobId, by, 'grant.cleared');
   });
 }
 
@@ -68,18 +70,25 @@ export async function revokeGrant(exec: Executor, r: { job_id?: string; grant_id
     }
     if (!jobId) throw new Error('revokeGrant needs job_id or grant_id');
     await lockJob(tx, jobId);
-    return endLive(tx, jobId, r.by, r.why, 'grant.revoked', r.grant_id);
+    return endLive(tx, jobId, r, 'grant.revoked', r.grant_id);
   });
 }
 
-async function endLive(tx: Executor, jobId: string, by: string, why: string, kind: string, grantId?: string): Promise<GrantRow | null> {
+/** Who ends a grant and why, and the tool call that ended it (none from the command line). */
+export interface GrantEnder {
+  readonly by: string;
+  readonly why: string;
+  readonly call?: CallIds;
+}
+
+async function endLive(tx: Executor, jobId: string, { by, why, call }: GrantEnder, kind: string, grantId?: string): Promise<GrantRow | null> {
   const [ended] = await tx.update(jobGrants)
     .set({ revoked_at: sql`now()`, revoked_by: by, revoked_why: why })
     .where(and(eq(jobGrants.job_id, jobId), isNull(jobGrants.revoked_at), grantId ? eq(jobGrants.id, grantId) : undefined))
     .returning();
   if (!ended) return null;
   await appendAudit(tx, {
-    kind, actor: by, job_id: jobId, reason: why,
+    kind, actor: by, job_id: jobId, ...callColumns(call), reason: why,
     data: { grant_id: ended.id, approval_id: ended.approval_id, approver: ended.approver, cron_authorized: ended.cron_authorized },
   });
   return ended;

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
-import { appendAudit, jsonSafe } from './audit.ts';
+import { appendAudit, callColumns, jsonSafe, type CallIds } from './audit.ts';
 import { databaseNow, namedQuery, type Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { clearGrant } from './grants.ts';
@@ -18,7 +18,7 @@ export interface LockedEdit { readonly patch: JobPatch; readonly skipped?: reado
 
 const DEFINITION_KEYS = AUTHORISED_FIELDS;
 
-export async function createJob(exec: Executor, input: NewJob, opts: { id?: string } = {}): Promise<JobRow> {
+export async function createJob(exec: Executor, input: NewJob, opts: { id?: string; call?: CallIds } = {}): Promise<JobRow> {
   return exec.transaction(async (tx) => {
     const payload = jsonSafe(input.payload);
     const row = {
@@ -30,7 +30,7 @@ export async function createJob(exec: Executor, input: NewJob, opts: { id?: stri
     };
     const [job] = await tx.insert(jobs).values(row).returning();
     await appendAudit(tx, {
-      kind: 'job.created', actor: input.created_by, job_id: job!.id,
+      kind: 'job.created', actor: input.created_by, job_id: job!.id, ...callColumns(opts.call),
       data: { name: job!.name, owner: job!.owner, definition_hash: job!.definition_hash, definition: definitionOf(job!) },
     });
     return job!;
@@ -44,6 +44,12 @@ export interface JobUpdate {
   /** payload, tools, schedule, timezone or delivery changed: the old approval no longer covers it (I2). */
   readonly definitionChanged: boolean;
   readonly clearedGrant: GrantRow | null;
+}
+
+/** Who changes a job, and the tool call it came through (none from the command line). */
+export interface JobChanger {
+  readonly actor: string;
+  readonly call?: CallIds;
 }
 
 /** A job that is not removed, locked for the rest of the caller's transaction; null when there is none. */
@@ -68,7 +74,7 @@ export class DefinitionChangedSince extends Error {
  * judged under the job's lock from its own job.updated records, so a pause or a resume does not count.
  * A function edit is computed from the locked row: a firing pass that committed since an unlocked read is not undone.
  */
-export async function updateJob(exec: Executor, id: string, edit: JobPatch | ((locked: JobRow) => LockedEdit), by: { actor: string }, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
+export async function updateJob(exec: Executor, id: string, edit: JobPatch | ((locked: JobRow) => LockedEdit), by: JobChanger, opts: { unchangedSince?: Date } = {}): Promise<JobUpdate | null> {
   return exec.transaction(async (tx) => {
     const before = await lockLiveJob(tx, id);
     if (!before) return null;
@@ -89,12 +95,12 @@ export async function updateJob(exec: Executor, id: string, edit: JobPatch | ((l
       .set({ ...stripUndefined(patch), payload: next.payload, definition_hash: hash, updated_at: sql`now()` })
       .where(eq(jobs.id, id)).returning();
     await appendAudit(tx, {
-      kind: 'job.updated', actor: by.actor, job_id: id,
+      kind: 'job.updated', actor: by.actor, job_id: id, ...callColumns(by.call),
       data: { changed, definition_changed: definitionChanged, definition_hash_before: before.definition_hash, definition_hash: hash, ...(definitionChanged ? { definition: definitionOf(job!) } : {}),
         ...(skipped.length > 0 ? { due_instants_skipped: skipped.length } : {}) },
     });
     const clearedGrant = definitionChanged
-      ? await clearGrant(tx, id, { by: by.actor, why: `definition changed (${changed.filter((k) => (DEFINITION_KEYS as readonly string[]).includes(k)).join(', ')})` })
+      ? await clearGrant(tx, id, { by: by.actor, ...(by.call ? { call: by.call } : {}), why: `definition changed (${changed.filter((k) => (DEFINITION_KEYS as readonly string[]).includes(k)).join(', ')})` })
       : null;
     return { job: job!, before, changed, definitionChanged, clearedGrant };
   });
@@ -123,8 +129,8 @@ export interface PauseOutcome {
 }
 
 /** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
-export async function pauseJob(exec: Executor, id: string, by: { actor: string; note?: string }, dueTaken: DueTaker): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, true, by.actor, by.note ?? null, dueTaken);
+export async function pauseJob(exec: Executor, id: string, by: JobChanger & { note?: string }, dueTaken: DueTaker): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, true, by, by.note ?? null, dueTaken);
 }
 
 /**
@@ -132,8 +138,8 @@ export async function pauseJob(exec: Executor, id: string, by: { actor: string; 
  * paused job's instants as they fall due), decided from the job as locked; they go in as skipped
  * runs and the schedule goes on from next_fire_at.
  */
-export async function resumeJob(exec: Executor, id: string, by: { actor: string }, dueTaken: DueTaker): Promise<PauseOutcome | null> {
-  return setPaused(exec, id, false, by.actor, null, dueTaken);
+export async function resumeJob(exec: Executor, id: string, by: JobChanger, dueTaken: DueTaker): Promise<PauseOutcome | null> {
+  return setPaused(exec, id, false, by, null, dueTaken);
 }
 
 /** Due instants a pause or resume takes from the firing loop, and where the schedule goes on. */
@@ -143,7 +149,7 @@ export interface DueTaken extends DroppedInstants {
 /** Decides DueTaken from the job as locked and the database clock. */
 export type DueTaker = (locked: JobRow, now: Date) => DueTaken;
 
-async function setPaused(exec: Executor, id: string, paused: boolean, actor: string, note: string | null, dueTaken: DueTaker): Promise<PauseOutcome | null> {
+async function setPaused(exec: Executor, id: string, paused: boolean, by: JobChanger, note: string | null, dueTaken: DueTaker): Promise<PauseOutcome | null> {
   return exec.transaction(async (tx) => {
     const current = await lockLiveJob(tx, id);
     if (!current) return null;
@@ -156,7 +162,7 @@ async function setPaused(exec: Executor, id: string, paused: boolean, actor: str
       .set({ paused, pause_note: keptNote, updated_at: sql`now()`, ...(m?.next_fire_at !== undefined ? { next_fire_at: m.next_fire_at } : {}) })
       .where(eq(jobs.id, id)).returning();
     await appendAudit(tx, {
-      kind: paused ? 'job.paused' : 'job.resumed', actor, job_id: id, reason: keptNote,
+      kind: paused ? 'job.paused' : 'job.resumed', actor: by.actor, job_id: id, ...callColumns(by.call), reason: keptNote,
       data: { ...(current.paused === paused ? { note_changed: true } : {}), ...(m ? droppedData(m, paused ? 'due_instants_skipped_at_pause' : 'due_instants_skipped_as_paused') : {}) },
     });
     return { job: job!, changed: true };
@@ -181,7 +187,7 @@ export interface DroppedInstants {
  * Soft delete: the row, its runs, grants and audit trail stay for the record.
  * The live grant ends and runs not yet started are cancelled.
  */
-export async function removeJob(exec: Executor, id: string, by: { actor: string; why?: string }, dueInstants: (locked: JobRow, now: Date) => DroppedInstants): Promise<JobRow | null> {
+export async function removeJob(exec: Executor, id: string, by: JobChanger & { why?: string }, dueInstants: (locked: JobRow, now: Date) => DroppedInstants): Promise<JobRow | null> {
   return exec.transaction(async (tx) => {
     const before = await lockLiveJob(tx, id);
     if (!before) return null;
@@ -195,10 +201,10 @@ export async function removeJob(exec: Executor, id: string, by: { actor: string;
       .set({ state: 'cancelled', finished_at: sql`now()`, error: 'job removed' })
       .where(and(eq(runs.job_id, id), inArray(runs.state, ['queued', 'retrying']))).returning({ id: runs.id });
     await appendAudit(tx, {
-      kind: 'job.removed', actor: by.actor, job_id: id, reason: by.why ?? null,
+      kind: 'job.removed', actor: by.actor, job_id: id, ...callColumns(by.call), reason: by.why ?? null,
       data: { cancelled_runs: cancelled.map((r) => r.id), ...droppedData(dropped, 'due_instants_skipped') },
     });
-    await clearGrant(tx, id, { by: by.actor, why: 'job removed' });
+    await clearGrant(tx, id, { by: by.actor, ...(by.call ? { call: by.call } : {}), why: 'job removed' });
     return job!;
   });
 }

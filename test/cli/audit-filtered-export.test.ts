@@ -27,7 +27,7 @@ beforeAll(async () => {
   env = { ECHO_AGENT_CONFIG: config };
 });
 
-const NOTE = 'a filtered export (--job, --since) is not a contiguous chain, so audit verify --file cannot check it; export unfiltered for that';
+const NOTE = 'is not a contiguous chain, so audit verify --file cannot check it; export unfiltered for that';
 
 describe('a filtered audit export', () => {
   it.each([[['--job', 'filtered']], [['--since', '2000-01-01']]])('%j says on stderr, in text mode too, that it is unchecked and why', async (filter) => {

@@ -11,6 +11,7 @@ import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
 import type { AuditRow } from '../../store/schema.ts';
+import type { AuditFilter } from '../../store/audit.ts';
 import { registerAuditArchiveCommands } from './audit-archive.ts';
 import { nearestName } from '../../util/nearest-name.ts';
 
@@ -46,6 +47,33 @@ async function checkRun(exec: Executor, id: string): Promise<void> {
   if ((await listAudit(exec, { run_id: id, limit: 1 })).length > 0) return;
   throw new CliError(`no run with id ${JSON.stringify(id)} (\`echo-agent jobs runs JOB\` lists a job's runs)`, EXIT.failure);
 }
+
+/** --trace: a trace some record carries; otherwise it is a typo that would list nothing (exit 1). */
+async function checkTrace(exec: Executor, trace: string): Promise<void> {
+  const { listAudit } = await import('../../store/audit.ts');
+  if ((await listAudit(exec, { trace_id: trace, limit: 1 })).length > 0) return;
+  throw new CliError(`--trace: no audit record carries trace id ${JSON.stringify(trace)} (\`audit list --json\` shows each record's trace_id; a daemon run's is its run id)`, EXIT.failure);
+}
+
+/** The narrowing options `audit list` and `audit export` share. */
+interface FilterOptions { readonly job?: string; readonly run?: string; readonly kind?: string; readonly trace?: string; readonly since?: string }
+const FILTER_FLAGS = ['job', 'run', 'kind', 'trace', 'since'] as const;
+
+/** The filter the options give, each checked first: a filter no record can match is a mistake to name, not an empty listing. */
+async function recordFilter(exec: Executor, opts: FilterOptions, since: Date | undefined): Promise<AuditFilter> {
+  const { jobByRef } = await import('../job-ref.ts');
+  if (opts.kind) await checkKind(exec, opts.kind);
+  const jobId = opts.job ? (await jobByRef(exec, opts.job, { includeRemoved: true })).id : undefined;
+  if (opts.run) await checkRun(exec, opts.run);
+  if (opts.trace) await checkTrace(exec, opts.trace);
+  return {
+    ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}),
+    ...(opts.trace ? { trace_id: opts.trace } : {}), ...(since ? { since } : {}),
+  };
+}
+
+/** The filters given, as a person typed them: `--job, --kind`. */
+const filtersGiven = (opts: FilterOptions): string[] => FILTER_FLAGS.filter((f) => opts[f] !== undefined).map((f) => `--${f}`);
 
 /** The tool a record is about, and the approval request it names: `exec (apr_…)`, from its data. */
 export function toolCell(data: AuditRow['data']): string {
@@ -132,25 +160,30 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
   return { ok: !firstBad, checked: walk.checked, head: walk.head, from: walk.from, ...(firstBad ? { firstBad } : {}) };
 }
 
+/** The filter options, the same on `audit list` and `audit export`. */
+function filterOptions(cmd: Command): Command {
+  return cmd.option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run')
+    .option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
+    .option('--trace <id>', 'one call\'s or run\'s records: the trace_id a record carries (a daemon run\'s is its run id); leads from a job.created or grant.issued line to the decision behind it')
+    .option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w');
+}
+
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
-  audit.command('list').description('newest records first').option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run').option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
-    .option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w').option('--before <seq>', 'only records before this SEQ: the next page of a long history')
+  filterOptions(audit.command('list').description('newest records first'))
+    .option('--before <seq>', 'only records before this SEQ: the next page of a long history')
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: { job?: string; run?: string; kind?: string; since?: string; before?: string; limit: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: FilterOptions & { before?: string; limit: string; json?: boolean }, cmd: Command) => {
       // an empty filter would list everything, the opposite of narrowing
-      refuseEmptyText(opts, ['job', 'run', 'kind']);
+      refuseEmptyText(opts, ['job', 'run', 'kind', 'trace']);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
       const before = opts.before === undefined ? undefined : parseSeq('--before', opts.before);
-      const [{ listAudit }, { jobByRef }] = await Promise.all([import('../../store/audit.ts'), import('../job-ref.ts')]);
+      const { listAudit } = await import('../../store/audit.ts');
       const { found, authority } = await withStore(configOf(cmd), async (db) => {
-        // a filter no record can match is a mistake to name, not an empty listing
-        if (opts.kind) await checkKind(db.db, opts.kind);
-        const jobId = opts.job ? (await jobByRef(db.db, opts.job, { includeRemoved: true })).id : undefined;
-        if (opts.run) await checkRun(db.db, opts.run);
+        const filter = await recordFilter(db.db, opts, since);
         // one more than shown: exactly --limit rows is no cut
-        const found = await listAudit(db.db, { ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}), ...(since ? { since } : {}), ...(before ? { beforeSeq: before } : {}), limit: limit + 1 });
+        const found = await listAudit(db.db, { ...filter, ...(before ? { beforeSeq: before } : {}), limit: limit + 1 });
         return { found, authority: await authorities(db.db, found.slice(0, limit)) };
       });
       const shown = found.slice(0, limit);
@@ -179,14 +212,15 @@ export function registerAuditCommands(program: Command): void {
       printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {})), opts.json, 'audit chain');
     });
   registerAuditArchiveCommands(audit);
-  audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)')
-    .option('--job <job>', 'one job (id or name)').option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
+  filterOptions(audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)'))
     .option('--json', 'the closing summary on stderr as one JSON object (the records are JSON lines either way)')
-    .action(async (opts: { job?: string; since?: string; json?: boolean }, cmd: Command) => {
-      refuseEmptyText(opts, ['job']);
+    .action(async (opts: FilterOptions & { json?: boolean }, cmd: Command) => {
+      refuseEmptyText(opts, ['job', 'run', 'kind', 'trace']);
       const since = parseSince('--since', opts.since);
-      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { jobByRef }, { chainStart }, { inSnapshot }] = await Promise.all([
-        import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../job-ref.ts'), import('../../store/audit-archive.ts'), import('../../store/db.ts'),
+      const filtered = filtersGiven(opts);
+      const unchecked = `a filtered export (${filtered.join(', ')}) is not a contiguous chain`;
+      const [{ exportAudit, GENESIS_HASH }, { ChainWalk }, { chainStart }, { inSnapshot }] = await Promise.all([
+        import('../../store/audit.ts'), import('../../store/audit-file.ts'), import('../../store/audit-archive.ts'), import('../../store/db.ts'),
       ]);
       let walk = null as InstanceType<typeof ChainWalk> | null;
       let exported = 0;
@@ -196,9 +230,9 @@ export function registerAuditCommands(program: Command): void {
         // archived records are in their files; rows an interrupted archive left behind are not the chain's
         start = (await chainStart(tx)).after;
         // a filtered export is not contiguous, so only the full one can be checked on the way out
-        walk = opts.job || since ? null : new ChainWalk(start);
-        const jobId = opts.job ? (await jobByRef(tx, opts.job, { includeRemoved: true })).id : undefined;
-        for await (const row of exportAudit(tx, { ...(jobId ? { job_id: jobId } : {}), ...(since ? { since } : {}), afterSeq: start.seq })) {
+        walk = filtered.length > 0 ? null : new ChainWalk(start);
+        const filter = await recordFilter(tx, opts, since);
+        for await (const row of exportAudit(tx, { ...filter, afterSeq: start.seq })) {
           walk?.push(row);
           exported++;
           process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -209,11 +243,11 @@ export function registerAuditCommands(program: Command): void {
         // stdout carries the records, so the summary a script reads goes to stderr
         const head = walk?.head ?? start;
         const summary = walk ? { exported, checked: true, ok: !walk.firstBad, head: { seq: head.seq, hash: head.hash }, after: start, first_bad: walk.firstBad }
-          : { exported, checked: false, why_unchecked: 'a filtered export (--job, --since) is not a contiguous chain' };
+          : { exported, checked: false, why_unchecked: unchecked };
         process.stderr.write(`${JSON.stringify(summary)}\n`);
       } else if (!walk) {
         // said in text mode too: such a file kept for later fails audit verify --file as "removed"
-        process.stderr.write(`exported ${exported} records, unchecked: a filtered export (--job, --since) is not a contiguous chain, so audit verify --file cannot check it; export unfiltered for that\n`);
+        process.stderr.write(`exported ${exported} records, unchecked: ${unchecked}, so audit verify --file cannot check it; export unfiltered for that\n`);
       } else if (walk.firstBad) {
         process.stderr.write(`warning: the exported chain is BROKEN at record ${walk.firstBad.seq}: ${walk.firstBad.problem} (${walk.firstBad.detail})\n`);
       } else {

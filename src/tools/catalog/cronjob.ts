@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { JobInputError, RunRefusedError, createJobFromCall, definitionFields, manualRun, mergedDefinition, parseDefinition, schedulerNow, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
+import { JobInputError, RunRefusedError, changerOf, createJobFromCall, definitionFields, manualRun, mergedDefinition, parseDefinition, schedulerNow, updateJobFromCall, type JobChangeDeps } from '../../jobs/service.ts';
 import { stepsEveryRunRefuses, type JobDefinition, type JobDefinitionInput } from '../../jobs/definition.ts';
 import { GRANT_POLICY_RULES } from '../../jobs/grant-policy.ts';
 import { getJob, listJobs, pauseJob, removeJob, resumeJob } from '../../store/jobs.ts';
@@ -54,7 +54,6 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
     async execute(params, ctx, { approval }): Promise<ToolResult> {
       if (!ctx) return fail('denied', 'cronjob needs an execution context');
       const action = String(params.action);
-      const actor = ctx.user_id || 'unknown';
       try {
         if (action === 'create') {
           const r = await createJobFromCall(deps, definitionFields(params) as JobDefinitionInput, ctx, approval);
@@ -78,19 +77,19 @@ export function cronjobTool(config: Config, deps: JobChangeDeps) {
             return ok({ job: summary(r.job), cron_authorized: auth.cron_authorized, grant_rule: r.verdict.rule, ...(auth.cron_authorized && grant ? { granted_by: grant.approver, grant_issued: issued } : {}) });
           }
           case 'pause': {
-            const r = await pauseJob(deps.db, id, { actor, note: typeof params.note === 'string' ? params.note : undefined }, instantsDueAtPause);
+            const r = await pauseJob(deps.db, id, { ...changerOf(ctx), note: typeof params.note === 'string' ? params.note : undefined }, instantsDueAtPause);
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was already paused' }) }) : notFound(id);
           }
           case 'resume': {
-            const r = await resumeJob(deps.db, id, { actor }, instantsMissedWhilePaused);
+            const r = await resumeJob(deps.db, id, changerOf(ctx), instantsMissedWhilePaused);
             return r ? ok({ job: summary(r.job), ...(r.changed ? {} : { unchanged: 'the job was not paused' }) }) : notFound(id);
           }
           case 'remove': {
-            const job = await removeJob(deps.db, id, { actor, why: typeof params.note === 'string' ? params.note : 'removed by cronjob' }, instantsDroppedByRemoval);
+            const job = await removeJob(deps.db, id, { ...changerOf(ctx), why: typeof params.note === 'string' ? params.note : 'removed by cronjob' }, instantsDroppedByRemoval);
             return job ? ok({ removed: id }) : notFound(id);
           }
           case 'run': {
-            const run = await manualRun(deps, id, actor);
+            const run = await manualRun(deps, id, changerOf(ctx));
             return run ? ok({ run_id: run.id, job_id: id }) : notFound(id);
           }
           default:

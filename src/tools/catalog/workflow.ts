@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import { createChildJob, listChildJobs, ownChildJob, summarise } from '../../jobs/child-jobs.ts';
-import { JobInputError, manualRun, RunRefusedError, type JobServiceDeps } from '../../jobs/service.ts';
+import { JobInputError, changerOf, manualRun, RunRefusedError, type JobServiceDeps } from '../../jobs/service.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 
@@ -30,7 +30,7 @@ export function workflowTool(config: Config, deps: JobServiceDeps) {
       if (!job) return fail('business', `workflow: no workflow ${params.id} of yours`);
       if (action === 'show') return ok({ workflow: { ...(await summarise(deps, job, true)), steps: job.payload.kind === 'steps' ? job.payload.steps : [] } });
       try {
-        const run = await manualRun(deps, job.id, ctx.user_id || 'unknown');
+        const run = await manualRun(deps, job.id, changerOf(ctx));
         return run ? ok({ id: job.id, run_id: run.id }) : fail('business', `workflow: ${job.id} was removed`);
       } catch (err) {
         if (err instanceof RunRefusedError) return fail('business', `workflow: ${job.id} not run again: ${err.message}`);
