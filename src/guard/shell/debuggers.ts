@@ -23,7 +23,7 @@ const MAX_FILE_DEPTH = 4;
 
 /** One option of a debugger: what it means and whether it takes a value. */
 interface DebuggerOption {
-  readonly key: 'pid' | 'name' | 'core' | 'command' | 'file' | 'args' | 'other';
+  readonly key: 'pid' | 'name' | 'core' | 'command' | 'file' | 'args' | 'exec' | 'other';
   readonly value: boolean;
 }
 
@@ -37,7 +37,8 @@ const GDB_OPTIONS = table([
   [['ex', 'eval-command'], 'command', true], [['iex', 'init-eval-command'], 'command', true], [['eiex', 'early-init-eval-command'], 'command', true],
   [['x', 'command'], 'file', true], [['ix', 'init-command'], 'file', true], [['eix', 'early-init-command'], 'file', true],
   [['args'], 'args', false],
-  [['annotate'], 'other', true], [['se'], 'other', true], [['symbols', 's'], 'other', true], [['exec', 'e'], 'other', true],
+  // `-e PROG`, `-se PROG`: the program `run` starts (the first operand is `-se` too, and overrides them)
+  [['annotate'], 'other', true], [['se'], 'exec', true], [['symbols', 's'], 'other', true], [['exec', 'e'], 'exec', true],
   [['ui', 'interpreter', 'i'], 'other', true], [['directory', 'd'], 'other', true], [['data-directory', 'D'], 'other', true],
   [['cd'], 'other', true], [['tty'], 'other', true], [['baud', 'b'], 'other', true], [['l'], 'other', true],
   [['tui'], 'other', false], [['dbx'], 'other', false], [['readnow', 'r'], 'other', false], [['readnever'], 'other', false],
@@ -53,7 +54,8 @@ const LLDB_OPTIONS = table([
   [[...long('attach-pid'), '-p'], 'pid', true], [[...long('attach-name'), '-n'], 'name', true],
   [[...long('one-line', 'one-line-before-file', 'one-line-on-crash'), '-o', '-O', '-k'], 'command', true],
   [[...long('source', 'source-before-file', 'source-on-crash'), '-s', '-S', '-K'], 'file', true],
-  [[...long('core', 'file', 'arch', 'script-language', 'repl-language'), '-c', '-f', '-a', '-l', '-R'], 'other', true],
+  [[...long('file'), '-f'], 'exec', true],
+  [[...long('core', 'arch', 'script-language', 'repl-language'), '-c', '-a', '-l', '-R'], 'other', true],
   // flags, so that `-no-lldbinit` is not `-n o-lldbinit`
   [[...long('wait-for', 'python-path', 'print-script-interpreter-info', 'repl', 'no-lldbinit', 'local-lldbinit', 'batch', 'source-quietly', 'version',
     'help', 'editor', 'no-use-colors', 'debug'), '-w', '-P', '-r', '-x', '-b', '-Q', '-v', '-h', '-e', '-X', '-d'], 'other', false],
@@ -128,17 +130,57 @@ export function debuggerRun(which: Debugger, args: readonly Arg[], read: FileRea
 
 const show = (a: Arg): string => showArg(a.v);
 
-/** The program gdb's `run ARGS` starts (`/bin/sh -c exec PROG ARGS`): the word after `--args`, else the first operand. */
+/** gdb commands naming the program `run` starts: `file PROG`, `exec-file PROG`, `target exec PROG` (gdb_buildargv unquotes it). */
+const GDB_PROGRAM_COMMAND = /^\s*(?:fil|file|exec-f\w*|tar\w*\s+exec)\s+(?:"(?<dq>[^"]*)"|'(?<sq>[^']*)'|(?<word>\S+))/s;
+
+/**
+ * The program gdb's `run ARGS` starts (`/bin/sh -c exec PROG ARGS`): the word after `--args`, else the first operand,
+ * else `-e`/`--exec`/`-se` PROG; a `file PROG` command (`-ex`, `-iex`) may name another. When they name more than one,
+ * which runs depends on their order: a program not known (so asked), not one picked at random.
+ */
 export function gdbProgram(args: readonly Arg[]): Arg | null {
+  let line: Arg | null = null;
+  const options: Arg[] = [];
+  const commands: Arg[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a.v === '--') return args[i + 1] ?? null;
+    if (a.v === '--' || (a.v.startsWith('-') && optionOf('gdb', a.v)?.option.key === 'args')) { line = args[i + 1] ?? line; break; }
     const o = a.v.startsWith('-') && a.v !== '-' ? optionOf('gdb', a.v) : null;
-    if (o?.option.key === 'args') return args[i + 1] ?? null;
-    if (o && o.option.value && o.attached === null) i++;
-    else if (!a.v.startsWith('-')) return a;
+    const value = !o?.option.value ? null : o.attached !== null ? { ...a, v: o.attached } : args[++i] ?? null;
+    if (o?.option.key === 'exec' && value) options.push(value);
+    if (o?.option.key === 'command' && value) {
+      const g = GDB_PROGRAM_COMMAND.exec(plain(value.v))?.groups;
+      const named = g ? g.dq ?? g.sq ?? g.word : undefined;
+      if (named !== undefined) commands.push({ ...value, v: named });
+    }
+    // getopt_long_only permutes: options may follow the operands, and only the first operand is the program
+    if (!o && !a.v.startsWith('-')) line ??= a;
   }
-  return null;
+  const found = [line ?? options[options.length - 1], ...commands].filter((a): a is Arg => a !== undefined && a !== null);
+  const distinct = new Set(found.map((a) => a.v));
+  if (distinct.size <= 1) return found[0] ?? null;
+  return { v: UNKNOWN, info: { ...found[0]!.info, computed: true, raw: found.map(show).join(' or ') } };
+}
+
+/**
+ * lldb's command line as its driver reads it (Driver.cpp): the target and its run arguments are `-f FILE`, then the
+ * operands, then the words after `--` (`lldb PROG A B` = `lldb -f PROG -- A B`); `commands` are the `-o`/`-O`/`-k`
+ * one-line commands, in order.
+ */
+export function lldbTarget(args: readonly Arg[]): { argv: Arg[]; commands: Arg[] } {
+  let file: Arg | null = null;
+  const operands: Arg[] = [];
+  const commands: Arg[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.v === '--') { operands.push(...args.slice(i + 1)); break; }
+    const o = a.v.startsWith('-') && a.v !== '-' ? optionOf('lldb', a.v) : null;
+    if (!o) { if (!a.v.startsWith('-') || a.v === '-') operands.push(a); continue; }
+    const value = !o.option.value ? null : o.attached !== null ? { ...a, v: o.attached } : args[++i] ?? null;
+    if (o.option.key === 'exec' && value) file = value;
+    if (o.option.key === 'command' && value) commands.push(value);
+  }
+  return { argv: file ? [file, ...operands] : operands, commands };
 }
 
 /** The lines of a command file this line wrote, with the files they source in turn. */

@@ -1,16 +1,25 @@
 import { has, parseOptions, type OptionSpec, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { showArg } from './shell-state.ts';
+import { SYSTEMD_OPTIONS } from './systemd-options.ts';
 import { literal } from './values.ts';
 
 /**
  * SIGUSR1 makes a running Node process open its inspector (127.0.0.1:9229), through which anything that connects runs
  * code in it: echo-agent is one, so sending it is an attach. `kill` names pids the guard cannot tell apart; pkill and
- * killall name programs, so a pattern that cannot match node is let through (`pkill -USR1 dd`).
+ * killall name programs, so a pattern that cannot match node is let through (`pkill -USR1 dd`). Service and container
+ * managers (`systemctl kill`, `docker kill`) name units and containers, any of which may run node.
+ * `timeout -s USR1` is left alone: it signals only the command it starts (in a process group of its own), which could
+ * as well have been started with `node --inspect`.
  */
 
-/** SIGUSR1 by name (any case, with or without SIG) or by its Linux number. */
-const USR1 = /^(?:sig)?usr1$|^10$/i;
+/**
+ * SIGUSR1 by name (any case, with or without SIG) or by number, leading zeros and `+` as bash's kill reads them. The
+ * number is the machine's where the command runs, which the guard cannot know (ssh, a container): 10 on Linux x86 and
+ * arm, 30 on macOS and the BSDs, 16 on illumos and Linux MIPS. All three are read as SIGUSR1, since on Linux x86 the
+ * others are SIGPWR and SIGSTKFLT, which nobody sends by hand.
+ */
+const USR1 = /^(?:(?:sig)?usr1|\+?0*(?:10|16|30))$/i;
 /** What a node process is called in the process table (`comm`), which pkill and killall match without -f. */
 const NODE_NAMES = ['node', 'nodejs'];
 
@@ -57,9 +66,57 @@ function matches(pattern: string, name: string, regex: boolean): boolean {
   }
 }
 
+/** A program that signals the processes of what it manages (a unit, a session, a container) with one of its verbs. */
+interface SignalVerb {
+  /** Options before the verb; not posix: they may come after it too (systemd's getopt_long), and the signal among them. */
+  readonly globals: OptionSpec;
+  /** The verbs, as the words that name them (`kill`, `container kill`, `compose kill`). */
+  readonly verbs: readonly string[];
+  /** The verb's own options, read after it (docker's flags); absent: the globals hold them. */
+  readonly spec?: OptionSpec;
+  /** Options naming the signal (in `spec`, else in `globals`); a `-USR1` word is read too where `digits` says so. */
+  readonly signal: readonly string[];
+}
+
+/** docker's, podman's and nerdctl's global options, which end at the verb (cobra), and compose's before its verb. */
+const DOCKER: OptionSpec = { posix: true, short: 'cHl', long: ['config', 'context', 'host', 'log-level', 'tlscacert', 'tlscert', 'tlskey', 'namespace', 'address', 'snapshotter', 'cgroup-manager', 'connection', 'url', 'identity', 'root', 'runroot', 'runtime', 'storage-driver', 'storage-opt', 'tmpdir', 'events-backend', 'hooks-dir', 'module', 'network-cmd-path', 'volumepath', 'imagestore', 'conmon', 'runtime-flag', 'ssh'] };
+const COMPOSE: OptionSpec = { posix: true, short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'] };
+const CONTAINER_KILL: SignalVerb = { globals: DOCKER, verbs: ['kill', 'container kill'], spec: { short: 's', long: ['signal', 'cidfile'] }, signal: ['s', 'signal'] };
+
+const SIGNAL_VERBS: Readonly<Record<string, SignalVerb>> = {
+  systemctl: { globals: SYSTEMD_OPTIONS, verbs: ['kill'], signal: ['s', 'signal'] },
+  loginctl: { globals: SYSTEMD_OPTIONS, verbs: ['kill-session', 'kill-user'], signal: ['s', 'signal'] },
+  machinectl: { globals: SYSTEMD_OPTIONS, verbs: ['kill'], signal: ['s', 'signal'] },
+  docker: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'compose kill'] },
+  podman: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'pod kill', 'compose kill'] },
+  nerdctl: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'compose kill'] },
+  'docker-compose': { globals: COMPOSE, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
+  'podman-compose': { globals: COMPOSE, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
+  // procps skill: `skill -USR1 EXPRESSION`, whose words may be users or terminals as well as names
+  skill: { globals: { short: 'cptu', digits: true }, verbs: [''], signal: [] },
+};
+
+/** `systemctl kill -s USR1 UNIT`, `docker kill --signal=SIGUSR1 C`, `loginctl kill-user -s 10 USER`: what gets SIGUSR1, or null. */
+function verbSignal(s: SignalVerb) {
+  return (args: readonly Arg[]): string | null => {
+    const g = parseOptions(args, s.globals);
+    let ops = g.operands;
+    // compose's own options come between `compose` and its verb
+    if (literal(ops[0]?.v ?? '') === 'compose') ops = [ops[0]!, ...parseOptions(ops.slice(1), COMPOSE).operands];
+    const verb = s.verbs.map((v) => v.split(' ').filter((w) => w !== '')).find((v) => v.every((w, i) => literal(ops[i]?.v ?? '') === w));
+    if (!verb) return null;
+    const p = s.spec ? parseOptions(ops.slice(verb.length), s.spec) : g;
+    const sig = signalOf(p, s.signal);
+    if (sig === null || !USR1.test(sig)) return null;
+    const targets = s.spec ? p.operands : ops.slice(verb.length);
+    return `${targets.map((a) => showArg(a.v)).join(' ') || 'its processes'} (SIGUSR1 opens a node process's inspector)`;
+  };
+}
+
 /** Programs that signal processes, and what SIGUSR1 on their line attaches to. */
 export const INSPECTOR_SIGNALS: Readonly<Record<string, (args: readonly Arg[]) => string | null>> = {
   kill: killSignal,
   pkill: namedSignal(PKILL, ['signal'], ['f', 'full'], true),
   killall: namedSignal(KILLALL, ['s', 'signal'], [], false),
+  ...Object.fromEntries(Object.entries(SIGNAL_VERBS).map(([name, s]) => [name, verbSignal(s)])),
 };

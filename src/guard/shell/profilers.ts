@@ -1,10 +1,11 @@
+import { lldbRun } from './debugger-launch.ts';
 import { has, parseOptions, valueOf, type OptionSpec } from './flags.ts';
 import type { Arg } from './model.ts';
 import {
   AUSTIN, BPFTRACE, DTRACE, HEAPTRACK, MEMRAY_RUN, PERF_FTRACE, PERF_GLOBAL, PERF_RECORD, PERF_RECORDERS, PERF_STAT, PERF_TOP, PERF_TRACE, PY_SPY, RR_GLOBAL,
   RR_OTHER, RR_RECORD, RR_REPLAY, UFTRACE, UFTRACE_OTHER,
 } from './profiler-tables.ts';
-import { UNKNOWN, literal, plain } from './values.ts';
+import { UNKNOWN, display, literal, plain } from './values.ts';
 
 /**
  * Profilers, recorders and benchmark tools that start the command they are given (`perf record CMD…`, `rr CMD…`,
@@ -151,14 +152,25 @@ function memray(args: readonly Arg[]): ProfiledRun {
   return runs([word('python'), ...how, ...p.operands]);
 }
 
-/** uftrace: `record` and `live` (the default when the first word names none) run the command after their options; `--run-cmd CMD` runs CMD after recording (`recv` too). */
+/**
+ * uftrace: `record` and `live` (the default when the first word names none) run the command after their options; `--run-cmd CMD` runs CMD after recording (`recv` too).
+ * `--opt-file FILE` reads more options from FILE (`--run-cmd` among them) and the command too when the line names
+ * none (uftrace.c, parse_opt_file); the guard cannot see them, so the program is taken as computed. An analysis
+ * sub-command named on the line keeps its mode (the file's is ignored) and runs nothing.
+ */
 function uftrace(args: readonly Arg[]): ProfiledRun {
   const first = parseOptions(args, UFTRACE);
   const name = sub(first.operands, 0);
   const named = UFTRACE_OTHER.includes(name) || name === 'record' || name === 'live';
   const p = named ? parseOptions(first.operands.slice(1), UFTRACE) : first;
   const after = valueOf(p, 'run-cmd') ?? valueOf(first, 'run-cmd');
-  return { rest: UFTRACE_OTHER.includes(name) ? [] : p.operands, code: after ? plain(after.v) : null };
+  const rest = UFTRACE_OTHER.includes(name) ? [] : p.operands;
+  const code = after ? plain(after.v) : null;
+  const file = valueOf(p, 'opt-file') ?? valueOf(first, 'opt-file');
+  if (!file || (UFTRACE_OTHER.includes(name) && name !== 'recv')) return { rest, code };
+  const note = `uftrace --opt-file=${display(file.v)} (options the guard cannot see, which may name the command or add --run-cmd)`;
+  const head = rest[0] ?? word(UNKNOWN);
+  return { rest: [{ v: head.v, info: { ...head.info, computed: true, raw: note } }, ...rest.slice(1)], code };
 }
 
 /**
@@ -195,7 +207,7 @@ function hyperfine(args: readonly Arg[]): ProfiledRun {
 }
 
 const PROFILERS: Readonly<Record<string, (args: readonly Arg[]) => ProfiledRun>> = {
-  perf, rr, gdbserver, 'py-spy': pySpy, bpftrace: splitCommand(BPFTRACE), dtrace: splitCommand(DTRACE), memray, uftrace, hyperfine,
+  perf, rr, gdbserver, lldb: lldbRun, 'rust-lldb': lldbRun, 'py-spy': pySpy, bpftrace: splitCommand(BPFTRACE), dtrace: splitCommand(DTRACE), memray, uftrace, hyperfine,
   austin: (args) => runs(parseOptions(args, AUSTIN).operands),
   heaptrack: (args) => { const p = parseOptions(args, HEAPTRACK); return has(p, 'a', 'analyze') ? NONE : runs(p.operands); },
 };

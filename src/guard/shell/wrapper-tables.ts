@@ -208,9 +208,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   alacritty: { commandAfter: ['-e', '--command'] },
   'gnome-terminal': TERM_X, 'mate-terminal': TERM_X, 'xfce4-terminal': TERM_X, terminator: TERM_X, tilix: TERM_X,
   kitty: { ...P, short: 'codTw', long: ['config', 'override', 'class', 'name', 'title', 'directory', 'session', 'listen-on', 'start-as', 'instance-group', 'watcher', 'os-window-tag'], chdir: ['d', 'directory'] },
-  // a debugger starts the program it is given
+  // a debugger starts the program it is given (lldb's target and arguments: see debugger-launch.ts)
   gdb: { commandAfter: GDB_ARGS },
-  lldb: { commandAfter: ['--'] },
 };
 
 /** When a program starts work outside the caller's process group or session, beyond a tool's timeout and kill. */

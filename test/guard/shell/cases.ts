@@ -38,6 +38,7 @@ import { DEBUGGER_SHELLS, PROFILED_COMMANDS, PROFILER_CODE, PROFILER_LOOKALIKES 
 import {
   COMPUTED_PROFILERS, DEBUGGER_RUN_ARGS, DOWNLOADED_DEBUGGER_COMMANDS, INSPECTOR_SIGNALS, OPTION_TABLES, RR_DEBUGGERS, SYSTEM_TRACERS,
 } from './cases-round14.ts';
+import { DEBUGGER_PROGRAMS, SIGNAL_DELIVERY, SYSTEMCTL_OPTIONS, UFTRACE_OPT_FILES } from './cases-round15.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -158,6 +159,10 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'SIGUSR1 opening a node process\'s inspector': INSPECTOR_SIGNALS,
   'tracers whose probes see every process': SYSTEM_TRACERS,
   'a glob or variable naming a profiler or debugger': COMPUTED_PROFILERS,
+  'SIGUSR1 through systemctl, loginctl, docker, podman, skill and signal numbers': SIGNAL_DELIVERY,
+  'uftrace options read from a file': UFTRACE_OPT_FILES,
+  'the program a gdb or lldb run starts, named by option or command': DEBUGGER_PROGRAMS,
+  'systemctl verbs after options that take a value, and after unknown ones': SYSTEMCTL_OPTIONS,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,12 +1,12 @@
 import { parseOptions } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
+import { SYSTEMD_OPTIONS } from '../systemd-options.ts';
 import { literal } from '../values.ts';
 
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const POWER_VERBS = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'soft-reboot', 'rescue', 'emergency']);
 const POWER_TARGET = /^(poweroff|reboot|halt|kexec|rescue|emergency|runlevel[06])(\.target)?$/;
 const DISRUPT_VERBS = new Set(['stop', 'restart', 'disable', 'mask', 'kill', 'try-restart', 'reload-or-restart', 'try-reload-or-restart', 'condrestart', 'force-reload', 'isolate']);
-const SYSTEMCTL = { short: 'tspHMnoPT', long: ['type', 'state', 'signal', 'property', 'host', 'machine', 'lines', 'output', 'root', 'kill-whom', 'kill-value', 'job-mode', 'what', 'timestamp', 'message', 'boot-loader-entry', 'reboot-argument', 'drop-in', 'when'] } as const;
 const SERVICE_VERBS = new Set(['stop', 'restart', 'force-reload', 'condrestart', 'try-restart', 'zap']);
 const LOGIN1 = /org\.freedesktop\.login1/;
 const LOGIN1_POWER = /(^|\.)(PowerOff|Reboot|Halt|KExec|Suspend|Hibernate|HybridSleep|SuspendThenHibernate)(WithFlags)?$/;
@@ -19,13 +19,13 @@ export function checkSystem(inv: Invocation, emit: Emit): void {
   if ((prog === 'init' || prog === 'telinit') && words.some((w) => w === '0' || w === '6')) { emit('shell.system.power', inv.text); return; }
   if (prog === 'kexec' && words.some((w) => w === '-e' || w === '--exec')) { emit('shell.system.power', inv.text); return; }
   if (prog === 'systemctl' || prog === 'loginctl') {
-    const ops = parseOptions(inv.args, SYSTEMCTL).operands.map((a) => literal(a.v) ?? '');
-    const verb = ops[0] ?? '';
-    if (POWER_VERBS.has(verb) || (verb === 'isolate' && ops.slice(1).some((t) => POWER_TARGET.test(t))) || (verb === 'start' && ops.slice(1).some((t) => POWER_TARGET.test(t)))) {
-      emit('shell.system.power', inv.text);
-    } else if (prog === 'systemctl' && DISRUPT_VERBS.has(verb)) {
-      emit('shell.service.disruptive', inv.text);
-    }
+    const parsed = parseOptions(inv.args, SYSTEMD_OPTIONS);
+    const ops = parsed.operands.map((a) => literal(a.v) ?? '');
+    // an option this table does not know may have taken the next word as its value: the word after is a verb too
+    const verbAt = parsed.unknown || parsed.opts.some((o) => o.partial) ? [0, 1] : [0];
+    const power = verbAt.some((i) => POWER_VERBS.has(ops[i] ?? '') || ((ops[i] === 'isolate' || ops[i] === 'start') && ops.slice(i + 1).some((t) => POWER_TARGET.test(t))));
+    if (power) emit('shell.system.power', inv.text);
+    else if (prog === 'systemctl' && verbAt.some((i) => DISRUPT_VERBS.has(ops[i] ?? ''))) emit('shell.service.disruptive', inv.text);
     return;
   }
   // the same power calls straight to logind over D-Bus
