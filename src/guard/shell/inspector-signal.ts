@@ -3,6 +3,7 @@ import type { Arg } from './model.ts';
 import { showArg } from './shell-state.ts';
 import { SYSTEMD_OPTIONS } from './systemd-options.ts';
 import { literal } from './values.ts';
+import { CONTAINER_GLOBALS } from './wrapper-tables.ts';
 
 /**
  * SIGUSR1 makes a running Node process open its inspector (127.0.0.1:9229), through which anything that connects runs
@@ -78,10 +79,9 @@ interface SignalVerb {
   readonly signal: readonly string[];
 }
 
-/** docker's, podman's and nerdctl's global options, which end at the verb (cobra), and compose's before its verb. */
-const DOCKER: OptionSpec = { posix: true, short: 'cHl', long: ['config', 'context', 'host', 'log-level', 'tlscacert', 'tlscert', 'tlskey', 'namespace', 'address', 'snapshotter', 'cgroup-manager', 'connection', 'url', 'identity', 'root', 'runroot', 'runtime', 'storage-driver', 'storage-opt', 'tmpdir', 'events-backend', 'hooks-dir', 'module', 'network-cmd-path', 'volumepath', 'imagestore', 'conmon', 'runtime-flag', 'ssh'] };
+/** compose's options before its verb (docker's, podman's and nerdctl's own: CONTAINER_GLOBALS). */
 const COMPOSE: OptionSpec = { posix: true, short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'] };
-const CONTAINER_KILL: SignalVerb = { globals: DOCKER, verbs: ['kill', 'container kill'], spec: { short: 's', long: ['signal', 'cidfile'] }, signal: ['s', 'signal'] };
+const CONTAINER_KILL: SignalVerb = { globals: CONTAINER_GLOBALS, verbs: ['kill', 'container kill'], spec: { short: 's', long: ['signal', 'cidfile'] }, signal: ['s', 'signal'] };
 
 const SIGNAL_VERBS: Readonly<Record<string, SignalVerb>> = {
   systemctl: { globals: SYSTEMD_OPTIONS, verbs: ['kill'], signal: ['s', 'signal'] },

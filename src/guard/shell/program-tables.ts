@@ -85,8 +85,8 @@ export const SOURCE_REMOVERS: Readonly<Record<string, { readonly options?: reado
   '7z': { word: /^-sdel$/i }, '7za': { word: /^-sdel$/i }, '7zz': { word: /^-sdel$/i }, '7zr': { word: /^-sdel$/i },
 };
 
-/** git's options before its sub-command (`git -C dir status`). */
-export const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path'] } as const satisfies OptionSpec;
+/** git's options before its sub-command (`git -C dir status`); git.c's handle_options also takes the next word for --shallow-file and --attr-source. */
+export const GIT_GLOBAL = { posix: true, short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix', 'exec-path', 'shallow-file', 'attr-source'] } as const satisfies OptionSpec;
 
 /** Interpreters that run code from an argument or from stdin. */
 export interface InterpreterSpec extends OptionSpec {

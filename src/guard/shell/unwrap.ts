@@ -1,6 +1,6 @@
 import { has, parseOptions, valueOf, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
-import { DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
+import { CONTAINER_EXEC, CONTAINER_GLOBALS, DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
 import { UNKNOWN, literal, plain } from './values.ts';
 import { codeText } from './code-text.ts';
 import { suUnwrap } from './su-family.ts';
@@ -34,13 +34,17 @@ export function programName(v: string): string | null {
   return base.endsWith('.exe') ? base.slice(0, -4) : base;
 }
 
-/** Takes one wrapper (`sudo -u x`, `env -i A=b`, `timeout 5`, …) off `args`; null when `name` is not one. */
-const CONTAINER_EXEC = { posix: true, short: 'euw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] } as const;
-
 /** `docker exec CTR CMD…`, `kubectl exec POD -- CMD…`: the command runs in a container, still a command. */
 function containerExec(name: string, args: readonly Arg[]): readonly Arg[] | null {
+  if (name === 'docker' || name === 'podman' || name === 'nerdctl') {
+    // global options may come first (`docker -H HOST exec`, `podman --root DIR container exec`)
+    const ops = parseOptions(args, CONTAINER_GLOBALS).operands;
+    const at = literal(ops[0]?.v ?? '') === 'exec' ? 1 : literal(ops[0]?.v ?? '') === 'container' && literal(ops[1]?.v ?? '') === 'exec' ? 2 : 0;
+    if (at === 0) return null;
+    const p = parseOptions(ops.slice(at), CONTAINER_EXEC);
+    return p.operands.slice(name === 'podman' && has(p, 'l', 'latest') ? 0 : 1);
+  }
   if (literal(args[0]?.v ?? '') !== 'exec') return null;
-  if (name === 'docker' || name === 'podman' || name === 'nerdctl') return parseOptions(args.slice(1), CONTAINER_EXEC).operands.slice(1);
   if (name === 'kubectl' || name === 'oc') {
     const dash = args.findIndex((a) => a.v === '--');
     return dash < 0 ? [] : args.slice(dash + 1);
@@ -48,6 +52,7 @@ function containerExec(name: string, args: readonly Arg[]): readonly Arg[] | nul
   return null;
 }
 
+/** Takes one wrapper (`sudo -u x`, `env -i A=b`, `timeout 5`, …) off `args`; null when `name` is not one. */
 export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null {
   const inContainer = containerExec(name, args);
   if (inContainer) return { rest: inContainer, code: null, chdir: null, appendsArgs: false, remote: false };

@@ -52,6 +52,21 @@ export interface SubcommandSpec extends OptionSpec {
 
 const P = { posix: true } as const;
 
+/** docker's, podman's and nerdctl's global options, which end at the verb (cobra). */
+export const CONTAINER_GLOBALS: OptionSpec = {
+  posix: true, short: 'cHl',
+  long: [
+    'config', 'context', 'host', 'log-level', 'tlscacert', 'tlscert', 'tlskey', 'namespace', 'address', 'snapshotter', 'cgroup-manager', 'connection', 'url',
+    'identity', 'root', 'runroot', 'runtime', 'storage-driver', 'storage-opt', 'tmpdir', 'events-backend', 'hooks-dir', 'module', 'network-cmd-path',
+    'volumepath', 'imagestore', 'conmon', 'runtime-flag', 'ssh',
+  ],
+};
+/**
+ * `docker exec` and `podman exec` options taking a value; podman's `-l`/`--latest` names no container, so the command
+ * starts at the first operand (podman-exec(1)).
+ */
+export const CONTAINER_EXEC: OptionSpec = { posix: true, short: 'euw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'preserve-fds', 'preserve-fd', 'cidfile'] };
+
 /** bwrap options taking one value, and those taking several (`--bind SRC DEST`). */
 const BWRAP_ONE = [
   'args', 'argv0', 'uid', 'gid', 'hostname', 'chdir', 'unsetenv', 'lock-file', 'sync-fd', 'info-fd', 'json-status-fd', 'block-fd', 'userns-block-fd',
@@ -131,14 +146,23 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
 };
 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
-  doas: { ...P, short: 'uC', noCommand: ['L'] },
-  run0: { ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine'], chdir: ['D', 'chdir'] },
+  // sudo's parse_args.c: `--auth-type` is -a (BSD auth); `--apparmor-profile` in newer releases
+  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
+  // OpenBSD doas.c getopt "a:C:Lnsu:" (-a login style)
+  doas: { ...P, short: 'auC', noCommand: ['L'] },
+  run0: {
+    ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine', 'shell-prompt-prefix', 'lightweight', 'area'],
+    flags: ['slice-inherit', 'no-ask-password', 'pty', 'pipe', 'help', 'version'], chdir: ['D', 'chdir'],
+  },
   pkexec: { ...P, long: ['user'] },
   su: { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'], codeOnly: true },
   runuser: { ...P, short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'] },
   sg: { ...P, short: 'c', code: ['c'], positional: 1 },
-  env: { ...P, short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true },
+  // GNU env's signal options take a value only after `=` (`--default-signal[=SIG]`); BSD env has -L and -P, uutils -f and -a
+  env: {
+    ...P, short: 'uCSPLfa', long: ['unset', 'chdir', 'split-string', 'file', 'argv0'], flags: ['block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', 'ignore-environment', 'null', 'debug'],
+    chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true,
+  },
   nice: { ...P, short: 'n', long: ['adjustment'], digits: true },
   nohup: P,
   timeout: { ...P, short: 'sk', long: ['signal', 'kill-after'], positional: 1 },
@@ -146,7 +170,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   builtin: P,
   exec: { ...P, short: 'a' },
   // BSD xargs: -J REPLSTR (the word replaced by all names), -R and -S counts
-  xargs: { ...P, short: 'adEILnPsJRS', attached: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], appendsArgs: true },
+  // GNU xargs "+0a:E:e::i::I:l::L:n:prs:txP:d:": --eof, --replace and --max-lines take a value only after `=`
+  xargs: { ...P, short: 'adEILnPsJRS', attached: 'eil', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], flags: ['max-lines', 'eof', 'replace'], alias: { 'max-lines': 'l', replace: 'i', eof: 'e' }, appendsArgs: true },
   busybox: P,
   toybox: P,
   time: { ...P, short: 'fo', long: ['format', 'output'] },
@@ -157,31 +182,47 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   taskset: { ...P, positional: 1, noCommand: ['p', 'pid'] },
   unbuffer: P,
   caffeinate: { ...P, short: 'tw' },
-  flock: { ...P, short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], code: ['c', 'command'], positional: 1 },
+  // util-linux flock.c: `--wait` is `--timeout`; `--start` and `--length` with --fcntl
+  flock: { ...P, short: 'wEc', long: ['timeout', 'wait', 'conflict-exit-code', 'command', 'start', 'length'], code: ['c', 'command'], positional: 1 },
   chroot: { ...P, long: ['userspec', 'groups'], positional: 1 },
-  nsenter: { ...P, short: 'tSGw', long: ['target', 'setuid', 'setgid', 'wd'] },
-  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group'] },
-  fakeroot: { ...P, short: 'lsi', long: ['lib', 'faked'] },
+  // nsenter.c "+ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W::ecFZ": -r, -w, -W and the namespaces take a value only attached
+  nsenter: { ...P, short: 'tSG', long: ['target', 'setuid', 'setgid'], flags: ['root', 'wd', 'wdns', 'mount', 'uts', 'ipc', 'net', 'pid', 'cgroup', 'user', 'time', 'all', 'env', 'no-fork', 'preserve-credentials', 'keep-caps', 'user-parent', 'join-cgroup', 'follow-context'] },
+  // unshare.c: these long options require a value
+  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-users', 'map-group', 'map-groups', 'propagation', 'setgroups', 'monotonic', 'boottime', 'load-interp'] },
+  // the fakeroot script's getopt: "+l:f:i:s:ub:vh" and --lib, --faked, --fd-base
+  fakeroot: { ...P, short: 'lfsib', long: ['lib', 'faked', 'fd-base'] },
   eatmydata: P,
   nocache: P,
   // tracers: with `-p PID` they attach to it and still run the command given (see checks/attach.ts)
   strace: STRACE,
   ltrace: { ...P, short: 'aADeFlnopsuwxX', long: ['align', 'config', 'debug', 'indent', 'library', 'output', 'where'], flags: ['demangle', 'help', 'version', 'no-signals', 'no-plt'] },
   valgrind: P,
-  torsocks: { ...P, short: 'upaP' },
+  torsocks: { ...P, short: 'upaP', long: ['user', 'pass', 'address', 'port'] },
   proxychains: { ...P, short: 'f' },
   proxychains4: { ...P, short: 'f' },
-  faketime: { ...P, short: 'f', positional: 1 },
+  // faketime.c: -f (advanced format) and -m take no value; -p PID and --date-prog PATH do
+  faketime: { ...P, short: 'p', long: ['date-prog'], positional: 1 },
   numactl: { ...P, short: 'CNmipP', long: ['physcpubind', 'cpunodebind', 'membind', 'interleave', 'preferred'] },
-  'systemd-run': { ...P, short: 'upEMHt', long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'on-calendar', 'on-active', 'machine', 'host'], chdir: ['working-directory'] },
+  // systemd's run.c "+hrC:H:M:E:p:tPqGdSu:": -t is --pty, a flag
+  'systemd-run': {
+    ...P, short: 'uCpEMH',
+    long: [
+      'unit', 'capsule', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'expand-environment', 'service-type', 'on-calendar',
+      'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'timer-property', 'path-property', 'socket-property', 'machine', 'host', 'job-mode', 'background', 'json',
+    ],
+    flags: ['slice-inherit', 'scope', 'user', 'system', 'remain-after-exit', 'send-sighup', 'wait', 'tty', 'pty', 'pipe', 'quiet', 'on-timezone-change', 'on-clock-change', 'no-block', 'no-ask-password', 'collect', 'same-dir', 'shell', 'ignore-failure'],
+    chdir: ['working-directory'],
+  },
   cgexec: { ...P, short: 'g' },
   catchsegv: P,
   // moreutils: runs the command, printing its output only when it fails
   chronic: { ...P },
   'dbus-run-session': P,
-  'xvfb-run': { ...P, short: 'nsefpl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol'] },
+  // xvfb-run's getopt "+ae:f:hn:lp:s:w:": -l is --listen-tcp, a flag
+  'xvfb-run': { ...P, short: 'efnpsw', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol', 'wait'] },
   firejail: P,
-  watch: { ...P, short: 'nqd', long: ['interval', 'differences'], restIsCode: true },
+  // procps watch "+bCcefd::ghq:n:prs:twvx": -d/--differences take a value only attached
+  watch: { ...P, short: 'nqs', long: ['interval', 'equexit', 'shotsdir'], flags: ['differences'], restIsCode: true },
   script: { ...P, short: 'cEIOTBm', long: ['command', 'echo', 'log-in', 'log-out', 'log-timing', 'log-io', 'logging-format'], code: ['c', 'command'], codeOnly: true },
   ssh: { ...P, short: 'BbcDEeFIiJLlmOopQRSWw', positional: 1, restIsCode: true, remote: true },
   npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },

@@ -1,4 +1,4 @@
-import { has, parseOptions } from '../flags.ts';
+import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, isBlockDevice, showCanon } from '../paths.ts';
 import { isKnown, literal } from '../values.ts';
@@ -7,6 +7,15 @@ import { writeTargets } from './targets.ts';
 /** Formatters that are only dangerous on a device (mkswap on a swap file is fine). */
 const FORMAT_ON_DEVICE = new Set(['mke2fs', 'mkswap', 'mkntfs', 'mkdosfs', 'mkexfatfs', 'mkudffs', 'mkisofs-dev', 'mlabel', 'pvcreate']);
 const PARTITIONERS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted']);
+/**
+ * Partitioners' short options taking a value, so that letters of an attached value are not read as -l or -p (`parted
+ * -aopt`, `fdisk -tgpt`): fdisk.c "b:Bc::C:hH:lL::o:sS:t:u::vVw:W:", sfdisk.c "…o:O:nN:qrsTu:vVX:Y:w:W:", parted "hlmsfva:".
+ */
+const PARTITION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  fdisk: { short: 'bCHoStwW', attached: 'cLu' },
+  sfdisk: { short: 'oONuXYwW' },
+  parted: { short: 'a', long: ['align'] },
+};
 
 const deviceOperand = (inv: Invocation): string | null => {
   for (const a of parseOptions(inv.args).operands) {
@@ -50,7 +59,8 @@ export function checkDevices(inv: Invocation, emit: Emit): void {
     (prog === 'badblocks' && has(p, 'w')) ||
     (prog === 'hdparm' && inv.args.some((a) => /^--(security-erase|trim-sector-ranges|write-sector)/.test(a.v)));
   if (wipes) { emit('shell.device.wipe', inv.text); return; }
-  if (PARTITIONERS.has(prog) && !has(p, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') && !words.includes('print')) {
+  const q = PARTITION_OPTIONS[prog] ? parseOptions(inv.args, PARTITION_OPTIONS[prog]) : p;
+  if (PARTITIONERS.has(prog) && !has(q, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') && !words.includes('print')) {
     if (deviceOperand(inv)) emit('shell.device.partition', inv.text);
   }
 }
