@@ -11,7 +11,7 @@ export function loadConfigOrExit(file: string | undefined, opts: { quietWarnings
     if (!opts.quietWarnings) for (const w of loaded.warnings) warn(`${w.path}: ${w.message}`);
     return loaded;
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG);
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG, { redacted: true });
     throw err;
   }
 }

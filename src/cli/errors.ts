@@ -3,7 +3,8 @@ export const EXIT = { ok: 0, failure: 1, wouldAsk: 2, usage: 64, dataErr: 65, no
 
 /** An error meant for the person at the terminal: printed as one line, no stack. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.usage) {
+  /** `redacted`: the message went through redaction part by part already (a config's problems), so it is printed as it is. */
+  constructor(message: string, readonly exitCode: number = EXIT.usage, readonly opts: { readonly redacted?: boolean } = {}) {
     super(message);
     this.name = 'CliError';
   }

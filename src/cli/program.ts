@@ -71,7 +71,7 @@ function reportError(err: unknown): number {
     return EXIT.usage;
   }
   if (err instanceof CliError) {
-    process.stderr.write(`echo-agent: ${redactText(err.message)}\n`);
+    process.stderr.write(`echo-agent: ${err.opts.redacted ? err.message : redactText(err.message)}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);

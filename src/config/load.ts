@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
 import { knownToRedaction } from './secrets.ts';
-import { isSecretKey } from '../util/redact.ts';
+import { isSecretKey, redactText } from '../util/redact.ts';
 import { configWarnings } from './warnings.ts';
 import { unreadable } from '../util/file-errors.ts';
 
@@ -19,7 +19,9 @@ export interface ConfigProblem {
 
 export class ConfigError extends Error {
   constructor(readonly file: string, readonly problems: readonly ConfigProblem[]) {
-    super(`${file}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`);
+    // each message redacted on its own: redacting the whole line would take a key path (`…api_key: environment
+    // variable X is not set`) for a credential and its value, and hide what is wrong
+    super(`${file}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${redactText(p.message)}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }

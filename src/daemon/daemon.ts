@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
-import { openRunQueue, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
-import { databaseNow, openDatabase, type Database } from '../store/db.ts';
+import { openRunQueue, runQueueName, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
+import { databaseNow, deploymentOf, openDatabase, type Database } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
@@ -128,13 +128,16 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
   const queueWarn = repeatLimitedWarn(logger, 'queue connection error');
+  // the queue is this deployment's alone, and every replica of it names it alike (see runQueueName)
+  const queueName = runQueueName(await deploymentOf(database.db));
   const queue = openRunQueue(backend, config.queue.prefix, {
+    name: queueName,
     onError: (err, where) => queueWarn(err, { where }),
     onWarning: (message, detail) => logger.error(detail, message),
   });
   undo.push(() => queue.close());
   await queue.ready();
-  logger.info({ backend: backend.kind }, 'queue ready');
+  logger.info({ backend: backend.kind, queue: queueName }, 'queue ready');
 
   const metrics = createMetrics({ queueDepth: () => queue.depth() });
   const shutdown = new AbortController();

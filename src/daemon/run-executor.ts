@@ -48,6 +48,8 @@ export interface RunExecutorDeps {
 
 export type RunResult =
   | { readonly kind: 'duplicate' }
+  /** A run this deployment's database does not hold (another deployment's, on a shared queue); dropped. */
+  | { readonly kind: 'unknown' }
   /** A buffer_one job's run held back while another of its runs is running. */
   | { readonly kind: 'busy'; readonly behind?: number }
   /** Delivered before its retry backoff ended. */
@@ -70,6 +72,10 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const ids = newRunIds(runId);
   const claim = await claimRunWithJob(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds, ...ids });
   if (claim === 'busy') return { kind: 'busy' };
+  if (claim === 'unknown') {
+    logger.error({ run_id: runId }, 'the queue delivered a run this database does not hold: another deployment shares this queue (the same Redis and queue.prefix); give each deployment its own queue.prefix');
+    return { kind: 'unknown' };
+  }
   if (claim === 'duplicate') {
     logger.debug({ run_id: runId }, 'run already claimed or finished; duplicate delivery ignored');
     return { kind: 'duplicate' };

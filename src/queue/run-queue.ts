@@ -55,9 +55,21 @@ export interface QueueOptions {
   readonly onError?: (err: Error, where: 'queue' | 'worker') => void;
   /** What the queue found at open that an operator must fix (Redis eviction policy). */
   readonly onWarning?: (message: string, detail: Record<string, unknown>) => void;
+  /** The queue's name (default QUEUE_NAME); a deployment's is runQueueName(deploymentOf(db)). */
+  readonly name?: string;
 }
 
 export const QUEUE_NAME = 'runs';
+
+/**
+ * A deployment's own run queue. Two deployments with one queue (one Redis and queue.prefix, or one database's
+ * PostgreSQL-backend queue with their tables in two schemas) would take each other's runs, which the taker's
+ * database does not hold: they would wait for the reconciler, and their instants be skipped as busy meanwhile.
+ */
+export function runQueueName(d: { readonly database: string; readonly schema: string }): string {
+  const part = (s: string) => s.replace(/[^A-Za-z0-9_]/g, '_');
+  return `${QUEUE_NAME}-${part(d.database)}${d.schema === 'public' ? '' : `-${part(d.schema)}`}`;
+}
 
 /** BullMQ custom ids must not look like integers nor contain ':'. */
 export function jobIdFor(runId: string, attempt = 0): string {
@@ -105,15 +117,16 @@ async function quitOrCut(c: Redis): Promise<void> {
 const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 }, attempts: 1 } as const;
 
 function openRedisQueue(url: string, prefix: string, opts: QueueOptions): RunQueue {
+  const name = opts.name ?? QUEUE_NAME;
   // BullMQ never closes connections it is given, so this module owns and closes them.
   const producer = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
   const connections: Redis[] = [producer];
-  const queue = new Queue<RunMessage>(QUEUE_NAME, { connection: producer, prefix });
+  const queue = new Queue<RunMessage>(name, { connection: producer, prefix });
   void checkEvictionPolicy(producer, opts);
   return wrap('redis', queue, opts, (processor, concurrency, lockDuration) => {
     const workerConn = new Redis(url, { maxRetriesPerRequest: null });
     connections.push(workerConn);
-    return new Worker<RunMessage>(QUEUE_NAME, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: false });
+    return new Worker<RunMessage>(name, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: false });
   }, async () => {
     await Promise.all(connections.map(quitOrCut));
   });
@@ -152,7 +165,7 @@ function openPostgresQueue(url: string, schema: string, prefix: string, opts: Qu
   const bound = withBackend(createPostgresBackend);
   const connection = { connectionString: queueConnectionUrl(url), schema, migrate: true, max: 10 };
   // the PostgreSQL backend has no key prefix; the queue name carries it instead
-  const name = `${prefix}-${QUEUE_NAME}`;
+  const name = `${prefix}-${opts.name ?? QUEUE_NAME}`;
   const queue = new bound.Queue<RunMessage>(name, { connection });
   return wrap('postgres', queue as unknown as Queue<RunMessage>, opts, (processor, concurrency, lockDuration) =>
     new bound.Worker<RunMessage>(name, processor, { connection, concurrency, lockDuration, autorun: false }) as unknown as Worker<RunMessage>,

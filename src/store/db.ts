@@ -71,6 +71,21 @@ export async function databaseNow(exec: Executor): Promise<Date> {
   return new Date(res.rows[0]!.now);
 }
 
+/**
+ * The deployment a connection belongs to: the database and schema holding echo-agent's tables. Every replica of
+ * one deployment reads the same two names, whichever host name or pooler it reaches the server through.
+ */
+export interface Deployment {
+  readonly database: string;
+  readonly schema: string;
+}
+
+export async function deploymentOf(exec: Executor): Promise<Deployment> {
+  const res = await exec.execute<{ database: string; schema: string | null }>(sql`select current_database() as database, current_schema() as schema`);
+  const row = res.rows[0]!;
+  return { database: row.database, schema: row.schema ?? 'public' };
+}
+
 /** The pg client under a drizzle handle: the pool, or the connection of an open transaction. */
 function pgClientOf(exec: Executor): pg.Pool | pg.PoolClient {
   return (exec as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;

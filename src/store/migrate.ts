@@ -40,8 +40,9 @@ export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise
 export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {}): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
-    const current = (await client.query<{ s: string | null }>('select current_schema() as s')).rows[0]?.s;
-    const schema = assertSchemaName(opts.schema ?? current ?? 'public');
+    const { current, path } = (await client.query<{ current: string | null; path: string }>('select current_schema() as current, current_setting(\'search_path\') as path')).rows[0]!;
+    // a search_path naming only schemas not made yet: its first is where the tables go (and what the pool will read), not public
+    const schema = assertSchemaName(opts.schema ?? current ?? firstNamedSchema(path) ?? 'public');
     await client.query('select pg_advisory_lock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]);
     try {
       await client.query(`create schema if not exists "${schema}"`);
@@ -65,6 +66,15 @@ export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {})
   } finally {
     client.release();
   }
+}
+
+/** The first schema a search_path names (`"$user"` skipped), unquoted; null when it names none. */
+export function firstNamedSchema(searchPath: string): string | null {
+  for (const raw of searchPath.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? []) {
+    const name = raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw.toLowerCase();
+    if (name !== '$user' && name !== '') return name;
+  }
+  return null;
 }
 
 /** drizzle-kit's journal: each migration's `when` (drizzle's folderMillis) to its tag, e.g. `0000_init`. */

@@ -29,7 +29,7 @@ export interface ClaimedRun {
  * record, whose synchronous commit flushes the claim too; a claim lost in a
  * crash leaves the run queued, and nothing has happened yet.
  */
-export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'busy' | BehindEarlier | NotYetDue> {
+export async function claimRunWithJob(exec: Executor, c: Claim): Promise<ClaimedRun | 'duplicate' | 'unknown' | 'busy' | BehindEarlier | NotYetDue> {
   let row: ClaimRow | undefined;
   try {
     [row] = await namedQuery<ClaimRow>(exec, 'echo_claim_run', CLAIM, [c.run_id, c.owner, c.lease_seconds, c.execution_id ?? null, c.trace_id ?? null]);
@@ -44,7 +44,9 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
     select r.state, case when r.not_before > now() then least(ceil(extract(epoch from r.not_before - now()) * 1000), 2147483000)::int end as wait_ms,
       case when r.catch_up then (select count(*) ${CATCH_UP_AHEAD})::int else 0 end as ahead
     from runs r where r.id = $1`, [c.run_id]);
-  if (still?.state !== 'queued' && still?.state !== 'retrying') return 'duplicate';
+  // no such run at all: not a redelivery but another deployment's run, on a queue two of them share
+  if (!still) return 'unknown';
+  if (still.state !== 'queued' && still.state !== 'retrying') return 'duplicate';
   if (still.wait_ms !== null) return { notYetDue: still.wait_ms };
   return still.ahead > 0 ? { behind: still.ahead } : 'busy';
 }

@@ -9,7 +9,8 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { openRunQueue } from '../../src/queue/run-queue.ts';
+import { openRunQueue, runQueueName } from '../../src/queue/run-queue.ts';
+import { deploymentOf } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { ROOT } from '../support/cli.ts';
@@ -53,7 +54,7 @@ describe('a worker killed with SIGKILL mid-run', () => {
     child.stdout!.on('data', (d) => (childOut += d));
     await until(() => childOut.includes('ready'), 60_000, 'the child worker');
 
-    const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix);
+    const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix, { name: runQueueName(await deploymentOf(db)) });
     const run = await manualRun({ db, enqueue: (id) => queue.enqueue(id) }, job.id, 'test');
     await queue.close();
     const lines = () => { try { return readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean); } catch { return []; } };

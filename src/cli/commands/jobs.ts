@@ -283,13 +283,13 @@ export function registerJobsCommands(program: Command): void {
     .action(async (ref: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       const actor = await actorName(opts.as);
-      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue }, { jobByRef }] = await Promise.all([
-        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'),
+      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue, runQueueName }, { jobByRef }, { deploymentOf }] = await Promise.all([
+        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'), import('../../store/db.ts'),
       ]);
       let id = ref;
       const run = await withStore(config, async (db, url) => {
         id = (await jobByRef(db.db, ref)).id;
-        const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix);
+        const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix, { name: runQueueName(await deploymentOf(db.db)) });
         try {
           return await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
         } catch (err) {
