@@ -30,7 +30,7 @@ import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { reconcile } from './reconciler.ts';
 import { startWorker, type RunWorker } from './worker.ts';
-import { repeatLimitedWarn } from '../log/repeat-limit.ts';
+import { loopFailureLog, repeatLimitedWarn } from '../log/repeat-limit.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
@@ -209,9 +209,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   // a pass slower than its tick is not stacked behind: the first tick after it ends starts the next
   const loop = (name: string, everyMs: number, fn: () => Promise<unknown>, firstAfterMs = everyMs) => {
     let running: Promise<void> | null = null;
+    const failures = loopFailureLog(logger, name);
     const tick = () => {
       if (running) return;
-      running = fn().then(() => {}, (err: unknown) => logger.error({ err, loop: name }, `${name} pass failed`)).finally(() => { running = null; });
+      running = fn().then(() => failures.succeeded(), (err: unknown) => failures.failed(err)).finally(() => { running = null; });
     };
     let timer: NodeJS.Timeout | undefined;
     const first = setTimeout(() => { tick(); timer = setInterval(tick, everyMs); }, firstAfterMs);
@@ -219,11 +220,12 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   };
   await reconcileOnce();
   let lastFiredAt = Date.now();
-  const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); };
+  const firing = loopFailureLog(logger, 'firing');
+  const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); firing.succeeded(); };
   const loops = [
     startFiringLoop({
       tickMs: config.daemon.tick_seconds * 1000, pass: firedAndNoted, nextDue: () => nextDueReading(database.db),
-      onError: (err) => logger.error({ err, loop: 'firing' }, 'firing pass failed'),
+      onError: (err) => firing.failed(err),
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce),
     loop('retention', RETENTION_EVERY_MS, pruneOnce, RETENTION_FIRST_MS),

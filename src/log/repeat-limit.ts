@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
  * floods hides what happened and fills the disk.
  */
 export function repeatLimitedWarn(
-  logger: Logger, msg: string, opts: { windowMs?: number; now?: () => number } = {},
+  logger: Logger, msg: string, opts: { windowMs?: number; now?: () => number; level?: 'warn' | 'error' } = {},
 ): (err: Error, context?: Readonly<Record<string, string>>) => void {
   const windowMs = opts.windowMs ?? 5_000;
   const now = opts.now ?? Date.now;
@@ -23,6 +23,31 @@ export function repeatLimitedWarn(
     // bounded: a flood of ever-different messages must not grow this map without end
     if (last.size >= 100) last.clear();
     last.set(key, { at: t, held: 0 });
-    logger.warn({ err, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
+    logger[opts.level ?? 'warn']({ err, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
+  };
+}
+
+/** How often a loop that keeps failing says so: an outage fails every tick, and a stack trace a second buries the log. */
+const LOOP_FAILURE_WINDOW_MS = 30_000;
+
+/**
+ * A daemon loop's failures, the same one logged at most once a window (with how many were held back), and one
+ * line when a pass succeeds again, so the log shows when an outage ended and not only that it began.
+ */
+export function loopFailureLog(logger: Logger, loop: string, opts: { windowMs?: number; now?: () => number } = {}) {
+  const now = opts.now ?? Date.now;
+  const report = repeatLimitedWarn(logger, `${loop} pass failed`, { windowMs: opts.windowMs ?? LOOP_FAILURE_WINDOW_MS, now, level: 'error' });
+  let failing: { since: number; count: number } | null = null;
+  return {
+    failed(err: unknown): void {
+      failing ??= { since: now(), count: 0 };
+      failing.count++;
+      report(err instanceof Error ? err : new Error(String(err)), { loop });
+    },
+    succeeded(): void {
+      if (!failing) return;
+      logger.info({ loop, failures: failing.count, failing_ms: now() - failing.since }, `${loop} pass succeeded again`);
+      failing = null;
+    },
   };
 }
