@@ -123,7 +123,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const schema = opts.database?.schema;
   const database = openDatabase({ url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), onError: (err) => logger.warn({ err }, 'idle database connection failed') });
   undo.push(() => database.close());
-  const applied = await migrate(database.pool, schema ? { schema } : {});
+  // the first use of the database: a start that fails here says which dependency failed, not only the socket error
+  const applied = await migrate(database.pool, schema ? { schema } : {}).catch((err: unknown) => {
+    throw new Error(`${resolved.embedded ? 'the embedded database' : 'the database (database.url)'}: ${(err as Error).message}`, { cause: err });
+  });
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);

@@ -57,6 +57,8 @@ export interface QueueOptions {
   readonly onWarning?: (message: string, detail: Record<string, unknown>) => void;
   /** The queue's name (default QUEUE_NAME); a deployment's is runQueueName(deploymentOf(db)). */
   readonly name?: string;
+  /** How long ready() waits for a connection (READY_TIMEOUT_MS); tests shorten it. */
+  readonly readyTimeoutMs?: number;
 }
 
 export const QUEUE_NAME = 'runs';
@@ -91,17 +93,22 @@ export const READY_TIMEOUT_MS = 30_000;
  * PostgreSQL backend keeps a failed first connect for good, and a worker running on it fetches in a
  * loop that never yields, so nothing else in the process (signals, timers, the server's death) is heard.
  */
-async function readyWithin(what: string, client: { waitUntilReady(): Promise<unknown> }, ms: number): Promise<void> {
+async function readyWithin(what: string, client: { waitUntilReady(): Promise<unknown>; on(e: 'error', l: (err: Error) => void): unknown; off(e: 'error', l: (err: Error) => void): unknown }, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  // a connection that keeps failing reports why only as 'error' events: the timeout names the last of them
+  let last: Error | undefined;
+  const heard = (err: Error) => { last = err; };
+  client.on('error', heard);
   try {
     await Promise.race([
       client.waitUntilReady(),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms`)), ms); }),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms${last ? `; last error: ${last.message}` : ''}`)), ms); }),
     ]);
   } catch (err) {
     throw new Error(`the ${what}'s connection is not ready: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
+    client.off('error', heard);
   }
 }
 
@@ -201,7 +208,7 @@ function wrap(
       return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'prioritized' || state === 'waiting-children';
     },
     // the same holds for the queue: a failed first connect would refuse every enqueue until a restart
-    ready: () => readyWithin('queue', queue, READY_TIMEOUT_MS),
+    ready: () => readyWithin('queue', queue, opts.readyTimeoutMs ?? READY_TIMEOUT_MS),
     async depth() {
       const c = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
       return Object.values(c).reduce((a, b) => a + b, 0);
@@ -221,7 +228,7 @@ function wrap(
       return {
         worker,
         async run() {
-          await readyWithin('queue worker', worker, READY_TIMEOUT_MS);
+          await readyWithin('queue worker', worker, opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
           worker.run().catch(report);
         },
         pause: () => worker.pause(true),
