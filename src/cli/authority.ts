@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../store/db.ts';
 import { NEEDS_NO_AUTHORITY, RULE_CONFIG_KEYS, type RuleId } from '../policy/rules.ts';
 import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type GrantRow } from '../store/schema.ts';
@@ -118,4 +118,17 @@ export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string 
   if (r.kind === 'job.created' && typeof d.name === 'string') return `created "${d.name}"`;
   if (r.kind === 'run.queued' && typeof d.trigger === 'string') return `trigger ${d.trigger}`;
   return '';
+}
+
+/**
+ * Whether each run held cron_authorized as it started, from its newest run.started record: the runs row says so
+ * only once the run has finished, and a running or interrupted run showed `-` as if it held none.
+ */
+export async function authorizedAtStart(exec: Executor, runIds: readonly string[]): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  if (runIds.length === 0) return out;
+  const { rows } = await exec.execute<{ run_id: string; cron_authorized: boolean | null }>(sql`select distinct on (run_id) run_id, (data->>'cron_authorized')::boolean as cron_authorized
+    from audit_events where kind = 'run.started' and run_id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) order by run_id, seq desc`);
+  for (const r of rows) if (r.cron_authorized !== null) out.set(r.run_id, r.cron_authorized);
+  return out;
 }

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { LOG_LEVELS, type Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
@@ -47,7 +48,11 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
 function noDatabase(config: Config, pgDir: string): string {
   const file = configFileOf(config);
   const read = file ? `config ${file}` : 'no config file (none given with --config or ECHO_AGENT_CONFIG, and no config/echo-agent.yaml here), so the built-in defaults';
-  return `${read}: no database.url, and no embedded database in ${pgDir} yet. Give the daemon's config (--config FILE or ECHO_AGENT_CONFIG), `
+  // a relative data_dir is read from the current directory: from another one, the daemon's own config finds no database
+  const relative = file && !isAbsolute(config.daemon.data_dir)
+    ? ` daemon.data_dir (${config.daemon.data_dir}) is relative, so it was read from the current directory ${process.cwd()}: run this where the daemon runs, or make data_dir absolute.`
+    : '';
+  return `${read}: no database.url, and no embedded database in ${pgDir} yet.${relative} Give the daemon's config (--config FILE or ECHO_AGENT_CONFIG), `
     + 'or create it here by starting the daemon (echo-agent daemon, npm start) or with echo-agent migrate';
 }
 

@@ -30,6 +30,17 @@ describe('a command with no database to answer from', () => {
     expect(existsSync(join(dir, 'state'))).toBe(false);
   });
 
+  it('with a config whose data_dir is relative, says it was read from the current directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'echo-nodb-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'echo-nodb-cwd-'));
+    const config = join(dir, 'echo-agent.yaml');
+    writeFileSync(config, 'daemon:\n  data_dir: ./reldata\n');
+    const r = await runCli(['jobs', 'list'], { env: { ECHO_AGENT_CONFIG: config }, cwd: elsewhere });
+    expect(r.code).toBe(69);
+    expect(r.stderr).toContain(`daemon.data_dir (./reldata) is relative, so it was read from the current directory ${elsewhere}: run this where the daemon runs, or make data_dir absolute.`);
+    expect(existsSync(join(elsewhere, 'reldata'))).toBe(false);
+  });
+
   it('echo-agent migrate sets the embedded database up, after which other commands answer from it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'echo-nodb-'));
     chmodSync(dir, 0o755); // as root the server runs as OS user postgres, which must reach the data directory

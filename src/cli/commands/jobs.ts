@@ -309,10 +309,15 @@ export function registerJobsCommands(program: Command): void {
       const limit = parseLimit('--limit', opts.limit);
       const [{ listRuns }, { jobByRef }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts')]);
       // one more than shown: exactly `limit` runs is no cut
-      const fetched = await withStore(configOf(cmd), async (db) => listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 }));
+      const { authorizedAtStart } = await import('../authority.ts');
+      const { fetched, started } = await withStore(configOf(cmd), async (db) => {
+        const fetched = await listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 });
+        // a run not finished (running, or ended by a lease expiry) has its authorisation only in its run.started record
+        return { fetched, started: await authorizedAtStart(db.db, fetched.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id)) };
+      });
       const rows = noteIfCut(fetched, limit, 'newest');
       if (opts.json) printJson(rows);
       // a run that "succeeded" after refusals did less than it was asked: its denials are shown beside its state
-      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt, r.cron_authorized ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
+      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt, (r.cron_authorized ?? started.get(r.id)) ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
     });
 }

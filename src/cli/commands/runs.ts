@@ -13,7 +13,7 @@ import { toolCell } from './audit.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { instantIn } from '../job-display.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
-import type { GrantRow } from '../../store/schema.ts';
+import type { AuditRow, GrantRow } from '../../store/schema.ts';
 
 
 const OUTPUT_SHOWN = 2_000;
@@ -34,6 +34,13 @@ function grantText(g: (GrantRow & { answered_from: { os_account: string; host: s
   const from = g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : '';
   const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${redactText(g.revoked_why ?? '-')}` : '; still live';
   return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
+}
+
+/** The runs row's answer once the run finished; before (running, or ended by a lease expiry), its run.started record's. */
+function cronAuthorizedText(r: { cron_authorized: boolean | null }, audit: readonly AuditRow[]): string {
+  if (r.cron_authorized !== null) return String(r.cron_authorized);
+  const started = [...audit].reverse().find((a) => a.kind === 'run.started');
+  return typeof started?.data.cron_authorized === 'boolean' ? `${started.data.cron_authorized} (from its run.started record: the run has not finished)` : '-';
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -96,7 +103,7 @@ export function registerRunsCommands(program: Command): void {
         ...(r ? [
           ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
           ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
-          ['cron_authorized', r.cron_authorized === null ? '-' : String(r.cron_authorized)], ['grant', grantText(found.grant, r.grant_id)],
+          ['cron_authorized', cronAuthorizedText(r, found.audit)], ['grant', grantText(found.grant, r.grant_id ?? found.grant?.id ?? null)],
           ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
         ] as [string, unknown][] : []),
       ];
