@@ -244,7 +244,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         if (worker && !worker.isRunning()) throw new Error('the queue worker is not running');
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
-        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} waiting`, firing: `last pass ${Math.round(since / 1000)} s ago` };
+        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago` };
       },
     },
   });

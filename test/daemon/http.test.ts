@@ -23,7 +23,8 @@ describe('/healthz and /metrics', () => {
     const base = `http://127.0.0.1:${daemon.httpPort}`;
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    // the depth counts running runs too: "waiting" said otherwise
+    expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok', queue: expect.stringMatching(/^postgres, \d+ queued or running$/) });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     for (const name of ['echo_agent_runs_total', 'echo_agent_fire_lateness_seconds', 'echo_agent_gate_decisions_total', 'echo_agent_queue_depth']) {
       expect(metrics).toContain(name);

@@ -162,6 +162,25 @@ async function warnToolsNotOffered(config: Config, database: Database, args: Rec
     + 'A grant approved now does not cover them, not even once the configuration offers them: fix the configuration first, or approve an update then\n');
 }
 
+/**
+ * What bites only later, said before the approval is asked: a second live job of the same name (commands that take
+ * a name then refuse it and ask for the id), and an agent job this configuration has no model for (every run fails).
+ */
+async function warnBeforeCreate(config: Config, database: Database, args: Record<string, unknown>): Promise<void> {
+  const [{ jobsNamed }, { jobModelMissing }] = await Promise.all([import('../../store/jobs.ts'), import('../../session/job-preview.ts')]);
+  const name = typeof args.name === 'string' ? args.name : '';
+  const live = name ? (await jobsNamed(database.db, name)).filter((j) => j.removed_at === null) : [];
+  if (live.length > 0) {
+    process.stderr.write(`echo-agent: warning: a live job is named ${JSON.stringify(name)} already (${live.map((j) => j.id).join(', ')}); `
+      + 'commands given that name will ask for the id instead; choose another name, or update that job\n');
+  }
+  const payload = args.payload as { kind?: string; model?: string } | undefined;
+  const missing = payload?.kind ? jobModelMissing(config, payload as Parameters<typeof jobModelMissing>[1]) : [];
+  if (missing.length > 0) {
+    process.stderr.write(`echo-agent: warning: this configuration has no ${missing.join(' or ')}: every run of this job fails ("agent turns need a model") until the daemon's config sets it\n`);
+  }
+}
+
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
   const definitionOptions = (c: Command) => c
@@ -184,6 +203,7 @@ export function registerJobsCommands(program: Command): void {
       if (flags.file !== undefined) await checkJobFile(flags.file, args, flaggedFields(flags));
       await reportCall('created', await withStore(config, async (db) => {
         await warnToolsNotOffered(config, db, args, null);
+        await warnBeforeCreate(config, db, args);
         return attendedCronjob(config, db, args, flags.as);
       }), flags.json, jobFile(flags));
     });
