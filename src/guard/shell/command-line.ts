@@ -62,6 +62,8 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     // `X=1 sudo sh -c '…$X…'`: sudo may reset the environment (env_reset) or keep X (env_keep), `su -` resets it and starts in the target's home: judged both ways
     const reset = u.remote ? null : resetEnv(name, cur.slice(1), vars, cwd);
     if (reset && u.rest.length > 0) walkCommandLine(w, u.rest, copy(st, reset), redirs, appends || u.appendsArgs);
+    // an option the wrapper's table does not know may take the next word: that reading is judged as well
+    for (const other of u.alternates ?? []) walkCommandLine(w, other, copy(st, { cwd, vars: new Map(vars) }), redirs, appends || u.appendsArgs);
     vars = wrapperVars(name, cur.slice(1), vars);
     const runs = [{ cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map<string, string>() : vars }, ...(reset ? [reset] : [])];
     // `find ~ | parallel cat`, `parallel cat :::: list`: the code's `$__unknown` (its `{}`) holds the names listed

@@ -15,6 +15,13 @@ export interface Unwrapped {
   readonly chdir: Arg | null;
   readonly appendsArgs: boolean;
   readonly remote: boolean;
+  /**
+   * The wrapped command line read as if a long option the wrapper's table does not know took the next word as its
+   * value (each such option alone, then all of them); judged too. A table misses options of other versions
+   * (`sudo --auth-type x rm -rf /` was allowed), and a wrong guess starts mid-arguments (`sudo --login ls -la`
+   * as `-la`), which judges nothing.
+   */
+  readonly alternates?: readonly (readonly Arg[])[];
 }
 
 const SAFE_WORD = /^[^\s;&|<>()$`"'\\{}]*$/;
@@ -69,6 +76,24 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     return { ...base, rest: args[0] && !args[0].v.startsWith('-') ? args : [] };
   }
   if (spec.commandAfter) return commandAfter(args, spec, base);
+  const u = unwrapBySpec(name, args, spec, base);
+  const unknown = [...new Set(parseOptions(args, spec).opts.filter((o) => o.partial && o.value === null).map((o) => o.name))].slice(0, MAX_UNKNOWN_OPTIONS);
+  if (unknown.length === 0 || u.remote) return u;
+  const readings = [...unknown.map((o) => [o]), ...(unknown.length > 1 ? [unknown] : [])];
+  const alternates: (readonly Arg[])[] = [];
+  for (const taking of readings) {
+    const other = unwrapBySpec(name, args, { ...spec, long: [...(spec.long ?? []), ...taking] }, base).rest;
+    const seen = [u.rest, ...alternates].some((r) => r.length === other.length && r.every((a, i) => a === other[i]));
+    if (!seen && other.length > 0) alternates.push(other);
+  }
+  return alternates.length > 0 ? { ...u, alternates } : u;
+}
+
+/** Past this many unknown options on one wrapper, the rest are read as flags only: each reading is a walk. */
+const MAX_UNKNOWN_OPTIONS = 4;
+
+/** unwrapOnce for a wrapper read by its option table. */
+function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>): Unwrapped {
   const p = parseOptions(args, spec);
   let ops = [...p.operands];
   if (spec.inputs) {

@@ -53,3 +53,21 @@ export const PARTITIONER_OPTION_VALUES: readonly ShellCase[] = [
   ['parted -a optimal /dev/sda mkpart p 1MiB 100%', 'ask', PARTITION],
   ...allow(['fdisk -l /dev/sda', 'fdisk -tgpt -l /dev/sda', 'parted -l', 'parted /dev/sda print', 'sfdisk -l /dev/sda']),
 ];
+
+/**
+ * A long option no wrapper table knows (another version's, or one still missed): the line is judged as if it took
+ * the next word too, so a table that lags the program fails safe; a real flag read that way leaves only arguments.
+ */
+export const UNKNOWN_WRAPPER_OPTIONS: readonly ShellCase[] = [
+  ...denyRoot([
+    'sudo --not-yet-invented x rm -rf /', 'timeout --not-yet-invented x 5 rm -rf /', 'doas --not-yet-invented style rm -rf /',
+    'env --not-yet-invented v rm -rf /', 'flock --not-yet-invented 5 /tmp/l rm -rf /', 'stdbuf --not-yet-invented x rm -rf /',
+    'nice --not-yet-invented 5 rm -rf /', 'sudo --login --not-yet-invented x rm -rf /',
+    // `--login` is sudo's -i, a flag: it was read as an abbreviation of --login-class, which takes a value
+    'sudo --login rm -rf /', 'sudo --shell rm -rf /', 'sudo --set-home rm -rf /',
+  ]),
+  ...allow([
+    'sudo --login ls -la', 'sudo --preserve-env ls -la /tmp', 'sudo --login --preserve-env cat /etc/hostname',
+    'timeout --foreground 5 ls', 'env --not-yet-invented ls -la', 'nice --not-yet-invented ls',
+  ]),
+];
