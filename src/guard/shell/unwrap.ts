@@ -84,7 +84,8 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   for (const taking of readings) {
     const other = unwrapBySpec(name, args, { ...spec, long: [...(spec.long ?? []), ...taking] }, base).rest;
     const seen = [u.rest, ...alternates].some((r) => r.length === other.length && r.every((a, i) => a === other[i]));
-    if (!seen && other.length > 0) alternates.push(other);
+    // a reading that starts at an option word took a flag for an option with a value: it names no program
+    if (!seen && other.length > 0 && !(literal(other[0]!.v) ?? '').startsWith('-')) alternates.push(other);
   }
   return alternates.length > 0 ? { ...u, alternates } : u;
 }
