@@ -1,19 +1,11 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { closedPort } from '../agent/raw-endpoint.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 
 // "daemon: could not start: connect ECONNREFUSED 127.0.0.1:5999" left the operator to guess which of the
 // daemon's dependencies that port belongs to; the error names it.
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 describe('a daemon start that fails on its database', () => {
   it('names database.url as what could not be reached', async () => {
     const port = await closedPort();

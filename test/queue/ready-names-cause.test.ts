@@ -1,17 +1,9 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { closedPort } from '../agent/raw-endpoint.ts';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
 
 // A daemon started against a Redis that refuses connections waited out the ready timeout and then said only
 // "not ready within 30000 ms": the cause was in earlier log lines. The start error itself names it now.
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 describe('a queue whose Redis refuses connections', () => {
   it('fails ready() naming the last connection error, not only the timeout', async () => {
     const port = await closedPort();
