@@ -61,9 +61,9 @@ describe('two deployments on one database server and one queue backend keep to t
         daemons.push(await startDaemon(config, { logger: silentLogger, http: false }));
       }
       const [runsA, runsB] = [await queueRuns(a, daemons[0]!, 'mine-a'), await queueRuns(b, daemons[1]!, 'mine-b')];
-      // the reconciler waits 10 s before it calls a run lost; a run taken by the other deployment would still be queued
-      expect(await settled(a, runsA, 8_000)).toEqual(Array(RUNS_EACH).fill('succeeded'));
-      expect(await settled(b, runsB, 8_000)).toEqual(Array(RUNS_EACH).fill('succeeded'));
+      // the reconciler passes at start and then every 60 s here: a run the other deployment took would still be queued
+      expect(await settled(a, runsA, 20_000)).toEqual(Array(RUNS_EACH).fill('succeeded'));
+      expect(await settled(b, runsB, 20_000)).toEqual(Array(RUNS_EACH).fill('succeeded'));
     } finally {
       await Promise.all(daemons.map((d) => d.stop()));
       if (backend === 'postgres') await a.pool.query(`drop schema if exists "${queueSchemaFor(prefix)}" cascade`);
