@@ -44,7 +44,7 @@ describe('a daemon loop that keeps failing', () => {
       await pool.query('alter table jobs rename to jobs_away');
       await new Promise((r) => setTimeout(r, 1500));
       await pool.query('alter table jobs_away rename to jobs');
-      await new Promise((r) => setTimeout(r, 500));
+      for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'firing pass succeeded again'); i++) await new Promise((r) => setTimeout(r, 100));
     } finally {
       await daemon.stop();
       await pool.query(`drop schema if exists "${`lfl-${schema}`.replace(/[^A-Za-z0-9_]/g, '_').toLowerCase()}_queue" cascade`).catch(() => {});
