@@ -6,6 +6,8 @@ import { configSchema, type Config } from './schema.ts';
 import { knownToRedaction } from './secrets.ts';
 import { isSecretKey, redactText } from '../util/redact.ts';
 import { configWarnings } from './warnings.ts';
+import { keysAt } from './schema-keys.ts';
+import { nearestName } from '../util/nearest-name.ts';
 import { unreadable } from '../util/file-errors.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/echo-agent.yaml';
@@ -153,11 +155,17 @@ function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
       return { path, message: `expected ${issue.expected}, got ${got}` };
     case 'unrecognized_keys':
       return issue.keys.length === 1
-        ? { path: formatPath([...issue.path, issue.keys[0]!]), message: 'unknown key (check the spelling against config/echo-agent.example.yaml)' }
+        ? { path: formatPath([...issue.path, issue.keys[0]!]), message: unknownKey(issue.keys[0]!, issue.path) }
         : { path, message: `unknown keys ${issue.keys.join(', ')}` };
     default:
       return { path, message: `${issue.message.replace(/^Invalid input: /, '')}, got ${got}` };
   }
+}
+
+/** An unknown key, with the one it most likely meant when there is one. */
+function unknownKey(key: string, at: readonly PropertyKey[]): string {
+  const meant = nearestName(key, keysAt(configSchema, at) ?? []);
+  return meant ? `unknown key (did you mean "${meant}"?)` : 'unknown key (check the spelling against config/echo-agent.example.yaml)';
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

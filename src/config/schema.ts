@@ -10,7 +10,10 @@ const names = z.array(z.string().min(1)).default([]);
 /** Node's timers overflow past 2^31-1 ms (24.8 days) and then fire at once; a longer duration is a typo. */
 export const MAX_TIMER_SECONDS = 2_147_483;
 const seconds = (d: number, min = 0) => (min > 0 ? z.number().min(min) : z.number().positive()).max(MAX_TIMER_SECONDS).default(d);
-const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+// fetch refuses a URL with credentials in it, so such a value would only fail later, at every call
+const optionalUrl = z.url({ protocol: /^https?$/ })
+  .refine((u) => { const url = new URL(u); return url.username === '' && url.password === ''; }, 'holds a user name or password, which HTTP clients refuse to send; put the key in api_key')
+  .optional();
 
 const toolsSchema = z.strictObject({
   profile: z.enum(TOOL_PROFILES).default('full'),
