@@ -71,3 +71,10 @@ export const UNKNOWN_WRAPPER_OPTIONS: readonly ShellCase[] = [
     'timeout --foreground 5 ls', 'env --not-yet-invented ls -la', 'nice --not-yet-invented ls',
   ]),
 ];
+
+/** kill's own options read as util-linux does: `-q VALUE` is sigqueue's value, not a pid (it read as a signal to init). */
+export const KILL_OPTIONS: readonly ShellCase[] = [
+  ['kill -q 5 -9 1', 'deny', 'shell.system.power'], ['kill --timeout 100 KILL -TERM 1', 'deny', 'shell.system.power'],
+  ['kill -a -9 1', 'deny', 'shell.system.power'], ['kill -9 -1', 'deny', 'shell.process.kill_all'], ['kill -- -1', 'deny', 'shell.process.kill_all'],
+  ...allow(['kill -q 1 -s HUP 123', 'kill -q 1 123', 'kill --queue 1 -s TERM 4242', 'kill -HUP 1']),
+];

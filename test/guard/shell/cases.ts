@@ -39,7 +39,7 @@ import {
   COMPUTED_PROFILERS, DEBUGGER_RUN_ARGS, DOWNLOADED_DEBUGGER_COMMANDS, INSPECTOR_SIGNALS, OPTION_TABLES, RR_DEBUGGERS, SYSTEM_TRACERS,
 } from './cases-round14.ts';
 import { DEBUGGER_PROGRAMS, SIGNAL_DELIVERY, SYSTEMCTL_OPTIONS, UFTRACE_OPT_FILES } from './cases-round15.ts';
-import { GIT_GLOBAL_VALUES, PARTITIONER_OPTION_VALUES, UNKNOWN_WRAPPER_OPTIONS, WRAPPER_OPTION_VALUES } from './cases-round16.ts';
+import { GIT_GLOBAL_VALUES, KILL_OPTIONS, PARTITIONER_OPTION_VALUES, UNKNOWN_WRAPPER_OPTIONS, WRAPPER_OPTION_VALUES } from './cases-round16.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -168,6 +168,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'git sub-commands after --attr-source and --shallow-file': GIT_GLOBAL_VALUES,
   'partitioners whose option values hold l or p': PARTITIONER_OPTION_VALUES,
   'wrapper options no table knows, read as taking a value too': UNKNOWN_WRAPPER_OPTIONS,
+  'kill options that take a value of their own': KILL_OPTIONS,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

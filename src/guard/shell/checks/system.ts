@@ -49,13 +49,32 @@ const HARMLESS_TO_INIT = new Set(['0', 'HUP', '1']);
  * (init) powers off, reboots or halts under systemd (SIGRTMIN+4, SIGINT, …), or stops a container.
  */
 function checkKill(inv: Invocation, words: readonly string[], emit: Emit): void {
-  let i = 0;
-  let signal: string | null = null;
   if (words[0] === '-l' || words[0] === '-L') return;
-  if (words[0] === '-s' || words[0] === '-n') { signal = words[1] ?? ''; i = 2; }
-  else if (words[0]?.startsWith('-') && words[0] !== '--') { signal = words[0].slice(1); i = 1; }
-  if (words[i] === '--') i++;
-  const pids = words.slice(i).map(pidOf);
+  const { signal, pids: operands } = killOptions(words);
+  const pids = operands.map(pidOf);
   if (pids.includes(-1) || (pids.length === 0 && signal === '1')) emit('shell.process.kill_all', inv.text);
   else if (pids.includes(1) && !HARMLESS_TO_INIT.has((signal ?? 'TERM').toUpperCase().replace(/^SIG/, ''))) emit('shell.system.power', `${inv.text} (a signal to init)`);
+}
+
+/** util-linux kill's options that take words of their own (`-q VALUE`: sigqueue's value; `--timeout MS SIGNAL`). */
+const KILL_VALUES: Readonly<Record<string, number>> = { '-q': 1, '--queue': 1, '--timeout': 2 };
+const KILL_FLAGS = new Set(['-a', '--all', '-p', '--pid', '-r', '--require-handler', '--verbose']);
+
+/** kill's signal and its pids: `-s SIG`, `--signal SIG`, `-SIG` (before any other), and the options above; a later `-N` is a process group. */
+function killOptions(words: readonly string[]): { signal: string | null; pids: readonly string[] } {
+  let signal: string | null = null;
+  let i = 0;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '--') { i++; break; }
+    if (!w.startsWith('-') || w === '-') break;
+    if (w === '-s' || w === '-n' || w === '--signal') { signal = words[++i] ?? ''; continue; }
+    if (w.startsWith('--signal=')) { signal = w.slice('--signal='.length); continue; }
+    if (KILL_VALUES[w] !== undefined) { i += KILL_VALUES[w]!; continue; }
+    if (KILL_FLAGS.has(w)) continue;
+    // `kill -9 -1`: once the signal is known, a negative number is the process group it goes to
+    if (signal !== null && /^-\d+$/.test(w)) break;
+    signal = w.slice(1);
+  }
+  return { signal, pids: words.slice(i) };
 }
