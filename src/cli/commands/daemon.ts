@@ -78,7 +78,7 @@ export function registerDaemonCommands(program: Command): void {
       } catch (err) {
         // a configuration problem exits 78, which the unit does not restart: every restart would fail the same way
         const code = err instanceof DaemonConfigError ? EXIT.config : EXIT.unavailable;
-        logger.fatal({ err, exit_code: code }, code === EXIT.config
+        logger.fatal({ ...startFailure(err, code === EXIT.config), exit_code: code }, code === EXIT.config
           ? 'the daemon could not start: the configuration cannot be used; fix it, then start the daemon again (a restart alone fails the same way)'
           : 'the daemon could not start; everything it had started was stopped');
         // a stray handle (a library's timer) must not keep a failed daemon alive
@@ -130,4 +130,16 @@ export function registerDaemonCommands(program: Command): void {
       else if (report.applied.length === 0) process.stdout.write(`schema ${report.schema}: up to date (${report.known} migrations, none pending)\n`);
       else process.stdout.write(`schema ${report.schema}: applied ${report.applied.length} of ${report.known} migrations: ${report.applied.join(', ')}\n`);
     });
+}
+
+/**
+ * A start failure as the fatal line carries it: the configuration's or the system's refusal (ENOTDIR, EACCES,
+ * EADDRINUSE, ECONNREFUSED, …) by its message and code, since a stack trace adds nothing to a path or a port;
+ * anything else with its stack, which a bug report needs.
+ */
+function startFailure(err: unknown, configProblem: boolean): Record<string, unknown> {
+  let code: unknown;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5 && code === undefined; e = e.cause, depth++) code = (e as NodeJS.ErrnoException).code;
+  if (!configProblem && typeof code !== 'string') return { err };
+  return { error: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) };
 }
