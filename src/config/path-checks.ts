@@ -12,14 +12,16 @@ export function directoryWarnings(config: Config): ConfigWarning[] {
   const out: ConfigWarning[] = [];
   const check = (path: string, dir: string) => {
     const problem = unusableDirectory(resolve(dir));
-    if (problem) out.push({ path, message: `${resolve(dir)} ${problem}` });
+    // a file in the path stops the daemon whoever runs it; the data dir matters only for the embedded database
+    const fatal = problem?.fileInPath && (path === 'tools.workspace' || !config.database.url);
+    if (problem) out.push({ path, message: `${resolve(dir)} ${problem.text}`, ...(fatal ? { fatal: true as const } : {}) });
   };
   check('daemon.data_dir', config.daemon.data_dir);
   check('tools.workspace', config.tools.workspace);
   return out;
 }
 
-function unusableDirectory(dir: string): string | null {
+function unusableDirectory(dir: string): { text: string; fileInPath?: true } | null {
   // the nearest part of the path that exists: it must be a directory the daemon can write below
   for (let p = dir; ; p = dirname(p)) {
     let isDir: boolean;
@@ -28,15 +30,15 @@ function unusableDirectory(dir: string): string | null {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' && dirname(p) !== p) continue;
       if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
-      return `cannot be checked (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+      return { text: `cannot be checked (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
     }
-    if (!isDir) return `cannot be made: ${p} is a file, not a directory (the daemon would exit 78)`;
+    if (!isDir) return { text: `cannot be made: ${p} is a file, not a directory (the daemon would exit 78)`, fileInPath: true };
     try {
       accessSync(p, constants.W_OK | constants.X_OK);
       return null;
     } catch {
-      return p === dir ? 'is not writable by this account (fine if the daemon runs as another that can write it)'
-        : `cannot be made by this account: ${p} is not writable (fine if the daemon runs as another that can)`;
+      return { text: p === dir ? 'is not writable by this account (fine if the daemon runs as another that can write it)'
+        : `cannot be made by this account: ${p} is not writable (fine if the daemon runs as another that can)` };
     }
   }
 }

@@ -8,6 +8,8 @@ import type { Config } from './schema.ts';
 export interface ConfigWarning {
   readonly path: string;
   readonly message: string;
+  /** The daemon refuses to start with this configuration here, whoever runs it: `config validate` fails (exit 78). */
+  readonly fatal?: true;
 }
 
 /** Problems that do not stop start-up but that an operator must hear about. */

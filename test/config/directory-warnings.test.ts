@@ -13,7 +13,7 @@ mkdirSync(join(dir, 'ok'));
 describe('config validate checks the directories the daemon must make', () => {
   it('names a workspace under a file, which would stop the daemon with exit 78', () => {
     const w = directoryWarnings(defaultConfig({ tools: { workspace: join(dir, 'a-file', 'ws') }, daemon: { data_dir: join(dir, 'ok', 'data') } }));
-    expect(w).toEqual([{ path: 'tools.workspace', message: `${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file, not a directory (the daemon would exit 78)` }]);
+    expect(w).toEqual([{ path: 'tools.workspace', message: `${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file, not a directory (the daemon would exit 78)`, fatal: true }]);
   });
 
   it('says nothing of directories that exist or can be made', () => {
@@ -27,11 +27,20 @@ describe('config validate checks the directories the daemon must make', () => {
     expect(directoryWarnings(defaultConfig({ daemon: { data_dir: join(locked, 'data') } }))[0]?.message).toContain('cannot be made by this account');
   });
 
-  it('shows on the command line, exit 0', async () => {
+  it('fails validation (exit 78) when the daemon would refuse to start whoever runs it: a deploy check must not pass it', async () => {
     const config = join(dir, 'echo-agent.yaml');
     writeFileSync(config, `tools:\n  workspace: ${join(dir, 'a-file', 'ws')}\ndaemon:\n  data_dir: ${join(dir, 'ok')}\n`);
     const r = await runCli(['config', 'validate', config]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`warning: tools.workspace: ${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file`);
+    expect(r.code).toBe(78);
+    expect(r.stdout).not.toContain(': ok');
+    expect(r.stderr).toContain(`${config}: 1 problem(s)\n  tools.workspace: ${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file`);
+  });
+
+  it('keeps a data_dir under a file a warning when database.url is set (the embedded database is not used), exit 0', async () => {
+    const config = join(dir, 'echo-agent-db.yaml');
+    writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test\ndaemon:\n  data_dir: ${join(dir, 'a-file', 'data')}\ntools:\n  workspace: ${join(dir, 'ok')}\n`);
+    const r = await runCli(['config', 'validate', config]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`warning: daemon.data_dir: ${join(dir, 'a-file', 'data')} cannot be made`);
   });
 });

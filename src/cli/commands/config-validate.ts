@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig } from '../../config/load.ts';
 import { directoryWarnings } from '../../config/path-checks.ts';
+import type { ConfigWarning } from '../../config/warnings.ts';
 import { configFlag } from '../config-option.ts';
 import { printJson } from '../output.ts';
 
@@ -17,7 +18,17 @@ export function registerConfigCommands(program: Command): void {
         const loaded = loadConfig(target);
         const where = loaded.file ?? '(no file: built-in defaults)';
         // the directories are checked on this machine, here only: other commands need not touch them
-        const warnings = [...loaded.warnings, ...directoryWarnings(loaded.config)];
+        const all: ConfigWarning[] = [...loaded.warnings, ...directoryWarnings(loaded.config)];
+        // what stops the daemon whoever runs it is a problem, not a warning: a deploy check must fail on it
+        const problems = all.filter((w) => w.fatal).map(({ path, message }) => ({ path, message }));
+        const warnings = all.filter((w) => !w.fatal);
+        if (problems.length > 0) {
+          if (opts.json) printJson({ ok: false, file: loaded.file, problems, warnings });
+          process.stderr.write(`${where}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}\n`);
+          for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+          process.exitCode = EXIT_CONFIG;
+          return;
+        }
         if (opts.json) printJson({ ok: true, file: loaded.file, problems: [], warnings });
         else {
           process.stdout.write(`${where}: ok\n`);
