@@ -13,7 +13,10 @@ afterEach(async () => {
 
 /** One agent turn against `base_url`, as the runtime runs it. */
 async function turn(baseUrl: string, model: ConfigInput['model'] = {}, name = 'scripted') {
-  const config = defaultConfig({ model: { base_url: baseUrl, api_key: KEY, name, ...model } });
+  // a URL with credentials is refused at load; the runtime refuses it too, for a configuration built another way
+  const withCredentials = baseUrl.includes('@');
+  const checked = defaultConfig({ model: { base_url: withCredentials ? 'http://127.0.0.1/' : baseUrl, api_key: KEY, name, ...model } });
+  const config = withCredentials ? { ...checked, model: { ...checked.model, base_url: baseUrl } } : checked;
   const started = Date.now();
   const out = await runAgentLoop({
     prompt: 'hello', system: 's', model: name, tools: [], chat: agentChatClient(config)!, signal: new AbortController().signal,
