@@ -43,12 +43,8 @@ async function grantIdsOfRuns(exec: Executor, rows: readonly AuditRow[]): Promis
     for (const run of await exec.select({ id: runs.id, grant_id: runs.grant_id }).from(runs).where(inArray(runs.id, missing))) {
       if (run.grant_id) ids.set(run.id, run.grant_id);
     }
-    const { listAudit } = await import('../store/audit.ts');
-    for (const id of missing.filter((m) => !ids.has(m))) {
-      const [started] = await listAudit(exec, { run_id: id, kind: 'run.started', limit: 1 });
-      const g = started ? str(started.data.grant_id) : null;
-      if (g) ids.set(id, g);
-    }
+    const started = await runStartRecords(exec, missing.filter((m) => !ids.has(m)));
+    for (const [id, rec] of started) if (rec.grant_id) ids.set(id, rec.grant_id);
   }
   return ids;
 }
@@ -126,9 +122,15 @@ export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string 
  */
 export async function authorizedAtStart(exec: Executor, runIds: readonly string[]): Promise<Map<string, boolean>> {
   const out = new Map<string, boolean>();
-  if (runIds.length === 0) return out;
-  const { rows } = await exec.execute<{ run_id: string; cron_authorized: boolean | null }>(sql`select distinct on (run_id) run_id, (data->>'cron_authorized')::boolean as cron_authorized
-    from audit_events where kind = 'run.started' and run_id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) order by run_id, seq desc`);
-  for (const r of rows) if (r.cron_authorized !== null) out.set(r.run_id, r.cron_authorized);
+  for (const [id, rec] of await runStartRecords(exec, runIds)) if (rec.cron_authorized !== null) out.set(id, rec.cron_authorized);
   return out;
+}
+
+/** What each run's newest run.started record says of its authorisation, in one query for all of them. */
+async function runStartRecords(exec: Executor, runIds: readonly string[]): Promise<Map<string, { cron_authorized: boolean | null; grant_id: string | null }>> {
+  if (runIds.length === 0) return new Map();
+  const { rows } = await exec.execute<{ run_id: string; cron_authorized: boolean | null; grant_id: string | null }>(sql`select distinct on (run_id) run_id,
+      (data->>'cron_authorized')::boolean as cron_authorized, nullif(data->>'grant_id', '') as grant_id
+    from audit_events where kind = 'run.started' and run_id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) order by run_id, seq desc`);
+  return new Map(rows.map((r) => [r.run_id, { cron_authorized: r.cron_authorized, grant_id: r.grant_id }]));
 }

@@ -34,6 +34,11 @@ describe('a daemon that cannot finish starting', () => {
       expect(r.code, r.stderr).toBe(69);
       expect(r.stderr).toMatch(/daemon: could not start: .*(EADDRINUSE|address already in use)/);
       expect(Date.now() - started).toBeLessThan(30_000);
+      // the journal's fatal line names the error and its code, and carries no stack, which adds nothing to a port
+      const fatal = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.level === 'fatal' || l.level === 60);
+      expect(fatal).toMatchObject({ code: 'EADDRINUSE', error: expect.stringMatching(/EADDRINUSE|address already in use/) });
+      expect(JSON.stringify(fatal)).not.toMatch(/"stack"/);
     } finally {
       taken.close();
     }

@@ -24,7 +24,7 @@ export function registerConfigCommands(program: Command): void {
         const warnings = all.filter((w) => !w.fatal);
         if (problems.length > 0) {
           if (opts.json) printJson({ ok: false, file: loaded.file, problems, warnings });
-          process.stderr.write(`${where}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}\n`);
+          process.stderr.write(`${new ConfigError(where, problems).message}\n`);
           for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
           process.exitCode = EXIT_CONFIG;
           return;

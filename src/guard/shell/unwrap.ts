@@ -76,8 +76,9 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
     return { ...base, rest: args[0] && !args[0].v.startsWith('-') ? args : [] };
   }
   if (spec.commandAfter) return commandAfter(args, spec, base);
-  const u = unwrapBySpec(name, args, spec, base);
-  const unknown = [...new Set(parseOptions(args, spec).opts.filter((o) => o.partial && o.value === null).map((o) => o.name))].slice(0, MAX_UNKNOWN_OPTIONS);
+  const parsed = parseOptions(args, spec);
+  const u = unwrapBySpec(name, args, spec, base, parsed);
+  const unknown = [...new Set(parsed.opts.filter((o) => o.partial && o.value === null).map((o) => o.name))].slice(0, MAX_UNKNOWN_OPTIONS);
   if (unknown.length === 0 || u.remote) return u;
   const readings = [...unknown.map((o) => [o]), ...(unknown.length > 1 ? [unknown] : [])];
   const alternates: (readonly Arg[])[] = [];
@@ -94,8 +95,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
 const MAX_UNKNOWN_OPTIONS = 4;
 
 /** unwrapOnce for a wrapper read by its option table. */
-function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>): Unwrapped {
-  const p = parseOptions(args, spec);
+function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>, p: ParsedOptions = parseOptions(args, spec)): Unwrapped {
   let ops = [...p.operands];
   if (spec.inputs) {
     const run = parallelRuns(ops, has(p, 'a', 'arg-file'));
