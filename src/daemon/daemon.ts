@@ -28,6 +28,7 @@ import { startFiringLoop } from './firing-loop.ts';
 import { recoverSkillInstalls } from '../skills/recover.ts';
 import { startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { currentProcessIdentity, hostProcesses, workerIdOf } from './process-identity.ts';
 import { reconcile } from './reconciler.ts';
 import { startWorker, type RunWorker } from './worker.ts';
 import { loopFailureLog, repeatLimitedWarn } from '../log/repeat-limit.ts';
@@ -146,7 +147,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const shutdown = new AbortController();
   // each running run listens for it: more than Node's default 10 at once is expected, not a leak
   setMaxListeners(config.daemon.concurrency + 8, shutdown.signal);
-  const workerId = opts.workerId ?? `${hostname()}:${process.pid}`;
+  const self = currentProcessIdentity();
+  const workerId = opts.workerId ?? workerIdOf(hostname(), self);
   const enqueue = (runId: string) => queue.enqueue(runId);
   const agentHost = new LateAgentHost();
   const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
@@ -182,7 +184,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
   };
   const reconcileOnce = async () => {
-    const reconciled = await reconcile(database.db, queue, logger, { handOffGraceSeconds: Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds) });
+    const reconciled = await reconcile(database.db, queue, logger, {
+      handOffGraceSeconds: Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds),
+      ...(self ? { deadHolders: { self, probe: hostProcesses } } : {}),
+    });
     for (const [state, n] of Object.entries(reconciled.outcomes)) if (n > 0) metrics.runStates.inc({ state }, n);
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
     const expired = await expireApprovals(database.db);

@@ -139,7 +139,7 @@ const FINISH = `
  * `leaseExpired`, anyone, but only while that holder's lease is still expired
  * by the database clock, so a holder that renewed in the meantime keeps it.
  */
-interface RunningHolder {
+export interface RunningHolder {
   readonly owner?: string;
   readonly leaseExpired?: boolean;
 }
@@ -178,6 +178,12 @@ export async function listExpiredLeases(exec: Executor, opts: { limit?: number }
   return exec.select().from(runs)
     .where(and(eq(runs.state, 'running'), lt(runs.lease_expires_at, sql`now()`)))
     .orderBy(asc(runs.lease_expires_at)).limit(opts.limit ?? 500);
+}
+
+/** Running runs whose lease holder's id holds `mark`: those held by workers of one PID namespace. */
+export async function listRunningHeldIn(exec: Executor, mark: string): Promise<RunRow[]> {
+  // strpos, not like: the mark is matched as it is, whatever it holds
+  return exec.select().from(runs).where(and(eq(runs.state, 'running'), sql`strpos(${runs.lease_owner}, ${mark}) > 0`)).limit(500);
 }
 
 /** Runs waiting for a worker (queued, or retrying), oldest first; `after`: the last run of the previous page. */

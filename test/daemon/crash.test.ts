@@ -10,11 +10,12 @@ import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { openRunQueue, runQueueName } from '../../src/queue/run-queue.ts';
-import { deploymentOf } from '../../src/store/db.ts';
+import { deploymentOf, type Executor } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
+import { listAudit } from '../../src/store/audit.ts';
 import { ROOT } from '../support/cli.ts';
-import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { authorise, crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
 
@@ -28,6 +29,26 @@ afterAll(async () => {
   if (keys.length) await redis.del(...keys);
   await redis.quit();
 });
+
+const spawnWorker = async (db: { url: string; schema: string }, marker: string, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-worker.ts'], {
+    cwd: ROOT, env: { ...process.env, DB_URL: db.url, DB_SCHEMA: db.schema, QUEUE_PREFIX: prefix, MARKER: marker, REDIS_URL, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let childOut = '';
+  child.stdout!.on('data', (d) => (childOut += d));
+  await until(() => childOut.includes('ready'), 60_000, 'the child worker');
+  return child;
+};
+
+const queueRun = async (db: Executor, jobId: string) => {
+  const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix, { name: runQueueName(await deploymentOf(db)) });
+  const run = await manualRun({ db, enqueue: (id) => queue.enqueue(id) }, jobId, 'test');
+  await queue.close();
+  return run!;
+};
+
+const executions = (marker: string) => { try { return readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean); } catch { return []; } };
 
 const until = async (pred: () => Promise<boolean> | boolean, ms: number, what: string) => {
   const start = Date.now();
@@ -46,18 +67,9 @@ describe('a worker killed with SIGKILL mid-run', () => {
       payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] }, max_retries: 1, retry_backoff_seconds: 0,
     });
     await authorise(db, job);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-worker.ts'], {
-      cwd: ROOT, env: { ...process.env, DB_URL: url, DB_SCHEMA: schema, QUEUE_PREFIX: prefix, MARKER: marker, REDIS_URL },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let childOut = '';
-    child.stdout!.on('data', (d) => (childOut += d));
-    await until(() => childOut.includes('ready'), 60_000, 'the child worker');
-
-    const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix, { name: runQueueName(await deploymentOf(db)) });
-    const run = await manualRun({ db, enqueue: (id) => queue.enqueue(id) }, job.id, 'test');
-    await queue.close();
-    const lines = () => { try { return readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean); } catch { return []; } };
+    const child = await spawnWorker({ url, schema }, marker);
+    const run = await queueRun(db, job.id);
+    const lines = () => executions(marker);
     await until(() => lines().length === 1, 30_000, 'the first execution');
     expect((await getRun(db, run!.id))!.state).toBe('running');
     child.kill('SIGKILL');
@@ -78,5 +90,37 @@ describe('a worker killed with SIGKILL mid-run', () => {
     expect(pids).toHaveLength(2);
     expect(pids[0]).toBe(String(child.pid));
     expect(pids[1]).toBe(String(process.pid));
+  }, 120_000);
+});
+
+describe('a daemon restarted on the same host after its worker was killed with SIGKILL', () => {
+  it('takes the dead worker\'s run back at once, not when its lease runs out, and leaves a live worker\'s run alone', async () => {
+    const { db, url, schema } = database();
+    const marker = join(mkdtempSync(join(tmpdir(), 'echo-crash-')), 'executions');
+    const job = await slowJob(db, 'restarted', { retries: 1 });
+    // a lease far longer than the test: only seeing the holder dead can end the run in time
+    const child = await spawnWorker({ url, schema }, marker, { LEASE_SECONDS: '300', WORKER_ID: 'default' });
+    const run = await queueRun(db, job.id);
+    await until(() => executions(marker).length === 1, 30_000, 'the first execution');
+    const held = (await getRun(db, run.id))!;
+    expect(held.lease_owner).toMatch(new RegExp(`:${child.pid}@[0-9a-f]{12}\\.\\d+\\.\\d+$`));
+
+    const restarted = await startDaemon(defaultConfig(crashTestConfig(prefix, { leaseSeconds: 300 })), {
+      logger: silentLogger, database: { url, schema }, queue: { kind: 'redis', url: REDIS_URL }, http: false, extraTools: [slowTool(marker)],
+    });
+    try {
+      // several reconcile passes while the holder lives: its run stays its own
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect((await getRun(db, run.id))!).toMatchObject({ state: 'running', lease_owner: held.lease_owner });
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      await until(async () => (await getRun(db, run.id))!.state === 'succeeded', 20_000, 'the run to be taken back and succeed');
+    } finally {
+      await restarted.stop();
+    }
+    expect((await getRun(db, run.id))!.attempt).toBe(2);
+    expect(executions(marker)).toEqual([String(child.pid), String(process.pid)]);
+    const taken = (await listAudit(db, { run_id: run.id, kind: 'run.state' })).find((r) => r.outcome === 'retrying');
+    expect(taken).toMatchObject({ actor: 'reconciler', reason: `worker ${held.lease_owner} is gone: its process no longer runs on this host` });
   }, 120_000);
 });

@@ -5,12 +5,12 @@ import type { Executor } from '../../src/store/db.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
 
-/** Short leases and ticks so a dead worker is noticed within seconds. */
-export function crashTestConfig(prefix: string): ConfigInput {
+/** Short leases and ticks so a dead worker is noticed within seconds; `leaseSeconds` for tests that must not rely on the lease. */
+export function crashTestConfig(prefix: string, opts: { leaseSeconds?: number } = {}): ConfigInput {
   return {
     tools: { also_allow: ['test_slow'] },
     queue: { prefix },
-    daemon: { lease_seconds: 2, tick_seconds: 0.2, reconcile_seconds: 0.5, stop_timeout_seconds: 2, concurrency: 2 },
+    daemon: { lease_seconds: opts.leaseSeconds ?? 2, tick_seconds: 0.2, reconcile_seconds: 0.5, stop_timeout_seconds: 2, concurrency: 2 },
   };
 }
 
@@ -21,11 +21,15 @@ export async function authorise(db: Executor, job: JobRow): Promise<void> {
   });
 }
 
-/** A job whose one step is the slow test tool, never due by itself (runs come from manualRun); `authorised`: with a human grant. */
-export async function slowJob(db: Executor, name: string, opts: { authorised?: boolean } = {}): Promise<JobRow> {
+/**
+ * A job whose one step is the slow test tool, never due by itself (runs come from manualRun); `authorised`: with a
+ * human grant; `retries`: attempts after the first, at once.
+ */
+export async function slowJob(db: Executor, name: string, opts: { authorised?: boolean; retries?: number } = {}): Promise<JobRow> {
   const job = await createJob(db, {
     name, owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
     payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }] },
+    ...(opts.retries ? { max_retries: opts.retries, retry_backoff_seconds: 0 } : {}),
   });
   if (opts.authorised !== false) await authorise(db, job);
   return job;
