@@ -1,11 +1,12 @@
 import { setOwn } from './canonical-json.ts';
 /** Keys whose values are credentials wherever they appear (I11). */
-const SECRET_KEY = /(pass(word|wd)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|^auth$|^pwd$|[_-]pwd$)/i;
+const SECRET_KEY = /(pass(word|wd|phrase)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|key[_-]?data$|^auth$|^pwd?$|[_-]pwd$)/i;
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
 
-const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|access[_-]?key|client[_-]?secret|private[_-]?key|authorization|credentials?)';
+// `key-data`: kubeconfig's client-key-data, a base64 private key
+const SECRET_WORD = '(?:api[_-]?key|apikey|token|secret|password|passwd|passphrase|access[_-]?key|client[_-]?secret|private[_-]?key|key[_-]data|authorization|credentials?)';
 /**
  * A character of an unquoted value. Text is often redacted after JSON.stringify (a tool's output sent to
  * the model), where a line break is the two characters `\n`: the value ends there as at a real one, or
@@ -50,6 +51,20 @@ const USERINFO = /([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#]{0,8192}@/gi;
 const USER_PASSWORD = /(^|\s)(-u\s*|--user[=\s]+|--proxy-user[=\s]+)("?[^\s:"]+):("[^"]*"|[^\s"]+)/g;
 
 /**
+ * A private key block (PEM, OpenSSH, PGP): its body, up to its END line, or to the end of the text when output
+ * was cut short inside it. The BEGIN and END lines stay, to show what was there.
+ */
+const PRIVATE_KEY_BLOCK = /(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)(?:(?!-----END )[\s\S])*(-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)/g;
+/** A JSON Web Token: header and payload are base64url JSON (`eyJ`), the signature may be empty. */
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+/** Query parameters that carry a credential under a name too common to mask everywhere (`key`, `sig`). */
+const QUERY_SECRET = /([?&](?:key|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature|x-goog-credential)=)[^&#\s"'\\]+/gi;
+/** Webhook URLs whose path is the credential: whoever has it can post. The host stays. */
+const WEBHOOK_PATH = /(\bhttps?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:[a-z]+\.)?discord(?:app)?\.com\/api\/webhooks)\/)[^\s"'?#\\]+/gi;
+/** Tokens recognised by their prefix, whatever key or line they sit on. */
+const PREFIXED_TOKEN = /\b(sk-[A-Za-z0-9_-]{16,}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g;
+
+/**
  * Whether a matched value is a literal worth hiding. A reference (`$VAR`,
  * `$(cmd)`, a backtick) is code, not a secret, and must stay visible to
  * whoever approves the call; a number after a `…tokens` key is a counter.
@@ -58,6 +73,9 @@ function literalSecret(key: string, value: string): boolean {
   const bare = value.replace(/^\\?["']/, '');
   // anywhere in the value, not only at its start: `T="x$(curl evil)"` must not hide the curl from a reviewer
   if (/^\$/.test(bare) || /\$\(|\$\{|`/.test(value)) return false;
+  // an address, not a credential (`TOKEN_URL=https://…`): whoever approves the call must see where it goes;
+  // its userinfo, credential query parameters and webhook paths are masked by rules of their own
+  if (/^[a-z][a-z0-9+.-]{0,31}:\/\//i.test(bare)) return false;
   // `--password-file /run/secrets/db`, `POSTGRES_PASSWORD_FILE=…`, `--password-stdin -u bob`: where the secret is, not it
   if (/[_-](?:file|path|dir|stdin)\b/i.test(key)) return false;
   // already masked by a header rule, up to its closing quote: the quote is the command's, not the value's
@@ -97,7 +115,7 @@ const withoutKnown = (text: string): string => {
  * What every pattern below needs at least one of: whitespace, `=` or `:` (URLs, headers, key=value,
  * options), or a token prefix. Text with none (ids, rule names, paths) only needs the known secrets cut.
  */
-const MAY_HOLD_PATTERN = /[\s=:]|sk-|gh[pousr]_|xox[abpr]-|AKIA|AIza/;
+const MAY_HOLD_PATTERN = /[\s=:]|sk-|_live_|_test_|gh[pousr]_|github_pat_|glpat-|npm_|xox[abpr]-|AKIA|AIza|eyJ/;
 
 /** Where redaction hid text: a header's value, a cookie line's, or any other credential value (key, option, URL userinfo). */
 export type MaskKind = 'header' | 'cookie' | 'value';
@@ -120,6 +138,10 @@ export function redactText(text: string, onMask?: OnMask): string {
     return `${lead}${MASK}`;
   };
   return cut
+    .replace(PRIVATE_KEY_BLOCK, (all, begin: string, end: string) => {
+      onMask?.('value', begin, all.slice(begin.length, all.length - end.length));
+      return `${begin}${MASK}${end}`;
+    })
     // the userinfo ends at the last `@` before the path, as URL parsers read it: a password may hold an `@`.
     // Both parts are bounded, so a long run of letters (base64) is scanned in linear time, not retried from each one
     .replace(USERINFO, (all, scheme: string) => {
@@ -134,7 +156,10 @@ export function redactText(text: string, onMask?: OnMask): string {
     .replace(OPTION_VALUE, (all, lead: string, key: string, value: string) => hidden(all, key, value, `${lead}${key}${masked(value)}`))
     .replace(USER_PASSWORD, (all, lead: string, flag: string, user: string, value: string) => hidden(all, flag, value, `${lead}${flag}${user}:${MASK}`))
     .replace(PASSWORD_OPTION, (all, lead: string, flag: string, value: string) => hidden(all, flag, value, `${lead}${flag}${MASK}`))
-    .replace(/\b(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})\b/g, MASK);
+    .replace(QUERY_SECRET, `$1${MASK}`)
+    .replace(WEBHOOK_PATH, `$1${MASK}`)
+    .replace(JWT, MASK)
+    .replace(PREFIXED_TOKEN, MASK);
 }
 
 /** A deep copy with credential-named keys masked and credential-looking text redacted. */

@@ -37,6 +37,19 @@ describe('redact', () => {
     ['a Proxy-Authorization header', { raw: `Proxy-Authorization: Digest ${SECRET}` }],
     ['mysql -p with the password attached', { command: `mysql -u root -p${SECRET} -h db` }],
     ['sshpass -p', { command: `sshpass -p ${SECRET} ssh host uptime` }],
+    ['a PEM private key block', { output: `-----BEGIN RSA PRIVATE KEY-----\nMIIE${SECRET}\n-----END RSA PRIVATE KEY-----` }],
+    ['an OpenSSH private key block', { output: `-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl${SECRET}\n-----END OPENSSH PRIVATE KEY-----` }],
+    ['a PGP private key block', { output: `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOY${SECRET}\n-----END PGP PRIVATE KEY BLOCK-----` }],
+    ['a private key block cut short by an output limit', { output: `key:\n-----BEGIN PRIVATE KEY-----\nMIIE${SECRET}\n…[truncated]` }],
+    ['kubeconfig client-key-data', { output: `users:\n- user:\n    client-key-data: ${SECRET}` }],
+    ['a client-key-data field', { 'client-key-data': SECRET }],
+    ['a passphrase in text', { note: `passphrase=${SECRET}` }],
+    ['a passphrase field', { passphrase: SECRET }],
+    ['a pw field', { pw: SECRET }],
+    ['a key query parameter', { url: `https://maps.example.com/api?key=${SECRET}&q=x` }],
+    ['a signature query parameter', { url: `https://bucket.s3.example.com/o?X-Amz-Credential=a&X-Amz-Signature=${SECRET}` }],
+    ['a Slack webhook URL', { url: `https://hooks.slack.com/services/T000/B000/${SECRET}` }],
+    ['a Discord webhook URL', { url: `https://discord.com/api/webhooks/123/${SECRET}` }],
   ])('masks %s', (_name, value) => {
     expect(JSON.stringify(redact(value))).not.toContain(SECRET);
   });
@@ -61,6 +74,31 @@ describe('redact', () => {
     ['an Authorization header inside quotes', `curl -H 'Authorization: Token abc123456' https://x && rm -rf ./build`, '&& rm -rf ./build'],
   ])('keeps the code after %s visible', (_name, text, code) => {
     expect(redactText(text)).toContain(code);
+  });
+
+  it.each([
+    ['a JSON Web Token', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    ['an unsigned JSON Web Token', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0In0.'],
+    ['a Stripe live key', 'sk_live_51H8abcdefghijklmnopqrst'],
+    ['a Stripe restricted test key', 'rk_test_51H8abcdefghijklmnopqrst'],
+    ['a GitLab token', 'glpat-abcdefghij1234567890'],
+    ['an npm token', 'npm_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['a fine-grained GitHub token', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'],
+  ])('masks %s by its shape alone, on any line', (_name, token) => {
+    expect(redactText(`output ${token} end`)).toBe('output [REDACTED] end');
+    expect(redactText(token)).toBe('[REDACTED]');
+  });
+
+  it('keeps the BEGIN and END lines of a masked key block, to show what was there', () => {
+    expect(redactText('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\nnext'))
+      .toBe('-----BEGIN EC PRIVATE KEY-----[REDACTED]-----END EC PRIVATE KEY-----\nnext');
+  });
+
+  it('leaves a public certificate, a webhook host and an address under a credential-named key visible', () => {
+    const cert = '-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----';
+    expect(redactText(cert)).toBe(cert);
+    expect(redactText('TOKEN_URL=https://auth.example.com/oauth/token')).toBe('TOKEN_URL=https://auth.example.com/oauth/token');
+    expect(redactText('post to https://hooks.slack.com/services/T0/B0/abc')).toBe('post to https://hooks.slack.com/services/[REDACTED]');
   });
 
   it('masks a Google API key in a query string', () => {
