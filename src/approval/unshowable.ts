@@ -5,6 +5,8 @@ import { redactWith, type MaskKind } from '../util/redact.ts';
 const AUTH_SCHEMES = /^(?:bearer|basic|token|digest|negotiate|ntlm|bot|apikey|api-key|key|oauth|jwt|dpop|hawk|aws4-hmac-sha256|sharedkey|ssws)$/i;
 /** One credential: no space, and none of the shell's separators, redirections or substitutions. */
 const TOKEN = /^[^\s|;&<>()`$]*$/;
+/** A dotted host name followed by a path; base64 and base64url tokens have no dot, and JWTs no slash. */
+const HOST_AND_PATH = /(?:^|[^A-Za-z0-9-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?::\d+)?\//;
 
 /** Whether what redaction hid can be a credential and nothing more; quotes around it are the text's, not the value's. */
 function credentialShaped(kind: MaskKind, hidden: string): boolean {
@@ -14,7 +16,8 @@ function credentialShaped(kind: MaskKind, hidden: string): boolean {
     const words = v.split(/[ \t]+/);
     return words.length === 1 ? TOKEN.test(words[0]!) : words.length === 2 && AUTH_SCHEMES.test(words[0]!) && TOKEN.test(words[1]!);
   }
-  return TOKEN.test(v);
+  // a host and a path (`attacker.example/collect?d=`) is an address the reviewer must see, not a key
+  return TOKEN.test(v) && !HOST_AND_PATH.test(v);
 }
 
 /**
