@@ -2,6 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { archiveFacts, chainStart } from './audit-archive.ts';
 import { inSnapshot, type Executor } from './db.ts';
 import { auditHash } from './audit.ts';
+import { pgColumn } from './pg-array.ts';
 import { auditArchives, auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
 
 export type AuditProblem = 'edited' | 'removed' | 'reordered';
@@ -52,8 +53,12 @@ async function verifyChain(exec: Executor, opts: { batchSize?: number; expectHea
   let checked = 0;
   for (;;) {
     const batch = await exec.select().from(auditEvents).where(gt(auditEvents.seq, prev.seq)).orderBy(asc(auditEvents.seq)).limit(batchSize);
+    const inexact = await beyondTheHash(exec, batch);
     for (const row of batch) {
       checked++;
+      if (inexact.has(row.seq) && row.prev_hash === prev.hash && row.seq === prev.seq + 1) {
+        return { ok: false, checked, head: prev, from: start.after.seq + 1, firstBad: { seq: row.seq, problem: 'edited', detail: `record ${row.seq} holds more than its hash covers (a time finer than a millisecond, or a number finer than the record was written with): it was changed after it was written` } };
+      }
       const selfOk = auditHash(row) === row.hash;
       const linked = row.prev_hash === prev.hash;
       const next = row.seq === prev.seq + 1;
@@ -78,6 +83,21 @@ async function verifyChain(exec: Executor, opts: { batchSize?: number; expectHea
       return anchored ? { ok: false, checked, head: prev, firstBad: anchored, from } : { ok: true, checked, head: prev, from };
     }
   }
+}
+
+/**
+ * The hash reads `at` to the millisecond and `data` as JavaScript reads it, so an edit below that (microseconds
+ * added, `1` made `1.0000000000000000001`) would keep the hash. Records are written at millisecond times from
+ * JavaScript values: the database must hold exactly that, or the row was changed since.
+ */
+async function beyondTheHash(exec: Executor, batch: readonly AuditRow[]): Promise<Set<number>> {
+  if (batch.length === 0) return new Set();
+  const seqs = pgColumn(batch, (r) => r.seq);
+  const data = pgColumn(batch, (r) => JSON.stringify(r.data));
+  const found = await exec.execute<{ seq: string }>(sql`
+    select a.seq from unnest(${seqs}::bigint[], ${data}::text[]) as s(seq, data) join ${auditEvents} a on a.seq = s.seq
+    where a.at <> date_trunc('milliseconds', a.at) or a.data is distinct from s.data::jsonb`);
+  return new Set(found.rows.map((r) => Number(r.seq)));
 }
 
 /**

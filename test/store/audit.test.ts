@@ -103,6 +103,9 @@ describe('audit chain', () => {
       seq: 5, problem: 'reordered',
     },
     { name: 'a record moved to the end', sql: ['update audit_events set seq = 100 where seq = 3'], seq: 3, problem: 'reordered' },
+    // below what the hash reads: `at` to the millisecond, numbers as JavaScript doubles
+    { name: 'a time moved by less than a millisecond', sql: ["update audit_events set at = at + interval '900 microseconds' where seq = 6"], seq: 6, problem: 'edited' },
+    { name: 'a number changed beyond double precision', sql: [`update audit_events set data = '{"i": 8.0000000000000000001}' where seq = 8`], seq: 8, problem: 'edited' },
   ];
 
   it.each(attacks)('detects $name done with raw SQL', async ({ sql, seq, problem }) => {
