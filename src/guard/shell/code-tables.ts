@@ -152,11 +152,24 @@ const TAR: EmbeddedCodeSpec = {
 
 const UGREP_PAGER: EmbeddedCodeSpec = { spec: TREE_COPIES.ugrep!.spec, options: { pager: true } };
 
+/** bat's pager command (split into words and started when it pages); its value options listed so their values stay values. */
+const BAT: EmbeddedCodeSpec = {
+  spec: {
+    short: 'lHmr',
+    long: [
+      'language', 'highlight-line', 'file-name', 'diff-context', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager',
+      'map-syntax', 'ignored-suffix', 'theme', 'theme-light', 'theme-dark', 'style', 'line-range', 'binary', 'nonprintable-notation', 'strip-ansi', 'squeeze-limit',
+    ],
+  },
+  options: { pager: true },
+};
+
 export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
   vi: VIM, vim: VIM, nvim: VIM, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
   less: { plus: LESS_SHELL },
+  bat: BAT, batcat: BAT,
   // ugrep's pager runs through the shell (its --filter commands run on each file, see ugrep.ts)
   ugrep: UGREP_PAGER, ug: UGREP_PAGER, 'ugrep+': UGREP_PAGER, 'ug+': UGREP_PAGER,
   man: { spec: { short: 'CMLmSsepRrEP', attached: 'HX', long: ['pager', 'config-file', 'manpath', 'locale', 'systems', 'sections', 'extension', 'preprocessor', 'recode', 'encoding', 'prompt'] }, options: { P: true, pager: true, H: true } },

@@ -41,6 +41,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1));
     if (detaches(name, cur.slice(1), u)) w.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
     if (!u) break;
+    if (u.unseen) w.emit('shell.code.unseen_setting', u.unseen);
     // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
     w.scope(name);
     // `xargs -a FILE`, `parallel CMD :::: FILE`: FILE is read like `cat FILE` (its lines are the arguments)

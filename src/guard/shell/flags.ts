@@ -7,6 +7,12 @@ export interface OptionSpec {
   readonly short?: string;
   /** Short options whose value can only be attached (`perl -i.bak`). */
   readonly attached?: string;
+  /** Short options that take no value: a wrapper reads a lone letter its table does not know both ways (see unwrap.ts). */
+  readonly shortFlags?: string;
+  /** Short options whose value is always the next word while the cluster goes on (`screen -dmS NAME`, `-Sdm NAME`). */
+  readonly nextWord?: string;
+  /** Short options taking the next word only when it does not begin with `-` (`screen -R [SESSION] CMD…`). */
+  readonly optionalWord?: string;
   /** Long options that take a value (`--x=v` or `--x v`). */
   readonly long?: readonly string[];
   /**
@@ -126,6 +132,12 @@ export function parseOptions(given: readonly Arg[], spec: OptionSpec = {}): Pars
         opts.push({ name, value, arg: a });
         stop = ends(name);
         break;
+      }
+      const next = args[i + 1];
+      if (next && ((spec.nextWord ?? '').includes(c) || ((spec.optionalWord ?? '').includes(c) && !next.v.startsWith('-')))) {
+        opts.push({ name, value: next, arg: a });
+        i++;
+        continue;
       }
       opts.push({ name, value: null, arg: a });
     }

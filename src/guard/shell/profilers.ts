@@ -17,6 +17,8 @@ import { UNKNOWN, display, literal, plain } from './values.ts';
 export interface ProfiledRun {
   readonly rest: readonly Arg[];
   readonly code: string | null;
+  /** Settings it reads from a file the guard cannot see, which may change what runs (`uftrace --opt-file`). */
+  readonly unseen?: string;
 }
 
 const NONE: ProfiledRun = { rest: [], code: null };
@@ -155,7 +157,7 @@ function memray(args: readonly Arg[]): ProfiledRun {
 /**
  * uftrace: `record` and `live` (the default when the first word names none) run the command after their options; `--run-cmd CMD` runs CMD after recording (`recv` too).
  * `--opt-file FILE` reads more options from FILE (`--run-cmd` among them) and the command too when the line names
- * none (uftrace.c, parse_opt_file); the guard cannot see them, so the program is taken as computed. An analysis
+ * none (uftrace.c, parse_opt_file); the guard cannot see them: an unseen setting. An analysis
  * sub-command named on the line keeps its mode (the file's is ignored) and runs nothing.
  */
 function uftrace(args: readonly Arg[]): ProfiledRun {
@@ -168,9 +170,7 @@ function uftrace(args: readonly Arg[]): ProfiledRun {
   const code = after ? plain(after.v) : null;
   const file = valueOf(p, 'opt-file') ?? valueOf(first, 'opt-file');
   if (!file || (UFTRACE_OTHER.includes(name) && name !== 'recv')) return { rest, code };
-  const note = `uftrace --opt-file=${display(file.v)} (options the guard cannot see, which may name the command or add --run-cmd)`;
-  const head = rest[0] ?? word(UNKNOWN);
-  return { rest: [{ v: head.v, info: { ...head.info, computed: true, raw: note } }, ...rest.slice(1)], code };
+  return { rest, code, unseen: `uftrace --opt-file=${display(file.v)} (options the guard cannot see, which may name the command or add --run-cmd)` };
 }
 
 /**

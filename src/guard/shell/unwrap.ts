@@ -5,6 +5,7 @@ import { UNKNOWN, literal, plain } from './values.ts';
 import { codeText } from './code-text.ts';
 import { suUnwrap } from './su-family.ts';
 import { profiledRun } from './profilers.ts';
+import { kittyRemote } from './kitty-remote.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -16,12 +17,14 @@ export interface Unwrapped {
   readonly appendsArgs: boolean;
   readonly remote: boolean;
   /**
-   * The wrapped command line read as if a long option the wrapper's table does not know took the next word as its
-   * value (each such option alone, then all of them); judged too. A table misses options of other versions
+   * The wrapped command line read as if an option the wrapper's table does not know (a long one, or a lone `-Z`) took
+   * the next word as its value (each such option alone, then all of them); judged too. A table misses options of other versions
    * (`sudo --auth-type x rm -rf /` was allowed), and a wrong guess starts mid-arguments (`sudo --login ls -la`
    * as `-la`), which judges nothing.
    */
   readonly alternates?: readonly (readonly Arg[])[];
+  /** Settings read from a file the guard cannot see that may change what runs (`uftrace --opt-file FILE`). */
+  readonly unseen?: string;
 }
 
 const SAFE_WORD = /^[^\s;&|<>()$`"'\\{}]*$/;
@@ -66,8 +69,8 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   // su, runuser, machinectl shell: see su-family.ts
   const su = suUnwrap(name, args);
   if (su) return { ...su, chdir: null, appendsArgs: false, remote: false };
-  // perf record, rr, gdbserver, hyperfine, …: see profilers.ts
-  const profiled = profiledRun(name, args);
+  // perf record, rr, gdbserver, hyperfine, …: see profilers.ts; `kitty @ launch CMD…`: kitty-remote.ts
+  const profiled = profiledRun(name, args) ?? kittyRemote(name, args);
   if (profiled) return { ...profiled, chdir: null, appendsArgs: false, remote: false };
   const spec = WRAPPERS[name];
   if (!spec) return null;
@@ -78,12 +81,17 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   if (spec.commandAfter) return commandAfter(args, spec, base);
   const parsed = parseOptions(args, spec);
   const u = unwrapBySpec(name, args, spec, base, parsed);
-  const unknown = [...new Set(parsed.opts.filter((o) => o.partial && o.value === null).map((o) => o.name))].slice(0, MAX_UNKNOWN_OPTIONS);
+  let unknown = unknownOptions(parsed, spec, []);
   if (unknown.length === 0 || u.remote) return u;
+  // one read as a flag hides the options after its value (`-Z x -Y y CMD`): found again with those known taking one
+  for (let more = unknown; more.length > 0 && unknown.length < MAX_UNKNOWN_OPTIONS; unknown = [...unknown, ...more]) {
+    more = unknownOptions(parseOptions(args, taking(spec, unknown)), spec, unknown);
+  }
+  unknown = unknown.slice(0, MAX_UNKNOWN_OPTIONS);
   const readings = [...unknown.map((o) => [o]), ...(unknown.length > 1 ? [unknown] : [])];
   const alternates: (readonly Arg[])[] = [];
-  for (const taking of readings) {
-    const other = unwrapBySpec(name, args, { ...spec, long: [...(spec.long ?? []), ...taking] }, base).rest;
+  for (const names of readings) {
+    const other = unwrapBySpec(name, args, taking(spec, names), base).rest;
     const seen = [u.rest, ...alternates].some((r) => r.length === other.length && r.every((a, i) => a === other[i]));
     // a reading that starts at an option word took a flag for an option with a value: it names no program
     if (!seen && other.length > 0 && !(literal(other[0]!.v) ?? '').startsWith('-')) alternates.push(other);
@@ -93,6 +101,35 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
 
 /** Past this many unknown options on one wrapper, the rest are read as flags only: each reading is a walk. */
 const MAX_UNKNOWN_OPTIONS = 4;
+
+/** Letters a wrapper's table knows: with a value, as flags, or named by one of its lists (`command -v`, `su -c`). */
+function knownShort(spec: WrapperSpec, c: string): boolean {
+  const lists = [spec.noCommand, spec.code, spec.chdir, spec.split, spec.subcommandsWith ? [spec.subcommandsWith] : undefined];
+  return [spec.short, spec.attached, spec.shortFlags, spec.nextWord, spec.optionalWord].some((l) => l?.includes(c)) ||
+    lists.some((l) => l?.includes(c)) || Object.hasOwn(spec.alias ?? {}, c) || (spec.digits === true && /\d/.test(c));
+}
+
+/**
+ * Options the table does not know that took no value: long names (`--auth-type`), and lone short words (`-Z`; a
+ * letter in a cluster is left alone, every split of a cluster would be a reading), up to MAX_UNKNOWN_OPTIONS.
+ */
+function unknownOptions(p: ParsedOptions, spec: WrapperSpec, found: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const o of p.opts) {
+    if (o.value !== null) continue;
+    const w = literal(o.arg.v) ?? '';
+    if (o.partial) out.add(o.name);
+    else if (/^-[^-]$/.test(w) && !knownShort(spec, w[1]!)) out.add(w);
+  }
+  return [...out].filter((o) => !found.includes(o)).slice(0, MAX_UNKNOWN_OPTIONS - found.length);
+}
+
+/** The table with these unknown options taking a value: a short one written `-Z`, a long one by its name. */
+const taking = (spec: WrapperSpec, names: readonly string[]): WrapperSpec => ({
+  ...spec,
+  long: [...(spec.long ?? []), ...names.filter((o) => !o.startsWith('-'))],
+  short: (spec.short ?? '') + names.filter((o) => o.startsWith('-')).map((o) => o.slice(1)).join(''),
+});
 
 /** unwrapOnce for a wrapper read by its option table. */
 function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>, p: ParsedOptions = parseOptions(args, spec)): Unwrapped {
@@ -113,7 +150,7 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
     ops = [];
   }
   // before noCommand: `screen -X stuff TEXT` runs no command of its own, but types one
-  if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) codes.push(...subcommandCode(ops, spec.subcommands, !spec.subcommandsWith));
+  if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) codes.push(...subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames));
   if (spec.noCommand && has(p, ...spec.noCommand)) ops = [];
   if (spec.code && codes.length === 0 && ops.length > (spec.positional ?? 0)) {
     // `flock FILE -c CODE`, `sg GROUP -c CODE`: the option may follow the positional operand
@@ -200,11 +237,12 @@ function screenStuff(words: readonly Arg[]): string {
 }
 
 /** Code run by sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`, `stuff TEXT`), chained with `;` when `split`. */
-function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean): string[] {
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[]): string[] {
   const codes: string[] = [];
   let seg: Arg[] = [];
   const flush = (): void => {
-    const sub = table[literal(seg[0]?.v ?? '') ?? ''];
+    const key = resolveSubcommand(literal(seg[0]?.v ?? '') ?? '', table, names);
+    const sub = Object.hasOwn(table, key) ? table[key] : undefined;
     if (sub) {
       const p = parseOptions(seg.slice(1), sub);
       if (sub.keys) {
@@ -230,10 +268,17 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
   return codes;
 }
 
+/** A sub-command word as the program reads it: a name or alias in the table, else the one name it is a prefix of. */
+function resolveSubcommand(w: string, table: Readonly<Record<string, SubcommandSpec>>, names?: readonly string[]): string {
+  if (Object.hasOwn(table, w) || !names || w === '') return w;
+  const found = names.filter((n) => n.startsWith(w));
+  return found.length === 1 ? found[0]! : w;
+}
+
 /** Whether the program starts work outside the caller's process group or session (setsid, `screen -dm`, crontab, …). */
 export function detaches(name: string, args: readonly Arg[], unwrapped: Unwrapped | null): boolean {
   const d = DETACHERS[name];
-  if (!d) return false;
+  if (!d || (d.first !== undefined && literal(args[0]?.v ?? '') !== d.first)) return false;
   const p = parseOptions(args, d.spec ?? WRAPPERS[name] ?? {});
   if (d.options && !has(p, ...d.options)) return false;
   if (d.except && has(p, ...d.except)) return false;

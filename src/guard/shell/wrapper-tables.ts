@@ -37,6 +37,8 @@ export interface WrapperSpec extends OptionSpec {
   readonly subcommands?: Readonly<Record<string, SubcommandSpec>>;
   /** Only with this option, and then the operands are one sub-command (`screen -X stuff TEXT`). */
   readonly subcommandsWith?: string;
+  /** Every sub-command name, when the program takes a unique prefix of one for it (`tmux split`, `run-s`). */
+  readonly subcommandNames?: readonly string[];
 }
 
 /** A sub-command of a wrapper (tmux, screen) whose operands are shell code. */
@@ -90,7 +92,7 @@ const PARALLEL = {
 } as const;
 /** strace's options (strace.c): those taking a value, and the long ones taking none or only after `=`. */
 const STRACE: WrapperSpec = {
-  ...P, short: 'abeEIoOpPsSuUX',
+  ...P, short: 'abeEIoOpPsSuUX', shortFlags: 'AcCdDfFhiknqrtTvVwxyYzZ',
   long: [
     'columns', 'detach-on', 'env', 'interruptible', 'stack-trace-frame-limit', 'syscall-limit', 'output', 'summary-syscall-overhead', 'attach',
     'trace-path', 'string-limit', 'summary-sort-by', 'user', 'summary-columns', 'const-print-style', 'argv0', 'trace', 'trace-fds', 'abbrev',
@@ -126,6 +128,20 @@ const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   return out;
 })();
 
+/** tmux's command names (cmd.c's table, 3.5): a unique prefix of one names it (cmd_find); aliases count only whole. */
+const TMUX_COMMANDS: readonly string[] = [
+  'attach-session', 'bind-key', 'break-pane', 'capture-pane', 'choose-buffer', 'choose-client', 'choose-tree', 'clear-history', 'clear-prompt-history',
+  'clock-mode', 'command-prompt', 'confirm-before', 'copy-mode', 'customize-mode', 'delete-buffer', 'detach-client', 'display-menu', 'display-message',
+  'display-panes', 'display-popup', 'find-window', 'has-session', 'if-shell', 'join-pane', 'kill-pane', 'kill-server', 'kill-session', 'kill-window',
+  'last-pane', 'last-window', 'link-window', 'list-buffers', 'list-clients', 'list-commands', 'list-keys', 'list-panes', 'list-sessions', 'list-windows',
+  'load-buffer', 'lock-client', 'lock-server', 'lock-session', 'move-pane', 'move-window', 'new-session', 'new-window', 'next-layout', 'next-window',
+  'paste-buffer', 'pipe-pane', 'previous-layout', 'previous-window', 'refresh-client', 'rename-session', 'rename-window', 'resize-pane', 'resize-window',
+  'respawn-pane', 'respawn-window', 'rotate-window', 'run-shell', 'save-buffer', 'select-layout', 'select-pane', 'select-window', 'send-keys', 'send-prefix',
+  'server-access', 'set-buffer', 'set-environment', 'set-hook', 'set-option', 'set-window-option', 'show-buffer', 'show-environment', 'show-hooks',
+  'show-messages', 'show-options', 'show-prompt-history', 'show-window-options', 'source-file', 'split-window', 'start-server', 'suspend-client', 'swap-pane',
+  'swap-window', 'switch-client', 'unbind-key', 'unlink-window', 'wait-for',
+];
+
 /** screen commands sent to a running session with -X that type or start a command in one of its windows. */
 const SCREEN: Readonly<Record<string, SubcommandSpec>> = {
   stuff: { keys: 'screen' },
@@ -148,10 +164,10 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   // sudo's parse_args.c: `--auth-type` is -a (BSD auth); `--apparmor-profile` in newer releases
   // its flags listed too: `--login` is a flag, not an abbreviation of `--login-class` (getopt_long takes an exact name first)
-  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
+  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', shortFlags: 'ABbEeHiKklNnPSsVv', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
     flags: ['askpass', 'background', 'bell', 'edit', 'help', 'list', 'login', 'no-update', 'non-interactive', 'preserve-env', 'preserve-groups', 'remove-timestamp', 'reset-timestamp', 'set-home', 'shell', 'stdin', 'validate', 'version'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
   // OpenBSD doas.c getopt "a:C:Lnsu:" (-a login style)
-  doas: { ...P, short: 'auC', noCommand: ['L'] },
+  doas: { ...P, short: 'auC', shortFlags: 'Lns', noCommand: ['L'] },
   run0: {
     ...P, short: 'ugDE', long: ['user', 'group', 'chdir', 'unit', 'property', 'description', 'slice', 'nice', 'setenv', 'background', 'machine', 'shell-prompt-prefix', 'lightweight', 'area'],
     flags: ['slice-inherit', 'no-ask-password', 'pty', 'pipe', 'help', 'version'], chdir: ['D', 'chdir'],
@@ -162,52 +178,59 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   sg: { ...P, short: 'c', code: ['c'], positional: 1 },
   // GNU env's signal options take a value only after `=` (`--default-signal[=SIG]`); BSD env has -L and -P, uutils -f and -a
   env: {
-    ...P, short: 'uCSPLfa', long: ['unset', 'chdir', 'split-string', 'file', 'argv0'], flags: ['block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', 'ignore-environment', 'null', 'debug'],
+    ...P, short: 'uCSPLfa', shortFlags: 'iv0', long: ['unset', 'chdir', 'split-string', 'file', 'argv0'], flags: ['block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', 'ignore-environment', 'null', 'debug'],
     chdir: ['C', 'chdir'], split: ['S', 'split-string'], assignments: true,
   },
   nice: { ...P, short: 'n', long: ['adjustment'], digits: true },
   nohup: P,
-  timeout: { ...P, short: 'sk', long: ['signal', 'kill-after'], positional: 1 },
-  command: { ...P, noCommand: ['v', 'V'] },
+  timeout: { ...P, short: 'sk', shortFlags: 'vfp', long: ['signal', 'kill-after'], positional: 1 },
+  command: { ...P, shortFlags: 'p', noCommand: ['v', 'V'] },
   builtin: P,
-  exec: { ...P, short: 'a' },
+  exec: { ...P, short: 'a', shortFlags: 'cl' },
   // BSD xargs: -J REPLSTR (the word replaced by all names), -R and -S counts
   // GNU xargs "+0a:E:e::i::I:l::L:n:prs:txP:d:": --eof, --replace and --max-lines take a value only after `=`
-  xargs: { ...P, short: 'adEILnPsJRS', attached: 'eil', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], flags: ['max-lines', 'eof', 'replace'], alias: { 'max-lines': 'l', replace: 'i', eof: 'e' }, appendsArgs: true },
+  xargs: { ...P, short: 'adEILnPsJRS', attached: 'eil', shortFlags: '0prtxo', long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], flags: ['max-lines', 'eof', 'replace'], alias: { 'max-lines': 'l', replace: 'i', eof: 'e' }, appendsArgs: true },
   busybox: P,
   toybox: P,
-  time: { ...P, short: 'fo', long: ['format', 'output'] },
+  time: { ...P, short: 'fo', shortFlags: 'apqvV', long: ['format', 'output'] },
   stdbuf: { ...P, short: 'ioe', long: ['input', 'output', 'error'] },
-  ionice: { ...P, short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], noCommand: ['p', 'pid', 'P', 'pgid', 'u', 'uid'] },
-  setsid: P,
-  chrt: { ...P, short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positional: 1, noCommand: ['p', 'pid', 'm', 'max'] },
-  taskset: { ...P, positional: 1, noCommand: ['p', 'pid'] },
+  ionice: { ...P, short: 'cnpPu', shortFlags: 'thV', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], noCommand: ['p', 'pid', 'P', 'pgid', 'u', 'uid'] },
+  setsid: { ...P, shortFlags: 'cfwhV' },
+  chrt: { ...P, short: 'TPD', shortFlags: 'abdefiphmorRvV', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positional: 1, noCommand: ['p', 'pid', 'm', 'max'] },
+  taskset: { ...P, shortFlags: 'acphV', positional: 1, noCommand: ['p', 'pid'] },
   unbuffer: P,
   caffeinate: { ...P, short: 'tw' },
   // util-linux flock.c: `--wait` is `--timeout`; `--start` and `--length` with --fcntl
-  flock: { ...P, short: 'wEc', long: ['timeout', 'wait', 'conflict-exit-code', 'command', 'start', 'length'], code: ['c', 'command'], positional: 1 },
+  flock: { ...P, short: 'wEc', shortFlags: 'sexnouFhV', long: ['timeout', 'wait', 'conflict-exit-code', 'command', 'start', 'length'], code: ['c', 'command'], positional: 1 },
   chroot: { ...P, long: ['userspec', 'groups'], positional: 1 },
   // nsenter.c "+ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W::ecFZ": -r, -w, -W and the namespaces take a value only attached
-  nsenter: { ...P, short: 'tSG', long: ['target', 'setuid', 'setgid'], flags: ['root', 'wd', 'wdns', 'mount', 'uts', 'ipc', 'net', 'pid', 'cgroup', 'user', 'time', 'all', 'env', 'no-fork', 'preserve-credentials', 'keep-caps', 'user-parent', 'join-cgroup', 'follow-context'] },
+  nsenter: { ...P, short: 'tSG', shortFlags: 'ahVecFZmuinpCUTrwW', long: ['target', 'setuid', 'setgid'], flags: ['root', 'wd', 'wdns', 'mount', 'uts', 'ipc', 'net', 'pid', 'cgroup', 'user', 'time', 'all', 'env', 'no-fork', 'preserve-credentials', 'keep-caps', 'user-parent', 'join-cgroup', 'follow-context'] },
   // unshare.c: these long options require a value
-  unshare: { ...P, short: 'RwSG', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-users', 'map-group', 'map-groups', 'propagation', 'setgroups', 'monotonic', 'boottime', 'load-interp'] },
+  unshare: { ...P, short: 'RwSG', shortFlags: 'fhVmuinpCTUrc', long: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-users', 'map-group', 'map-groups', 'propagation', 'setgroups', 'monotonic', 'boottime', 'load-interp'] },
   // the fakeroot script's getopt: "+l:f:i:s:ub:vh" and --lib, --faked, --fd-base
-  fakeroot: { ...P, short: 'lfsib', long: ['lib', 'faked', 'fd-base'] },
+  fakeroot: { ...P, short: 'lfsib', shortFlags: 'uvh', long: ['lib', 'faked', 'fd-base'] },
   eatmydata: P,
   nocache: P,
   // tracers: with `-p PID` they attach to it and still run the command given (see checks/attach.ts)
   strace: STRACE,
-  ltrace: { ...P, short: 'aADeFlnopsuwxX', long: ['align', 'config', 'debug', 'indent', 'library', 'output', 'where'], flags: ['demangle', 'help', 'version', 'no-signals', 'no-plt'] },
+  // ltrace.c "+cfhiLrStTVb" + C and the value letters; `-w`/`--where` only where an unwinder is built in
+  ltrace: { ...P, short: 'aADeFlnopsuwxX', shortFlags: 'cfhiLrStTVbC', long: ['align', 'config', 'debug', 'indent', 'library', 'output', 'where'], flags: ['demangle', 'help', 'version', 'no-signals', 'no-plt'] },
   valgrind: P,
   torsocks: { ...P, short: 'upaP', long: ['user', 'pass', 'address', 'port'] },
   proxychains: { ...P, short: 'f' },
   proxychains4: { ...P, short: 'f' },
   // faketime.c: -f (advanced format) and -m take no value; -p PID and --date-prog PATH do
   faketime: { ...P, short: 'p', long: ['date-prog'], positional: 1 },
-  numactl: { ...P, short: 'CNmipP', long: ['physcpubind', 'cpunodebind', 'membind', 'interleave', 'preferred'] },
+  // numactl.c builds its short options from its long ones: -c/--cpubind, -w/--weighted-interleave and the shm ones take a value too
+  numactl: {
+    ...P, short: 'iwpPcNCmSfoLMI', shortFlags: 'aslHtdDuTVb',
+    long: ['interleave', 'weighted-interleave', 'preferred', 'preferred-many', 'cpubind', 'cpunodebind', 'physcpubind', 'membind', 'shm', 'file', 'offset', 'length', 'shmmode', 'shmid'],
+    flags: ['all', 'show', 'localalloc', 'hardware', 'strict', 'dump', 'dump-nodes', 'huge', 'touch', 'verify', 'balancing', 'cpu-compress', 'version'],
+    noCommand: ['s', 'show', 'H', 'hardware'],
+  },
   // systemd's run.c "+hrC:H:M:E:p:tPqGdSu:": -t is --pty, a flag
   'systemd-run': {
-    ...P, short: 'uCpEMH',
+    ...P, short: 'uCpEMH', shortFlags: 'hrtPqGdS',
     long: [
       'unit', 'capsule', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'expand-environment', 'service-type', 'on-calendar',
       'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'timer-property', 'path-property', 'socket-property', 'machine', 'host', 'job-mode', 'background', 'json',
@@ -215,42 +238,66 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     flags: ['slice-inherit', 'scope', 'user', 'system', 'remain-after-exit', 'send-sighup', 'wait', 'tty', 'pty', 'pipe', 'quiet', 'on-timezone-change', 'on-clock-change', 'no-block', 'no-ask-password', 'collect', 'same-dir', 'shell', 'ignore-failure'],
     chdir: ['working-directory'],
   },
-  cgexec: { ...P, short: 'g' },
+  cgexec: { ...P, short: 'g', shortFlags: 'h' },
   catchsegv: P,
   // moreutils: runs the command, printing its output only when it fails
   chronic: { ...P },
   'dbus-run-session': P,
   // xvfb-run's getopt "+ae:f:hn:lp:s:w:": -l is --listen-tcp, a flag
-  'xvfb-run': { ...P, short: 'efnpsw', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol', 'wait'] },
+  'xvfb-run': { ...P, short: 'efnpsw', shortFlags: 'ahl', long: ['server-num', 'server-args', 'error-file', 'auth-file', 'xauth-protocol', 'wait'] },
   firejail: P,
   // procps watch "+bCcefd::ghq:n:prs:twvx": -d/--differences take a value only attached
-  watch: { ...P, short: 'nqs', long: ['interval', 'equexit', 'shotsdir'], flags: ['differences'], restIsCode: true },
+  watch: { ...P, short: 'nqs', shortFlags: 'bCcefghprtwvxd', long: ['interval', 'equexit', 'shotsdir'], flags: ['differences'], restIsCode: true },
   script: { ...P, short: 'cEIOTBm', long: ['command', 'echo', 'log-in', 'log-out', 'log-timing', 'log-io', 'logging-format'], code: ['c', 'command'], codeOnly: true },
   ssh: { ...P, short: 'BbcDEeFIiJLlmOopQRSWw', positional: 1, restIsCode: true, remote: true },
   npx: { ...P, short: 'cp', long: ['call', 'package'], code: ['c', 'call'], codeOnly: true },
   // credentials, limits and sandboxes that then run the command
+  // util-linux setpriv.c "+dhV"; its flags listed so an abbreviation resolves among every name (`--reset` is --reset-env)
   setpriv: {
-    ...P, long: ['ruid', 'euid', 'rgid', 'egid', 'reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'seccomp-filter'],
-    noCommand: ['d', 'dump', 'list-caps'],
+    ...P, shortFlags: 'dhV',
+    long: ['ruid', 'euid', 'rgid', 'egid', 'reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'seccomp-filter', 'ptracer'],
+    flags: ['dump', 'nnp', 'no-new-privs', 'list-caps', 'clear-groups', 'keep-groups', 'init-groups', 'reset-env', 'help', 'version'],
+    noCommand: ['d', 'dump', 'list-caps', 'h', 'help', 'V', 'version'],
   },
   // resource options take their limits attached only (`--nofile=10`, `-n10`)
   prlimit: { ...P, short: 'po', attached: 'cdefilmnqrstuvxy', long: ['pid', 'output'], noCommand: ['p', 'pid'] },
   bwrap: {
     ...P, long: [...BWRAP_ONE, ...Object.keys(BWRAP_MANY)], arity: BWRAP_MANY, chdir: ['chdir'],
   },
-  proot: { ...P, short: 'rRSbmqwkiv', long: ['rootfs', 'bind', 'mount', 'qemu', 'pwd', 'cwd', 'kernel-release', 'change-id', 'verbose'], chdir: ['w', 'pwd', 'cwd'] },
-  chpst: { ...P, short: 'uUbe/CnlLmdopfcrt', chdir: ['C'] },
+  // PRoot's cli.h; `-p` is a flag in Termux's build and takes a port map upstream (--port), so it stays unknown: read both ways
+  proot: {
+    ...P, short: 'rRSbmqwkiv', shortFlags: 'Vh0lLHn', long: ['rootfs', 'bind', 'mount', 'qemu', 'pwd', 'cwd', 'kernel-release', 'change-id', 'verbose', 'port'],
+    flags: ['kill-on-exit', 'version', 'about', 'help', 'usage', 'root-id', 'link2symlink', 'link2symlink-dirent', 'sysvipc', 'ashmem-memfd', 'netcoop'], chdir: ['w', 'pwd', 'cwd'],
+  },
+  // runit's chpst.c "+u:U:b:e:m:d:o:p:f:c:r:t:/:C:n:l:L:vP012V"; run under their own names, its (and daemontools') programs take fewer
+  chpst: { ...P, short: 'uUbe/CnlLmdopfcrt', shortFlags: 'vP012V', chdir: ['C'] },
+  setuidgid: { ...P, shortFlags: 's', positional: 1 }, envuidgid: { ...P, positional: 1 }, envdir: { ...P, positional: 1 }, pgrphack: P,
+  softlimit: { ...P, short: 'acdflmoprst' }, setlock: { ...P, shortFlags: 'nNxX', positional: 1 },
   capsh: { commandAfter: ['--'], shellOf: 'bash' },
   // GNU parallel and sem run their command through a shell, once per input
   parallel: { ...P, short: PARALLEL.short, long: PARALLEL.long, flags: PARALLEL.flags, inputs: true },
   sem: { ...P, short: PARALLEL.short, long: [...PARALLEL.long, 'id', 'semaphorename', 'semaphoretimeout', 'st'], flags: PARALLEL.flags, inputs: true },
   // terminal multiplexers and emulators: the command runs in a session or window of its own
-  screen: { ...P, short: 'ceShpsTt', noCommand: ['r', 'x', 'X', 'Q', 'v'], subcommands: SCREEN, subcommandsWith: 'X' },
-  tmux: { ...P, short: 'cfLST', code: ['c'], codeOnly: true, subcommands: TMUX },
+  // screen.c reads its own options: -c, -e, -p take the rest of the word or the next one; -h, -s, -S, -t, -T always the next
+  // word, the cluster going on (`-dmS NAME`, `-Sdm NAME`); -r, -R, -x a session name when the next word is no option, and
+  // -R starts the command after it when no session matches
+  screen: {
+    ...P, short: 'cep', nextWord: 'hsStT', optionalWord: 'rRx', shortFlags: 'aA46dDfilLmOqQUvXw', noCommand: ['r', 'x', 'X', 'Q', 'v'], subcommands: SCREEN, subcommandsWith: 'X',
+  },
+  tmux: { ...P, short: 'cfLST', shortFlags: '2CDdhlNquUvV', code: ['c'], codeOnly: true, subcommands: TMUX, subcommandNames: TMUX_COMMANDS },
   xterm: TERM_E, uxterm: TERM_E, 'x-terminal-emulator': TERM_E, urxvt: TERM_E, urxvtc: TERM_E, rxvt: TERM_E, st: TERM_E, konsole: TERM_E, lxterminal: TERM_E,
   alacritty: { commandAfter: ['-e', '--command'] },
   'gnome-terminal': TERM_X, 'mate-terminal': TERM_X, 'xfce4-terminal': TERM_X, terminator: TERM_X, tilix: TERM_X,
-  kitty: { ...P, short: 'codTw', long: ['config', 'override', 'class', 'name', 'title', 'directory', 'session', 'listen-on', 'start-as', 'instance-group', 'watcher', 'os-window-tag'], chdir: ['d', 'directory'] },
+  // kitty's cli.py: --app-id is --class, --working-directory --directory; -1 and -e (xterm's, ignored) take no value
+  kitty: {
+    ...P, short: 'codTw', shortFlags: '1veh',
+    long: [
+      'config', 'override', 'class', 'app-id', 'name', 'title', 'directory', 'working-directory', 'session', 'listen-on', 'start-as', 'instance-group', 'watcher',
+      'os-window-tag', 'detached-log', 'replay-commands', 'dump-bytes',
+    ],
+    flags: ['detach', 'grab-keyboard', 'hold', 'single-instance', 'wait-for-single-instance-window-close', 'dump-commands', 'debug-rendering', 'debug-gl', 'debug-input', 'debug-keyboard', 'debug-font-fallback', 'version', 'execute', 'help'],
+    chdir: ['d', 'directory', 'working-directory'],
+  },
   // a debugger starts the program it is given (lldb's target and arguments: see debugger-launch.ts)
   gdb: { commandAfter: GDB_ARGS },
 };
@@ -263,6 +310,8 @@ export interface DetachSpec {
   readonly except?: readonly string[];
   /** Only when it runs code through a sub-command (tmux `new -d …`, `run-shell …`). */
   readonly runsCode?: boolean;
+  /** Only when its first word is this (`kitty @ launch …`: a window of the running kitty). */
+  readonly first?: string;
   readonly spec?: OptionSpec;
 }
 
@@ -270,6 +319,7 @@ export const DETACHERS: Readonly<Record<string, DetachSpec>> = {
   setsid: {}, 'systemd-run': {}, daemonize: {}, 'start-stop-daemon': {}, at: {}, batch: {},
   screen: { options: ['d', 'D'], except: ['r', 'R', 'x'] },
   tmux: { runsCode: true },
+  kitty: { runsCode: true, first: '@' }, kitten: { runsCode: true, first: '@' },
   // a user crontab schedules commands outside the product's own cronjob (and its approval)
   crontab: { except: ['l'], spec: { short: 'u' } },
 };

@@ -1,5 +1,5 @@
 import type { ShellCase } from './cases-deny.ts';
-import { ATTACH, COMPUTED, CRED, RH, RR } from './rule-ids.ts';
+import { ATTACH, COMPUTED, CRED, RH, RR, UNSEEN } from './rule-ids.ts';
 
 const allow = (list: readonly string[]): ShellCase[] => list.map((c): ShellCase => [c, 'allow']);
 const attach = (list: readonly string[]): ShellCase[] => list.map((c): ShellCase => [c, 'ask', ATTACH]);
@@ -36,13 +36,13 @@ export const SIGNAL_DELIVERY: readonly ShellCase[] = [
 
 /**
  * `uftrace --opt-file FILE` reads more options from FILE (`--run-cmd` among them) and the command when the line names
- * none (uftrace.c parse_opt_file): what runs is not known. An analysis sub-command on the line keeps its mode.
+ * none (uftrace.c parse_opt_file): settings the guard cannot see. An analysis sub-command on the line keeps its mode.
  */
 export const UFTRACE_OPT_FILES: readonly ShellCase[] = [
   ...[
     'uftrace --opt-file opts.txt', 'uftrace --opt-file=opts.txt ./a.out', 'uftrace record --opt-file opts.txt ./a.out', 'uftrace live --opt-file opts ./a.out',
     'uftrace recv --opt-file opts.txt', 'uftrace --opt opts.txt ./a.out', 'uftrace -F main --opt-file=o.txt',
-  ].map((c): ShellCase => [c, 'ask', COMPUTED]),
+  ].map((c): ShellCase => [c, 'ask', UNSEEN]),
   ...denyRoot(['uftrace --opt-file opts.txt rm -rf /']),
   ...allow(['uftrace replay --opt-file opts.txt', 'uftrace report --opt-file=opts.txt', 'uftrace dump --opt-file opts.txt', 'uftrace record ./a.out']),
 ];

@@ -40,6 +40,9 @@ import {
 } from './cases-round14.ts';
 import { DEBUGGER_PROGRAMS, SIGNAL_DELIVERY, SYSTEMCTL_OPTIONS, UFTRACE_OPT_FILES } from './cases-round15.ts';
 import { GIT_GLOBAL_VALUES, KILL_OPTIONS, PARTITIONER_OPTION_VALUES, UNKNOWN_WRAPPER_OPTIONS, WRAPPER_OPTION_VALUES } from './cases-round16.ts';
+import {
+  KITTY_REMOTE, READER_OPTIONS, SGDISK_OPTIONS, TMUX_PREFIXES, UFTRACE_UNSEEN, UNKNOWN_SHORT_OPTIONS, WRAPPER_TABLES_AUDITED,
+} from './cases-round17.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -169,6 +172,13 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'partitioners whose option values hold l or p': PARTITIONER_OPTION_VALUES,
   'wrapper options no table knows, read as taking a value too': UNKNOWN_WRAPPER_OPTIONS,
   'kill options that take a value of their own': KILL_OPTIONS,
+  'sgdisk read with its own option table': SGDISK_OPTIONS,
+  'numactl, chpst\'s programs, screen and proot read as their parsers read them': WRAPPER_TABLES_AUDITED,
+  'tmux commands named by a unique prefix': TMUX_PREFIXES,
+  'kitty remote control launching, running and typing commands': KITTY_REMOTE,
+  'gawk -d and bat --pager': READER_OPTIONS,
+  'wrapper short options no table knows, read as taking a value too': UNKNOWN_SHORT_OPTIONS,
+  'uftrace --opt-file as an unseen setting': UFTRACE_UNSEEN,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,4 +1,4 @@
-import { has, parseOptions, type OptionSpec } from '../flags.ts';
+import { has, parseOptions, type OptionSpec, type ParsedOptions } from '../flags.ts';
 import type { Emit, Invocation } from '../model.ts';
 import { canonical, isBlockDevice, showCanon } from '../paths.ts';
 import { isKnown, literal } from '../values.ts';
@@ -15,7 +15,25 @@ const PARTITION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   fdisk: { short: 'bCHoStwW', attached: 'cLu' },
   sfdisk: { short: 'oONuXYwW' },
   parted: { short: 'a', long: ['align'] },
+  // gptcl.cc (popt): -l is --load-backup FILE and -h --hybrid, not list and help; long names as their letters
+  sgdisk: {
+    short: 'AabcdhilmnNrRStTuU',
+    long: ['attributes', 'set-alignment', 'backup', 'change-name', 'delete', 'hybrid', 'info', 'load-backup', 'gpttombr', 'new', 'largest-new', 'transpose', 'replicate', 'resize-table', 'typecode', 'transform-bsd', 'partition-guid', 'disk-guid'],
+    alias: {
+      attributes: 'A', 'set-alignment': 'a', backup: 'b', 'change-name': 'c', delete: 'd', hybrid: 'h', info: 'i', 'load-backup': 'l', gpttombr: 'm', new: 'n',
+      'largest-new': 'N', transpose: 'r', replicate: 'R', 'resize-table': 'S', typecode: 't', 'transform-bsd': 'T', 'partition-guid': 'u', 'disk-guid': 'U',
+      'recompute-chs': 'C', 'display-alignment': 'D', 'move-second-header': 'e', 'end-of-largest': 'E', 'first-in-largest': 'f', 'first-aligned-in-largest': 'F',
+      mbrtogpt: 'g', 'randomize-guids': 'G', 'align-end': 'I', 'list-types': 'L', clear: 'o', 'print-mbr': 'O', print: 'p', pretend: 'P', sort: 's', verify: 'v',
+      version: 'V', zap: 'z', 'zap-all': 'Z', help: '?', usage: '?',
+    },
+  },
 };
+/** sgdisk's options that only show or save to a file: with others it writes the disk, whatever it also prints. */
+const SGDISK_LOOKS = new Set(['p', 'O', 'v', 'V', 'L', 'i', 'D', 'E', 'f', 'F', 'b', 'a', '?']);
+/** `-A list`, `-A N:show`, `-A N:get:BIT` only show attributes. */
+const SGDISK_SHOW_ATTRIBUTES = /^(list|\d*:(show|get)(:.*)?)$/;
+const sgdiskWrites = (p: ParsedOptions): boolean =>
+  p.opts.some((o) => !SGDISK_LOOKS.has(o.name) && !(o.name === 'A' && SGDISK_SHOW_ATTRIBUTES.test(literal(o.value?.v ?? '') ?? '')));
 
 const deviceOperand = (inv: Invocation): string | null => {
   for (const a of parseOptions(inv.args).operands) {
@@ -51,16 +69,17 @@ export function checkDevices(inv: Invocation, emit: Emit): void {
   }
   const words = inv.args.map((a) => literal(a.v) ?? '');
   const p = parseOptions(inv.args);
+  const q = PARTITION_OPTIONS[prog] ? parseOptions(inv.args, PARTITION_OPTIONS[prog]) : p;
   const wipes =
     (prog === 'shred' && p.operands.some((a) => isBlockDevice(canonical(a.v, inv.cwd)))) ||
-    (prog === 'sgdisk' && has(p, 'Z', 'zap-all', 'z', 'zap', 'o', 'clear')) ||
+    (prog === 'sgdisk' && has(q, 'Z', 'z', 'o', 'zap-all', 'zap', 'clear')) ||
     (prog === 'nvme' && (words[0] === 'format' || words[0] === 'sanitize')) ||
     (prog === 'cryptsetup' && words.some((w) => /^(luksFormat|erase|luksErase|reencrypt)$/.test(w))) ||
     (prog === 'badblocks' && has(p, 'w')) ||
     (prog === 'hdparm' && inv.args.some((a) => /^--(security-erase|trim-sector-ranges|write-sector)/.test(a.v)));
   if (wipes) { emit('shell.device.wipe', inv.text); return; }
-  const q = PARTITION_OPTIONS[prog] ? parseOptions(inv.args, PARTITION_OPTIONS[prog]) : p;
-  if (PARTITIONERS.has(prog) && !has(q, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') && !words.includes('print')) {
+  const looks = prog === 'sgdisk' ? !sgdiskWrites(q) : has(q, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') || words.includes('print');
+  if (PARTITIONERS.has(prog) && !looks) {
     if (deviceOperand(inv)) emit('shell.device.partition', inv.text);
   }
 }

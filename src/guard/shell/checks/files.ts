@@ -1,7 +1,7 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
-import { NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
+import { AWKS, NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
 import { gitCommand } from '../git-command.ts';
 import { innerProgram } from '../unwrap.ts';
@@ -14,6 +14,17 @@ const READS = new Set(['<', '<>']);
 const KEY_USERS = new Set(['ssh', 'ssh-keygen', 'ssh-add', 'ssh-copy-id', 'chmod', 'chown', 'chgrp', 'mkdir', 'touch', 'setfacl', 'chattr', 'restorecon', 'rm', 'shred', 'sftp']);
 /** Options of copy tools whose value is a key or config, not a file to copy. */
 const TRANSFER: Readonly<Record<string, OptionSpec>> = TRANSFER_OPTIONS;
+
+/** Searchers' and sed's options that give the pattern or script (then the first operand is a file), or take a value. */
+const SEARCH_PATTERN = { spec: { short: 'efABCmd', long: ['regexp', 'file', 'expression', 'max-count', 'context'] }, given: ['e', 'f', 'regexp', 'file', 'expression'] };
+/**
+ * awk's: gawk's "F:f:v:W;bcCd::D::e:E:…" (-d, -D, -L, -o, -p take a value only attached: `gawk -d PROG FILE` runs PROG),
+ * and the options giving the program text or file.
+ */
+const AWK_PROGRAM = {
+  spec: { short: 'FfvWeEilZ', attached: 'dDLop', long: ['field-separator', 'file', 'assign', 'source', 'exec', 'include', 'load'] },
+  given: ['f', 'e', 'E', 'file', 'source', 'exec'],
+};
 
 /** What a copy reads: its operands but the destination. */
 function sources(inv: Invocation, spec: OptionSpec): readonly Arg[] {
@@ -34,8 +45,9 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
   let args = inv.args;
   if (TRANSFER[prog]) args = sources(inv, TRANSFER[prog]);
   else if (PATTERN_FIRST.has(prog)) {
-    const p = parseOptions(inv.args, { short: 'efABCmd', long: ['regexp', 'file', 'expression', 'max-count', 'context'] });
-    const patternGiven = has(p, 'e', 'f', 'regexp', 'file', 'expression');
+    const t = AWKS.has(prog) ? AWK_PROGRAM : SEARCH_PATTERN;
+    const p = parseOptions(inv.args, t.spec);
+    const patternGiven = has(p, ...t.given);
     const pattern = patternGiven ? null : p.operands[0];
     args = inv.args.filter((a) => a !== pattern);
   }
