@@ -207,6 +207,13 @@ describe('write_file', () => {
     expect((await stat(join(ws, 'run.sh'))).mode & 0o777).toBe(0o750);
   });
 
+  it('drops setuid, setgid and sticky bits from a file it rewrites: new content must not run with its owner\'s rights', async () => {
+    await writeFile(join(ws, 'tool'), '#!/bin/sh\n');
+    await chmod(join(ws, 'tool'), 0o6755);
+    out(await call(tool('write_file'), { path: 'tool', content: '#!/bin/sh\nid\n' }));
+    expect((await stat(join(ws, 'tool'))).mode & 0o7777).toBe(0o755);
+  });
+
   it.each([
     ['src', 'write_file: path: src is a directory'],
     ['README.md/child', 'write_file: path: cannot write README.md/child'],

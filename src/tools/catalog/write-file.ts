@@ -21,7 +21,7 @@ const resolvedPath = (file: string) => realPathOf(resolve(file)).catch(() => res
 /**
  * Writes through a temp file and rename, so a reader never sees half a file. A symlink
  * is written through to its target (what the path policy judged), not replaced, and an
- * existing file keeps its permission bits. The path is resolved again just before the
+ * existing file keeps its read, write and execute bits. The path is resolved again just before the
  * rename; if it moved (a racing symlink swap), the write is abandoned.
  */
 export async function atomicWrite(file: string, content: string, confinedBy?: Config): Promise<void> {
@@ -37,7 +37,8 @@ export async function atomicWrite(file: string, content: string, confinedBy?: Co
       const opened = confinedBy ? await openedPath(handle) : null;
       if (opened && await confine(confinedBy!, { write: [join(dirname(opened), basename(target))] })) throw new PathChangedError(file);
       await handle.writeFile(content, 'utf8');
-      if (mode !== undefined) await handle.chmod(mode & 0o7777);
+      // not setuid, setgid or sticky: the content is new, and a daemon running as root would make it a setuid-root program
+      if (mode !== undefined) await handle.chmod(mode & 0o777);
     } finally {
       await handle.close();
     }
