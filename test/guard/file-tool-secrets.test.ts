@@ -73,7 +73,7 @@ describe('what lies beside the secrets stays readable', () => {
     ['read_file', { path: '/home/alice/.ssh/id_ed25519.pub' }],
     ['list_dir', { path: '/root' }],
     ['list_dir', { path: '/etc' }],
-    ['search_files', { path: '/etc/ssl', pattern: 'x' }],
+    ['search_files', { path: '/etc/ssl/certs', pattern: 'x' }],
     ['search_files', { path: 'notes', pattern: 'x' }],
   ])('%s %j is judged by the later steps', async (tool, args) => {
     const d = await gate.check({ tool, args }, contexts.unattended());

@@ -13,10 +13,10 @@ export const PATH_RULES = {
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
   'path.diff_unchecked': 'The diff is malformed or names absolute paths or paths climbing out of its root, so the files it would change cannot be checked.',
   'path.daemon_state': "The path is the embedded database's directory, its password file or its start lock in daemon.data_dir, or the configuration file this process read, which no tool may read or write: it would hand the store's credentials, API keys or notify tokens to a model or a job, or keep the store from starting.",
-  'path.secret': 'The path is a secret the shell guard also refuses to read (password hashes, root\'s SSH directory, an SSH private key or a stored cloud or git credential), and no file tool may read or write it.',
+  'path.secret': 'The path is a secret the shell guard also refuses to read (password hashes, root\'s SSH directory, a private key, a stored credential or the service\'s EnvironmentFile), and no file tool may read or write it.',
   'path.daemon_dir': "The path is in daemon.data_dir (outside the workspace and the safe write root inside it) or in the installed skills directory, which file tools may not write: the daemon and the people who run it use what is there, so a write could stop the daemon or change what later runs are given; work on such files outside echo-agent.",
   'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read or write it.",
-  'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, SSH private keys or stored cloud and git credentials).',
+  'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, private keys or stored credentials).',
   'path.credential_write': "The path is a credential file, a shell start-up file or a git repository's configuration or hooks (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
 } as const;
 

@@ -25,8 +25,13 @@ export const HOME_PARENTS: ReadonlySet<string> = new Set(['home', 'Users']);
 export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|tty(S|USB|ACM)?\d*|pts\/.*|ptmx|console|stdin|stdout|stderr|fd\/.*|shm(\/.*)?|mqueue(\/.*)?|log|kmsg|tcp\/.*|udp\/.*)$/;
 
 /** Files whose contents are password hashes or root's keys. */
-export const SECRET_FILES: readonly string[] = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd'];
-export const SECRET_DIRS: readonly string[] = ['/root/.ssh'];
+export const SECRET_FILES: readonly string[] = [
+  '/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd',
+  // the unit's EnvironmentFile: the daemon's database URL, model key and notify tokens
+  '/etc/echo-agent/env',
+];
+/** Root's SSH keys; the TLS private keys of the host's services. */
+export const SECRET_DIRS: readonly string[] = ['/root/.ssh', '/etc/ssl/private'];
 /**
  * A process's environment, command line and memory (`/proc/<pid>[/task/<tid>]/<name>`): echo-agent's own, the parent
  * of the exec tool's shell, holds the configuration's secrets (as path.proc_secret refuses them to the file tools).
@@ -40,7 +45,16 @@ export const PROC_PID_SAMPLES: readonly string[] = ['1', '4242', 'self', 'thread
  * Files that hold nothing but credentials, wherever they are (home-relative suffixes): reading one hands
  * them over, like a private key. Files others read routinely (`.netrc` for curl, `.env`, configs) are not here.
  */
-export const CREDENTIAL_STORES: readonly string[] = ['.aws/credentials', '.git-credentials', '.pgpass'];
+export const CREDENTIAL_STORES: readonly string[] = [
+  '.aws/credentials', '.git-credentials', '.pgpass',
+  // registry logins, cluster keys and tokens, CLI logins: what they hold beside the credential is not worth handing it over
+  '.docker/config.json', '.config/containers/auth.json', '.kube/config', '.config/gh/hosts.yml',
+  '.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db', '.config/gcloud/application_default_credentials.json',
+  '.azure/accessTokens.json', '.azure/msal_token_cache.json', '.vault-token', '.terraform.d/credentials.tfrc.json',
+  '.cargo/credentials.toml', '.cargo/credentials', '.gnupg/secring.gpg',
+];
+/** Directories every file of which is a credential (GnuPG's private keys, one file per key). */
+export const CREDENTIAL_STORE_DIRS: readonly string[] = ['.gnupg/private-keys-v1.d'];
 /** Directories holding private keys, wherever they are. */
 export const KEY_DIR = '.ssh';
 /** Private key names inside any `.ssh` directory (the home may be /root; `.pub` files are public). */

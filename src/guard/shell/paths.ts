@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
@@ -224,11 +224,17 @@ export function isCredentialFile(c: Canon | null): boolean {
 }
 
 const STORE_SEGS: readonly (readonly string[])[] = CREDENTIAL_STORES.map((f) => f.split('/'));
+const STORE_DIR_SEGS: readonly (readonly string[])[] = CREDENTIAL_STORE_DIRS.map((d) => d.split('/'));
 
-/** A file holding only credentials (`~/.aws/credentials`, `.git-credentials`), wherever it is (globs included). */
+/** Whether `t` is at `c.segs[at]` on (globs included). */
+const segsAt = (c: Canon, t: readonly string[], at: number): boolean => at >= 0 && t.every((name, i) => segMatches(c.segs[at + i]!, name));
+
+/** A file holding only credentials (`~/.aws/credentials`, `.git-credentials`, a GnuPG private key), wherever it is (globs included). */
 export function isCredentialStore(c: Canon | null): boolean {
   if (!c) return false;
-  return STORE_SEGS.some((t) => c.segs.length >= t.length && t.every((name, i) => segMatches(c.segs[c.segs.length - t.length + i]!, name)));
+  if (STORE_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length))) return true;
+  // a file (or a glob) anywhere below such a directory
+  return STORE_DIR_SEGS.some((t) => c.segs.some((_, at) => at + t.length < c.segs.length && segsAt(c, t, at)));
 }
 
 /** A secret a reader hands over: a private key or a credential store (beside /etc/shadow and root's keys, see isSecret). */
@@ -244,7 +250,7 @@ function above(c: Canon, target: string): boolean {
 }
 
 /** Home-relative places of user secrets: the key directory and the credential stores. */
-const HOME_SECRETS: readonly (readonly string[])[] = [[KEY_DIR, PRIVATE_KEY_NAMES[0]!], ...STORE_SEGS];
+const HOME_SECRETS: readonly (readonly string[])[] = [[KEY_DIR, PRIVATE_KEY_NAMES[0]!], ...STORE_SEGS, ...STORE_DIR_SEGS.map((t) => [...t, '*'])];
 /** The same below every home: /root and each /home/NAME, /Users/NAME. */
 const HOMES = ['/root', ...[...HOME_PARENTS].map((p) => `/${p}/*`)];
 const ROOTED_SECRETS: readonly string[] = [...SECRET_FILES, ...SECRET_DIRS, ...HOMES.flatMap((h) => HOME_SECRETS.map((t) => `${h}/${t.join('/')}`))];

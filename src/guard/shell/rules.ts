@@ -17,7 +17,7 @@ export const SHELL_RULES: readonly ShellRule[] = Object.freeze([
   { id: 'shell.device.wipe', severity: 'deny', reason: 'Wiping or discarding a device erases everything on it.' },
   { id: 'shell.device.mkfs', severity: 'deny', reason: 'Creating a file system or swap area on a device erases what it holds.' },
   { id: 'shell.system.power', severity: 'deny', reason: 'Shutting down or rebooting the machine stops everything running on it.' },
-  { id: 'shell.secret.read', severity: 'deny', reason: 'Reading password hashes, SSH private keys, stored cloud and git credentials, or a process\'s environment, command line or memory (where echo-agent keeps its configuration\'s secrets), directly or by copying, archiving, searching or dumping them, exposes credentials for the whole machine and beyond.' },
+  { id: 'shell.secret.read', severity: 'deny', reason: 'Reading password hashes, private keys (SSH, GnuPG, TLS), stored cloud, registry, cluster and git credentials, or a process\'s environment, command line or memory (where echo-agent keeps its configuration\'s secrets), directly or by copying, archiving, searching or dumping them, exposes credentials for the whole machine and beyond.' },
   { id: 'shell.process.fork_bomb', severity: 'deny', reason: 'A function that keeps spawning copies of itself exhausts the machine (fork bomb).' },
   { id: 'shell.process.kill_all', severity: 'deny', reason: 'Signalling process -1 kills every process the user may signal.' },
   // soft block

@@ -75,6 +75,9 @@ describe('file tools: the shell guard\'s secret paths are refused whatever the w
     ['tree', 'proj/.aws', ['path.secret_tree']],
     ['tree', 'link-etc', ['path.secret_tree']],
     ['tree', '/root/.ssh', ['path.secret']],
+    ['tree', '/root/.gnupg/private-keys-v1.d', ['path.secret_tree']],
+    ['tree', '/home/alice/.kube', ['path.secret_tree']],
+    ['tree', '/etc/ssl', ['path.secret_tree']],
     // what is not a secret
     ['read', '/etc/hostname', []],
     ['read', '/etc/passwd', []],
@@ -111,7 +114,14 @@ describe('one table for both guards: a secret `cat` refuses is refused to read_f
   it.each<[string, boolean]>([
     ['/etc/shadow', true], ['/etc/gshadow-', true], ['/etc/security/opasswd', true], ['/root/.ssh/authorized_keys', true], ['/home/bob/.ssh/id_ecdsa', true],
     ['/root/.aws/credentials', true], ['/home/bob/.git-credentials', true], ['/var/lib/postgresql/.pgpass', true],
+    // registry logins, cluster and CLI credentials, GnuPG and TLS private keys, the unit's EnvironmentFile
+    ['/root/.kube/config', true], ['/home/bob/.docker/config.json', true], ['/root/.config/containers/auth.json', true],
+    ['/root/.config/gh/hosts.yml', true], ['/root/.config/gcloud/credentials.db', true], ['/root/.config/gcloud/application_default_credentials.json', true],
+    ['/home/bob/.azure/msal_token_cache.json', true], ['/root/.vault-token', true], ['/root/.cargo/credentials.toml', true],
+    ['/root/.gnupg/private-keys-v1.d/0123ABCD.key', true], ['/root/.gnupg/secring.gpg', true],
+    ['/etc/ssl/private/server.key', true], ['/etc/echo-agent/env', true],
     ['/etc/hostname', false], ['/home/bob/.ssh/id_ecdsa.pub', false], ['/home/bob/.ssh/known_hosts', false], ['/home/bob/.netrc', false],
+    ['/root/.config/gh/config.yml', false], ['/root/.gnupg/pubring.kbx', false], ['/etc/ssl/certs/ca-certificates.crt', false], ['/etc/echo-agent/echo-agent.yaml', false],
   ])('%s (secret: %s)', async (path, secret) => {
     const shell = await checkCommand(`cat ${path}`);
     expect(shell.findings.some((f) => f.rule === 'shell.secret.read')).toBe(secret);
