@@ -59,21 +59,24 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       if (g.inlineCode && holds(g.inlineCode.when, call.args)) {
         findings.push(shellFinding('shell.interpreter.inline', `${String(call.args[g.inlineCode.when.arg])}: ${String(call.args[g.inlineCode.arg] ?? '')}`));
       }
-      const urls = [...strings(call.args, g.urls), ...strings(call.args, g.urlsOrPaths).filter((v) => HAS_SCHEME.test(v))];
+      const either = strings(call.args, g.urlsOrPaths);
+      const urls = [...strings(call.args, g.urls), ...either.filter((v) => HAS_SCHEME.test(v))];
+      // a local image or skill directory is read like any other path, with all below it (a skill copies the directory)
+      const local = either.filter((v) => !HAS_SCHEME.test(v));
       for (const url of urls) {
         // a slow name server must not hold the gate: past this the name counts as unresolved (an ask)
         const signal = AbortSignal.timeout(GATE_LOOKUP_TIMEOUT_MS);
         const verdict = await checkUrl(url, { lookup, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist, signal });
         findings.push(...verdict.findings);
       }
-      if (g.readPaths || g.writePaths || g.diffPaths) {
+      if (g.readPaths || g.writePaths || g.diffPaths || local.length > 0) {
         const touched = diffTargets(g, call.args);
         if (touched === null) findings.push({ rule: 'path.diff_unchecked', severity: 'deny', matched: String(call.args[g.diffPaths!.diff]).slice(0, 120), reason: PATH_RULES['path.diff_unchecked'] });
         findings.push(...await checkPaths({
           read: [...strings(call.args, g.readPaths), ...touched ?? []],
           write: [...strings(call.args, g.writePaths), ...touched ?? []],
           // search_files, a recursive list_dir: a secret anywhere below the path is refused too
-          tree: treePaths(call.tool, call.args),
+          tree: [...treePaths(call.tool, call.args), ...local],
         }, pathPolicy, fs));
       }
       // matched text is the call's own (a model's): it reaches reasons, records and terminals escaped

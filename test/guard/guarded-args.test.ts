@@ -32,6 +32,27 @@ describe('the static guard reads every argument that reaches a shell', () => {
   });
 });
 
+describe('an argument that is a URL or a local path is judged as whichever it is', () => {
+  it.each([
+    ['vision_analyze', { image: '/etc/shadow' }, 'path.secret'],
+    ['vision_analyze', { image: '/root/.ssh/id_ed25519' }, 'path.secret'],
+    ['skill_install', { source: '/root' }, 'path.secret_tree'],
+  ])('%s %j is refused (%s)', async (tool, args, rule) => {
+    expect(await inspect(tool, args)).toMatchObject({ decision: 'deny', findings: [expect.objectContaining({ rule })] });
+  });
+
+  it('one with a scheme goes to the SSRF guard instead, and is not read as a path', async () => {
+    const verdict = await inspect('vision_analyze', { image: 'http://169.254.169.254/latest/meta-data/x.png' });
+    expect(verdict.findings.map((f) => f.rule)).toEqual(['ssrf.ip.metadata']);
+  });
+
+  it('a local path outside a restricted workspace is found like a read_file of it', async () => {
+    const restricted = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj', restrict_to_workspace: true } }), { dns: false });
+    const verdict = await restricted.inspect({ tool: 'vision_analyze', args: { image: '/tmp/chart.png' } }, buildContext({ channel: 'cli' }));
+    expect(verdict.findings.map((f) => f.rule)).toContain('path.outside_workspace');
+  });
+});
+
 describe('the shell guard judges relative paths from where the tool starts the command', () => {
   const inWorkspace = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj' } }), { dns: false });
   const run = (command: string, extra: Record<string, unknown> = {}) =>
