@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
 import { openRunQueue, runQueueName, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
-import { databaseNow, deploymentOf, openDatabase, type Database } from '../store/db.ts';
+import { DAEMON_APPLICATION, databaseNow, deploymentOf, openDatabase, otherDaemons, type Database, type Executor } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
@@ -122,13 +122,20 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     opts.onFatal?.(why);
   });
   const schema = opts.database?.schema;
-  const database = openDatabase({ url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+  const self = currentProcessIdentity();
+  const workerId = opts.workerId ?? workerIdOf(hostname(), self);
+  const applicationName = `${DAEMON_APPLICATION} ${hostname()}:${process.pid}`;
+  const database = openDatabase({
+    url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), applicationName,
+    onError: (err) => logger.warn({ err }, 'idle database connection failed'),
+  });
   undo.push(() => database.close());
   // the first use of the database: a start that fails here says which dependency failed, not only the socket error
   const applied = await migrate(database.pool, schema ? { schema } : {}).catch((err: unknown) => {
     throw new Error(`${resolved.embedded ? 'the embedded database' : 'the database (database.url)'}: ${(err as Error).message}`, { cause: err });
   });
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
+  await noteOtherDaemons(database.db, applicationName, resolved.embedded, logger);
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
   const queueWarn = repeatLimitedWarn(logger, 'queue connection error');
@@ -147,8 +154,6 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const shutdown = new AbortController();
   // each running run listens for it: more than Node's default 10 at once is expected, not a leak
   setMaxListeners(config.daemon.concurrency + 8, shutdown.signal);
-  const self = currentProcessIdentity();
-  const workerId = opts.workerId ?? workerIdOf(hostname(), self);
   const enqueue = (runId: string) => queue.enqueue(runId);
   const agentHost = new LateAgentHost();
   const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
@@ -298,6 +303,19 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       logger.info('daemon stopped');
     },
   };
+}
+
+/**
+ * Replicas share runs safely (each instant once, each run claimed once), so another daemon is no error. On the
+ * embedded database it is one on this very data directory, which is rarely meant (`npm start` beside the service).
+ */
+async function noteOtherDaemons(db: Executor, mine: string, embedded: boolean, logger: Logger): Promise<void> {
+  const others = await otherDaemons(db, mine).catch(() => []);
+  if (others.length === 0) return;
+  const daemons = others.map((n) => n.slice(DAEMON_APPLICATION.length + 1));
+  if (embedded) logger.warn({ daemons }, 'another daemon already runs on this data directory: this one runs beside it, sharing its runs; stop one of them if that was not meant');
+  // their schema does not show: replicas of this deployment, or deployments in other schemas of the database
+  else logger.info({ daemons }, 'other echo-agent daemons are connected to this database');
 }
 
 /**

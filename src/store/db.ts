@@ -24,6 +24,8 @@ export interface OpenDatabaseOptions {
   readonly schema?: string;
   /** Errors of pooled connections, idle or in use (e.g. the server went away); they never throw. */
   readonly onError?: (err: Error) => void;
+  /** Who is connected, as pg_stat_activity shows it (`echo-agent daemon host:pid`); one set in database.url wins. */
+  readonly applicationName?: string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -44,6 +46,7 @@ export function openDatabase(opts: OpenDatabaseOptions): Database {
     // a server that does not answer (a partition, not a restart) fails a checkout instead of hanging every loop
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
+    ...(opts.applicationName ? { application_name: opts.applicationName.slice(0, 63) } : {}),
     // a startup parameter, so no query can run on a connection before it is set
     ...(opts.schema ? { options: `-c search_path=${schema}` } : {}),
   });
@@ -63,6 +66,18 @@ export function openDatabase(opts: OpenDatabaseOptions): Database {
  */
 export async function inSnapshot<T>(exec: Executor, read: (tx: Executor) => Promise<T>): Promise<T> {
   return exec.transaction(read, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+/** What the daemon's connections are called: other replicas find each other by it. */
+export const DAEMON_APPLICATION = 'echo-agent daemon';
+
+/** The other daemons connected to this database now, by the names their connections carry (`echo-agent daemon host:pid`). */
+export async function otherDaemons(exec: Executor, mine: string): Promise<string[]> {
+  const found = await exec.execute<{ name: string }>(sql`
+    select distinct application_name as name from pg_stat_activity
+    where datname = current_database() and application_name like ${`${DAEMON_APPLICATION} %`} and application_name <> ${mine}
+    order by 1`);
+  return found.rows.map((r) => r.name);
 }
 
 /** The database clock: every replica agrees on it, whatever the hosts' clocks say. */

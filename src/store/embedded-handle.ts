@@ -94,7 +94,7 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     const owner = ownerElsewhere(o.dataDir);
     if (owner !== null) {
       letGo = true;
-      logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: the process that started it still runs');
+      logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: another process that answers for it (the one that started it, or a daemon that took it over) still runs');
       return;
     }
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
