@@ -1,6 +1,8 @@
 import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { createRequire } from 'node:module';
@@ -29,6 +31,26 @@ describe('packaging', () => {
     expect(text).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini"/m);
     expect(text).toMatch(/^HEALTHCHECK /m);
     expect(text).toMatch(/^CMD \[/m);
+  });
+
+  it('the HEALTHCHECK asks the port the example config serves on, as the image sets it and as an operator changes it', async () => {
+    const text = readFileSync(`${ROOT}/Dockerfile`, 'utf8');
+    const command = JSON.parse(/^HEALTHCHECK .*\\\n\s+CMD (\[.*\])$/m.exec(text)![1]!) as string[];
+    const imageEnv = /ECHO_AGENT_HTTP_PORT=(\d+)/.exec(text)![1]!;
+    expect(parseConfigText(example(), 'example', { ECHO_AGENT_HTTP_PORT: imageEnv }).config.daemon.http.port).toBe(Number(imageEnv));
+    const server = createServer((req, res) => { res.statusCode = req.url === '/healthz' && healthy ? 200 : 503; res.end(); });
+    let healthy = true;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = String((server.address() as AddressInfo).port);
+    try {
+      expect(parseConfigText(example(), 'example', { ECHO_AGENT_HTTP_PORT: port }).config.daemon.http.port).toBe(Number(port));
+      const check = () => run(command[0]!, command.slice(1), { env: { ...process.env, ECHO_AGENT_HTTP_PORT: port } }).then(() => 0, (e: { code: number }) => e.code);
+      expect(await check()).toBe(0);
+      healthy = false;
+      expect(await check()).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 
   it('the build context leaves out local state and local configs, which may hold credentials', () => {
