@@ -61,6 +61,29 @@ describe('grants show answers for the whole approved job', () => {
     expect(json.grant).toMatchObject({ approver: 'alice', changed_since: { by: 'bob', fields: ['timeout_seconds'] } });
   }, 60_000);
 
+  it('does not count the approved change behind the grant as a change made since: it is recorded after the answer', async () => {
+    const job = await stepsJob('approved-change');
+    const answered = new Date(Date.now() - 1000);
+    // what an approved `jobs update` does: the change, its grant cleared, then a grant for the new definition
+    await updateJob(database().db, job.id, { schedule: '45 2 * * *' }, { actor: 'bob' });
+    await issueGrant(database().db, { job_id: job.id, approval_id: 'apr_change', approver: 'frank', channel: 'cli', approved_at: answered, tool_scope: ['list_dir', 'write_file'] });
+    const json = JSON.parse((await runCli(['grants', 'show', job.id, '--json'], { env })).stdout) as { grant: { approver: string; changed_since: unknown } };
+    expect(json.grant).toMatchObject({ approver: 'frank', changed_since: null });
+  }, 60_000);
+
+  it('grants list says a live grant no longer authorises a job whose definition changed under it, as its runs find', async () => {
+    const job = await stepsJob('changed-under');
+    await issueGrant(database().db, { job_id: job.id, approval_id: 'apr_under', approver: 'alice', channel: 'cli', tool_scope: ['list_dir', 'write_file'] });
+    // a row changed outside the job service (a bad migration, a hand edit): the grant stays, its hash no longer matches
+    await database().db.execute(`update jobs set payload = jsonb_set(payload, '{steps,0,args,path}', '"/etc"') where id = '${job.id}'`);
+    const text = await runCli(['grants', 'list', '--job', job.id], { env });
+    expect(text.stdout).toMatch(/changed-under\s+no \(definition changed\)\s+alice/);
+    const [row] = JSON.parse((await runCli(['grants', 'list', '--job', job.id, '--json'], { env })).stdout) as { authorizes_now: boolean; authorization_rule: string }[];
+    expect(row).toMatchObject({ authorizes_now: false, authorization_rule: 'grant.definition_changed' });
+    const [still] = JSON.parse((await runCli(['grants', 'list', '--job', nightly.id, '--json'], { env })).stdout) as { authorizes_now: boolean }[];
+    expect(still!.authorizes_now).toBe(true);
+  }, 60_000);
+
   it('names the notify target its runs deliver to, in text and JSON, and the next fire in the job\'s own zone', async () => {
     const text = await runCli(['grants', 'show', nightly.id], { env });
     expect(text.code, text.stderr).toBe(0);

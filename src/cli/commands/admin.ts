@@ -11,25 +11,39 @@ import { shownJob } from './jobs.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
+/** Why a live grant authorises no run, in a table cell; the rule's sentence is in grants show. */
+const NOT_AUTHORISING: Readonly<Record<string, string>> = {
+  'grant.definition_changed': 'definition changed', 'grant.not_authorized': 'not a human approval', 'grant.job_removed': 'job removed',
+};
+
 export function registerGrantCommands(program: Command): void {
   const grants = program.command('grants').description('which jobs hold cron authorisation, and who approved it');
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
-      const [{ listGrants }, { jobByRef }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
+      const [{ authorization, listGrants }, { jobByRef }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
       const rows = await withStore(configOf(cmd), async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
         const grants = await listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
         // an id alone does not tell an admin which job holds the grant
-        const names = new Map<string, string | null>();
-        for (const g of grants) if (!names.has(g.job_id)) names.set(g.job_id, (await getJob(db.db, g.job_id, { includeRemoved: true }))?.name ?? null);
-        // names and reasons are free text: shown redacted, as jobs show shows them (I11)
-        return grants.map((g) => ({ ...g, job_name: redactOrNull(names.get(g.job_id) ?? null), revoked_why: redactOrNull(g.revoked_why) }));
+        const jobs = new Map<string, Awaited<ReturnType<typeof getJob>>>();
+        for (const g of grants) if (!jobs.has(g.job_id)) jobs.set(g.job_id, await getJob(db.db, g.job_id, { includeRemoved: true }));
+        return grants.map((g) => {
+          const held = jobs.get(g.job_id) ?? null;
+          // as a run judges it (a grant row says what was approved, not whether it still covers the job)
+          const now = held && !g.revoked_at ? authorization(held, g) : null;
+          // names and reasons are free text: shown redacted, as jobs show shows them (I11)
+          return {
+            ...g, job_name: redactOrNull(held?.name ?? null), revoked_why: redactOrNull(g.revoked_why),
+            authorizes_now: now?.cron_authorized ?? false, authorization_rule: now?.rule ?? (g.revoked_at ? 'grant.none' : 'grant.job_removed'),
+          };
+        });
       });
       if (opts.json) printJson(rows);
       else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
         // an ended grant authorises nothing any more, whatever it once did
-        g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.cron_authorized ? 'yes' : 'no', g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
+        g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.authorizes_now ? 'yes' : `no (${NOT_AUTHORISING[g.authorization_rule] ?? g.authorization_rule})`,
+        g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
       ]));
@@ -52,9 +66,11 @@ export function registerGrantCommands(program: Command): void {
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
         // a change approved after the grant that kept it (a timeout, a name): the grant's approver did not make it
-        const [update] = grant?.approved_at ? await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 }) : [];
-        const changedSince = grant?.approved_at && update && update.at > grant.approved_at
-          ? { at: update.at, by: update.actor, fields: ((update.data as { changed?: string[] }).changed ?? []) } : null;
+        // after the grant's own record, not its approval: the approved change itself is recorded between the two
+        const [update] = grant ? await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 }) : [];
+        const issued = grant && update ? (await listAudit(db.db, { job_id: job.id, kind: 'grant.issued', limit: 50 })).find((r) => r.data.grant_id === grant.id) : undefined;
+        const after = update && grant && (issued ? update.seq > issued.seq : update.at > grant.issued_at);
+        const changedSince = after ? { at: update.at, by: update.actor, fields: ((update.data as { changed?: string[] }).changed ?? []) } : null;
         const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
         const target = deliveryTarget(job.delivery);
         const modelMissing = jobModelMissing(config, job.payload);
