@@ -15,7 +15,7 @@ import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 /** The part of a payload that decides which tools its runs call. */
 export interface PayloadShape {
   readonly kind?: string;
-  readonly steps?: readonly { readonly tool: string }[];
+  readonly steps?: readonly { readonly tool: string; readonly args?: unknown }[];
 }
 
 /** A step list with a step that starts agents (delegate_task, task, …): those choose their own calls at run time. */
@@ -57,7 +57,23 @@ function modelSettingsMissing(config: Config, model: string | undefined): string
  * without them an agent payload, or a step that starts agents, fails with "agent turns need a model".
  */
 export function jobModelMissing(config: Config, payload: PayloadShape & { readonly model?: string }): string[] {
-  return payload.kind === 'agent' || startsAgents(payload) ? modelSettingsMissing(config, payload.model) : [];
+  return payload.kind === 'agent' || (payload.steps ?? []).some((s) => stepNeedsModel(s, 0)) ? modelSettingsMissing(config, payload.model) : [];
+}
+
+/** Nested workflows are followed this deep, as child jobs are. */
+const MAX_NESTED_WORKFLOWS = 4;
+
+/**
+ * Whether a step's run asks the model: a sub-agent does, and so does the agent job a task creates; a workflow
+ * creates a steps job, which needs one only if one of its own steps does.
+ */
+function stepNeedsModel(step: { readonly tool: string; readonly args?: unknown }, depth: number): boolean {
+  if (CATALOG_BY_NAME.get(step.tool)?.hostsAgents !== true) return false;
+  const args = (step.args ?? {}) as { action?: unknown; steps?: unknown };
+  if (step.tool === 'task') return args.action === 'create';
+  if (step.tool !== 'workflow') return true;
+  const nested = args.action === 'create' && Array.isArray(args.steps) ? args.steps as { tool?: unknown; args?: unknown }[] : [];
+  return depth < MAX_NESTED_WORKFLOWS && nested.some((s) => typeof s?.tool === 'string' && stepNeedsModel({ tool: s.tool, args: s.args }, depth + 1));
 }
 
 /** The tools a human approval authorises the job's runs to use: the set they are offered, dangerous ones aside (refused in every run). */
