@@ -43,6 +43,23 @@ describe('approvals show', () => {
     expect(r.code, r.stderr).toBe(0);
     const [answered] = await listAudit(database().db, { kind: 'approval.answered', limit: 1 });
     expect(answered).toMatchObject({ actor: 'alice', data: { approval_id: row.id, origin: { os_account: userInfo().username, host: hostname() } } });
+    // who answered, as the person asking "who approved that?" needs it; no expiry for a request nobody waits on
+    const shown = await runCli(['approvals', 'show', row.id], { env: env() });
+    expect(shown.stdout).toMatch(new RegExp(`^request ${row.id}: write_file {2}\\[risk write\\] {2}approved once by alice from ${userInfo().username}@${hostname()} at \\d{4}-`));
+    expect(shown.stdout).not.toContain('expires');
+  });
+
+  it('an answered cronjob request is not previewed against the job as it is now, which may have changed since', async () => {
+    const row = await createApproval(database().db, {
+      call_hash: 'hash-4', tool: 'cronjob', args: { action: 'create', name: 'gone-by', schedule: '0 6 * * *', payload: { kind: 'agent', prompt: 'p' } },
+      risk: 'dangerous', channel: 'cli', user_id: 'u1', tool_scope: ['read_file'], expires_at: new Date(Date.now() + 60_000),
+    });
+    const e = env();
+    expect((await runCli(['approvals', 'deny', row.id, '--as', 'bob'], { env: e })).code).toBe(0);
+    const r = await runCli(['approvals', 'show', row.id], { env: e });
+    expect(r.stdout).toContain('denied by bob from');
+    expect(r.stdout).toContain('what was granted: grants show JOB');
+    expect(r.stdout).not.toContain('unattended with:');
   });
 
   it('a cronjob request lists the tools its grant would cover as the waiting session recorded them, not as this shell\'s configuration offers', async () => {

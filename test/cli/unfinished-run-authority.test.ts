@@ -45,3 +45,21 @@ describe('a run that has not finished', () => {
     expect(r.stdout).toMatch(/grant: grt_\S+, approved by alice on cli/);
   });
 });
+
+describe('a run the job\'s grant did not cover', () => {
+  it('runs show does not call that grant its authority: it says the grant did not authorise the run, and why', async () => {
+    const { db } = database();
+    const job = await createJob(db, aJob({ name: 'changed-since' }));
+    const grant = await issueGrant(db, { job_id: job.id, approval_id: 'apr_bob', approver: 'bob', channel: 'cli' });
+    const run = (await insertRun(db, { job_id: job.id, nominal_at: new Date('2026-01-02T03:00:00Z') }))!;
+    await appendAudits(db, [{
+      kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: run.id, trace_id: run.id, rule: 'grant.definition_changed',
+      reason: 'The job definition changed after the human approval; the grant no longer covers it.', data: { attempt: 1, cron_authorized: false, grant_id: grant.id },
+    }]);
+    await database().pool.query(`update runs set state = 'denied', cron_authorized = false, grant_id = $2, finished_at = now() where id = $1`, [run.id, grant.id]);
+    const r = await runCli(['runs', 'show', run.id], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`grant: ${grant.id}, which did not authorise this run (grant.definition_changed: The job definition changed after the human approval`);
+    expect(r.stdout).not.toContain('still live');
+  });
+});

@@ -17,13 +17,21 @@ const configOf = (cmd: Command): Config => configFor(cmd).config;
 function describeRequest(a: ApprovalRow): string[] {
   const flags = a.flags as { rule?: string; reason?: string; matched?: string }[];
   return [
-    `request ${a.id}: ${a.tool}  [risk ${a.risk}]  ${a.state}, expires ${a.expires_at.toISOString()}`,
+    `request ${a.id}: ${a.tool}  [risk ${a.risk}]  ${stateText(a)}`,
     `  asked by ${a.user_id || '(unknown)'} on ${a.channel}; call hash ${a.call_hash}`,
     ...jsonLines('  arguments: ', a.args),
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
     ...flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
     alwaysLine(a),
   ];
+}
+
+/** Where the request stands: until when it waits, or who answered it and when. */
+function stateText(a: ApprovalRow): string {
+  if (a.state === 'pending') return `pending, expires ${a.expires_at.toISOString()}`;
+  if (a.state === 'approved' || a.state === 'denied') return answeredBy(a);
+  if (a.state === 'expired') return `expired at ${a.expires_at.toISOString()}: nobody answered in time`;
+  return 'withdrawn: the session that asked stopped waiting';
 }
 
 /** What "always" does for this request: offered, recorded, or why not offered. */
@@ -74,8 +82,11 @@ export function registerApprovalCommands(program: Command): void {
       ]);
       const shown = await withStore(config, async (db) => {
         const row = await getApproval(db.db, id);
-        const stored = row?.tool === 'cronjob' ? await storedJob(db, row.args) : null;
-        return row ? { row, job: row.tool === 'cronjob' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored, row.tool_scope) : [] } : null;
+        const stored = row?.tool === 'cronjob' && row.state === 'pending' ? await storedJob(db, row.args) : null;
+        // read against the job as it is now: true of a waiting request only, not of one answered before later changes
+        const job = row?.tool !== 'cronjob' ? [] : row.state === 'pending' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored, row.tool_scope)
+          : [`  the job as this call would change it is shown while the request waits; what was granted: grants show JOB, audit list --job JOB --kind grant.issued`];
+        return row ? { row, job } : null;
       });
       if (!shown) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (opts.json) {

@@ -29,8 +29,12 @@ function transcriptLine(m: TranscriptMessage): string {
 }
 
 /** The grant a run started with, who approved it, and whether it has ended since (revoked, superseded, cleared). */
-function grantText(g: (GrantRow & { answered_from: { os_account: string; host: string } | null }) | null, id: string | null): string {
+function grantText(
+  g: (GrantRow & { answered_from: { os_account: string; host: string } | null }) | null, id: string | null, started: AuditRow | undefined,
+): string {
   if (!g) return id ? `${id} (not in the database)` : '- (none: judged under unattended_policy)';
+  // the job's grant, found not covering this run (its definition changed since, or the grant was not a human's)
+  if (started?.data.cron_authorized === false) return `${g.id}, which did not authorise this run (${started.rule ?? '-'}: ${started.reason ?? '-'})`;
   const from = g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : '';
   const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${redactText(g.revoked_why ?? '-')}` : '; still live';
   return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
@@ -103,7 +107,7 @@ export function registerRunsCommands(program: Command): void {
         ...(r ? [
           ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
           ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
-          ['cron_authorized', cronAuthorizedText(r, found.audit)], ['grant', grantText(found.grant, r.grant_id ?? found.grant?.id ?? null)],
+          ['cron_authorized', cronAuthorizedText(r, found.audit)], ['grant', grantText(found.grant, r.grant_id ?? found.grant?.id ?? null, [...found.audit].reverse().find((a) => a.kind === 'run.started'))],
           ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
         ] as [string, unknown][] : []),
       ];
