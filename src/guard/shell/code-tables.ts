@@ -2,7 +2,7 @@ import { gdbProgram } from './debuggers.ts';
 import type { OptionSpec } from './flags.ts';
 import type { Arg } from './model.ts';
 import { BPFTRACE, DTRACE } from './profiler-tables.ts';
-import { TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
+import { LESS_OPTIONS, TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
 import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
@@ -11,7 +11,8 @@ import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
  * Where an option value holds shell code: all of it, or the `code` group of the first pattern that matches; a
  * pattern with an `inline` group instead finds another interpreter's code (gdb's `python …`), flagged like `python -c`;
  * an `ext` group is a git `ext::` command (see extCommand); a `file` group names a file of such commands (gdb's `source`),
- * read like `files` (see EmbeddedCodeSpec).
+ * read like `files` (see EmbeddedCodeSpec); a `setting` group a file of settings that may run code, which the guard does
+ * not read (an unseen setting, unless NOWHERE).
  */
 export type CodeIn = true | readonly RegExp[];
 
@@ -47,6 +48,25 @@ const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, pl
 
 /** less's initial commands (`+CMD`): `!cmd` runs a shell command, `|Xcmd` pipes to one. */
 const LESS_SHELL: readonly RegExp[] = [/!(?<code>.*)$/s, /\|.(?<code>.*)$/s];
+/** A settings file the guard does not read: lesskey's #env (LESSOPEN), tmux's and kitty's configuration. */
+const SETTINGS_FILE: readonly RegExp[] = [/^(?<setting>.*\S.*)$/s];
+/** less: lesskey files and text (keys bound to `!CMD`, LESSOPEN in #env), whose syntax the guard does not read. */
+const LESS: EmbeddedCodeSpec = {
+  spec: LESS_OPTIONS, plus: LESS_SHELL,
+  options: { k: SETTINGS_FILE, 'lesskey-file': SETTINGS_FILE, 'lesskey-src': SETTINGS_FILE, 'lesskey-content': SETTINGS_FILE },
+};
+/**
+ * kitty: `-o shell=CMD` is the command its windows start (split like a command line; `.` is the login shell),
+ * `startup_session`/`watcher` files of sessions and Python; `-c NONE` and `--session none` read no file.
+ */
+const KITTY: EmbeddedCodeSpec = {
+  spec: WRAPPERS.kitty!,
+  options: Object.fromEntries([
+    ...['o', 'override'].map((o) => [o, [/^\s*shell\s*[=\s]\s*(?!\.\s*$)(?<code>.*\S.*)$/s, /^\s*(?:startup_session|watcher)\s*[=\s]\s*(?!none\s*$)(?<setting>.*\S.*)$/s]]),
+    ...['c', 'config'].map((o) => [o, [/^(?!NONE$)(?<setting>.*\S.*)$/s]]),
+    ['session', [/^(?!none$)(?<setting>.*\S.*)$/s]], ['watcher', SETTINGS_FILE],
+  ]),
+};
 
 /**
  * C calls a debugger's expression (`call`, `print`, `expr`, …) makes in the debugged process, which may run as
@@ -168,7 +188,9 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
   vi: VIM, vim: VIM, nvim: VIM, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
-  less: { plus: LESS_SHELL },
+  less: LESS, zless: LESS, kitty: KITTY,
+  // tmux -f: a configuration file (commands, hooks, run-shell) read when the server starts
+  tmux: { spec: WRAPPERS.tmux!, options: { f: SETTINGS_FILE } },
   bat: BAT, batcat: BAT,
   // ugrep's pager runs through the shell (its --filter commands run on each file, see ugrep.ts)
   ugrep: UGREP_PAGER, ug: UGREP_PAGER, 'ugrep+': UGREP_PAGER, 'ug+': UGREP_PAGER,
@@ -242,6 +264,8 @@ export const GIT_CONFIG_UNSEEN: Readonly<Record<string, readonly string[]>> = {
  * aliases, hooks), the directory of its helper programs, a hooks template.
  */
 export const ENV_UNSEEN: Readonly<Record<string, readonly string[]>> = {
+  // less's lesskey file (#env can set LESSOPEN), its source and text
+  LESSKEY: NOWHERE, LESSKEYIN: NOWHERE, LESSKEY_SRC: NOWHERE, LESSKEY_CONTENT: [],
   BASH_ENV: NOWHERE, GIT_CONFIG_GLOBAL: NOWHERE, GIT_CONFIG_SYSTEM: NOWHERE, GIT_CONFIG: NOWHERE, GIT_EXEC_PATH: NOWHERE, GIT_TEMPLATE_DIR: NOWHERE,
 };
 /**

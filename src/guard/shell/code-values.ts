@@ -7,10 +7,12 @@ export interface ValueCode {
   readonly shell?: string;
   readonly inline?: string;
   readonly file?: string;
+  /** A settings file the program reads, which may run code the guard cannot see. */
+  readonly setting?: string;
 }
 
 /** A word as shell text that re-parses to it; unknown parts and home stay expansions (`plain` spells them `$__unknown`, `$HOME`). */
-function shellWord(w: string): string {
+export function shellWord(w: string): string {
   if (w === '') return "''";
   return w.split(/(\$__unknown|\$HOME)/).map((p, i) => (i % 2 === 1 ? `"${p}"` : p === '' ? '' : `'${p.replace(/'/g, "'\\''")}'`)).join('');
 }
@@ -54,11 +56,12 @@ export function codeOf(value: string, how: CodeIn, program: string | null = null
     if (!g) continue;
     const run = g.args !== undefined ? `${program === null ? ':' : `exec ${shellWord(program)}`} ${g.args}` : undefined;
     const shell = g.code ?? run ?? (g.cstring !== undefined ? decodeAnsiC(g.cstring) : g.ext !== undefined ? extCommand(g.ext) : g.prompt !== undefined ? promptCode(g.prompt) : undefined);
-    const out: { shell?: string; inline?: string; file?: string } = {};
+    const out: { shell?: string; inline?: string; file?: string; setting?: string } = {};
     if (shell !== undefined && shell.trim() !== '') out.shell = shell;
     if (g.inline !== undefined) out.inline = value.trim();
     if (g.file !== undefined && g.file.trim() !== '') out.file = g.file.trim();
-    if (out.shell !== undefined || out.inline !== undefined || out.file !== undefined) return out;
+    if (g.setting !== undefined) out.setting = g.setting.trim();
+    if (out.shell !== undefined || out.inline !== undefined || out.file !== undefined || out.setting !== undefined) return out;
   }
   return null;
 }

@@ -80,6 +80,7 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
     if (code?.shell !== undefined) out.push(code.shell);
     if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
     if (code?.file !== undefined) file({ v: code.file, info: { computed: false, ansi: false, quoted: true, inner: [], raw: code.file } }, how, depth);
+    if (code?.setting !== undefined && !NOWHERE.includes(code.setting)) emit('shell.code.unseen_setting', `${name}: settings in ${display(code.setting)} may run commands the guard does not see`);
   };
   if (spec.options) {
     const p = parseOptions(words, spec.spec ?? {});

@@ -11,7 +11,10 @@ export interface OptionSpec {
   readonly shortFlags?: string;
   /** Short options whose value is always the next word while the cluster goes on (`screen -dmS NAME`, `-Sdm NAME`). */
   readonly nextWord?: string;
-  /** Short options taking the next word only when it does not begin with `-` (`screen -R [SESSION] CMD…`). */
+  /**
+   * Short options taking the next word only when it does not begin with `-` (`screen -R [SESSION] CMD…`); one also in
+   * `attached` takes it only as a word of its own (`sudo -h HOST`, `-hHOST`; `-Eh` has none).
+   */
   readonly optionalWord?: string;
   /** Long options that take a value (`--x=v` or `--x v`). */
   readonly long?: readonly string[];
@@ -129,6 +132,9 @@ export function parseOptions(given: readonly Arg[], spec: OptionSpec = {}): Pars
         const tail = body.slice(k + 1);
         let value: Arg | null = tail !== '' ? valueArg(tail, a) : null;
         if (value === null && takesShort(c) && i + 1 < args.length) value = args[++i]!;
+        // `sudo -h HOST`: attached, or the next word when the option is a word of its own and that word no option
+        const next = args[i + 1];
+        if (value === null && body.length === 1 && (spec.optionalWord ?? '').includes(c) && next && !next.v.startsWith('-')) value = args[++i]!;
         opts.push({ name, value, arg: a });
         stop = ends(name);
         break;

@@ -1,3 +1,4 @@
+import { shellWord } from './code-values.ts';
 import { parseOptions, type OptionSpec } from './flags.ts';
 import type { Arg } from './model.ts';
 import { literal, plain } from './values.ts';
@@ -5,8 +6,8 @@ import { literal, plain } from './values.ts';
 /**
  * kitty's remote control (`kitty @ CMD`, `kitten @ CMD`): `launch` and `new-window` start the command after their
  * options in a window of the running kitty, `run` runs it on kitty's machine, and `send-text` types its text into a
- * window's shell (with `\r`, `\n` decoded). Option tables from kitty's rc/*.py and launch.py; flags are listed so an
- * abbreviation is not taken for a value option.
+ * window's shell (with `\r`, `\n` decoded); `action NAME ARGS` runs a mappable action (`launch`, `send_text`, …). Option
+ * tables from kitty's rc/*.py and launch.py; flags are listed so an abbreviation is not taken for a value option.
  */
 
 const GLOBAL: OptionSpec = { posix: true, long: ['to', 'password', 'password-file', 'password-env', 'use-password'] };
@@ -26,12 +27,54 @@ const SEND_TEXT: OptionSpec = { posix: true, short: 'mt', long: ['match', 'match
 /** Each sub-command that runs something, with its options. */
 const RUNS: Readonly<Record<string, OptionSpec>> = { launch: LAUNCH, 'new-window': LAUNCH, run: LAUNCH };
 
+const ACTION: OptionSpec = { posix: true, short: 'm', long: ['match'], flags: ['self', 'no-response', 'help'] };
+/** Mappable actions (`kitty @ action NAME ARGS`) as the remote-control command doing the same; `combine SEP A SEP B` runs each. */
+const ACTIONS: Readonly<Record<string, string>> = Object.fromEntries([
+  ...['launch', 'new_window', 'new_window_with_cwd', 'new_tab', 'new_tab_with_cwd', 'new_os_window', 'new_os_window_with_cwd'].map((a) => [a, 'launch']),
+  ['remote_control', ''], ['remote_control_script', 'launch'],
+]);
+
+const word = (v: string): Arg => ({ v, info: { computed: false, ansi: false, quoted: false, inner: [], raw: v } });
+const words = (list: readonly Arg[]): string => list.map((a) => shellWord(plain(a.v))).join(' ');
+
+/** `kitty @ action NAME ARGS…` as shell code running the remote-control command that does the same; null when it runs nothing. */
+function actionCode(ops: readonly Arg[]): string | null {
+  const [first, ...rest] = parseOptions(ops, ACTION).operands;
+  if (!first) return null;
+  // one word holding the action and its arguments is split by kitty (shlex): re-read as words
+  if (rest.length === 0 && /\s/.test(plain(first.v).trim())) return `kitty @ action ${plain(first.v)}`;
+  const name = literal(first.v) ?? '';
+  if (name === 'combine' && rest[0]) {
+    const sep = plain(rest[0].v);
+    const parts: Arg[][] = [[]];
+    for (const a of rest.slice(1)) if (plain(a.v) === sep) parts.push([]); else parts[parts.length - 1]!.push(a);
+    const codes = parts.filter((p) => p.length > 0).map((p) => actionCode(p)).filter((c): c is string => c !== null);
+    return codes.length > 0 ? codes.join('; ') : null;
+  }
+  // send_text MODES TEXT: the text typed, as `send-text` types it
+  if (name === 'send_text') return rest.length > 1 ? `kitty @ send-text ${words(rest.slice(1))}` : null;
+  if (!Object.hasOwn(ACTIONS, name) || rest.length === 0) return null;
+  return `kitty @ ${ACTIONS[name]} ${words(rest)}`.replace(/ {2,}/g, ' ');
+}
+
+/** `kitty +runpy CODE`, `kitty + runpy CODE`: Python run by kitty's interpreter, as `python3 -c`; `+launch FILE` a script. */
+function kittyPython(args: readonly Arg[]): readonly Arg[] | null {
+  const first = literal(args[0]?.v ?? '') ?? '';
+  const [cmd, rest] = first === '+' ? [literal(args[1]?.v ?? '') ?? '', args.slice(2)] : first.startsWith('+') ? [first.slice(1), args.slice(1)] : ['', []];
+  if (cmd === 'runpy') return [word('python3'), word('-c'), ...rest];
+  if (cmd === 'launch') return [word('python3'), ...rest];
+  return null;
+}
+
 /** What `kitty @ …` runs: a command line, or text typed into a shell; null when the line is no remote control. */
 export function kittyRemote(name: string, args: readonly Arg[]): { rest: readonly Arg[]; code: string | null } | null {
+  const python = name === 'kitty' ? kittyPython(args) : null;
+  if (python) return { rest: python, code: null };
   if ((name !== 'kitty' && name !== 'kitten') || literal(args[0]?.v ?? '') !== '@') return null;
   const ops = parseOptions(args.slice(1), GLOBAL).operands;
   const sub = literal(ops[0]?.v ?? '') ?? '';
   if (Object.hasOwn(RUNS, sub)) return { rest: parseOptions(ops.slice(1), RUNS[sub]).operands, code: null };
+  if (sub === 'action') return { rest: [], code: actionCode(ops.slice(1)) };
   if (sub !== 'send-text') return { rest: [], code: null };
   const text = parseOptions(ops.slice(1), SEND_TEXT).operands.map((a) => plain(a.v)).join(' ');
   const typed = text.replace(/\\([rn])/g, '\n').replace(/\\[et]/g, ' ');

@@ -139,6 +139,19 @@ export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', '
  * How curl and wget spell their options: which take a value, so that every other word
  * is a URL to them (`curl -m 10 127.1`: `10` is a time, `127.1` a host).
  */
+/**
+ * less's options taking a value (opttbl.c): `-o`/`-O`/`--log-file` name the file it copies its input to, `-k` and
+ * `--lesskey-src`/`--lesskey-content` key bindings and an #env section (LESSOPEN); its options may follow the files.
+ */
+export const LESS_OPTIONS = {
+  short: 'bDhjkoOpPtTxyz#"',
+  long: [
+    'buffers', 'color', 'max-back-scroll', 'jump-target', 'lesskey-file', 'lesskey-src', 'lesskey-content', 'log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag',
+    'tag-file', 'tabs', 'max-forw-scroll', 'window', 'quotes', 'shift', 'rscroll', 'wheel-lines', 'line-num-width', 'status-col-width', 'header', 'search-options',
+    'intr', 'match-shift',
+  ],
+} as const;
+
 export const DOWNLOADER_OPTIONS = {
   curl: {
     short: 'AbcCdDeEFHKmoPQrtTuUwxXyYz',

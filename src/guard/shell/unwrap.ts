@@ -6,6 +6,8 @@ import { codeText } from './code-text.ts';
 import { suUnwrap } from './su-family.ts';
 import { profiledRun } from './profilers.ts';
 import { kittyRemote } from './kitty-remote.ts';
+import { NOWHERE } from './code-tables.ts';
+import { formatJobs, runsShell, tmuxCommandLines } from './tmux-commands.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -104,7 +106,7 @@ const MAX_UNKNOWN_OPTIONS = 4;
 
 /** Letters a wrapper's table knows: with a value, as flags, or named by one of its lists (`command -v`, `su -c`). */
 function knownShort(spec: WrapperSpec, c: string): boolean {
-  const lists = [spec.noCommand, spec.code, spec.chdir, spec.split, spec.subcommandsWith ? [spec.subcommandsWith] : undefined];
+  const lists = [spec.noCommand, spec.noCommandBare, spec.code, spec.chdir, spec.split, spec.subcommandsWith ? [spec.subcommandsWith] : undefined];
   return [spec.short, spec.attached, spec.shortFlags, spec.nextWord, spec.optionalWord].some((l) => l?.includes(c)) ||
     lists.some((l) => l?.includes(c)) || Object.hasOwn(spec.alias ?? {}, c) || (spec.digits === true && /\d/.test(c));
 }
@@ -150,8 +152,14 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
     ops = [];
   }
   // before noCommand: `screen -X stuff TEXT` runs no command of its own, but types one
-  if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) codes.push(...subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames));
+  const unseen: string[] = [];
+  if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) {
+    const sub = subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames);
+    codes.push(...sub.codes);
+    unseen.push(...sub.unseen);
+  }
   if (spec.noCommand && has(p, ...spec.noCommand)) ops = [];
+  if (spec.noCommandBare && p.opts.some((o) => o.value === null && spec.noCommandBare!.includes(o.name))) ops = [];
   if (spec.code && codes.length === 0 && ops.length > (spec.positional ?? 0)) {
     // `flock FILE -c CODE`, `sg GROUP -c CODE`: the option may follow the positional operand
     const after = ops.slice(spec.positional ?? 0);
@@ -167,7 +175,8 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
     codes.push(ops.map((a) => plain(a.v)).join(' '));
     ops = [];
   }
-  return { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
+  const out = { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
+  return unseen.length > 0 ? { ...out, unseen: `${name}: ${unseen.join(', ')} (commands the guard cannot see)` } : out;
 }
 
 const word = (v: string): Arg => ({ v, info: { computed: false, ansi: false, quoted: false, inner: [], raw: v } });
@@ -236,25 +245,50 @@ function screenStuff(words: readonly Arg[]): string {
   });
 }
 
-/** Code run by sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`, `stuff TEXT`), chained with `;` when `split`. */
-function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[]): string[] {
+/** The shell code a sub-command's operands are: text typed (`send-keys`, `stuff`), a command and its arguments, or code. */
+function shellOperands(p: ParsedOptions, sub: SubcommandSpec, words: readonly Arg[]): string | null {
+  if (sub.keys) {
+    const typed = sub.keys === 'tmux' ? tmuxKeys(p) : screenStuff(words);
+    return typed.trim() !== '' ? typed : null;
+  }
+  if (sub.argv) {
+    const argv = sub.skip?.test(literal(p.operands[0]?.v ?? '') ?? '') ? p.operands.slice(1) : p.operands;
+    return argv.length > 0 ? argv.map(quoteArg).join(' ') : null;
+  }
+  const code = sub.first ? p.operands.slice(0, 1) : p.operands;
+  return code.length > 0 ? code.map((a) => plain(a.v)).join(' ') : null;
+}
+
+/** How deep tmux commands may hold tmux commands (`if-shell true 'if-shell true …'`) before the rest counts as unseen. */
+const MAX_NESTED_COMMANDS = 8;
+
+/**
+ * Code run by sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`, `stuff TEXT`), chained with `;` when
+ * `split`, and by the tmux commands they hold (`if-shell true 'run-shell CODE'`); `unseen`: files of commands and strings
+ * computed at run time.
+ */
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[], depth = 0): { codes: string[]; unseen: string[] } {
   const codes: string[] = [];
+  const unseen: string[] = [];
   let seg: Arg[] = [];
   const flush = (): void => {
     const key = resolveSubcommand(literal(seg[0]?.v ?? '') ?? '', table, names);
     const sub = Object.hasOwn(table, key) ? table[key] : undefined;
+    // tmux expands formats in most commands' arguments
+    if (names) codes.push(...formatJobs(seg.slice(1)));
     if (sub) {
       const p = parseOptions(seg.slice(1), sub);
-      if (sub.keys) {
-        const typed = sub.keys === 'tmux' ? tmuxKeys(p) : screenStuff(seg.slice(1));
-        if (typed.trim() !== '') codes.push(typed);
-      } else if (sub.argv) {
-        const words = sub.skip?.test(literal(p.operands[0]?.v ?? '') ?? '') ? p.operands.slice(1) : p.operands;
-        if (words.length > 0) codes.push(words.map(quoteArg).join(' '));
-      } else {
-        const words = sub.first ? p.operands.slice(0, 1) : p.operands;
-        if (words.length > 0) codes.push(words.map((a) => plain(a.v)).join(' '));
+      if (sub.files) unseen.push(...p.operands.filter((f) => !NOWHERE.includes(literal(f.v) ?? '')).map((f) => `${key} ${f.info.raw}`));
+      const held = tmuxCommandLines(p, sub);
+      unseen.push(...held.unknown.map((raw) => `${key} ${raw}`));
+      for (const line of held.lines) {
+        if (depth >= MAX_NESTED_COMMANDS) { unseen.push(`${key} nested ${depth} deep`); break; }
+        const inner = subcommandCode(line, table, true, names, depth + 1);
+        codes.push(...inner.codes);
+        unseen.push(...inner.unseen);
       }
+      const code = runsShell(p, sub) ? shellOperands(p, sub, seg.slice(1)) : null;
+      if (code !== null) codes.push(code);
     }
     seg = [];
   };
@@ -265,7 +299,7 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
     seg.push(a);
   }
   flush();
-  return codes;
+  return { codes, unseen };
 }
 
 /** A sub-command word as the program reads it: a name or alias in the table, else the one name it is a prefix of. */

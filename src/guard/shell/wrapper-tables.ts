@@ -8,6 +8,8 @@ export interface WrapperSpec extends OptionSpec {
   readonly positional?: number;
   /** Options after which nothing is run (`command -v`, `taskset -p`). */
   readonly noCommand?: readonly string[];
+  /** The same, only when given no value (`sudo -h` is help, `sudo -h HOST` names a host). */
+  readonly noCommandBare?: readonly string[];
   /** Options whose value is shell code (`su -c`, `flock -c`). */
   readonly code?: readonly string[];
   /** Everything after the options is shell code joined by spaces (`watch`, `ssh host …`). */
@@ -50,6 +52,16 @@ export interface SubcommandSpec extends OptionSpec {
   /** Operands are a command and its arguments (`screen -X screen CMD…`), after a first one matching `skip` (a window number). */
   readonly argv?: boolean;
   readonly skip?: RegExp;
+  /** Operands (by index) that are tmux command strings (`if-shell COND CMD [ELSE]`, `confirm-before CMD`). */
+  readonly commands?: readonly number[];
+  /** Operands from this index on are one tmux command: a string, or its words (`bind-key KEY CMD [ARGS…]`). */
+  readonly commandFrom?: number;
+  /** With this option the operands are tmux commands, not shell code (`run-shell -C`). */
+  readonly commandsWith?: string;
+  /** The command strings are templates: `%%`, `%1` stand for what is typed at a prompt (`command-prompt`). */
+  readonly template?: boolean;
+  /** Operands are files of tmux commands the guard cannot see (`source-file`). */
+  readonly files?: boolean;
 }
 
 const P = { posix: true } as const;
@@ -120,11 +132,17 @@ const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   add(['new-window', 'neww'], { short: 'ceFnt' });
   add(['split-window', 'splitw'], { short: 'celtFp' });
   add(['respawn-pane', 'respawnp', 'respawn-window', 'respawnw'], { short: 'cet' });
-  add(['run-shell', 'run'], { short: 'cdt' });
+  add(['run-shell', 'run'], { short: 'cdt', commandsWith: 'C' });
   add(['display-popup', 'popup'], { short: 'bcdehsStTwxy' });
   add(['pipe-pane', 'pipep'], { short: 't' });
-  add(['if-shell', 'if'], { short: 't', first: true });
+  add(['if-shell', 'if'], { short: 't', first: true, commands: [1, 2] });
   add(['send-keys', 'send'], { short: 'cNt', keys: 'tmux' });
+  // tmux commands run later (a key, a hook, a confirmation, a prompt's template) and files of them
+  add(['bind-key', 'bind'], { short: 'NT', commandFrom: 1 });
+  add(['set-hook'], { short: 't', commandFrom: 1 });
+  add(['confirm-before', 'confirm'], { short: 'cpt', commands: [0] });
+  add(['command-prompt'], { short: 'IptT', commands: [0], template: true });
+  add(['source-file', 'source'], { short: 't', files: true });
   return out;
 })();
 
@@ -164,8 +182,9 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   // sudo's parse_args.c: `--auth-type` is -a (BSD auth); `--apparmor-profile` in newer releases
   // its flags listed too: `--login` is a flag, not an abbreviation of `--login-class` (getopt_long takes an exact name first)
-  sudo: { ...P, assignments: true, short: 'aCcDghpRrTtUu', shortFlags: 'ABbEeHiKklNnPSsVv', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
-    flags: ['askpass', 'background', 'bell', 'edit', 'help', 'list', 'login', 'no-update', 'non-interactive', 'preserve-env', 'preserve-groups', 'remove-timestamp', 'reset-timestamp', 'set-home', 'shell', 'stdin', 'validate', 'version'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'h', 'help'], chdir: ['D', 'chdir'] },
+  // -h: a host attached, or the next word when `-h` stands alone and that word is no option (parse_args.c); else help
+  sudo: { ...P, assignments: true, short: 'aCcDgpRrTtUu', attached: 'h', optionalWord: 'h', shortFlags: 'ABbEeHiKklNnPSsVv', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
+    flags: ['askpass', 'background', 'bell', 'edit', 'help', 'list', 'login', 'no-update', 'non-interactive', 'preserve-env', 'preserve-groups', 'remove-timestamp', 'reset-timestamp', 'set-home', 'shell', 'stdin', 'validate', 'version'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'help'], noCommandBare: ['h'], chdir: ['D', 'chdir'] },
   // OpenBSD doas.c getopt "a:C:Lnsu:" (-a login style)
   doas: { ...P, short: 'auC', shortFlags: 'Lns', noCommand: ['L'] },
   run0: {

@@ -43,6 +43,7 @@ import { GIT_GLOBAL_VALUES, KILL_OPTIONS, PARTITIONER_OPTION_VALUES, UNKNOWN_WRA
 import {
   KITTY_REMOTE, READER_OPTIONS, SGDISK_OPTIONS, TMUX_PREFIXES, UFTRACE_UNSEEN, UNKNOWN_SHORT_OPTIONS, WRAPPER_TABLES_AUDITED,
 } from './cases-round17.ts';
+import { KITTY_SETTINGS, LESS_OPTIONS, SGDISK_TABLES, SUDO_HOST, TMUX_NESTED } from './cases-round18.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -179,6 +180,11 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'gawk -d and bat --pager': READER_OPTIONS,
   'wrapper short options no table knows, read as taking a value too': UNKNOWN_SHORT_OPTIONS,
   'uftrace --opt-file as an unseen setting': UFTRACE_UNSEEN,
+  'sudo -h naming a host, attached or as a word of its own': SUDO_HOST,
+  'kitty shell overrides, settings files, +runpy and @ action': KITTY_SETTINGS,
+  'tmux commands inside tmux commands, formats and settings files': TMUX_NESTED,
+  'less lesskey files and log files': LESS_OPTIONS,
+  'sgdisk -j, -k and -B taking a number': SGDISK_TABLES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -15,12 +15,17 @@ const PARTITION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   fdisk: { short: 'bCHoStwW', attached: 'cLu' },
   sfdisk: { short: 'oONuXYwW' },
   parted: { short: 'a', long: ['align'] },
-  // gptcl.cc (popt): -l is --load-backup FILE and -h --hybrid, not list and help; long names as their letters
+  // gptcl.cc (popt): -l is --load-backup FILE and -h --hybrid, not list and help; long names as their letters; -j is
+  // --move-main-table (the man page's --adjust-main-table is no option), -k --move-backup-table (1.0.10), -B --byte-swap-name
   sgdisk: {
-    short: 'AabcdhilmnNrRStTuU',
-    long: ['attributes', 'set-alignment', 'backup', 'change-name', 'delete', 'hybrid', 'info', 'load-backup', 'gpttombr', 'new', 'largest-new', 'transpose', 'replicate', 'resize-table', 'typecode', 'transform-bsd', 'partition-guid', 'disk-guid'],
+    short: 'AabBcdhijklmnNrRStTuU',
+    long: [
+      'attributes', 'set-alignment', 'backup', 'byte-swap-name', 'change-name', 'delete', 'hybrid', 'info', 'move-main-table', 'move-backup-table', 'load-backup',
+      'gpttombr', 'new', 'largest-new', 'transpose', 'replicate', 'resize-table', 'typecode', 'transform-bsd', 'partition-guid', 'disk-guid',
+    ],
     alias: {
-      attributes: 'A', 'set-alignment': 'a', backup: 'b', 'change-name': 'c', delete: 'd', hybrid: 'h', info: 'i', 'load-backup': 'l', gpttombr: 'm', new: 'n',
+      attributes: 'A', 'set-alignment': 'a', backup: 'b', 'byte-swap-name': 'B', 'change-name': 'c', delete: 'd', hybrid: 'h', info: 'i', 'move-main-table': 'j',
+      'move-backup-table': 'k', 'load-backup': 'l', gpttombr: 'm', new: 'n',
       'largest-new': 'N', transpose: 'r', replicate: 'R', 'resize-table': 'S', typecode: 't', 'transform-bsd': 'T', 'partition-guid': 'u', 'disk-guid': 'U',
       'recompute-chs': 'C', 'display-alignment': 'D', 'move-second-header': 'e', 'end-of-largest': 'E', 'first-in-largest': 'f', 'first-aligned-in-largest': 'F',
       mbrtogpt: 'g', 'randomize-guids': 'G', 'align-end': 'I', 'list-types': 'L', clear: 'o', 'print-mbr': 'O', print: 'p', pretend: 'P', sort: 's', verify: 'v',

@@ -2,7 +2,7 @@ import { has, hasFamily, parseOptions, valueOf, valuesOf, type OptionSpec, type 
 import type { Arg, Invocation } from '../model.ts';
 import { gitCommand } from '../git-command.ts';
 import { canonical, type Canon } from '../paths.ts';
-import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, SORT_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
+import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, LESS_OPTIONS, SORT_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
 
 export interface Target {
@@ -50,6 +50,9 @@ export function writeTargets(inv: Invocation): Target[] {
     // uniq INPUT OUTPUT
     const p = parseOptions(inv.args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars', 'all-repeated', 'group'] });
     if (p.operands[1]) out.push(at(inv, p.operands[1]));
+  } else if (prog === 'less' || prog === 'zless') {
+    // the log file less copies a piped input to (-O without asking first)
+    for (const a of valuesOf(parseOptions(inv.args, LESS_OPTIONS), 'o', 'O', 'log-file', 'LOG-FILE')) out.push(at(inv, a));
   } else if (prog === 'curl' || prog === 'wget') {
     const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[prog]);
     for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
