@@ -30,7 +30,7 @@ export function instantIn(at: Date, timeZone: string, opts: { zone?: boolean } =
 
 /** A row of `jobs list` (and the head of `jobs show`). */
 export function jobLine(j: JobRow): string[] {
-  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : 'active';
+  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : j.next_fire_at ? 'active' : 'done: no instant left';
   return [j.id, j.name, j.schedule, j.timezone, state, j.next_fire_at ? instantIn(j.next_fire_at, j.timezone, { zone: false }) : '-'];
 }
 

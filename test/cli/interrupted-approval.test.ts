@@ -81,7 +81,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
     expect(await w.exited).toBe(1);
     // the refusal as a person reads it: the advice meant for a model (never retry) is left out
-    expect(w.stderr).toContain('echo-agent: A human refused this call.\n');
+    expect(w.stderr).toContain('echo-agent: A human refused this call (refused by erin); nothing was created\n');
     expect(w.stderr).not.toContain('Do not retry');
     const again = await runCli(['approvals', 'approve', id], { env: e });
     expect(again.code).toBe(1);

@@ -137,6 +137,11 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
       const beside = file.fromFlags.size > 0 ? ', with the options given beside it' : '';
       said = `${withFileLines(file.path, said.replace(/^invalid arguments for cronjob: /, ''), file.fromFlags)} (job file ${file.path}${beside})`;
     }
+    else if (outcome.result.errorKind !== 'validation') {
+      // who said no, and that nothing happened: a refusal reads otherwise like an error halfway through
+      const by = outcome.decision?.rule === 'approval.human.deny' && outcome.decision.approver ? ` (refused by ${outcome.decision.approver})` : '';
+      said = `${said.replace(/\.$/, '')}${by}; nothing was ${verb === 'created' ? 'created' : 'changed'}`;
+    }
     process.stderr.write(`echo-agent: ${said}\n`);
     process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
   }
@@ -208,7 +213,7 @@ export function registerJobsCommands(program: Command): void {
       }), flags.json, jobFile(flags));
     });
 
-  definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job; without a human approval the change clears its grant'))
+  definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job through the gate, as jobs create: an approved change of the definition gets a grant of its own; a refused or unanswered one changes nothing'))
     .action(async (ref: string, flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('update', flags, ref);
