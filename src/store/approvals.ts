@@ -2,7 +2,7 @@ import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { systemClock, type Clock } from '../approval/ports.ts';
 import type { ProcessRef } from '../util/process-identity.ts';
 import { redact } from '../util/redact.ts';
-import { appendAudit, jsonSafe } from './audit.ts';
+import { appendAudit, jobNamedByCall, jsonSafe } from './audit.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
 import { approvals, type ApprovalAnswerKind, type ApprovalRow, type ApprovalState } from './schema.ts';
@@ -49,7 +49,7 @@ export async function createApproval(exec: Executor, a: NewApproval): Promise<Ap
       expires_at: sql`now() + make_interval(secs => ${Math.max(0, (a.expires_at.getTime() - Date.now()) / 1000)}::double precision)`,
     }).returning();
     await appendAudit(tx, {
-      kind: 'approval.requested', actor: a.user_id ?? null, execution_id: a.execution_id, trace_id: a.trace_id, risk: a.risk,
+      kind: 'approval.requested', actor: a.user_id ?? null, job_id: jobNamedByCall(a.tool, a.args), execution_id: a.execution_id, trace_id: a.trace_id, risk: a.risk,
       data: { approval_id: row!.id, tool: a.tool, call_hash: a.call_hash, channel: a.channel, expires_at: row!.expires_at.toISOString(), ...(row!.tool_scope ? { tool_scope: row!.tool_scope } : {}) },
     });
     return row!;
@@ -136,7 +136,7 @@ export async function answerApproval(
       state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: origin, answered_at: sql`now()`,
     }).where(eq(approvals.id, a.id)).returning();
     await appendAudit(tx, {
-      kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk,
+      kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk, job_id: jobNamedByCall(row.tool, row.args),
       execution_id: row.execution_id, trace_id: row.trace_id,
       data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel, ...from },
     });

@@ -41,6 +41,15 @@ export function callColumns(call: CallIds | undefined): Pick<AuditInput, 'execut
   return call ? { execution_id: call.execution_id, trace_id: call.trace_id } : {};
 }
 
+/**
+ * The job a cronjob call names (update, pause, remove, run by id): its decision and approval records are filed
+ * under that job, so `audit list --job` shows who asked for a change and who approved or refused it.
+ */
+export function jobNamedByCall(tool: string, args: unknown): string | null {
+  const id = tool === 'cronjob' && args !== null && typeof args === 'object' ? (args as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && /^job_[A-Za-z0-9]+$/.test(id) ? id : null;
+}
+
 type Content = Omit<AuditRow, 'hash'>;
 
 /** The hashed form of a record: every column but `hash`, `at` as ISO text. */

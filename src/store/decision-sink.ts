@@ -1,6 +1,7 @@
 import type { Decision } from '../approval/decision.ts';
 import type { DecisionSink, ToolCall } from '../approval/gate.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
+import { jobNamedByCall } from './audit.ts';
 import { directAppend, type AuditAppend } from './audit-writer.ts';
 import type { Executor } from './db.ts';
 import { processIdentity } from '../util/process-identity.ts';
@@ -25,8 +26,9 @@ export function auditDecisionSink(exec: Executor, ids: { job_id?: string; run_id
         kind: 'gate.decision',
         // an unattended decision is the daemon's: the job's owner did nothing then, and is named as whom it ran for
         actor: ctx.unattended ? 'daemon' : ctx.user_id || null,
-        // only a daemon run speaks for a job: an attended session named cron:<id> does not file its decisions under it
-        job_id: ids.job_id ?? (ctx.unattended ? jobOfSession(ctx.session_key) : null),
+        // only a daemon run speaks for a job: an attended session named cron:<id> does not file its decisions under it;
+        // a call about a job (a cronjob update of it) does
+        job_id: ids.job_id ?? (ctx.unattended ? jobOfSession(ctx.session_key) : jobNamedByCall(call.tool, call.args)),
         run_id: ids.run_id ?? null,
         execution_id: ctx.execution_id,
         trace_id: ctx.trace_id,
