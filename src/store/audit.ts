@@ -250,6 +250,8 @@ export interface AuditFilter {
   readonly job_id?: string;
   readonly run_id?: string;
   readonly kind?: string;
+  readonly outcome?: string;
+  readonly rule?: string;
   /** One call's or run's records: a daemon run's trace is its run id; an attended call's is in its records. */
   readonly trace_id?: string;
   readonly since?: Date;
@@ -264,12 +266,20 @@ function where(f: AuditFilter): SQL | undefined {
     f.job_id ? eq(auditEvents.job_id, f.job_id) : undefined,
     f.run_id ? eq(auditEvents.run_id, f.run_id) : undefined,
     f.kind ? eq(auditEvents.kind, f.kind) : undefined,
+    f.outcome ? eq(auditEvents.outcome, f.outcome) : undefined,
+    f.rule ? eq(auditEvents.rule, f.rule) : undefined,
     f.trace_id ? eq(auditEvents.trace_id, f.trace_id) : undefined,
     f.since ? gte(auditEvents.at, f.since) : undefined,
     f.until ? lt(auditEvents.at, f.until) : undefined,
     f.afterSeq !== undefined ? gt(auditEvents.seq, f.afterSeq) : undefined,
     f.beforeSeq !== undefined ? lt(auditEvents.seq, f.beforeSeq) : undefined,
   );
+}
+
+/** The values a column holds in the log, for naming the one meant when a filter matches none. */
+export async function auditValues(exec: Executor, column: 'outcome' | 'rule'): Promise<string[]> {
+  const rows = await exec.selectDistinct({ v: auditEvents[column] }).from(auditEvents).limit(1000);
+  return rows.map((r) => r.v).filter((v): v is string => v !== null).sort();
 }
 
 /** Newest first unless order is 'asc'. */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
 import { namedQuery, runNamed, type Executor, type NamedStatement } from './db.ts';
@@ -215,9 +215,10 @@ export async function getRun(exec: Executor, id: string): Promise<RunRow | null>
 }
 
 /** Newest instant first. */
-export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; limit?: number } = {}): Promise<RunRow[]> {
+export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; since?: Date; limit?: number } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
-    .where(and(f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.states?.length ? inArray(runs.state, [...f.states]) : undefined))
+    .where(and(f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.states?.length ? inArray(runs.state, [...f.states]) : undefined,
+      f.since ? gte(runs.nominal_at, f.since) : undefined))
     .orderBy(desc(runs.nominal_at), desc(runs.id)).limit(f.limit ?? 100);
 }
 

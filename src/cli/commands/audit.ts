@@ -56,8 +56,22 @@ async function checkTrace(exec: Executor, trace: string): Promise<void> {
 }
 
 /** The narrowing options `audit list` and `audit export` share. */
-interface FilterOptions { readonly job?: string; readonly run?: string; readonly kind?: string; readonly trace?: string; readonly since?: string }
-const FILTER_FLAGS = ['job', 'run', 'kind', 'trace', 'since'] as const;
+interface FilterOptions {
+  readonly job?: string; readonly run?: string; readonly kind?: string; readonly outcome?: string; readonly rule?: string; readonly trace?: string; readonly since?: string;
+}
+const FILTER_FLAGS = ['job', 'run', 'kind', 'outcome', 'rule', 'trace', 'since'] as const;
+/** The filters whose empty value would list everything, the opposite of narrowing. */
+const TEXT_FILTERS = ['job', 'run', 'kind', 'outcome', 'rule', 'trace'] as const;
+
+/** --outcome, --rule: a value some record holds; else the nearest one held, and what the log holds. */
+async function checkValue(exec: Executor, column: 'outcome' | 'rule', value: string): Promise<void> {
+  const { auditValues, listAudit } = await import('../../store/audit.ts');
+  if ((await listAudit(exec, { [column]: value, limit: 1 })).length > 0) return;
+  const held = await auditValues(exec, column);
+  const near = nearestName(value, held);
+  const shown = held.length > 20 ? `${held.slice(0, 20).join(', ')}, … (${held.length})` : held.join(', ');
+  throw new CliError(`--${column}: no audit record has ${column} ${JSON.stringify(value)}${near ? ` (did you mean "${near}"?)` : ''}; the log holds: ${shown || 'none'}`, EXIT.usage);
+}
 
 /** The filter the options give, each checked first: a filter no record can match is a mistake to name, not an empty listing. */
 async function recordFilter(exec: Executor, opts: FilterOptions, since: Date | undefined): Promise<AuditFilter> {
@@ -66,8 +80,11 @@ async function recordFilter(exec: Executor, opts: FilterOptions, since: Date | u
   const jobId = opts.job ? (await jobByRef(exec, opts.job, { includeRemoved: true })).id : undefined;
   if (opts.run) await checkRun(exec, opts.run);
   if (opts.trace) await checkTrace(exec, opts.trace);
+  if (opts.outcome) await checkValue(exec, 'outcome', opts.outcome);
+  if (opts.rule) await checkValue(exec, 'rule', opts.rule);
   return {
     ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}),
+    ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.rule ? { rule: opts.rule } : {}),
     ...(opts.trace ? { trace_id: opts.trace } : {}), ...(since ? { since } : {}),
   };
 }
@@ -164,6 +181,8 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 function filterOptions(cmd: Command): Command {
   return cmd.option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run')
     .option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
+    .option('--outcome <outcome>', 'one outcome, e.g. deny (every refusal), ask, allow, failed')
+    .option('--rule <rule>', 'one rule id, e.g. unattended.policy_deny or shell.rm.recursive_root')
     .option('--trace <id>', 'one call\'s or run\'s records: the trace_id a record carries (a daemon run\'s is its run id); leads from a job.created or grant.issued line to the decision behind it')
     .option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w');
 }
@@ -175,7 +194,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: FilterOptions & { before?: string; limit: string; json?: boolean }, cmd: Command) => {
       // an empty filter would list everything, the opposite of narrowing
-      refuseEmptyText(opts, ['job', 'run', 'kind', 'trace']);
+      refuseEmptyText(opts, [...TEXT_FILTERS]);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
       const before = opts.before === undefined ? undefined : parseSeq('--before', opts.before);
@@ -215,7 +234,7 @@ export function registerAuditCommands(program: Command): void {
   filterOptions(audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)'))
     .option('--json', 'the closing summary on stderr as one JSON object (the records are JSON lines either way)')
     .action(async (opts: FilterOptions & { json?: boolean }, cmd: Command) => {
-      refuseEmptyText(opts, ['job', 'run', 'kind', 'trace']);
+      refuseEmptyText(opts, [...TEXT_FILTERS]);
       const since = parseSince('--since', opts.since);
       const filtered = filtersGiven(opts);
       const unchecked = `a filtered export (${filtered.join(', ')}) is not a contiguous chain`;

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
-import { parseWhole, refuseEmptyText } from '../option-values.ts';
+import { noteIfCut, parseLimit, parseSince, parseWhole, refuseEmptyText } from '../option-values.ts';
+import { nearestName } from '../../util/nearest-name.ts';
 import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { processIdentity } from '../../util/process-identity.ts';
@@ -13,8 +14,19 @@ import { toolCell } from './audit.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { instantIn } from '../job-display.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
-import type { AuditRow, GrantRow } from '../../store/schema.ts';
+import type { AuditRow, GrantRow, RunState } from '../../store/schema.ts';
 
+
+/** `--state failed,denied`: run states, each checked. */
+function parseStates(value: string, known: readonly RunState[]): RunState[] {
+  const given = value.split(',').map((v) => v.trim());
+  const bad = given.find((v) => !(known as readonly string[]).includes(v));
+  if (bad !== undefined) {
+    const near = nearestName(bad, known);
+    throw new CliError(`--state: unknown run state ${JSON.stringify(bad)}${near ? ` (did you mean "${near}"?)` : ''}; states: ${known.join(', ')}`, EXIT.usage);
+  }
+  return given as RunState[];
+}
 
 const OUTPUT_SHOWN = 2_000;
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
@@ -69,6 +81,36 @@ export function registerRunsCommands(program: Command): void {
       const verb = dryRun ? 'would delete' : 'deleted';
       process.stdout.write(`${verb} ${report.runs} ended run(s) of ${report.jobs.length} job(s) with instants before ${report.before.toISOString()}, ${report.transcripts} agent run transcript(s) with them, and ${report.effects} recorded tool effect(s)\n`);
       if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'TRANSCRIPTS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.transcripts, j.oldest.toISOString(), j.newest.toISOString()]));
+    });
+
+  runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight')
+    .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,…')
+    .option('--since <when>', 'instants from then on: ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
+    .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
+    .action(async (opts: { job?: string; state?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+      refuseEmptyText(opts, ['job', 'state']);
+      const limit = parseLimit('--limit', opts.limit);
+      const since = parseSince('--since', opts.since);
+      const states = opts.state === undefined ? undefined : parseStates(opts.state, (await import('../../store/schema.ts')).RUN_STATES);
+      const [{ listRuns }, { jobByRef }, { getJob }, { authorizedAtStart }] = await Promise.all([
+        import('../../store/runs.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../authority.ts'),
+      ]);
+      const found = await withStore(configFor(cmd).config, async (db) => {
+        const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
+        // one more than shown: exactly `limit` runs is no cut
+        const fetched = await listRuns(db.db, { ...(job ? { job_id: job.id } : {}), ...(states ? { states } : {}), ...(since ? { since } : {}), limit: limit + 1 });
+        const names = new Map<string, string>();
+        for (const r of fetched) if (!names.has(r.job_id)) names.set(r.job_id, redactText((await getJob(db.db, r.job_id, { includeRemoved: true }))?.name ?? '-'));
+        // a run not finished (running, or ended by a lease expiry) has its authorisation only in its run.started record
+        const started = await authorizedAtStart(db.db, fetched.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id));
+        return { fetched, names, started };
+      });
+      const rows = noteIfCut(found.fetched, limit, 'newest');
+      if (opts.json) { printJson(rows.map((r) => ({ ...r, job_name: found.names.get(r.job_id) ?? null }))); return; }
+      printTable(['RUN', 'JOB', 'NAME', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [
+        r.id, r.job_id, found.names.get(r.job_id) ?? '-', r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt,
+        (r.cron_authorized ?? found.started.get(r.id)) ? 'cron_authorized' : '-', clip(r.error ?? r.skip_reason ?? '', 120),
+      ]));
     });
 
   runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
