@@ -14,6 +14,7 @@ import type { ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolResult } from '../tools/types.ts';
+import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
 
 export interface StepRecord {
   readonly index: number;
@@ -92,7 +93,8 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       await count.onDenial();
       steps.push({ index, tool: step.tool, decision: brief });
       failed = true;
-      error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}`;
+      const fix = RULE_REMEDIES[decision.rule as RuleId];
+      error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}${fix ? ` (to fix: ${fix})` : ''}`;
       if (count.tally.denials >= maxDenials) return end(true);
       continue;
     }

@@ -58,6 +58,24 @@ export const RULES = {
 
 export type RuleId = keyof typeof RULES;
 
+const GET_A_GRANT = 'have a person approve the job (echo-agent jobs update JOB … goes through the gate and asks), so that it holds a grant; echo-agent grants show JOB says what it may do now';
+
+/** What the builder of a job can do about a refusal of one of its runs' calls: the run's error ends with it. */
+export const RULE_REMEDIES: Partial<Record<RuleId, string>> = {
+  'unattended.policy_deny': GET_A_GRANT,
+  'unattended.allow_safe.exec': GET_A_GRANT,
+  'unattended.allow_safe.path': `keep its writes inside the workspace, or ${GET_A_GRANT}`,
+  'unattended.allow_safe.not_file': GET_A_GRANT,
+  'unattended.outside_grant': 'name the tool in the job (jobs update JOB --tools …) and have a person approve the change: the new grant lists it',
+  'unattended.grant_withdrawn': 'its grant was revoked or replaced while it ran (echo-agent grants show JOB says by whom and why)',
+  'unattended.dangerous': 'dangerous tools (exec, cronjob, skill_install, …) never run unattended: do that part attended',
+  'unattended.flagged': 'the guard flagged the call and nobody can approve it unattended: change the step (echo-agent check call --job JOB … shows the finding), or run it attended',
+  'security.daemon.capability': 'the daemon never offers tools that run processes or code: use file, web and notify tools, or run that part attended',
+  'guard.hard_block': 'the guard refuses this call in every context: change what the step does',
+  'guard.path_outside_workspace': 'use a path inside tools.workspace',
+  'network.restricted': 'add the host to execution.network_allowlist, or use a host already in it',
+};
+
 export function ruleReason(rule: RuleId): string {
   return RULES[rule];
 }

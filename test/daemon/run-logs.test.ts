@@ -78,6 +78,8 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     expect(line.error).toMatch(/step 1 \(write_file\) refused at step \d+: \S+/);
     expect(String(line.error)).toContain(String(line.rule));
     expect(line.rule).toMatch(/^unattended\./);
+    // the builder reads this error: it says what to do about the refusal
+    expect(line.error).toContain('(to fix: have a person approve the job (echo-agent jobs update JOB');
   });
 
   it('a run stopped by max_denials_per_run logs at warn as denied, with the rule', async () => {
