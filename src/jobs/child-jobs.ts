@@ -8,7 +8,7 @@ import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
 import { instantsDroppedByRemoval } from './next-fire.ts';
 import { runAuthorization } from './run-authorization.ts';
-import { JobInputError, callOf, changerOf, type JobServiceDeps } from './service.ts';
+import { JobInputError, actorOf, callOf, changerOf, type JobServiceDeps } from './service.ts';
 
 export type ChildOrigin = Exclude<JobOrigin, 'cronjob'>;
 
@@ -64,14 +64,15 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
     const startedWith = held?.cron_authorized ? await grantRunStartedWith(tx, parentJobId!, ctx) : undefined;
     const inherits = held?.cron_authorized === true && (startedWith === undefined || startedWith === held.grant_id);
     const job = await createJob(tx, {
-      name: input.name, owner, created_by: owner, schedule: `at ${now.toISOString()}`, timezone: 'UTC',
+      // owned by whom the run runs for; made by the daemon when the run is unattended
+      name: input.name, owner, created_by: actorOf(ctx), schedule: `at ${now.toISOString()}`, timezone: 'UTC',
       payload: payload.data, tools, next_fire_at: null, paused: false, pause_note: null,
       origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
       parent_grant_id: inherits ? held!.grant_id : null,
     }, { call: callOf(ctx) });
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
     await appendAudit(tx, {
-      kind: 'run.queued', actor: owner, job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
+      kind: 'run.queued', actor: actorOf(ctx), job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
       data: { trigger: 'manual', origin: input.origin, parent_job_id: job.parent_job_id, parent_grant_id: job.parent_grant_id },
     });
     return { job, run: run! };

@@ -124,9 +124,14 @@ export function callOf(ctx: Pick<ToolExecutionContext, 'execution_id' | 'trace_i
   return { execution_id: ctx.execution_id, trace_id: ctx.trace_id };
 }
 
-/** Who changes a job through a tool call: the context's user, and the call. */
+/** Who acts in a context: the daemon in an unattended run (the job's owner did nothing then), else the context's user. */
+export function actorOf(ctx: Pick<ToolExecutionContext, 'unattended' | 'user_id'>): string {
+  return ctx.unattended ? 'daemon' : ctx.user_id || 'unknown';
+}
+
+/** Who changes a job through a tool call: who acts in the context, and the call. */
 export function changerOf(ctx: ToolExecutionContext): JobChanger {
-  return { actor: ctx.user_id || 'unknown', call: callOf(ctx) };
+  return { actor: actorOf(ctx), call: callOf(ctx) };
 }
 
 export interface ChangeResult {

@@ -9,7 +9,7 @@ import { gatedCall } from '../../src/session/gated-call.ts';
 import { createJob, listJobs } from '../../src/store/jobs.ts';
 import { createChildJob } from '../../src/jobs/child-jobs.ts';
 import { runAuthorization } from '../../src/jobs/run-authorization.ts';
-import { appendAudit } from '../../src/store/audit.ts';
+import { appendAudit, listAudit } from '../../src/store/audit.ts';
 import { issueGrant } from '../../src/store/grants.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import { runs } from '../../src/store/schema.ts';
@@ -184,6 +184,19 @@ describe('child job limits (tools.child_jobs)', () => {
     await expect(createChildJob({ db, childLimits: { max_depth: 3, max_per_execution: 20 } }, input, runOf(second.id))).resolves.toMatchObject({ job: { parent_job_id: second.id } });
     // directly below the scheduled job is depth 1
     await expect(createChildJob({ db, childLimits: { max_depth: 1, max_per_execution: 20 } }, input, runOf(root.id))).resolves.toMatchObject({ job: { parent_job_id: root.id } });
+  });
+});
+
+describe('who made a child job', () => {
+  it('a daemon run made it on behalf of the job\'s owner: created_by and the records\' actor are the daemon, the owner stays', async () => {
+    const db = database().db;
+    const parent = await createJob(db, { owner: 'alice', created_by: 'alice', name: 'maker', schedule: 'at 2099-01-01T00:00:00Z', timezone: 'UTC', payload: { kind: 'agent', prompt: 'p' }, tools: [], paused: false });
+    const ctx = buildContext({ unattended: true, channel: 'cron', user_id: 'alice', session_key: `cron:${parent.id}` });
+    const { job, run } = await createChildJob({ db }, { origin: 'task', name: 'made-by-a-run', payload: { kind: 'agent', prompt: 'q' } }, ctx);
+    expect(job).toMatchObject({ owner: 'alice', created_by: 'daemon' });
+    const records = await listAudit(db, { job_id: job.id, order: 'asc' });
+    expect(records.map((r) => [r.kind, r.actor])).toEqual([['job.created', 'daemon'], ['run.queued', 'daemon']]);
+    expect(records[1]!.run_id).toBe(run.id);
   });
 });
 
