@@ -188,8 +188,31 @@ function capped(text: string, max: number): string {
   return `${text.slice(0, pairSafeEnd(text, max - 1))}…`;
 }
 
+/** Past these, arguments are refused unread: every later step (hashing, redaction, the guard) walks them. */
+const MAX_ARGUMENT_CHARS = 1_048_576;
+const MAX_ARGUMENT_DEPTH = 64;
+
+/** How deep brackets nest in JSON text, strings skipped; counted without parsing, so any depth is safe to measure. */
+function nesting(raw: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') deepest = Math.max(deepest, ++depth);
+    else if (c === '}' || c === ']') depth--;
+  }
+  return deepest;
+}
+
 /** The call's arguments as an object, or what is wrong with them. */
 function parseArguments(raw: string): Record<string, unknown> | string {
+  if (raw.length > MAX_ARGUMENT_CHARS) return `are longer than ${MAX_ARGUMENT_CHARS} characters`;
+  if (nesting(raw) > MAX_ARGUMENT_DEPTH) return `nest deeper than ${MAX_ARGUMENT_DEPTH} levels`;
   let args: unknown;
   try {
     args = raw.trim() === '' ? {} : JSON.parse(raw);

@@ -162,21 +162,25 @@ export function redactText(text: string, onMask?: OnMask): string {
     .replace(PREFIXED_TOKEN, MASK);
 }
 
+/** Deeper than this, a value is cut: redaction must not overflow the stack on what a model or a peer sent. */
+const MAX_DEPTH = 100;
+
 /** A deep copy with credential-named keys masked and credential-looking text redacted. */
-export function redact<T>(value: T, seen = new WeakSet<object>(), onMask?: OnMask): T {
+export function redact<T>(value: T, seen = new WeakSet<object>(), onMask?: OnMask, depth = 0): T {
   if (typeof value === 'string') return redactText(value, onMask) as T;
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[Circular]' as T;
+  if (depth >= MAX_DEPTH) return '[nested too deep]' as T;
   if (value instanceof Date) return value;
   // an Error's message and stack are not enumerable: copied like other objects it would come out as {}
   if (value instanceof Error) return redactedError(value, seen) as T;
   // `seen` holds the ancestors only: a value shared by two fields is not a cycle
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => redact(v, seen, onMask)) as T;
+    if (Array.isArray(value)) return value.map((v) => redact(v, seen, onMask, depth + 1)) as T;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (!isSecret(k, v)) setOwn(out, k, redact(v, seen, onMask));
+      if (!isSecret(k, v)) setOwn(out, k, redact(v, seen, onMask, depth + 1));
       else {
         if (onMask) eachString(v, (text) => onMask(/cookie/i.test(k) ? 'cookie' : /authori[sz]ation/i.test(k) ? 'header' : 'value', k, text));
         setOwn(out, k, MASK);

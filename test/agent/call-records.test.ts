@@ -67,6 +67,19 @@ describe('what a run records of its calls', () => {
     expect(out.calls[0]).toMatchObject({ tool: 'read_file', decision: { outcome: 'deny', step: 0, rule: 'args.invalid' }, errorKind: 'validation' });
   });
 
+  it.each([
+    ['nested 2,500 deep (it overflowed redaction\'s stack and crashed the run)', `{"path":${'['.repeat(2500)}${']'.repeat(2500)}}`, /read_file nest deeper than 64 levels/],
+    ['longer than 1 MiB', JSON.stringify({ path: 'a'.repeat(1_100_000) }), /read_file are longer than 1048576 characters/],
+  ])('arguments %s are refused as args.invalid and audited, and the run goes on to its next turn', async (_what, raw, why) => {
+    const { model, runtime } = await setup((_b, n) => (n === 0 ? { tool_calls: [{ name: 'read_file', arguments: raw }] } : { content: 'carried on' }));
+    const out = await runtime.run('x', unattended('job_deep'), { signal: signal(), scope: { job_id: 'job_deep', run_id: `run_deep_${raw.length}` } });
+    expect(out).toMatchObject({ status: 'completed', final: 'carried on' });
+    expect(model.toolMessages()[0]).toMatchObject({ ok: false, error_kind: 'validation', refused_by: 'args.invalid' });
+    const audit = await listAudit(database().db, { run_id: `run_deep_${raw.length}`, kind: 'gate.decision' });
+    expect(audit.map((a) => [a.step, a.rule])).toEqual([[0, 'args.invalid']]);
+    expect(audit[0]!.reason).toMatch(why);
+  });
+
   it('arguments the tool\'s schema refuses leave an audit record too, as args.invalid with the field named', async () => {
     const { runtime } = await setup((_b, n) => (n === 0 ? { tool_calls: [{ name: 'read_file', arguments: { path: 5 } }] } : { content: 'ok' }));
     const out = await runtime.run('x', unattended('job_schema'), { signal: signal(), scope: { job_id: 'job_schema', run_id: 'run_schema' } });

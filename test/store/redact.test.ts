@@ -101,6 +101,14 @@ describe('redact', () => {
     expect(redactText('post to https://hooks.slack.com/services/T0/B0/abc')).toBe('post to https://hooks.slack.com/services/[REDACTED]');
   });
 
+  it('cuts a value nested deeper than it will walk instead of overflowing the stack', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    const out = JSON.stringify(redact({ args: deep }));
+    expect(out).toContain('[nested too deep]');
+    expect(out).not.toContain('leaf');
+  });
+
   it('masks a Google API key in a query string', () => {
     expect(redactText('https://maps.googleapis.com/api?key=AIzaSyA1234567890abcdefghijklmnopqrstuv&q=x')).not.toContain('AIzaSyA1234567890');
   });
