@@ -137,16 +137,25 @@ export async function summarise(deps: JobServiceDeps, job: JobRow, withOutput = 
   };
 }
 
-/** The child jobs of one origin that this user created, newest first. */
+/** The child jobs of one origin that the caller made (see madeBy), newest first. */
 export async function listChildJobs(deps: JobServiceDeps, origin: ChildOrigin, ctx: ToolExecutionContext): Promise<ChildSummary[]> {
-  const rows = (await listJobs(deps.db, { owner: ctx.user_id || 'unknown', limit: 1000 })).filter((j) => j.origin === origin);
+  const rows = (await listJobs(deps.db, { owner: ctx.user_id || 'unknown', limit: 1000 })).filter((j) => j.origin === origin && madeBy(j, ctx));
   return Promise.all(rows.slice(0, 50).map((j) => summarise(deps, j)));
 }
 
-/** A child job of this origin owned by the caller, or null: nobody reads or cancels another user's tasks. */
+/**
+ * Whether the caller made this child: the same owner, and the same creating job (a daemon run's, or none for an
+ * attended session's). A child runs under its creator's grant: run again by another job's run, or by an attended
+ * session, it would lend that grant to a caller who does not hold it (I5); its output is that job's too.
+ */
+function madeBy(job: JobRow, ctx: ToolExecutionContext): boolean {
+  return job.owner === (ctx.user_id || 'unknown') && job.parent_job_id === jobOfContext(ctx);
+}
+
+/** A child job of this origin the caller made, or null: nobody reads, runs or cancels another's tasks. */
 export async function ownChildJob(deps: JobServiceDeps, origin: ChildOrigin, id: string, ctx: ToolExecutionContext): Promise<JobRow | null> {
   const job = await getJob(deps.db, id, { includeRemoved: true });
-  return job && job.origin === origin && job.owner === (ctx.user_id || 'unknown') ? job : null;
+  return job && job.origin === origin && madeBy(job, ctx) ? job : null;
 }
 
 /** Removes the job; removeJob cancels its runs that have not started. Returns how many it cancelled. */

@@ -187,6 +187,30 @@ describe('child job limits (tools.child_jobs)', () => {
   });
 });
 
+describe('a child job belongs to the job run or session that made it', () => {
+  it('another job\'s run, or an attended session of the same user, can neither run, show nor list it (it would lend its maker\'s grant)', async () => {
+    const { tools, db } = setup();
+    const base = { owner: 'alice', created_by: 'alice', schedule: 'at 2099-01-01T00:00:00Z', timezone: 'UTC', payload: { kind: 'agent' as const, prompt: 'p' }, tools: [], paused: false };
+    const maker = await createJob(db, { ...base, name: 'maker-k' });
+    const other = await createJob(db, { ...base, name: 'other-j' });
+    const runOf = (jobId: string) => buildContext({ unattended: true, cron_authorized: true, channel: 'cron', user_id: 'alice', session_key: `cron:${jobId}` });
+    const made = await executeTool(tools.get('workflow')!, { action: 'create', name: 'w', steps: [{ tool: 'list_dir', args: { path: '.' } }] }, runOf(maker.id));
+    expect(made.success, made.error).toBe(true);
+    const id = (made.output as { id: string }).id;
+    for (const ctx of [runOf(other.id), alice()]) {
+      for (const action of ['run', 'show']) {
+        const out = await executeTool(tools.get('workflow')!, { action, id }, ctx);
+        expect(out, `${action} from ${ctx.session_key}`).toMatchObject({ success: false, error: expect.stringContaining(`no workflow ${id} made here`) });
+      }
+      const listed = await executeTool(tools.get('workflow')!, { action: 'list' }, ctx);
+      expect((listed.output as { workflows: { id: string }[] }).workflows.map((w) => w.id)).not.toContain(id);
+    }
+    // its maker's later runs still can (a run again waits for the first: overlap skip)
+    expect(await executeTool(tools.get('workflow')!, { action: 'show', id }, runOf(maker.id))).toMatchObject({ success: true });
+    expect((await executeTool(tools.get('workflow')!, { action: 'run', id }, runOf(maker.id))).error).toMatch(/overlap\.skip\.busy/);
+  });
+});
+
 describe('who made a child job', () => {
   it('a daemon run made it on behalf of the job\'s owner: created_by and the records\' actor are the daemon, the owner stays', async () => {
     const db = database().db;

@@ -24,7 +24,7 @@ export function taskTool(config: Config, deps: JobServiceDeps) {
       if (action === 'list') return ok({ tasks: await listChildJobs(deps, 'task', ctx) });
       if (typeof params.id !== 'string' || params.id === '') return fail('validation', `id: is required for action ${action}`);
       const job = await ownChildJob(deps, 'task', params.id, ctx);
-      if (!job) return fail('business', `task: no task ${params.id} of yours`);
+      if (!job) return fail('business', `task: no task ${params.id} made here (a task belongs to the job run or session that created it)`);
       if (action === 'show') return ok({ task: await summarise(deps, job, true) });
       if (job.removed_at) return fail('business', `task: ${job.id} is already cancelled`);
       return ok({ id: job.id, cancelled_runs: await cancelChildJob(deps, job, ctx) });

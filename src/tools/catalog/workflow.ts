@@ -27,7 +27,7 @@ export function workflowTool(config: Config, deps: JobServiceDeps) {
       if (action === 'list') return ok({ workflows: await listChildJobs(deps, 'workflow', ctx) });
       if (typeof params.id !== 'string' || params.id === '') return fail('validation', `id: is required for action ${action}`);
       const job = await ownChildJob(deps, 'workflow', params.id, ctx);
-      if (!job) return fail('business', `workflow: no workflow ${params.id} of yours`);
+      if (!job) return fail('business', `workflow: no workflow ${params.id} made here (a workflow belongs to the job run or session that created it)`);
       if (action === 'show') return ok({ workflow: { ...(await summarise(deps, job, true)), steps: job.payload.kind === 'steps' ? job.payload.steps : [] } });
       try {
         const run = await manualRun(deps, job.id, changerOf(ctx));
