@@ -41,6 +41,7 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     stateRoots: daemonStateRoots(config, fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
+  const deploymentSecrets = protectedFiles(config).map((p) => resolve(p));
 
   return {
     async inspect(call: GuardedCall) {
@@ -52,7 +53,9 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
         const dir = shell.cwd ? call.args[shell.cwd] : undefined;
         // where the tool will start it: its cwd argument inside the workspace, or the workspace
         const cwd = shell.cwd ? resolve(config.tools.workspace, typeof dir === 'string' && dir !== '' ? dir : '.') : undefined;
-        const verdict = await checkCommand(typeof command === 'string' ? command : '', cwd ? { cwd } : {});
+        // the deployment's secrets as written and as their symlinks resolve: a shell reads them like /etc/shadow
+        const secrets = [...deploymentSecrets, ...await pathPolicy.forbiddenRoots()];
+        const verdict = await checkCommand(typeof command === 'string' ? command : '', { ...(cwd ? { cwd } : {}), secrets });
         findings.push(...verdict.findings);
         commands = [...commands ?? [], ...(verdict.commands ?? [])];
       }

@@ -98,5 +98,10 @@ describe('the embedded database files are out of every file tool\'s reach', () =
     }
     expect((await check('read_file', { path: 'notes.txt' })).decision).toBe('allow');
     expect((await check('list_dir', { path: dataDir })).decision).toBe('allow');
+    // a shell reads them as it reads /etc/shadow: the exec tool starts in the workspace, one level below
+    for (const command of ['cat ../pg-password', `cp ${join(dataDir, 'pg-password')} stolen`, 'ln ../pg-password here', 'grep -r PASS ..', `tar cf x.tar ${join(dataDir, 'pg')}`]) {
+      expect(await check('exec', { command }), command).toMatchObject({ decision: 'deny', findings: [expect.objectContaining({ rule: 'shell.secret.read' })] });
+    }
+    expect((await check('exec', { command: 'cat notes.txt' })).decision).toBe('allow');
   });
 });

@@ -55,8 +55,13 @@ export function registerCheckGuardCommands(check: Command): void {
     .option('--file <file>', `one command per line ("-" for stdin; ${SKIPPED_LINES}); prints decision<TAB>rules<TAB>command (JSON lines with their line number with --json)`)
     .option('--json', 'print JSON')
     .action(async (words: string[], opts: { file?: string; json?: boolean }, cmd: Command) => {
-      configFor(cmd); // the guard reads no setting, but a bad --config must still fail here as everywhere
-      const { checkCommand } = await import('../../guard/shell/index.ts');
+      const { config } = configFor(cmd);
+      const [{ checkCommand: check }, { protectedFiles }, { resolve }] = await Promise.all([
+        import('../../guard/shell/index.ts'), import('../../store/embedded-files.ts'), import('node:path'),
+      ]);
+      // the deployment's own secrets (its database password, its config file), as the gate's guard counts them
+      const secrets = protectedFiles(config).map((p) => resolve(p));
+      const checkCommand = (command: string) => check(command, { secrets });
       if (fileOrArguments('command', opts.file, words.length > 0)) {
         const seen: GuardDecision[] = [];
         for (const { line: n, text: line } of linesOf(opts.file, 'commands')) {

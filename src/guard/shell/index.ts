@@ -1,6 +1,6 @@
 import { verdictOf, type GuardFinding, type GuardVerdict, type NormalisedCommand } from '../types.ts';
 import { shellChecks } from './checks/index.ts';
-import { canonical, type Canon } from './paths.ts';
+import { canonical, withDeploymentSecrets, type Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
 import { parseScript } from './syntax/lower.ts';
 import { Walker } from './walk.ts';
@@ -15,6 +15,8 @@ export interface CheckCommandOptions {
   readonly maxBytes?: number;
   /** The absolute directory the command starts in, so `rm -rf ..` is judged by where it lands. */
   readonly cwd?: string;
+  /** Absolute paths of the deployment's own secrets (the embedded database's files, the config file): read like /etc/shadow. */
+  readonly secrets?: readonly string[];
 }
 
 const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
@@ -47,11 +49,12 @@ export async function checkCommand(command: string, opts: CheckCommandOptions = 
   }
   const text = command.replace(/\r\n?/g, '\n');
   const start = opts.cwd?.startsWith('/') ? canonical(opts.cwd, null) : null;
-  const asRun = analyse(text, start);
+  const secrets = (opts.secrets ?? []).filter((p) => p.startsWith('/'));
+  const asRun = withDeploymentSecrets(secrets, () => analyse(text, start));
   const normalised = text.normalize('NFKC');
   if (normalised === text) return verdictOf(asRun.findings, asRun.commands);
   const seen = new Set(asRun.findings.map(findingKey));
-  const lookalike = analyse(normalised, start).findings.filter((f) => !seen.has(findingKey(f)));
+  const lookalike = withDeploymentSecrets(secrets, () => analyse(normalised, start)).findings.filter((f) => !seen.has(findingKey(f)));
   return verdictOf([...asRun.findings, ...lookalike], asRun.commands);
 }
 

@@ -168,11 +168,29 @@ export function isBlockDevice(given: Canon | null): boolean {
   return DEVICE_SAMPLES.some((d) => reaches(c, d, false));
 }
 
-/** /etc/shadow and friends, root's SSH keys, a process's environment, command line or memory (globs included). */
+/**
+ * The deployment's own secrets (the embedded database's password and files, the config file): absolute paths that
+ * come with one check, not from the tables. Set only around one synchronous analysis (withDeploymentSecrets).
+ */
+let deploymentSecrets: readonly string[] = [];
+
+/** Runs `analyse` with `paths` counted as secrets, and anything below them; analyses are synchronous, so none overlap. */
+export function withDeploymentSecrets<T>(paths: readonly string[], analyse: () => T): T {
+  const before = deploymentSecrets;
+  deploymentSecrets = paths;
+  try {
+    return analyse();
+  } finally {
+    deploymentSecrets = before;
+  }
+}
+
+/** /etc/shadow and friends, root's SSH keys, a process's environment, command line or memory, the deployment's secrets (globs included). */
 export function isSecret(given: Canon | null): boolean {
   const c = rooted(given);
   if (!c) return false;
-  return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true)) || isProcSecret(c);
+  return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true)) || isProcSecret(c)
+    || deploymentSecrets.some((p) => reaches(c, p, true));
 }
 
 const UNKNOWN_PARTS = new RegExp(`[${UNKNOWN}${FIELD_SPLIT}]+`, 'g');
@@ -270,5 +288,5 @@ export function holdsSecret(c: Canon | null): boolean {
   }
   if (c.base === 'home' && c.up === 0 && c.segs.length === 0) return true;
   const r = rooted(c);
-  return r !== null && (ROOTED_SECRETS.some((t) => above(r, t)) || procDir(r.segs, true));
+  return r !== null && (ROOTED_SECRETS.some((t) => above(r, t)) || deploymentSecrets.some((t) => above(r, t)) || procDir(r.segs, true));
 }
