@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.ts';
+import { redactText } from '../util/redact.ts';
 
 export interface HealthProbe {
   /** Resolves when the database and the queue answer; rejects with what is wrong. */
@@ -18,7 +19,8 @@ export async function startHttp(opts: { host: string; port: number; metrics: Met
     if (path === '/healthz') {
       opts.health.check().then(
         (parts) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', ...parts })),
-        (err: Error) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', error: err.message })),
+        // a driver's message may quote a connection string; the port may be published beyond loopback (the image)
+        (err: Error) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', error: redactText(err.message) })),
       );
       return;
     }

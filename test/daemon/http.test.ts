@@ -96,3 +96,25 @@ describe('/healthz and /metrics', () => {
     expect(await scrape()).toMatch(/^echo_agent_runs_total\{state="interrupted"\} 1$/m);
   });
 });
+
+describe('/healthz when a part fails', () => {
+  it('says what failed with credentials in the message redacted: the port may be published beyond loopback', async () => {
+    const { startHttp } = await import('../../src/daemon/http.ts');
+    const { createMetrics } = await import('../../src/daemon/metrics.ts');
+    const metrics = createMetrics({ queueDepth: async () => 0 });
+    const http = await startHttp({
+      host: '127.0.0.1', port: 0, metrics, logger: silentLogger,
+      health: { check: async () => { throw new Error('connect ECONNREFUSED for postgres://echo:s3cr3t-pass@db.internal:5432/echo'); } },
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${http.port}/healthz`);
+      expect(res.status).toBe(503);
+      const body = await res.text();
+      expect(body).toContain('ECONNREFUSED');
+      expect(body).not.toContain('s3cr3t-pass');
+    } finally {
+      await http.close();
+      metrics.close();
+    }
+  });
+});
