@@ -4,6 +4,7 @@ import { promises as fs, constants as FS, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log/logger.ts';
+import { rememberSecrets } from '../util/redact.ts';
 
 const run = promisify(execFile);
 
@@ -45,13 +46,17 @@ export async function readOrCreatePassword(dataDir: string, logger: Logger): Pro
   }
   const password = (await fs.readFile(file, 'utf8')).trim();
   if (!password) throw new Error(`${file} is empty; remove it together with ${path.join(dataDir, PG_DIR)} to start afresh`);
+  // a random string no pattern recognises: cut out literally wherever it turns up (a tool's output, a log line)
+  rememberSecrets([password]);
   return password;
 }
 
 export async function readPassword(dataDir: string): Promise<string> {
   const file = path.join(dataDir, PASSWORD_FILE);
   try {
-    return (await fs.readFile(file, 'utf8')).trim();
+    const password = (await fs.readFile(file, 'utf8')).trim();
+    rememberSecrets([password]);
+    return password;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`no embedded PostgreSQL password at ${file} (has the daemon run with this data_dir?)`);
     throw err;
