@@ -137,14 +137,20 @@ describe('a human grant covers the tools its approval listed, not what the confi
     const check = (tool: string, args: object, ...more: string[]) => runCli(['check', 'call', '--job', jobId, '--tool', tool, '--args', JSON.stringify(args), '--no-dns', '--json', ...more], { env });
     const write = await check('write_file', { path: 'checked.txt', content: 'x' });
     expect(write.code, write.stderr).toBe(0);
-    expect(JSON.parse(write.stdout)).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
-    expect(write.stderr).toContain(`note: --job: job ${jobId} (checked): cron_authorized yes (grant.valid:`);
+    // with --json the job's side is in the one document, not on stderr
+    expect(JSON.parse(write.stdout)).toMatchObject({
+      outcome: 'allow', step: 4, rule: 'unattended.cron_authorized',
+      job: { id: jobId, name: 'checked', cron_authorized: true, rule: 'grant.valid', grant_id: expect.stringMatching(/^grt_/) },
+    });
+    expect(write.stderr).toBe('');
+    const plain = await runCli(['check', 'call', '--job', jobId, '--tool', 'write_file', '--args', '{"path":"checked.txt","content":"x"}', '--no-dns'], { env });
+    expect(plain.stderr).toContain(`note: --job: job ${jobId} (checked): cron_authorized yes (grant.valid:`);
     const edit = await check('edit_file', { path: 'checked.txt', old_text: 'x', new_text: 'y' });
     expect(edit.code).toBe(1);
     expect(JSON.parse(edit.stdout)).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.outside_grant' });
     // what the run would never call is said, not silently judged
     const other = await check('read_file', { path: 'checked.txt' });
-    expect(other.stderr).toContain('the job\'s runs never call read_file: its steps do not name it');
+    expect(JSON.parse(other.stdout).job.notes).toContain('the job\'s runs never call read_file: its steps do not name it');
     // the run decides its own context
     const both = await check('write_file', { path: 'checked.txt', content: 'x' }, '--channel', 'telegram', '--cron-authorized', '--unattended');
     expect(both.code).not.toBe(0);

@@ -84,8 +84,9 @@ export function registerCheckCallCommand(check: Command): void {
       const unchecked = allowlist?.notConsulted();
       // not a silent default: the verdict may differ where a stored "always" would have matched
       if (unchecked) process.stderr.write(`note: step 9: ${unchecked}\n`);
-      if (run) process.stderr.write(`${run.notes.map((n) => `note: --job: ${n}`).join('\n')}\n`);
-      if (opts.json) printJson(decision);
+      if (run && !opts.json) process.stderr.write(`${run.notes.map((n) => `note: --job: ${n}`).join('\n')}\n`);
+      // the job's side in the same document as the decision: a script reads one JSON, not stderr too
+      if (opts.json) printJson(run ? { ...decision, job: { ...run.job, notes: run.notes } } : decision);
       else printDecision(decision);
       process.exitCode = decisionExitCode(decision);
     });
@@ -98,7 +99,17 @@ const JOB_DECIDES = ['cronAuthorized', 'nested', 'channel', 'user', 'approvalSou
  * The context and grant the daemon would give a run of the job now: the same run context, the same
  * authorisation read, and the grant covering the tools its approval listed.
  */
-async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOptions): Promise<{ ctx: ToolExecutionContext; grant: RunGrant | null; notes: string[] }> {
+/** What --job read, for --json: the job, its authorisation as a run would hold it now, and what the notes say. */
+interface JobRead {
+  readonly id: string;
+  readonly name: string;
+  readonly cron_authorized: boolean;
+  readonly rule: string;
+  readonly reason: string;
+  readonly grant_id: string | null;
+}
+
+async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOptions): Promise<{ ctx: ToolExecutionContext; grant: RunGrant | null; notes: string[]; job: JobRead }> {
   if (opts.job === '') throw new CliError('--job: is empty; give a job id or name');
   const given = JOB_DECIDES.filter((k) => cmd.getOptionValueSource(k) === 'cli');
   if (given.length > 0) throw new CliError(`--job: the job's run decides ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; leave ${given.length > 1 ? 'them' : 'it'} out`);
@@ -116,7 +127,7 @@ async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOption
     if (job.removed_at) notes.push('the job is removed: it has no more runs');
     // read just now, as the daemon reads it when a run starts
     const grant = auth.cron_authorized ? runGrant(auth, async () => true) : null;
-    return { ctx, grant, notes };
+    return { ctx, grant, notes, job: { id: job.id, name: job.name, cron_authorized: auth.cron_authorized, rule: auth.rule, reason: auth.reason, grant_id: auth.grant_id } };
   });
 }
 
