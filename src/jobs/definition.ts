@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
+import { isTimeZone } from '../scheduler/zoned-time.ts';
 import { nearestName } from '../util/nearest-name.ts';
+import { nearestTimeZone } from '../util/time-zones.ts';
 
 export class JobInputError extends Error {
   /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
@@ -10,21 +12,47 @@ export class JobInputError extends Error {
   }
 }
 
+/** A wrong type said with the value given (`expected text, got 5`), as config errors say it, not the schema library's wording. */
+const typeError = (what: string) => (iss: { code?: string; input?: unknown }) =>
+  iss.code !== 'invalid_type' ? undefined : iss.input === undefined ? 'is required' : `expected ${what}, got ${JSON.stringify(iss.input)}`;
+
+/** A text that must be given: `must not be empty`, not the schema library's `at least 1 characters`. */
+const text = () => z.string({ error: typeError('text') }).refine((s) => s.length > 0, 'must not be empty');
+
+/** A whole number (`expected a whole number, got "30s"`). */
+const whole = () => z.number({ error: typeError('a whole number') }).int();
+
+/** One of `values`: a wrong one is echoed back, with the choices and the one it most likely meant (as config errors are). */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, {
+  error: (iss) => {
+    const near = typeof iss.input === 'string' ? nearestName(iss.input, values) : undefined;
+    return `expected one of ${values.join(', ')}, got ${JSON.stringify(iss.input)}${near ? ` (did you mean ${near}?)` : ''}`;
+  },
+});
+
+/** An IANA zone, checked as the scheduler checks it, so a typo is named with its field (and line) before the schedule is. */
+const timeZone = () => text().refine((tz) => tz === '' || isTimeZone(tz), {
+  error: (iss) => {
+    const near = typeof iss.input === 'string' ? nearestTimeZone(iss.input) : undefined;
+    return `${JSON.stringify(iss.input)} is not an IANA time zone ${near ? `(did you mean ${near}?)` : '(e.g. UTC, Europe/Berlin)'}`;
+  },
+});
+
 const step = z.strictObject({
-  tool: z.string().min(1),
+  tool: text(),
   args: z.record(z.string(), z.unknown()).default({}),
 });
 
 export const payloadSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('steps'), steps: z.array(step).min(1).max(200) }),
-  z.strictObject({ kind: z.literal('agent'), prompt: z.string().min(1).max(100_000), model: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('steps'), steps: z.array(step).refine((l) => l.length > 0, 'must have at least one step').max(200) }),
+  z.strictObject({ kind: z.literal('agent'), prompt: text().max(100_000), model: text().optional() }),
 ], { error: 'expected kind "steps" (with steps) or "agent" (with prompt)' });
 
 export type JobPayload = z.infer<typeof payloadSchema>;
 
 const DAY = 86_400;
 /** Whole seconds up to `max`: the runtime timers and the integer columns have limits, and a bigger value is a typo. */
-const seconds = (max: number) => z.number().int().min(0).max(max);
+const seconds = (max: number) => whole().min(0).max(max);
 
 /**
  * A job as an agent builder writes it (jobs/*.yaml, `jobs create`, the cronjob
@@ -32,21 +60,21 @@ const seconds = (max: number) => z.number().int().min(0).max(max);
  */
 export const jobDefinitionSchema = z.strictObject({
   // a job is found by id or name: a name shaped like an id would hide the job behind it, or be unreachable
-  name: z.string().min(1).max(200).refine((n) => !/^job_[a-z2-7]{26}$/.test(n), 'is shaped like a job id (job_…); job commands take an id or a name, so pick another name'),
-  schedule: z.string().min(1),
-  timezone: z.string().min(1).default('UTC'),
+  name: text().max(200).refine((n) => !/^job_[a-z2-7]{26}$/.test(n), 'is shaped like a job id (job_…); job commands take an id or a name, so pick another name'),
+  schedule: text(),
+  timezone: timeZone().default('UTC'),
   payload: payloadSchema,
-  tools: z.array(z.string().min(1)).default([]),
-  delivery: z.strictObject({ notify: z.string().min(1) }).nullable().default(null),
-  overlap_policy: z.enum(['skip', 'buffer_one', 'allow', 'cancel_other']).default('skip'),
-  misfire_policy: z.enum(['skip', 'run_once', 'run_all']).default('run_once'),
+  tools: z.array(text()).default([]),
+  delivery: z.strictObject({ notify: text() }).nullable().default(null),
+  overlap_policy: oneOf(['skip', 'buffer_one', 'allow', 'cancel_other']).default('skip'),
+  misfire_policy: oneOf(['skip', 'run_once', 'run_all']).default('run_once'),
   catchup_window_seconds: seconds(30 * DAY).default(3600),
   jitter_seconds: seconds(DAY).default(0),
   // below Node's 24.8-day timer limit
   timeout_seconds: seconds(7 * DAY).min(1).default(600),
-  max_retries: z.number().int().min(0).max(20).default(0),
+  max_retries: whole().min(0).max(20).default(0),
   retry_backoff_seconds: seconds(DAY).default(30),
-  max_runs: z.number().int().positive().max(2_147_483_647).nullable().default(null),
+  max_runs: whole().min(1).max(2_147_483_647).nullable().default(null),
 });
 
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;

@@ -80,7 +80,7 @@ function limitText(i: z.core.$ZodIssue): string | null {
   const word = i.code === 'too_big' ? (i.inclusive === false ? 'less than' : 'at most') : (i.inclusive === false ? 'more than' : 'at least');
   const unit = i.origin === 'string' ? ' characters' : i.origin === 'array' ? ' items' : '';
   const last = i.path[i.path.length - 1];
-  const days = typeof last === 'string' && last.endsWith('_seconds') && bound >= 86_400 && bound % 86_400 === 0 ? ` (${bound / 86_400} days)` : '';
+  const days = typeof last === 'string' && last.endsWith('_seconds') && bound >= 86_400 && bound % 86_400 === 0 ? ` (${bound / 86_400} day${bound === 86_400 ? '' : 's'})` : '';
   return `${word} ${bound}${unit}${days}`;
 }
 

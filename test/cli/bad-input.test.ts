@@ -47,7 +47,7 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     const file = jobFile(`bad-${Math.random().toString(36).slice(2, 8)}`, extra);
     const r = await runCli(['jobs', 'create', '--file', file, '--as', 'alice'], { env });
     expect(r.stderr).toMatch(message);
-    expect(r.stderr).toContain(`(job file ${file}`);
+    expect(r.stderr).toContain(`job file ${file}: `);
     expect(r.code).toBe(65);
     expect(await listApprovals(database().db)).toEqual([]);
   }, 30_000);

@@ -85,7 +85,7 @@ describe('job and listing commands refuse empty text instead of reading it as ab
     const job = file('tagged.yaml', 'name: !foo nightly\nschedule: "0 3 * * *"\npayload: { kind: agent, prompt: x }\n');
     const r = await runCli(['jobs', 'create', '--file', job], { env });
     expect(r.code).toBe(65);
-    expect(r.stderr).toMatch(/job file .*tagged\.yaml: not valid YAML\/JSON \(.*tag/i);
+    expect(r.stderr).toMatch(/job file .*tagged\.yaml: not valid YAML\/JSON: line 1, column 7: Unresolved tag: !foo\n/);
     expect(r.stderr).not.toMatch(/YAMLWarning|--trace-warnings/);
   });
 

@@ -1,71 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { JobRow } from '../../store/schema.ts';
 import { CliError, EXIT } from '../errors.ts';
+import { locate, problemReport, type JobSources } from '../job-file-problems.ts';
 
 /**
- * Checks a job file's fields before anyone is asked to approve it, and names each problem in the file's
- * own words and lines (`line 9: timeout: is not a field of a job (did you mean timeout_seconds?)`), not in
- * the cronjob tool's (`options.timeout: is not a known parameter`). `fromFlags`: fields a flag gave instead.
+ * Checks a job's fields, from a job file, flags or both, before anyone is asked to approve it, and names each
+ * problem in the file's own words and lines (`line 9: timeout: is not a field of a job (did you mean
+ * timeout_seconds?)`), not in the cronjob tool's (`options.timeout: is not a known parameter`).
+ * `subject` names what was given (`job file jobs/x.yaml`, `jobs create`).
  */
-export async function checkJobFile(file: string, args: Record<string, unknown>, fromFlags: ReadonlySet<string>, stored: JobRow | null = null): Promise<void> {
+export async function checkJobShape(subject: string, args: Record<string, unknown>, sources: JobSources, stored: JobRow | null = null): Promise<void> {
   const { definitionFields, definitionShapeIssues } = await import('../../jobs/service.ts');
   const issues = definitionShapeIssues(definitionFields(args), stored);
-  if (issues.length === 0) return;
-  throw new CliError(`${withLines(file, issues, fromFlags).join('; ')} (job file ${file})`, EXIT.dataErr);
-}
-
-/** Each problem with the line of the field it names in the file, unless a flag gave that field or the file lacks it. */
-function withLines(file: string, problems: readonly { path: readonly PropertyKey[] | null; text: string }[], fromFlags: ReadonlySet<string>): string[] {
-  const text = safeRead(file);
-  return problems.map((p) => {
-    const line = text !== null && p.path && !fromFlags.has(String(p.path[0])) ? lineOf(text, p.path) : undefined;
-    return line === undefined ? p.text : `line ${line}: ${p.text}`;
-  });
-}
-
-/**
- * The definition checks' problems (`schedule: …; payload.steps[1].tool: …`) with the line of the field each
- * names in the job file; a field a flag gave, or one the file does not hold, keeps the message as it is.
- */
-export function withFileLines(file: string, problems: string, fromFlags: ReadonlySet<string>): string {
-  return withLines(file, problems.split('; ').map((p) => ({ path: leadingPath(p), text: p })), fromFlags).join('; ');
-}
-
-/** A problem's leading field path, as the checks write it (`payload.steps[1].tool:`, `tools[0]:`, `payload.steps[2] (exec):`). */
-const PATH_AT_START = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*)(?=:| \()/;
-
-function leadingPath(problem: string): PropertyKey[] | null {
-  const m = PATH_AT_START.exec(problem);
-  if (!m) return null;
-  return [...m[1]!.matchAll(/([A-Za-z_]\w*)|\[(\d+)\]/g)].map((x) => (x[2] !== undefined ? Number(x[2]) : x[1]!));
-}
-
-function safeRead(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
-/** The 1-based line of a path in a YAML/JSON text: its key's when the last part is a key, else the nearest part the file has. */
-export function lineOf(text: string, path: readonly PropertyKey[]): number | undefined {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter });
-  for (let n = path.length; n > 0; n--) {
-    const parentPath = path.slice(0, n - 1);
-    const parent = parentPath.length === 0 ? doc.contents : doc.getIn(parentPath as unknown[], true);
-    const last = path[n - 1];
-    let at: Node | undefined;
-    if (isMap(parent)) {
-      const pair = parent.items.find((p) => ((p.key as { value?: unknown } | null)?.value ?? p.key) === last);
-      at = (pair?.key ?? pair?.value) as Node | undefined;
-    } else if (isSeq(parent) && typeof last === 'number') at = parent.items[last] as Node | undefined;
-    if (at?.range) return counter.linePos(at.range[0]).line;
-  }
-  return undefined;
+  if (issues.length > 0) throw new CliError(problemReport(subject, locate(issues, sources)), EXIT.dataErr);
 }
 
 /**

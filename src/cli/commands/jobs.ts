@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseDocument } from 'yaml';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
 import type { JobRow } from '../../store/schema.ts';
@@ -11,8 +9,8 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
-import { checkJobFile, namedToolsNotOffered, settingsKeptFromJob, withFileLines } from './jobs-file.ts';
-import { unreadable } from '../../util/file-errors.ts';
+import { checkJobShape, namedToolsNotOffered, settingsKeptFromJob } from './jobs-file.ts';
+import { leadingPath, locate, problemReport, readStructured, splitProblems, type JobSources } from '../job-file-problems.ts';
 import { redact, redactText } from '../../util/redact.ts';
 
 interface DefinitionFlags {
@@ -37,20 +35,6 @@ const configOf = (cmd: Command): Config => configFor(cmd).config;
  */
 export function shownJob<T extends Pick<JobRow, 'name' | 'payload' | 'pause_note'>>(job: T): T {
   return { ...job, name: redactText(job.name), payload: redact(job.payload), pause_note: job.pause_note === null ? null : redactText(job.pause_note) };
-}
-
-function readStructured(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
-  }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  // a warning (an unknown `!tag`) means the value read is not the one written
-  const first = doc.errors[0] ?? doc.warnings[0];
-  if (first) throw new CliError(`${what} ${file}: not valid YAML/JSON (${first.message.split('\n')[0]})`, EXIT.dataErr);
-  return doc.toJS();
 }
 
 /** The cronjob tool's arguments from flags or a job file (jobs/*.yaml). */
@@ -101,14 +85,26 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
   return args;
 }
 
+type ToolRegistry = ReturnType<typeof import('../../daemon/daemon-tools.ts').builtinTools>;
+
+const toolsOf = async (config: Config, database: Database): Promise<ToolRegistry> => (await import('../../daemon/daemon-tools.ts')).builtinTools(config, { db: database.db });
+
+/**
+ * Whether the gate would let the call be asked at all: the cronjob tool's own checks, as the gate runs them.
+ * Warnings about what bites later are for a job that can be created; a refused one gets only its problems.
+ */
+async function passesToolChecks(tools: ToolRegistry, args: Record<string, unknown>): Promise<boolean> {
+  const { validateParams } = await import('../../tools/validate.ts');
+  const tool = tools.get('cronjob');
+  return !tool || (validateParams(tool.parameters, args) ?? await tool.precheck?.(args) ?? null) === null;
+}
+
 /** Runs a cronjob call in an attended cli context through the gate; its human step asks. */
-async function attendedCronjob(config: Config, database: Database, args: Record<string, unknown>, as?: string) {
-  const [{ builtinTools }, { createGuard }, { attendedCall }, { buildContext }, { cliApprover }] = await Promise.all([
-    import('../../daemon/daemon-tools.ts'), import('../../guard/index.ts'), import('../../session/attended-call.ts'),
-    import('../../tools/context.ts'), import('../attended-deps.ts'),
+async function attendedCronjob(config: Config, database: Database, tools: ToolRegistry, args: Record<string, unknown>, as?: string) {
+  const [{ createGuard }, { attendedCall }, { buildContext }, { cliApprover }] = await Promise.all([
+    import('../../guard/index.ts'), import('../../session/attended-call.ts'), import('../../tools/context.ts'), import('../attended-deps.ts'),
   ]);
   const actor = await actorName(as);
-  const tools = builtinTools(config, { db: database.db });
   const approver = await cliApprover(database, config, tools, actor);
   const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped) while the request waits:
@@ -122,7 +118,10 @@ async function attendedCronjob(config: Config, database: Database, args: Record<
   }
 }
 
-async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json?: boolean, file?: { path: string; fromFlags: ReadonlySet<string> }): Promise<void> {
+/** What a job's problems are reported against: the job file, or the command when flags gave it all; and where its fields came from. */
+interface JobGiven { readonly subject: string; readonly sources: JobSources }
+
+async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json: boolean | undefined, given: JobGiven): Promise<void> {
   if (json) printJson(outcome);
   else if (outcome.result.success) {
     const { GRANT_POLICY_RULES } = await import('../../jobs/grant-policy.ts');
@@ -132,12 +131,11 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
     const { reasonForPeople } = await import('../../approval/decision.ts');
     // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
     let said = reasonForPeople(outcome.result.error ?? '');
-    if (file !== undefined && outcome.result.errorKind === 'validation') {
-      // the job file's problems in its own words and lines, not as the cronjob call it became
-      const beside = file.fromFlags.size > 0 ? ', with the options given beside it' : '';
-      said = `${withFileLines(file.path, said.replace(/^invalid arguments for cronjob: /, ''), file.fromFlags)} (job file ${file.path}${beside})`;
-    }
-    else if (outcome.result.errorKind !== 'validation') {
+    if (outcome.result.errorKind === 'validation') {
+      // the job's problems in its files' words and lines, one a line, not as the cronjob call it became
+      const problems = splitProblems(said.replace(/^invalid arguments for cronjob: /, '')).map((text) => ({ path: leadingPath(text), text }));
+      said = problemReport(given.subject, locate(problems, given.sources));
+    } else {
       // who said no, and that nothing happened: a refusal reads otherwise like an error halfway through
       const by = outcome.decision?.rule === 'approval.human.deny' && outcome.decision.approver ? ` (refused by ${outcome.decision.approver})` : '';
       said = `${said.replace(/\.$/, '')}${by}; nothing was ${verb === 'created' ? 'created' : 'changed'}`;
@@ -149,8 +147,15 @@ async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnTy
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
 }
 
-/** The job file read, if any, and the fields flags gave in its place. */
-const jobFile = (flags: DefinitionFlags) => (flags.file === undefined ? undefined : { path: flags.file, fromFlags: flaggedFields(flags) });
+/** What the job's problems are said of (`job file F`, `jobs create`), and the files its fields were read from. */
+function jobGiven(flags: DefinitionFlags, command: string): JobGiven {
+  const fromFlags = flaggedFields(flags);
+  const sources: JobSources = {
+    ...(flags.file !== undefined ? { job: { path: flags.file, fromFlags } } : {}), ...(flags.steps !== undefined ? { steps: flags.steps } : {}),
+  };
+  if (flags.file === undefined) return { subject: command, sources };
+  return { subject: `job file ${flags.file}${fromFlags.size > 0 ? ' (with the options given beside it)' : ''}`, sources };
+}
 
 /** The definition fields a flag gave, in place of the job file's. */
 function flaggedFields(flags: DefinitionFlags): Set<string> {
@@ -205,18 +210,24 @@ export function registerJobsCommands(program: Command): void {
     .action(async (flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('create', flags);
-      if (flags.file !== undefined) await checkJobFile(flags.file, args, flaggedFields(flags));
+      const given = jobGiven(flags, 'jobs create');
+      await checkJobShape(given.subject, args, given.sources);
       await reportCall('created', await withStore(config, async (db) => {
-        await warnToolsNotOffered(config, db, args, null);
-        await warnBeforeCreate(config, db, args);
-        return attendedCronjob(config, db, args, flags.as);
-      }), flags.json, jobFile(flags));
+        const tools = await toolsOf(config, db);
+        // a job that is refused gets its problems only, not warnings about runs it will never have
+        if (await passesToolChecks(tools, args)) {
+          await warnToolsNotOffered(config, db, args, null);
+          await warnBeforeCreate(config, db, args);
+        }
+        return attendedCronjob(config, db, tools, args, flags.as);
+      }), flags.json, given);
     });
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job through the gate, as jobs create: an approved change of the definition gets a grant of its own; a refused or unanswered one changes nothing'))
     .action(async (ref: string, flags: DefinitionFlags, cmd: Command) => {
       const config = configOf(cmd);
       const args = cronjobArgs('update', flags, ref);
+      const given = jobGiven(flags, `jobs update ${ref}`);
       const { jobByRef } = await import('../job-ref.ts');
       await reportCall('updated', await withStore(config, async (db) => {
         const job = await jobByRef(db.db, ref);
@@ -225,14 +236,16 @@ export function registerJobsCommands(program: Command): void {
         if (flags.model !== undefined && payload?.kind === 'agent' && !payload.prompt && job.payload.kind !== 'agent') {
           throw new CliError(`--model is for agent jobs; ${ref}${ref === job.id ? '' : ` (${job.id})`} is a ${job.payload.kind} job`);
         }
-        if (flags.file !== undefined) {
-          await checkJobFile(flags.file, args, flaggedFields(flags), job);
-          const kept = await settingsKeptFromJob(config, args, job);
+        await checkJobShape(given.subject, args, given.sources, job);
+        const tools = await toolsOf(config, db);
+        const call = { ...args, id: job.id };
+        if (await passesToolChecks(tools, call)) {
+          const kept = flags.file !== undefined ? await settingsKeptFromJob(config, args, job) : [];
           if (kept.length > 0) process.stderr.write(redactText(`echo-agent: note: job file ${flags.file} leaves out settings the job has, and the update keeps them: ${kept.join(', ')}; write them in the file to change them\n`));
+          await warnToolsNotOffered(config, db, call, job);
         }
-        await warnToolsNotOffered(config, db, { ...args, id: job.id }, job);
-        return attendedCronjob(config, db, { ...args, id: job.id }, flags.as);
-      }), flags.json, jobFile(flags));
+        return attendedCronjob(config, db, tools, call, flags.as);
+      }), flags.json, given);
     });
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { isMap, isSeq, LineCounter, parseDocument, type Node, type YAMLError } from 'yaml';
+import { CliError, EXIT } from './errors.ts';
+import { unreadable } from '../util/file-errors.ts';
+
+/** A problem, and where it is when known: a line (and column) of the report's file, or of another file named with it. */
+export interface Located {
+  readonly text: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** Set when the line is in a file the report's subject does not name (the --steps file). */
+  readonly file?: string;
+}
+
+/** The files a job's fields were read from: the job file (less the fields flags gave instead) and the --steps file. */
+export interface JobSources {
+  readonly job?: { readonly path: string; readonly fromFlags: ReadonlySet<string> };
+  readonly steps?: string;
+}
+
+/** A YAML/JSON file's value; a file that does not parse is refused with each of the parser's problems, line and column. */
+export function readStructured(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  // a warning (an unknown `!tag`) means the value read is not the one written
+  const found = [...doc.errors, ...doc.warnings];
+  if (found.length > 0) throw new CliError(problemReport(`${what} ${file}: not valid YAML/JSON`, found.map(yamlProblem)), EXIT.dataErr);
+  return doc.toJS();
+}
+
+/** The parser's reason, line and column; its code frame (the source line and a caret) is left out, not cut. */
+function yamlProblem(e: YAMLError): Located {
+  const reason = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
+  const at = e.linePos?.[0];
+  return at ? { text: reason, line: at.line, column: at.col } : { text: reason };
+}
+
+/**
+ * `subject: problem` for one problem, else `subject: N problems:` and one indented line each: in the order of
+ * their lines in the file, those in another file after them, those without a line last.
+ */
+export function problemReport(subject: string, problems: readonly Located[]): string {
+  const rank = (p: Located) => (p.line === undefined ? 2 : p.file === undefined ? 0 : 1);
+  const sorted = [...problems].sort((a, b) => rank(a) - rank(b) || (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  const shown = sorted.map((p) => `${whereText(p)}${p.text}`);
+  return shown.length === 1 ? `${subject}: ${shown[0]}` : `${subject}: ${shown.length} problems:\n${shown.map((s) => `  ${s}`).join('\n')}`;
+}
+
+function whereText(p: Located): string {
+  if (p.line === undefined) return '';
+  const at = `line ${p.line}${p.column === undefined ? '' : `, column ${p.column}`}`;
+  return p.file === undefined ? `${at}: ` : `${p.file}, ${at}: `;
+}
+
+/**
+ * The definition checks' problems as one text (`schedule: …; payload.steps[1].tool: …`), apart again: a piece
+ * that does not start with a field path (`add list_dir to tools`) belongs to the problem before it.
+ */
+export function splitProblems(said: string): string[] {
+  const out: string[] = [];
+  for (const piece of said.split('; ')) {
+    if (out.length > 0 && leadingPath(piece) === null) out[out.length - 1] += `; ${piece}`;
+    else out.push(piece);
+  }
+  return out;
+}
+
+/** Each problem with the line of the field it names, in the file that gave that field (none for a flag's). */
+export function locate(problems: readonly { path: readonly PropertyKey[] | null; text: string }[], sources: JobSources): Located[] {
+  const texts = new Map<string, string | null>();
+  const read = (file: string) => {
+    if (!texts.has(file)) texts.set(file, safeRead(file));
+    return texts.get(file)!;
+  };
+  return problems.map(({ path, text }) => {
+    // the cronjob tool's `options.tools` is a job file's `tools`
+    const p = path?.[0] === 'options' ? path.slice(1) : path;
+    if (!p || p.length === 0) return { text };
+    if (sources.steps !== undefined && p[0] === 'payload') {
+      const steps = read(sources.steps);
+      // a steps file is a list of steps, or a mapping with `steps:`
+      const line = steps !== null && p[1] === 'steps' && p.length > 2 ? lineOf(steps, p.slice(2)) ?? lineOf(steps, p.slice(1)) : undefined;
+      return line === undefined ? { text } : { text, line, file: `steps file ${sources.steps}` };
+    }
+    const job = sources.job && !sources.job.fromFlags.has(String(p[0])) ? read(sources.job.path) : null;
+    const line = job === null ? undefined : lineOf(job, p);
+    return line === undefined ? { text } : { text, line };
+  });
+}
+
+/** A problem's leading field path, as the checks write it (`payload.steps[1].tool:`, `tools[0]:`, `payload.steps[2] (exec):`, `timezone "X":`). */
+const PATH_AT_START = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\.\d+|\[\d+\])*)(?=:| \(| ")/;
+
+export function leadingPath(problem: string): PropertyKey[] | null {
+  const m = PATH_AT_START.exec(problem);
+  if (!m) return null;
+  return [...m[1]!.matchAll(/([A-Za-z_]\w*)|\[(\d+)\]|\.(\d+)/g)].map((x) => (x[1] !== undefined ? x[1] : Number(x[2] ?? x[3])));
+}
+
+function safeRead(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The 1-based line of a path in a YAML/JSON text: its key's when the last part is a key, else the nearest part the file has. */
+export function lineOf(text: string, path: readonly PropertyKey[]): number | undefined {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  for (let n = path.length; n > 0; n--) {
+    const parentPath = path.slice(0, n - 1);
+    const parent = parentPath.length === 0 ? doc.contents : doc.getIn(parentPath as unknown[], true);
+    const last = path[n - 1];
+    let at: Node | undefined;
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => ((p.key as { value?: unknown } | null)?.value ?? p.key) === last);
+      at = (pair?.key ?? pair?.value) as Node | undefined;
+    } else if (isSeq(parent) && typeof last === 'number') at = parent.items[last] as Node | undefined;
+    if (at?.range) return counter.linePos(at.range[0]).line;
+  }
+  return undefined;
+}
