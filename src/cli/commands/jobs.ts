@@ -5,7 +5,7 @@ import type { JobRow } from '../../store/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
-import { printJson, printTable } from '../output.ts';
+import { printJson, printTable, warn } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
@@ -321,7 +321,7 @@ export function registerJobsCommands(program: Command): void {
     .action(async (ref: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       const actor = await actorName(opts.as);
-      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue, runQueueName }, { jobByRef }, { deploymentOf }] = await Promise.all([
+      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue, runQueueName }, { jobByRef }, { deploymentOf, otherDaemons }] = await Promise.all([
         import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'), import('../../store/db.ts'),
       ]);
       let id = ref;
@@ -329,7 +329,12 @@ export function registerJobsCommands(program: Command): void {
         id = (await jobByRef(db.db, ref)).id;
         const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix, { name: runQueueName(await deploymentOf(db.db)) });
         try {
-          return await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+          const queued = await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+          // "queued" alone reads as "running soon": with no daemon connected, nothing takes it until one starts
+          if (queued && (await otherDaemons(db.db, '').catch(() => ['?'])).length === 0) {
+            warn('no daemon is connected to this database now: the run waits in the queue until one starts (npm start, or the service)');
+          }
+          return queued;
         } catch (err) {
           if (err instanceof RunRefusedError) throw new CliError(`jobs run ${id}: not queued, ${err.message}`, EXIT.failure);
           throw err;
