@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { instantsDueAtPause } from '../../src/jobs/next-fire.ts';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueGrant, revokeGrant } from '../../src/store/grants.ts';
@@ -39,6 +39,20 @@ describe('grants show, for a job that will not do what it once could', () => {
     const row = list.stdout.split('\n').find((l) => l.startsWith(grant.id))!;
     expect(row).toContain('no (ended)');
     expect(row).not.toMatch(/\byes\b/);
+  });
+
+  it('names the OS account behind a revoke given --as someone, and refuses an empty job with exit 64', async () => {
+    const job = await aJob('revoked-by-cli');
+    await issueGrant(database().db, { job_id: job.id, approval_id: 'apr_y', approver: 'bob', channel: 'cli', tool_scope: ['write_file'] });
+    const revoked = await runCli(['grants', 'revoke', job.id, '--why', 'incident 43', '--as', 'carol'], { env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const text = await runCli(['grants', 'show', job.id], { env });
+    expect(text.stdout).toMatch(new RegExp(`ended at .* by carol \\(OS account ${userInfo().username} on ${hostname()}\\): incident 43`));
+    const json = JSON.parse((await runCli(['grants', 'show', job.id, '--json'], { env })).stdout) as { last_grant: unknown };
+    expect(json.last_grant).toMatchObject({ ended_by: 'carol', ended_from: { os_account: userInfo().username, host: hostname() } });
+    const empty = await runCli(['grants', 'show', ''], { env });
+    expect(empty.code).toBe(64);
+    expect(empty.stderr).toContain('grants show: the job is empty');
   });
 
   it('says a job never approved by a human was never approved', async () => {

@@ -7,9 +7,22 @@ import { printJson, printTable } from '../output.ts';
 import { deliveryTarget, instantIn } from '../job-display.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { redactText } from '../../util/redact.ts';
+import type { Executor } from '../../store/db.ts';
 import { shownJob } from './jobs.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
+
+/** The account and host a grant's ending record names (a CLI revoke records them), or null. */
+async function endingOrigin(
+  exec: Executor, listAudit: typeof import('../../store/audit.ts').listAudit, jobId: string, grantId: string,
+): Promise<{ os_account: string; host: string } | null> {
+  for (const kind of ['grant.revoked', 'grant.cleared', 'grant.superseded']) {
+    const found = (await listAudit(exec, { job_id: jobId, kind, limit: 20 })).find((r) => r.data.grant_id === grantId);
+    const from = found?.data.from as { os_account?: unknown; host?: unknown } | undefined;
+    if (found) return typeof from?.os_account === 'string' && typeof from.host === 'string' ? { os_account: from.os_account, host: from.host } : null;
+  }
+  return null;
+}
 
 /** Why a live grant authorises no run, in a table cell; the rule's sentence is in grants show. */
 const NOT_AUTHORISING: Readonly<Record<string, string>> = {
@@ -51,6 +64,7 @@ export function registerGrantCommands(program: Command): void {
 
   grants.command('show').argument('<job>', 'job id or name').description('what may this job do tonight, and who said so').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
+      if (ref.trim() === '') throw new CliError('grants show: the job is empty; give a job id or name', EXIT.usage);
       const config = configOf(cmd);
       const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }, { listAudit }] = await Promise.all([
         import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
@@ -65,6 +79,8 @@ export function registerGrantCommands(program: Command): void {
         const auth = await runAuthorization(db.db, job);
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
+        // the OS account behind the name that ended it (`--as` is only what the caller says), from the ending record
+        const endedFrom = ended ? await endingOrigin(db.db, listAudit, job.id, ended.id) : null;
         // a change approved after the grant that kept it (a timeout, a name): the grant's approver did not make it
         // after the grant's own record, not its approval: the approved change itself is recorded between the two
         const [update] = grant ? await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 }) : [];
@@ -88,7 +104,7 @@ export function registerGrantCommands(program: Command): void {
           /** Why the job fires nothing tonight, or null when it fires on schedule. */
           will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
           authorization: auth,
-          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, why: redactOrNull(ended.revoked_why) } : null,
+          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: endedFrom, why: redactOrNull(ended.revoked_why) } : null,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job), changed_since: changedSince } : null,
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
@@ -107,7 +123,7 @@ export function registerGrantCommands(program: Command): void {
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})`
-            : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}: ${report.last_grant.why}`
+            : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}${report.last_grant.ended_from ? ` (OS account ${report.last_grant.ended_from.os_account} on ${report.last_grant.ended_from.host})` : ''}: ${report.last_grant.why}`
               : 'grant: none (never approved by a human)',
         ...(g?.changed_since ? [`  changed since, keeping the grant: ${g.changed_since.fields.join(', ') || 'nothing'} by ${g.changed_since.by ?? '-'} at ${g.changed_since.at.toISOString()} (audit list --job ${report.job.id} --kind job.updated)`] : []),
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
