@@ -24,6 +24,11 @@ export interface GuardDeps {
 const strings = (args: Readonly<Record<string, unknown>>, names: readonly string[] = []): string[] =>
   names.map((n) => args[n]).filter((v): v is string => typeof v === 'string' && v !== '');
 
+/** The deployment's own secrets as absolute paths (its database files, its config file): the shell guard reads them as secrets. */
+export function deploymentSecretPaths(config: Config): string[] {
+  return protectedFiles(config).map((p) => resolve(p));
+}
+
 /**
  * Step 1 of the gate: the shell, SSRF and workspace guards, applied to the
  * arguments each catalog row declares in `guarded`.
@@ -41,7 +46,7 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
     stateRoots: daemonStateRoots(config, fs),
   };
   const guardedOf = (tool: string): GuardedArgs => CATALOG_BY_NAME.get(tool)?.guarded ?? {};
-  const deploymentSecrets = protectedFiles(config).map((p) => resolve(p));
+  const deploymentSecrets = deploymentSecretPaths(config);
 
   return {
     async inspect(call: GuardedCall) {

@@ -56,11 +56,9 @@ export function registerCheckGuardCommands(check: Command): void {
     .option('--json', 'print JSON')
     .action(async (words: string[], opts: { file?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const [{ checkCommand: check }, { protectedFiles }, { resolve }] = await Promise.all([
-        import('../../guard/shell/index.ts'), import('../../store/embedded-files.ts'), import('node:path'),
-      ]);
+      const [{ checkCommand: check }, { deploymentSecretPaths }] = await Promise.all([import('../../guard/shell/index.ts'), import('../../guard/index.ts')]);
       // the deployment's own secrets (its database password, its config file), as the gate's guard counts them
-      const secrets = protectedFiles(config).map((p) => resolve(p));
+      const secrets = deploymentSecretPaths(config);
       const checkCommand = (command: string) => check(command, { secrets });
       if (fileOrArguments('command', opts.file, words.length > 0)) {
         const seen: GuardDecision[] = [];
