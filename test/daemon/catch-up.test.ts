@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -9,18 +7,11 @@ import { listRuns } from '../../src/store/runs.ts';
 import type { Tool } from '../../src/tools/types.ts';
 import { authorise } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = useTestDatabase();
-const prefix = `test-catchup-${randomBytes(4).toString('hex')}`;
+const prefix = useRedisPrefix('test-catchup');
 const minute = 60_000;
-
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
 
 /** Takes a moment, so runs that overlapped would show it in their start and end times. */
 const takesAMoment: Tool = {

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { manualRun } from '../../src/jobs/service.ts';
@@ -18,17 +16,10 @@ import { ROOT } from '../support/cli.ts';
 import { authorise, crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { slowTool } from '../support/slow-tool.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = useTestDatabase();
-const prefix = `test-crash-${randomBytes(4).toString('hex')}`;
-
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const prefix = useRedisPrefix('test-crash');
 
 const spawnWorker = async (db: { url: string; schema: string }, marker: string, env: Record<string, string> = {}) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/crash-worker.ts'], {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { queueSchemaFor, startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
@@ -8,13 +7,13 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import { freshDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.ts';
+import { dropRedisKeys, TEST_REDIS_URL as REDIS_URL } from '../support/redis.ts';
 
 // Two deployments, each with its tables in its own schema of one database (database.url sets search_path), and
 // one queue backend with the same queue.prefix: the PostgreSQL backend in that database, or one Redis. Each
 // must run only its own runs. Sharing a queue, a worker took the other deployment's runs, found them missing
 // from its database and dropped them: they waited for the reconciler (30 s), and instants due meanwhile were
 // skipped as busy.
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUNS_EACH = 8;
 let a: TestDatabase;
 let b: TestDatabase;
@@ -67,12 +66,7 @@ describe('two deployments on one database server and one queue backend keep to t
     } finally {
       await Promise.all(daemons.map((d) => d.stop()));
       if (backend === 'postgres') await a.pool.query(`drop schema if exists "${queueSchemaFor(prefix)}" cascade`);
-      else {
-        const redis = new Redis(REDIS_URL);
-        const keys = await redis.keys(`${prefix}:*`);
-        if (keys.length > 0) await redis.del(...keys);
-        await redis.quit();
-      }
+      else await dropRedisKeys(prefix);
     }
   }, 60_000);
 });

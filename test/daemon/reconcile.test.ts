@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/daemon/reconciler.ts';
@@ -10,17 +9,15 @@ import { claimRun } from '../../src/store/run-claim.ts';
 import { getRun, insertRuns } from '../../src/store/runs.ts';
 import { sql } from 'drizzle-orm';
 import { useTestDatabase } from '../support/db.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-rec-${randomBytes(4).toString('hex')}`;
+const prefix = useRedisPrefix('test-rec');
 const database = useTestDatabase();
 const queue = openRunQueue({ kind: 'redis', url: REDIS_URL }, prefix);
 const redis = new Redis(REDIS_URL);
 
 afterAll(async () => {
   await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
   await redis.quit();
 });
 

@@ -1,24 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = useTestDatabase();
-const prefix = `test-replicas-${randomBytes(4).toString('hex')}`;
-
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const prefix = useRedisPrefix('test-replicas');
 
 const logged = () => {
   const lines: Record<string, unknown>[] = [];

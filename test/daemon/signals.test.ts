@@ -1,23 +1,14 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-signals-${randomBytes(4).toString('hex')}`;
+const prefix = useRedisPrefix('test-signals');
 const database = useTestDatabase();
-
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
 
 /** Starts the real daemon binary on the test database, sends `signal` once it has started, and returns its exit code and log. */
 async function stopWith(signal: NodeJS.Signals): Promise<{ code: number | null; lines: Record<string, unknown>[]; log: string }> {

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
@@ -16,11 +14,11 @@ import { getRun } from '../../src/store/runs.ts';
 import { cliOnTerminal, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
+import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-mission-e2e-'));
-const prefix = `mission-${randomBytes(4).toString('hex')}`;
+const prefix = useRedisPrefix('mission');
 
 /**
  * The job the model asks for: a WRITE step, then a write below `<name>-out`, a directory not there when the
@@ -61,10 +59,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await model.close();
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
 });
 
 /** `echo-agent run` on a pseudo-terminal (util-linux `script`), answering the approval prompt. */

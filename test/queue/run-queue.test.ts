@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jobIdFor, openRunQueue, type QueueBackend, type RunQueue } from '../../src/queue/run-queue.ts';
 import { TEST_DATABASE_URL } from '../support/db.ts';
+import { dropRedisKeys, TEST_REDIS_URL as REDIS_URL } from '../support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const tag = randomBytes(4).toString('hex');
 const backends: Array<[string, QueueBackend, string]> = [
   ['redis', { kind: 'redis', url: REDIS_URL }, `test-${tag}`],
@@ -15,10 +14,7 @@ const opened: RunQueue[] = [];
 
 afterAll(async () => {
   await Promise.all(opened.map((q) => q.close()));
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`test-${tag}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await dropRedisKeys(`test-${tag}`);
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   await client.query(`drop schema if exists "q_${tag}" cascade`);
