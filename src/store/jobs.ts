@@ -111,6 +111,13 @@ export async function getJob(exec: Executor, id: string, opts: { includeRemoved?
   return job ?? null;
 }
 
+/** Several jobs by id in one query, removed ones included (lists that name the job of each row). */
+export async function jobsById(exec: Executor, ids: readonly string[]): Promise<Map<string, JobRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  return new Map((await exec.select().from(jobs).where(inArray(jobs.id, unique))).map((j) => [j.id, j]));
+}
+
 /** Jobs with this exact name, live ones first (names need not be unique). */
 export async function jobsNamed(exec: Executor, name: string): Promise<JobRow[]> {
   return exec.select().from(jobs).where(eq(jobs.name, name)).orderBy(sql`${jobs.removed_at} is not null`, asc(jobs.created_at), asc(jobs.id)).limit(50);

@@ -92,25 +92,20 @@ export function registerRunsCommands(program: Command): void {
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
       const states = opts.state === undefined ? undefined : parseStates(opts.state, (await import('../../store/schema.ts')).RUN_STATES);
-      const [{ listRuns }, { jobByRef }, { getJob }, { authorizedAtStart }] = await Promise.all([
-        import('../../store/runs.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../authority.ts'),
+      const [{ listRuns }, { jobByRef }, { jobsById }, { runAuthorities, printRuns }] = await Promise.all([
+        import('../../store/runs.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../run-table.ts'),
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
         // one more than shown: exactly `limit` runs is no cut
         const fetched = await listRuns(db.db, { ...(job ? { job_id: job.id } : {}), ...(states ? { states } : {}), ...(since ? { since } : {}), limit: limit + 1 });
-        const names = new Map<string, string>();
-        for (const r of fetched) if (!names.has(r.job_id)) names.set(r.job_id, redactText((await getJob(db.db, r.job_id, { includeRemoved: true }))?.name ?? '-'));
-        // a run not finished (running, or ended by a lease expiry) has its authorisation only in its run.started record
-        const started = await authorizedAtStart(db.db, fetched.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id));
-        return { fetched, names, started };
+        const jobs = await jobsById(db.db, fetched.map((r) => r.job_id));
+        const names = new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
+        return { fetched, names, authorised: await runAuthorities(db.db, fetched) };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
       if (opts.json) { printJson(rows.map((r) => ({ ...r, job_name: found.names.get(r.job_id) ?? null }))); return; }
-      printTable(['RUN', 'JOB', 'NAME', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [
-        r.id, r.job_id, found.names.get(r.job_id) ?? '-', r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt,
-        (r.cron_authorized ?? found.started.get(r.id)) ? 'cron_authorized' : '-', clip(r.error ?? r.skip_reason ?? '', 120),
-      ]));
+      printRuns(rows, found.authorised, found.names);
     });
 
   runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
