@@ -17,7 +17,7 @@ import { DOWNLOADED } from './written-files.ts';
  * script this line wrote, trap, alias, schedulers, find -exec. `head`: the program word as given.
  */
 export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): void {
-  if (head.v.includes('/')) runsFile(w, head, st, inv.program, true);
+  if (head.v.includes('/')) runsFile(w, head, st, inv.program, true, 'exec');
   // a script runs in a new process, which sees only what is exported; `source` and `eval` run it in this shell
   const view = interpreterView(inv);
   const runner = view && view.family !== 'source' && view.family !== 'eval' ? childState(st) : st;
@@ -37,9 +37,10 @@ export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): 
   } else if (view?.family === 'eval' && view.code) {
     w.nestedCode(plain(view.code.v), st);
   }
-  if (view?.script && isFdPath(view.script.v)) scriptFromSubstitution(w, view.script, runner, inv);
-  else if (view?.script) runsFile(w, view.script, runner, inv.program);
-  if ((view?.family === 'shell' || view?.family === 'source') && view.readsStdin && inv.stdinText === null) scriptOnStdin(w, inv, runner);
+  const how = view?.family === 'code' ? 'code' : 'shell';
+  if (view?.script && isFdPath(view.script.v)) scriptFromSubstitution(w, view.script, runner, inv, how);
+  else if (view?.script) runsFile(w, view.script, runner, inv.program, false, how);
+  if (view?.family !== 'eval' && view?.readsStdin && inv.stdinText === null) scriptOnStdin(w, inv, runner, how);
   scheduled(w, inv, st);
   // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
   for (const code of argumentCode(inv, w.emit, st.vars)) w.nestedCode(code, copy(st));

@@ -4,6 +4,7 @@ import type { Arg } from './model.ts';
 import { BPFTRACE, DTRACE } from './profiler-tables.ts';
 import { LESS_OPTIONS, TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
 import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
+import type { SettingsFormat } from './settings-files.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
 
@@ -36,6 +37,8 @@ export interface EmbeddedCodeSpec {
   readonly stdin?: CodeIn;
   /** The program its `run ARGS` starts through /bin/sh (an `args` group), from its words; null when none is named. */
   readonly program?: (words: readonly Arg[]) => Arg | null;
+  /** How it reads a `setting` file, which is read when this line wrote it (see settings-files.ts). */
+  readonly reads?: SettingsFormat;
 }
 
 /** Ex commands (vim -c, +CMD) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`, `system('cmd')`. */
@@ -44,7 +47,10 @@ const EX_SHELL: readonly RegExp[] = [
   /(?:^|\|)[\s:]*(?:sil(?:ent)?!?\s*)?ter(?:m(?:i(?:n(?:al?)?)?)?)?!?(?:\s+\+\+\S+)*\s+(?<code>.*)$/s,
   /\b(?:system|systemlist|jobstart|termopen)\s*\(\s*\[?\s*(['"])(?<code>.*?)\1/s,
 ];
-const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'] };
+/** vim's script files (`-S FILE`, a vimrc `-u FILE`, typed keys `-s FILE`): read, when this line wrote them, a line an Ex command. */
+const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL } };
+/** bash's start-up file for an interactive shell (`bash --rcfile FILE -i`), read when this line wrote it. */
+const BASH_RC: EmbeddedCodeSpec = { files: { '--rcfile': true, '--init-file': true }, stop: ['-c', '--'] };
 
 /** less's initial commands (`+CMD`): `!cmd` runs a shell command, `|Xcmd` pipes to one. */
 const LESS_SHELL: readonly RegExp[] = [/!(?<code>.*)$/s, /\|.(?<code>.*)$/s];
@@ -52,7 +58,7 @@ const LESS_SHELL: readonly RegExp[] = [/!(?<code>.*)$/s, /\|.(?<code>.*)$/s];
 const SETTINGS_FILE: readonly RegExp[] = [/^(?<setting>.*\S.*)$/s];
 /** less: lesskey files and text (keys bound to `!CMD`, LESSOPEN in #env), whose syntax the guard does not read. */
 const LESS: EmbeddedCodeSpec = {
-  spec: LESS_OPTIONS, plus: LESS_SHELL,
+  spec: LESS_OPTIONS, plus: LESS_SHELL, reads: 'lesskey',
   options: { k: SETTINGS_FILE, 'lesskey-file': SETTINGS_FILE, 'lesskey-src': SETTINGS_FILE, 'lesskey-content': SETTINGS_FILE },
 };
 /**
@@ -187,10 +193,11 @@ const BAT: EmbeddedCodeSpec = {
 export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
+  bash: BASH_RC, rbash: BASH_RC,
   vi: VIM, vim: VIM, nvim: VIM, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
   less: LESS, zless: LESS, kitty: KITTY,
   // tmux -f: a configuration file (commands, hooks, run-shell) read when the server starts
-  tmux: { spec: WRAPPERS.tmux!, options: { f: SETTINGS_FILE } },
+  tmux: { spec: WRAPPERS.tmux!, options: { f: SETTINGS_FILE }, reads: 'tmux' },
   bat: BAT, batcat: BAT,
   // ugrep's pager runs through the shell (its --filter commands run on each file, see ugrep.ts)
   ugrep: UGREP_PAGER, ug: UGREP_PAGER, 'ugrep+': UGREP_PAGER, 'ug+': UGREP_PAGER,
@@ -224,7 +231,7 @@ export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
   LESSCLOSE: true,
   LESS: LESS_VARIABLE,
   GIT_SSH_COMMAND: true, GIT_PAGER: true, PAGER: true, MANPAGER: true, GIT_EDITOR: true, GIT_SEQUENCE_EDITOR: true, EDITOR: true, VISUAL: true,
-  GIT_EXTERNAL_DIFF: true,
+  GIT_EXTERNAL_DIFF: true, PSQL_PAGER: true, PSQL_EDITOR: true,
 };
 
 /** A git credential helper: `!CMD` is shell code; a name or path is a program git runs with the shell as well. */

@@ -38,7 +38,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     // what it does to processes already running (`strace -p 1 CMD`): a wrapper's own arguments count too
     w.checks.program(name, cur.slice(1), w.emit, read, stdinText(redirs, st));
     checkDownloadedCommands(name, cur.slice(1), st.upstream, redirs, w.emit);
-    const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1));
+    const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1), read);
     if (detaches(name, cur.slice(1), u)) w.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));
     if (!u) break;
     if (u.unseen) w.emit('shell.code.unseen_setting', u.unseen);

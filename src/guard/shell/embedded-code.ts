@@ -11,6 +11,8 @@ import { gitGrep } from './checks/targets.ts';
 import { DOWNLOADED } from './written-files.ts';
 import { UNKNOWN, display, literal, plain } from './values.ts';
 import { isFdPath } from './walk-support.ts';
+import { settingsCode } from './settings-files.ts';
+import { sqlShellCode } from './sql-shell.ts';
 import { quoteArg } from './unwrap.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { fdCommands } from './listers.ts';
@@ -80,7 +82,15 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
     if (code?.shell !== undefined) out.push(code.shell);
     if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
     if (code?.file !== undefined) file({ v: code.file, info: { computed: false, ansi: false, quoted: true, inner: [], raw: code.file } }, how, depth);
-    if (code?.setting !== undefined && !NOWHERE.includes(code.setting)) emit('shell.code.unseen_setting', `${name}: settings in ${display(code.setting)} may run commands the guard does not see`);
+    if (code?.setting !== undefined && !NOWHERE.includes(code.setting)) setting(code.setting);
+  };
+  // a settings file this line wrote is read (tmux's commands, lesskey's #env); others are unseen
+  const setting = (f: string): void => {
+    const text = spec.reads ? read({ v: f, info: { computed: false, ansi: false, quoted: true, inner: [], raw: f } }) : undefined;
+    const found = typeof text === 'string' ? settingsCode(spec.reads!, text, read) : null;
+    out.push(...(found?.codes ?? []));
+    if (text === DOWNLOADED) emit('shell.download.exec', `${name} reads the settings in downloaded ${display(f)}`);
+    else if (!found || found.unseen.length > 0) emit('shell.code.unseen_setting', `${name}: settings in ${display(f)} may run commands the guard does not see${found ? ` (${found.unseen.slice(0, 3).join('; ')})` : ''}`);
   };
   if (spec.options) {
     const p = parseOptions(words, spec.spec ?? {});
@@ -124,7 +134,8 @@ export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<stri
   }
   if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) return [plain(inv.args[0].v)];
   if (inv.program === 'git') return [...gitGrepPagers(inv), ...gitConfigCode(inv, emit, vars)];
-  return set;
+  // a database client's shell escapes (`psql -c '\! CMD'`, sqlite3's `.system CMD`)
+  return [...set, ...sqlShellCode(inv)];
 }
 
 /** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */

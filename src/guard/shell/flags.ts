@@ -16,6 +16,8 @@ export interface OptionSpec {
    * `attached` takes it only as a word of its own (`sudo -h HOST`, `-hHOST`; `-Eh` has none).
    */
   readonly optionalWord?: string;
+  /** Words an `optionalWord` option never takes (sudo's is_envar: `-h X=1` is help and a variable, not host `X=1`). */
+  readonly notOptionalWord?: RegExp;
   /** Long options that take a value (`--x=v` or `--x v`). */
   readonly long?: readonly string[];
   /**
@@ -90,6 +92,7 @@ export function parseOptions(given: readonly Arg[], spec: OptionSpec = {}): Pars
   const takesShort = (c: string): boolean => (spec.short ?? '').includes(c);
   const attachedShort = (c: string): boolean => (spec.attached ?? '').includes(c);
   const ends = (name: string): boolean => spec.last?.includes(name) ?? false;
+  const takesWord = (next: Arg): boolean => !next.v.startsWith('-') && !(spec.notOptionalWord?.test(next.v) ?? false);
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i]!;
@@ -134,13 +137,13 @@ export function parseOptions(given: readonly Arg[], spec: OptionSpec = {}): Pars
         if (value === null && takesShort(c) && i + 1 < args.length) value = args[++i]!;
         // `sudo -h HOST`: attached, or the next word when the option is a word of its own and that word no option
         const next = args[i + 1];
-        if (value === null && body.length === 1 && (spec.optionalWord ?? '').includes(c) && next && !next.v.startsWith('-')) value = args[++i]!;
+        if (value === null && body.length === 1 && (spec.optionalWord ?? '').includes(c) && next && takesWord(next)) value = args[++i]!;
         opts.push({ name, value, arg: a });
         stop = ends(name);
         break;
       }
       const next = args[i + 1];
-      if (next && ((spec.nextWord ?? '').includes(c) || ((spec.optionalWord ?? '').includes(c) && !next.v.startsWith('-')))) {
+      if (next && ((spec.nextWord ?? '').includes(c) || ((spec.optionalWord ?? '').includes(c) && takesWord(next)))) {
         opts.push({ name, value: next, arg: a });
         i++;
         continue;

@@ -1,7 +1,7 @@
 import { shellWord } from './code-values.ts';
-import { parseOptions, type OptionSpec } from './flags.ts';
+import { parseOptions, valuesOf, type OptionSpec } from './flags.ts';
 import type { Arg } from './model.ts';
-import { literal, plain } from './values.ts';
+import { HOME, literal, plain } from './values.ts';
 
 /**
  * kitty's remote control (`kitty @ CMD`, `kitten @ CMD`): `launch` and `new-window` start the command after their
@@ -31,7 +31,7 @@ const ACTION: OptionSpec = { posix: true, short: 'm', long: ['match'], flags: ['
 /** Mappable actions (`kitty @ action NAME ARGS`) as the remote-control command doing the same; `combine SEP A SEP B` runs each. */
 const ACTIONS: Readonly<Record<string, string>> = Object.fromEntries([
   ...['launch', 'new_window', 'new_window_with_cwd', 'new_tab', 'new_tab_with_cwd', 'new_os_window', 'new_os_window_with_cwd'].map((a) => [a, 'launch']),
-  ['remote_control', ''], ['remote_control_script', 'launch'],
+  ['remote_control', ''], ['remote_control_script', 'launch'], ['kitten', 'kitten'],
 ]);
 
 const word = (v: string): Arg => ({ v, info: { computed: false, ansi: false, quoted: false, inner: [], raw: v } });
@@ -57,13 +57,34 @@ function actionCode(ops: readonly Arg[]): string | null {
   return `kitty @ ${ACTIONS[name]} ${words(rest)}`.replace(/ {2,}/g, ' ');
 }
 
-/** `kitty +runpy CODE`, `kitty + runpy CODE`: Python run by kitty's interpreter, as `python3 -c`; `+launch FILE` a script. */
+/** `kitty +runpy CODE`, `kitty + runpy CODE`: Python run by kitty's interpreter, as `python3 -c`; `+launch FILE` a script; `+kitten NAME`. */
 function kittyPython(args: readonly Arg[]): readonly Arg[] | null {
   const first = literal(args[0]?.v ?? '') ?? '';
   const [cmd, rest] = first === '+' ? [literal(args[1]?.v ?? '') ?? '', args.slice(2)] : first.startsWith('+') ? [first.slice(1), args.slice(1)] : ['', []];
   if (cmd === 'runpy') return [word('python3'), word('-c'), ...rest];
   if (cmd === 'launch') return [word('python3'), ...rest];
-  return null;
+  return cmd === 'kitten' ? customKitten(rest, true) : null;
+}
+
+/** kitty's own kittens (kittens/*), by the name kitty resolves (`-` read as `_`, `url_hints` is hints). */
+const BUILTIN_KITTENS: ReadonlySet<string> = new Set([
+  'ask', 'broadcast', 'choose', 'choose_files', 'choose_fonts', 'clipboard', 'desktop_ui', 'diff', 'hints', 'hyperlinked_grep', 'icat', 'notify', 'panel',
+  'query_terminal', 'quick_access_terminal', 'remote_file', 'resize_window', 'show_error', 'show_key', 'ssh', 'themes', 'transfer', 'tui', 'unicode_input',
+  'update_self', 'url_hints',
+]);
+
+/**
+ * A custom kitten (kittens/runner.py) as the Python it runs, `python3 FILE ARGS`: a NAME ending in `.py`, and with `+kitten`
+ * (run_kitten) any NAME that is no builtin, as NAME.py; a relative one is in kitty's configuration directory. Null for a builtin.
+ */
+function customKitten(words: readonly Arg[], fallback: boolean): readonly Arg[] | null {
+  const [name, ...rest] = words;
+  const n = name ? plain(name.v) : '';
+  if (!name || n === '' || (!n.endsWith('.py') && (!fallback || BUILTIN_KITTENS.has(n.replace(/-/g, '_'))))) return null;
+  // expanduser, then kitty's configuration directory for a relative path
+  const file = (n.endsWith('.py') ? name.v : `${name.v}.py`).replace(/^~(?=\/|$)/, HOME);
+  const path = file.startsWith('/') || file.startsWith(HOME) ? file : `${HOME}/.config/kitty/${file}`;
+  return [word('python3'), { v: path, info: name.info }, ...rest];
 }
 
 /** What `kitty @ …` runs: a command line, or text typed into a shell; null when the line is no remote control. */
@@ -73,7 +94,17 @@ export function kittyRemote(name: string, args: readonly Arg[]): { rest: readonl
   if ((name !== 'kitty' && name !== 'kitten') || literal(args[0]?.v ?? '') !== '@') return null;
   const ops = parseOptions(args.slice(1), GLOBAL).operands;
   const sub = literal(ops[0]?.v ?? '') ?? '';
-  if (Object.hasOwn(RUNS, sub)) return { rest: parseOptions(ops.slice(1), RUNS[sub]).operands, code: null };
+  if (Object.hasOwn(RUNS, sub)) {
+    // `--env NAME=VALUE`: the command runs with it (as `env NAME=VALUE CMD`)
+    const p = parseOptions(ops.slice(1), RUNS[sub]);
+    const env = valuesOf(p, 'env').filter((a) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(a.v));
+    // `--watcher FILE.py`: Python kitty runs for the window's events, in its own process
+    const watchers = valuesOf(p, 'watcher').map((w) => customKitten([w], false)).filter((c): c is readonly Arg[] => c !== null);
+    const code = watchers.length > 0 ? watchers.map((c) => c.map((a) => shellWord(plain(a.v))).join(' ')).join('; ') : null;
+    return { rest: env.length > 0 && p.operands.length > 0 ? [word('env'), ...env, ...p.operands] : p.operands, code };
+  }
+  // `kitty @ kitten NAME.py`: the running kitty runs that Python file
+  if (sub === 'kitten') return { rest: customKitten(parseOptions(ops.slice(1), ACTION).operands, false) ?? [], code: null };
   if (sub === 'action') return { rest: [], code: actionCode(ops.slice(1)) };
   if (sub !== 'send-text') return { rest: [], code: null };
   const text = parseOptions(ops.slice(1), SEND_TEXT).operands.map((a) => plain(a.v)).join(' ');

@@ -66,6 +66,11 @@ export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
   '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.kshrc', '.cshrc', '.tcshrc',
   // git runs what these name (core.fsmonitor, core.pager, aliases) on an ordinary `git status`
   '.gitconfig',
+  // programs' start-up files that run commands when the program starts (Debian's .bashrc sources .bash_aliases; tmux's
+  // run-shell, screen's exec, lesskey's LESSOPEN, gdb's shell, vim's !, psql's \!, sqlite's .system, pdb's !, R and irb
+  // code) or send files (curl's upload-file) on its next ordinary run
+  '.bash_aliases', '.tmux.conf', '.screenrc', '.lesskey', '.gdbinit', '.lldbinit', '.vimrc', '_vimrc', '.gvimrc', '.exrc', '.psqlrc', '.sqliterc', '.pdbrc',
+  '.Rprofile', '.irbrc', '.curlrc', '.wgetrc',
 ]);
 /** Basename prefixes: `.env.local`, `id_rsa.pub`, … */
 export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
@@ -73,13 +78,25 @@ export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed
 export const CREDENTIAL_SUFFIXES: readonly string[] = [
   '.aws/credentials', '.aws/config', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml', '.config/fish/config.fish',
   '.config/git/config', '.git/config',
+  // start-up files at their XDG places (see CREDENTIAL_BASENAMES)
+  '.config/tmux/tmux.conf', '.config/lesskey', '.config/gdb/gdbinit', '.vim/vimrc', '.config/nvim/init.vim', '.config/nvim/init.lua',
 ];
-/** Any file below these paths: a repository's hooks run on commit, checkout, merge, push. */
-export const CODE_DIR_PATHS: readonly string[] = ['.git/hooks'];
+/**
+ * Any file below these paths: a repository's hooks run on commit, checkout, merge, push; kitty's configuration, sessions and
+ * kittens, and IPython's start-up scripts, run when those start; a user's systemd units and desktop autostart entries run
+ * outside this command line (as a crontab entry does).
+ */
+export const CODE_DIR_PATHS: readonly string[] = ['.git/hooks', '.config/kitty', '.ipython/profile_default/startup', '.config/systemd/user', '.config/autostart'];
 /** Any file inside these directory names. */
 export const CREDENTIAL_DIRS: ReadonlySet<string> = new Set(['.ssh', '.gnupg']);
-/** System files that grant logins, privileges or run at every shell start. */
+/** System files that grant logins, privileges, run at every shell start, or hold commands the system runs later. */
 export const SYSTEM_AUTH_FILES: ReadonlySet<string> = new Set([
   '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/sudoers', '/etc/profile', '/etc/bash.bashrc', '/etc/zshrc', '/etc/zsh/zshrc', '/etc/environment',
+  '/etc/tmux.conf', '/etc/screenrc',
+  // commands the system runs later, as root (a crontab, rc.local at boot)
+  '/etc/crontab', '/etc/rc.local', '/etc/anacrontab',
 ]);
-export const SYSTEM_AUTH_DIRS: readonly string[] = ['/etc/sudoers.d', '/etc/profile.d'];
+export const SYSTEM_AUTH_DIRS: readonly string[] = [
+  '/etc/sudoers.d', '/etc/profile.d', '/etc/cron.d', '/etc/cron.hourly', '/etc/cron.daily', '/etc/cron.weekly', '/etc/cron.monthly', '/var/spool/cron',
+  '/etc/systemd/system', '/etc/systemd/user', '/etc/init.d', '/etc/xdg/autostart',
+];

@@ -2,6 +2,7 @@ import { has, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { UNKNOWN, isKnown, plain } from './values.ts';
 import type { SubcommandSpec } from './wrapper-tables.ts';
+import { menuCommands, optionCommand } from './tmux-options.ts';
 
 /**
  * tmux commands given to other tmux commands (`if-shell COND 'run-shell …'`, `bind-key x run-shell …`,
@@ -43,6 +44,14 @@ export function tmuxWords(text: string): string[] {
   return out;
 }
 
+/** A screen command line as screen splits it: blanks between words, quotes kept off, backslashes left for stuff to read. */
+export function screenWords(text: string): string[] {
+  return [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s"'\\]|\\.)+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+}
+
+/** A tmux command string (or a file of them) as the words of its commands, `;` words between them. */
+export const tmuxLine = (text: string): Arg[] => tmuxWords(text).map(word);
+
 /** Index of the `}` closing the `{` at `open` (nested braces and quotes skipped), or the text's end. */
 function closingBrace(text: string, open: number): number {
   let depth = 0;
@@ -71,6 +80,10 @@ export function tmuxCommandLines(p: ParsedOptions, sub: SubcommandSpec): { lines
     else lines.push(tmuxWords(sub.template ? a.v.replace(PROMPTED, UNKNOWN) : a.v).map(word));
   };
   if (sub.commandsWith !== undefined && has(p, sub.commandsWith)) p.operands.forEach(fromString);
+  if (sub.menu) menuCommands(p.operands).forEach(fromString);
+  if (sub.eachCommand) for (const a of p.operands) (isKnown(a.v) ? lines.push(screenWords(a.v).map(word)) : unknown.push(a.info.raw));
+  const held = sub.option ? optionCommand(p) : null;
+  if (held) fromString(held);
   for (const i of sub.commands ?? []) if (p.operands[i]) fromString(p.operands[i]);
   if (sub.commandFrom !== undefined) {
     const ops = p.operands.slice(sub.commandFrom);
@@ -80,9 +93,13 @@ export function tmuxCommandLines(p: ParsedOptions, sub: SubcommandSpec): { lines
   return { lines, unknown };
 }
 
-/** Whether a sub-command's operands are shell code (`run-shell CMD`), not tmux commands or files (`run-shell -C`, `source-file`). */
+/**
+ * Whether a sub-command's operands are shell code (`run-shell CMD`, `if-shell COND`), not tmux commands, menus, files or a
+ * format (`run-shell -C`, `display-menu`, `source-file`, `if-shell -F`); an option's value is read by optionShell.
+ */
 export const runsShell = (p: ParsedOptions, sub: SubcommandSpec): boolean =>
-  !(sub.commandsWith !== undefined && has(p, sub.commandsWith)) && !sub.files && sub.commandFrom === undefined && !(sub.commands?.includes(0) ?? false);
+  !(sub.commandsWith !== undefined && has(p, sub.commandsWith)) && !(sub.formatWith !== undefined && has(p, sub.formatWith)) && !sub.files && !sub.menu && !sub.eachCommand &&
+  sub.commandFrom === undefined && !(sub.commands?.includes(0) ?? false);
 
 /** `#(CMD)` in a word tmux expands as a format runs CMD with the shell (display-message, status-right, …); each CMD. */
 export function formatJobs(words: readonly Arg[]): string[] {

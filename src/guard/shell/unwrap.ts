@@ -1,4 +1,4 @@
-import { has, parseOptions, valueOf, type ParsedOptions } from './flags.ts';
+import { has, parseOptions, valueOf, valuesOf, type ParsedOptions } from './flags.ts';
 import type { Arg } from './model.ts';
 import { CONTAINER_EXEC, CONTAINER_GLOBALS, DETACHERS, WRAPPERS, type SubcommandSpec, type WrapperSpec } from './wrapper-tables.ts';
 import { UNKNOWN, literal, plain } from './values.ts';
@@ -7,7 +7,10 @@ import { suUnwrap } from './su-family.ts';
 import { profiledRun } from './profilers.ts';
 import { kittyRemote } from './kitty-remote.ts';
 import { NOWHERE } from './code-tables.ts';
-import { formatJobs, runsShell, tmuxCommandLines } from './tmux-commands.ts';
+import { formatJobs, runsShell, tmuxCommandLines, tmuxLine } from './tmux-commands.ts';
+import type { FileReader } from './embedded-code.ts';
+import { screenStuff, tmuxKeys } from './typed-keys.ts';
+import { environmentShell, optionShell } from './tmux-options.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -30,6 +33,7 @@ export interface Unwrapped {
 }
 
 const SAFE_WORD = /^[^\s;&|<>()$`"'\\{}]*$/;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** An argument as shell text that re-parses to the same word (globs stay live). */
 export function quoteArg(a: Arg): string {
@@ -65,7 +69,7 @@ function containerExec(name: string, args: readonly Arg[]): readonly Arg[] | nul
 }
 
 /** Takes one wrapper (`sudo -u x`, `env -i A=b`, `timeout 5`, …) off `args`; null when `name` is not one. */
-export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null {
+export function unwrapOnce(name: string, args: readonly Arg[], read?: FileReader): Unwrapped | null {
   const inContainer = containerExec(name, args);
   if (inContainer) return { rest: inContainer, code: null, chdir: null, appendsArgs: false, remote: false };
   // su, runuser, machinectl shell: see su-family.ts
@@ -82,7 +86,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   }
   if (spec.commandAfter) return commandAfter(args, spec, base);
   const parsed = parseOptions(args, spec);
-  const u = unwrapBySpec(name, args, spec, base, parsed);
+  const u = unwrapBySpec(name, args, spec, base, parsed, read);
   let unknown = unknownOptions(parsed, spec, []);
   if (unknown.length === 0 || u.remote) return u;
   // one read as a flag hides the options after its value (`-Z x -Y y CMD`): found again with those known taking one
@@ -93,7 +97,7 @@ export function unwrapOnce(name: string, args: readonly Arg[]): Unwrapped | null
   const readings = [...unknown.map((o) => [o]), ...(unknown.length > 1 ? [unknown] : [])];
   const alternates: (readonly Arg[])[] = [];
   for (const names of readings) {
-    const other = unwrapBySpec(name, args, taking(spec, names), base).rest;
+    const other = unwrapBySpec(name, args, taking(spec, names), base, undefined, read).rest;
     const seen = [u.rest, ...alternates].some((r) => r.length === other.length && r.every((a, i) => a === other[i]));
     // a reading that starts at an option word took a flag for an option with a value: it names no program
     if (!seen && other.length > 0 && !(literal(other[0]!.v) ?? '').startsWith('-')) alternates.push(other);
@@ -134,14 +138,17 @@ const taking = (spec: WrapperSpec, names: readonly string[]): WrapperSpec => ({
 });
 
 /** unwrapOnce for a wrapper read by its option table. */
-function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>, p: ParsedOptions = parseOptions(args, spec)): Unwrapped {
+function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>, p: ParsedOptions = parseOptions(args, spec), read?: FileReader): Unwrapped {
   let ops = [...p.operands];
   if (spec.inputs) {
     const run = parallelRuns(ops, has(p, 'a', 'arg-file'));
     return { ...base, rest: [], code: run.codes.length > 0 ? run.codes.join('; ') : null, appendsArgs: run.appends };
   }
   if (name === 'env' && ops[0]?.v === '-') ops.shift();
-  if (spec.assignments) while (ops[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(ops[0].v)) ops.shift();
+  // sudo reads `-h X=1` as help with X=1 set, then refuses the command after it; read as the host (as sudo reads other
+  // words there), X=1 would hide CMD and its environment: the command is judged, with X=1 set (wrapperVars)
+  const setsFirst = spec.assignments === true && ASSIGNMENT.test(ops[0]?.v ?? '');
+  if (spec.assignments) while (ops[0] && ASSIGNMENT.test(ops[0].v)) ops.shift();
   const chdir = spec.chdir ? valueOf(p, ...spec.chdir) : null;
   const codes: string[] = [];
   const codeOpt = spec.code ? valueOf(p, ...spec.code) : null;
@@ -154,12 +161,12 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
   // before noCommand: `screen -X stuff TEXT` runs no command of its own, but types one
   const unseen: string[] = [];
   if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) {
-    const sub = subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames);
+    const sub = subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames, 0, read);
     codes.push(...sub.codes);
     unseen.push(...sub.unseen);
   }
   if (spec.noCommand && has(p, ...spec.noCommand)) ops = [];
-  if (spec.noCommandBare && p.opts.some((o) => o.value === null && spec.noCommandBare!.includes(o.name))) ops = [];
+  if (spec.noCommandBare && !setsFirst && p.opts.some((o) => o.value === null && spec.noCommandBare!.includes(o.name))) ops = [];
   if (spec.code && codes.length === 0 && ops.length > (spec.positional ?? 0)) {
     // `flock FILE -c CODE`, `sg GROUP -c CODE`: the option may follow the positional operand
     const after = ops.slice(spec.positional ?? 0);
@@ -219,44 +226,22 @@ function parallelRuns(ops: readonly Arg[], fromFile: boolean): { codes: string[]
   return { codes: codes.length > 0 ? codes : [command], appends: false };
 }
 
-/** tmux key names: Enter and its control forms end a line; the others type nothing the shell reads as code. */
-const LINE_KEYS = /^(Enter|KPEnter|C-m|C-j|\^M|\^J)$/i;
-const OTHER_KEYS = /^([CMS]-.+|\^.|Escape|Tab|BTab|Space|BSpace|Up|Down|Left|Right|Home|End|NPage|PPage|PageUp|PageDown|PgUp|PgDn|IC|DC|F\d+|KP.+)$/i;
-
-/** A typed character: a line end as a newline, other control characters as nothing (they edit, not type). */
-const typedChar = (code: number): string => (code === 10 || code === 13 ? '\n' : code < 32 || code === 127 ? '' : String.fromCharCode(code));
-
-/** What tmux send-keys types: key names, literal text (-l), or hex codes (-H). */
-function tmuxKeys(p: ParsedOptions): string {
-  if (has(p, 'l')) return p.operands.map((a) => plain(a.v)).join('');
-  if (has(p, 'H')) return p.operands.map((a) => (/^[0-9a-f]{1,2}$/i.test(literal(a.v) ?? '') ? typedChar(parseInt(literal(a.v)!, 16)) : '')).join('');
-  return p.operands.map((a) => {
-    const k = literal(a.v) ?? '';
-    return LINE_KEYS.test(k) ? '\n' : OTHER_KEYS.test(k) ? '' : plain(a.v);
-  }).join('');
-}
-
-/** What screen's stuff types (it takes no options): its string with `\n`, `\r`, octal `\015` and `^M` decoded. */
-function screenStuff(words: readonly Arg[]): string {
-  const text = words.map((a) => plain(a.v)).join(' ').replace(/\r/g, '\n');
-  return text.replace(/\\([0-7]{1,3}|[nr]|.)|\^(.)/gs, (_m, esc: string | undefined, ctl: string | undefined) => {
-    if (ctl !== undefined) return ctl === '?' ? '' : typedChar(ctl.toUpperCase().charCodeAt(0) & 31);
-    return /^[0-7]/.test(esc!) ? typedChar(parseInt(esc!, 8)) : esc === 'n' || esc === 'r' ? '\n' : esc!;
-  });
-}
-
 /** The shell code a sub-command's operands are: text typed (`send-keys`, `stuff`), a command and its arguments, or code. */
 function shellOperands(p: ParsedOptions, sub: SubcommandSpec, words: readonly Arg[]): string | null {
+  if (sub.option) return optionShell(p);
+  if (sub.environment) return environmentShell(p);
   if (sub.keys) {
     const typed = sub.keys === 'tmux' ? tmuxKeys(p) : screenStuff(words);
     return typed.trim() !== '' ? typed : null;
   }
+  // `new-window -e LESSOPEN=… CMD`: CMD runs with those variables
+  const env = sub.envWith ? valuesOf(p, sub.envWith).map((a) => `export ${quoteArg(a)}; `).join('') : '';
   if (sub.argv) {
     const argv = sub.skip?.test(literal(p.operands[0]?.v ?? '') ?? '') ? p.operands.slice(1) : p.operands;
-    return argv.length > 0 ? argv.map(quoteArg).join(' ') : null;
+    return argv.length > 0 ? env + argv.map(quoteArg).join(' ') : null;
   }
   const code = sub.first ? p.operands.slice(0, 1) : p.operands;
-  return code.length > 0 ? code.map((a) => plain(a.v)).join(' ') : null;
+  return code.length > 0 ? env + code.map((a) => plain(a.v)).join(' ') : null;
 }
 
 /** How deep tmux commands may hold tmux commands (`if-shell true 'if-shell true …'`) before the rest counts as unseen. */
@@ -264,10 +249,10 @@ const MAX_NESTED_COMMANDS = 8;
 
 /**
  * Code run by sub-commands (`new -d CODE`, `run-shell CODE`, `send-keys TEXT Enter`, `stuff TEXT`), chained with `;` when
- * `split`, and by the tmux commands they hold (`if-shell true 'run-shell CODE'`); `unseen`: files of commands and strings
- * computed at run time.
+ * `split`, and by the tmux commands they hold (`if-shell true 'run-shell CODE'`) or a file this line wrote holds
+ * (`source-file FILE`); `unseen`: other files of commands and strings computed at run time.
  */
-function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[], depth = 0): { codes: string[]; unseen: string[] } {
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[], depth = 0, read?: FileReader): { codes: string[]; unseen: string[] } {
   const codes: string[] = [];
   const unseen: string[] = [];
   let seg: Arg[] = [];
@@ -278,12 +263,16 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
     if (names) codes.push(...formatJobs(seg.slice(1)));
     if (sub) {
       const p = parseOptions(seg.slice(1), sub);
-      if (sub.files) unseen.push(...p.operands.filter((f) => !NOWHERE.includes(literal(f.v) ?? '')).map((f) => `${key} ${f.info.raw}`));
+      const files = sub.files ? p.operands.filter((f) => !NOWHERE.includes(literal(f.v) ?? '')) : [];
+      const written = files.map((f) => read?.(f));
+      unseen.push(...files.filter((_, i) => typeof written[i] !== 'string').map((f) => `${key} ${f.info.raw}`));
       const held = tmuxCommandLines(p, sub);
       unseen.push(...held.unknown.map((raw) => `${key} ${raw}`));
-      for (const line of held.lines) {
+      // a held command may run after this line changed the file (`bind r source-file t.conf`): only a file's own commands read files
+      const lines = [...held.lines.map((l) => [l, undefined] as const), ...written.filter((t): t is string => typeof t === 'string').map((t) => [tmuxLine(t), read] as const)];
+      for (const [line, reader] of lines) {
         if (depth >= MAX_NESTED_COMMANDS) { unseen.push(`${key} nested ${depth} deep`); break; }
-        const inner = subcommandCode(line, table, true, names, depth + 1);
+        const inner = subcommandCode(line, table, true, names, depth + 1, reader);
         codes.push(...inner.codes);
         unseen.push(...inner.unseen);
       }
@@ -301,6 +290,10 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
   flush();
   return { codes, unseen };
 }
+
+/** The code a file of tmux commands this line wrote runs (`tmux -f FILE`), and the files and strings in it the guard cannot see. */
+export const tmuxFileCode = (text: string, read?: FileReader): { codes: string[]; unseen: string[] } =>
+  subcommandCode(tmuxLine(text), WRAPPERS.tmux!.subcommands!, true, WRAPPERS.tmux!.subcommandNames, 1, read);
 
 /** A sub-command word as the program reads it: a name or alias in the table, else the one name it is a prefix of. */
 function resolveSubcommand(w: string, table: Readonly<Record<string, SubcommandSpec>>, names?: readonly string[]): string {

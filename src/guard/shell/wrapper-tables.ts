@@ -62,6 +62,18 @@ export interface SubcommandSpec extends OptionSpec {
   readonly template?: boolean;
   /** Operands are files of tmux commands the guard cannot see (`source-file`). */
   readonly files?: boolean;
+  /** With this option the first operand is a format, not shell code (`if-shell -F`). */
+  readonly formatWith?: string;
+  /** Every operand is a screen command line of its own (`screen -X eval CMD…`). */
+  readonly eachCommand?: boolean;
+  /** Operands are menu items whose third words are tmux commands (`display-menu NAME KEY CMD …`). */
+  readonly menu?: boolean;
+  /** Operands are an option and its value, which tmux may run (`set-option -g default-command CMD`, a hook). */
+  readonly option?: boolean;
+  /** Operands are a variable and its value, which programs started later see (`set-environment LESSOPEN …`). */
+  readonly environment?: boolean;
+  /** This option's values are `NAME=VALUE` variables the code runs with (`new-window -e X=1 CMD`). */
+  readonly envWith?: string;
 }
 
 const P = { posix: true } as const;
@@ -128,14 +140,14 @@ const TERM_X: WrapperSpec = { commandAfter: ['--', '-x', '--execute'] };
 const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   const out: Record<string, SubcommandSpec> = {};
   const add = (names: readonly string[], spec: SubcommandSpec): void => { for (const n of names) out[n] = { posix: true, ...spec }; };
-  add(['new-session', 'new'], { short: 'cefFnstxy' });
-  add(['new-window', 'neww'], { short: 'ceFnt' });
-  add(['split-window', 'splitw'], { short: 'celtFp' });
-  add(['respawn-pane', 'respawnp', 'respawn-window', 'respawnw'], { short: 'cet' });
+  add(['new-session', 'new'], { short: 'cefFnstxy', envWith: 'e' });
+  add(['new-window', 'neww'], { short: 'ceFnt', envWith: 'e' });
+  add(['split-window', 'splitw'], { short: 'celtFp', envWith: 'e' });
+  add(['respawn-pane', 'respawnp', 'respawn-window', 'respawnw'], { short: 'cet', envWith: 'e' });
   add(['run-shell', 'run'], { short: 'cdt', commandsWith: 'C' });
-  add(['display-popup', 'popup'], { short: 'bcdehsStTwxy' });
+  add(['display-popup', 'popup'], { short: 'bcdehsStTwxy', envWith: 'e' });
   add(['pipe-pane', 'pipep'], { short: 't' });
-  add(['if-shell', 'if'], { short: 't', first: true, commands: [1, 2] });
+  add(['if-shell', 'if'], { short: 't', first: true, commands: [1, 2], formatWith: 'F' });
   add(['send-keys', 'send'], { short: 'cNt', keys: 'tmux' });
   // tmux commands run later (a key, a hook, a confirmation, a prompt's template) and files of them
   add(['bind-key', 'bind'], { short: 'NT', commandFrom: 1 });
@@ -143,6 +155,12 @@ const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   add(['confirm-before', 'confirm'], { short: 'cpt', commands: [0] });
   add(['command-prompt'], { short: 'IptT', commands: [0], template: true });
   add(['source-file', 'source'], { short: 't', files: true });
+  // menu items, and the template a chooser runs on what is picked (`%%` the pick)
+  add(['display-menu', 'menu'], { short: 'bcCHsStTxy', menu: true });
+  add(['choose-tree', 'choose-client', 'choose-buffer'], { short: 'FfKOt', commands: [0], template: true });
+  add(['display-panes', 'displayp'], { short: 'dt', commands: [0], template: true });
+  add(['set-option', 'set', 'set-window-option', 'setw'], { short: 't', option: true });
+  add(['set-environment', 'setenv'], { short: 't', environment: true });
   return out;
 })();
 
@@ -166,6 +184,10 @@ const SCREEN: Readonly<Record<string, SubcommandSpec>> = {
   screen: { posix: true, short: 'thT', argv: true, skip: /^\d+$/ },
   // exec's optional first word redirects the window's file descriptors (`.!.`, `!..|`)
   exec: { posix: true, argv: true, skip: /^[.!:|]+$/ },
+  // screen commands held: each `eval` operand, `at WINDOW CMD…`, a key's binding; `source FILE` reads a file of them;
+  // `shell PROGRAM` is what new windows start
+  eval: { eachCommand: true }, at: { posix: true, commandFrom: 1 }, bind: { posix: true, commandFrom: 1 }, source: { files: true },
+  shell: { argv: true }, defshell: { argv: true },
 };
 
 /**
@@ -182,8 +204,9 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   // sudo's parse_args.c: `--auth-type` is -a (BSD auth); `--apparmor-profile` in newer releases
   // its flags listed too: `--login` is a flag, not an abbreviation of `--login-class` (getopt_long takes an exact name first)
-  // -h: a host attached, or the next word when `-h` stands alone and that word is no option (parse_args.c); else help
-  sudo: { ...P, assignments: true, short: 'aCcDgpRrTtUu', attached: 'h', optionalWord: 'h', shortFlags: 'ABbEeHiKklNnPSsVv', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
+  // -h: a host attached, or the next word when `-h` stands alone and that word is no option nor NAME=VALUE (parse_args.c's
+  // is_envar: not starting with `/` or `=`); else help
+  sudo: { ...P, assignments: true, short: 'aCcDgpRrTtUu', attached: 'h', optionalWord: 'h', notOptionalWord: /^[^/=][^]*=/, shortFlags: 'ABbEeHiKklNnPSsVv', long: ['user', 'group', 'chdir', 'close-from', 'host', 'prompt', 'role', 'type', 'other-user', 'command-timeout', 'chroot', 'login-class', 'auth-type', 'apparmor-profile'],
     flags: ['askpass', 'background', 'bell', 'edit', 'help', 'list', 'login', 'no-update', 'non-interactive', 'preserve-env', 'preserve-groups', 'remove-timestamp', 'reset-timestamp', 'set-home', 'shell', 'stdin', 'validate', 'version'], noCommand: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'e', 'edit', 'V', 'version', 'help'], noCommandBare: ['h'], chdir: ['D', 'chdir'] },
   // OpenBSD doas.c getopt "a:C:Lnsu:" (-a login style)
   doas: { ...P, short: 'auC', shortFlags: 'Lns', noCommand: ['L'] },

@@ -44,6 +44,7 @@ import {
   KITTY_REMOTE, READER_OPTIONS, SGDISK_OPTIONS, TMUX_PREFIXES, UFTRACE_UNSEEN, UNKNOWN_SHORT_OPTIONS, WRAPPER_TABLES_AUDITED,
 } from './cases-round17.ts';
 import { KITTY_SETTINGS, LESS_OPTIONS, SGDISK_TABLES, SUDO_HOST, TMUX_NESTED } from './cases-round18.ts';
+import { ROUND19_TABLES } from './cases-round19.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -185,6 +186,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   'tmux commands inside tmux commands, formats and settings files': TMUX_NESTED,
   'less lesskey files and log files': LESS_OPTIONS,
   'sgdisk -j, -k and -B taking a number': SGDISK_TABLES,
+  ...ROUND19_TABLES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();
