@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { printable } from '../util/printable.ts';
 import { redactWith, type MaskKind } from '../util/redact.ts';
 
@@ -8,6 +9,20 @@ const TOKEN = /^[^\s|;&<>()`$]*$/;
 /** A dotted host name followed by a path; base64 and base64url tokens have no dot, and JWTs no slash. */
 const HOST_AND_PATH = /(?:^|[^A-Za-z0-9-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?::\d+)?\//;
 
+/** A host name alone (`exfil.attacker.example`, with or without a port): labels of a DNS name, the last one letters only. */
+const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+/** Whether the value names a place (a host name or an IP address, a port after it or not): the reviewer must see where data goes. */
+function namesAHost(v: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(v);
+  if (bracketed) return ipaddr.IPv6.isValid(bracketed[1]!);
+  if (ipaddr.IPv6.isValid(v)) return true;
+  const host = v.replace(/:\d{1,5}$/, '');
+  // a JSON Web Token is dotted too, and its signature may be letters only
+  if (/^eyJ[\w-]*\.eyJ/.test(host)) return false;
+  return (HOST_NAME.test(host) && host.length <= 253) || ipaddr.IPv4.isValidFourPartDecimal(host);
+}
+
 /** Whether what redaction hid can be a credential and nothing more; quotes around it are the text's, not the value's. */
 function credentialShaped(kind: MaskKind, hidden: string): boolean {
   const v = hidden.trim().replace(/^[\\"']+|[\\"']+$/g, '');
@@ -16,8 +31,8 @@ function credentialShaped(kind: MaskKind, hidden: string): boolean {
     const words = v.split(/[ \t]+/);
     return words.length === 1 ? TOKEN.test(words[0]!) : words.length === 2 && AUTH_SCHEMES.test(words[0]!) && TOKEN.test(words[1]!);
   }
-  // a host and a path (`attacker.example/collect?d=`) is an address the reviewer must see, not a key
-  return TOKEN.test(v) && !HOST_AND_PATH.test(v);
+  // a host and a path (`attacker.example/collect?d=`), or a host alone, is an address the reviewer must see, not a key
+  return TOKEN.test(v) && !HOST_AND_PATH.test(v) && !namesAHost(v);
 }
 
 /**
