@@ -1,7 +1,8 @@
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { allow, deny, type Decision, type DecisionBase } from './decision.ts';
 import type { ToolCall } from './gate.ts';
-import type { AllowlistStore, ApprovalAnswer, Clock, HumanApprover } from './ports.ts';
+import type { AllowlistStore, ApprovalAnswer, Clock, GivenAnswer, HumanApprover } from './ports.ts';
+import type { RuleId } from '../policy/rules.ts';
 
 export interface HumanStepInput {
   readonly call: ToolCall;
@@ -22,6 +23,10 @@ export interface HumanStepInput {
 export type WaitEnded = 'timeout' | 'cancelled';
 
 type Received = ApprovalAnswer | { readonly answer: 'cancelled' };
+
+const UNANSWERED_RULES = {
+  timeout: 'approval.human.timeout', cancelled: 'approval.human.cancelled', unavailable: 'approval.human.unavailable', unverified: 'approval.human.unverified',
+} as const satisfies Record<Exclude<Received['answer'], GivenAnswer['answer']>, RuleId>;
 
 /**
  * How long the approver may take, once the wait is over, to settle the request: it
@@ -72,7 +77,7 @@ export async function askHuman(input: HumanStepInput): Promise<Decision> {
   const answer = received;
   const ids = { approval_id: requestId };
   if (!('request_id' in answer)) {
-    const rule = answer.answer === 'timeout' ? 'approval.human.timeout' : answer.answer === 'cancelled' ? 'approval.human.cancelled' : 'approval.human.unavailable';
+    const rule = UNANSWERED_RULES[answer.answer];
     return deny(base, 11, rule, undefined, ids);
   }
   if (answer.request_id !== requestId || answer.call_hash !== base.call_hash) {

@@ -44,7 +44,8 @@ export interface ApprovalRequest {
 /** An answer someone gave, bound to the request id and the call hash. */
 export interface GivenAnswer { readonly answer: 'once' | 'always' | 'deny'; readonly approver: string; readonly request_id: string; readonly call_hash: string }
 
-export type ApprovalAnswer = GivenAnswer | { readonly answer: 'timeout' | 'unavailable' };
+/** `unverified`: an answer is stored, but not one given with the request's code (answer-code.ts), so nobody shown the request gave it. */
+export type ApprovalAnswer = GivenAnswer | { readonly answer: 'timeout' | 'unavailable' | 'unverified' };
 
 /** Step 11: asks a human. Must persist the request before waiting (it survives a restart). */
 export interface HumanApprover {

@@ -1,9 +1,9 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jsonLines, printableLines } from '../util/printable.ts';
+import { jsonLines, printable, printableLines } from '../util/printable.ts';
 import { redactWith } from '../util/redact.ts';
 import type { WaitEnded } from './human-step.ts';
-import type { ApprovalAnswer, ApprovalRequest, GivenAnswer, HumanApprover } from './ports.ts';
+import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from './ports.ts';
 
 export interface TtyApproverOptions {
   readonly input: NodeJS.ReadableStream;
@@ -12,15 +12,16 @@ export interface TtyApproverOptions {
   readonly approver: string;
   /** Persists the request before asking and records the answer, bound to id + call hash. */
   readonly persist: {
-    create(req: ApprovalRequest): Promise<void>;
+    /** Returns lines the prompt shows too: how to answer from another shell, with the request's code. */
+    create(req: ApprovalRequest): Promise<readonly string[]>;
     answer(req: ApprovalRequest, answer: 'once' | 'always' | 'deny', by: string): Promise<boolean>;
     /**
      * The wait is over: ends the request, `expired` when its time ran out and `withdrawn` when nobody
      * here waits any more, so a late answer elsewhere is refused; returns the answer it holds if one was recorded first.
      */
-    settle(req: ApprovalRequest, ending: 'expired' | 'withdrawn'): Promise<GivenAnswer | null>;
+    settle(req: ApprovalRequest, ending: 'expired' | 'withdrawn'): Promise<ApprovalAnswer | null>;
     /** Settles once someone answered the stored request elsewhere (`approvals approve`); null when `signal` aborts first. */
-    answeredElsewhere(req: ApprovalRequest, signal: AbortSignal): Promise<GivenAnswer | null>;
+    answeredElsewhere(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer | null>;
   };
   /** Extra lines shown before the question (e.g. what a job may do). */
   readonly describe?: (req: ApprovalRequest) => Promise<string[]> | string[];
@@ -102,7 +103,7 @@ function timeLeft(at: Date, now = Date.now()): string {
  * What the person is shown: all of the call, with credentials cut out as `approvals show` shows the stored
  * request (I11: a terminal's scrollback, a `script` log or a screen share keeps them otherwise).
  */
-export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyApproverOptions['describe']): Promise<string[]> {
+export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyApproverOptions['describe'], elsewhere: readonly string[] = []): Promise<string[]> {
   const clean = cleanFor(req);
   const args = redactWith({ ...req.args }, Object.values(req.ctx.credentials ?? {}));
   const described = (await (describe?.(req) ?? [])).map(clean);
@@ -117,9 +118,16 @@ export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyAp
       : `  "always" is not offered: ${noAlwaysBecause(req)}`,
   ];
   if (lines.some((l) => l.includes(MASK))) lines.push(`  note: ${MASK} stands for a credential in the call; it is not shown`);
-  lines.push(`  answer within ${timeLeft(req.expires_at)} (until ${req.expires_at.toISOString()}); Ctrl-C stops the session`);
+  lines.push(`  answer within ${timeLeft(req.expires_at)} (until ${req.expires_at.toISOString()}); Ctrl-C stops the session`, ...elsewhere);
   // what a model wrote (a job's name or prompt, arguments) must not forge lines in what the person approves
   return printableLines(lines);
+}
+
+/** What the prompt says of an answer recorded in another shell. */
+function elsewhereText(a: ApprovalAnswer, when: 'first' | '' = ''): string {
+  // the name is what the answerer gave (--as): no escape sequence of its own on this terminal
+  if ('request_id' in a) return printable(`answered elsewhere${when ? ` ${when}` : ''}: ${a.answer} by ${a.approver}`);
+  return 'an answer was stored for this request without its code, so nobody shown the request gave it: it does not count, and the call is refused';
 }
 
 /** Step 11 on a terminal: shows the call and its guard findings, asks once / always / deny. */
@@ -127,8 +135,8 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
   const say = (text: string) => opts.output.write(`${text}\n`);
   return {
     async ask(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-      await opts.persist.create(req);
-      say((await approvalPromptLines(req, opts.describe)).join('\n'));
+      const elsewhereLines = await opts.persist.create(req);
+      say((await approvalPromptLines(req, opts.describe, elsewhereLines)).join('\n'));
       const choices = req.allow_always ? '[o]nce / [a]lways / [D]eny' : '[y]es once / [N]o';
       const local = new AbortController();
       const stop = () => local.abort();
@@ -161,14 +169,14 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
         typed.catch(() => {}); // aborted once the other side won: nobody waits for it then
         const first = await Promise.race([typed, elsewhere]);
         if ('elsewhere' in first) {
-          say(`\nanswered elsewhere: ${first.elsewhere.answer} by ${first.elsewhere.approver}`);
+          say(`\n${elsewhereText(first.elsewhere)}`);
           return first.elsewhere;
         }
         if (first.typed === 'closed') {
           // nobody can answer here any more (Ctrl-D earlier in the session): not a person's "no" to this call
           say('the terminal\'s input is closed (Ctrl-D): nobody can answer here, so the call is refused');
           const stored = await settled();
-          return 'request_id' in stored ? stored : { answer: 'unavailable' };
+          return 'request_id' in stored || stored.answer === 'unverified' ? stored : { answer: 'unavailable' };
         }
         if (first.typed === 'eof') say('\nend of input (Ctrl-D): refused');
         const answer = first.typed === 'eof' ? 'deny' : first.typed;
@@ -181,7 +189,7 @@ export function ttyApprover(opts: TtyApproverOptions): HumanApprover {
         }
         // answered elsewhere a moment before, or expired: what the store holds is what happened
         const stored = await settled();
-        if ('request_id' in stored) say(`answered elsewhere first: ${stored.answer} by ${stored.approver}`);
+        if ('request_id' in stored || stored.answer === 'unverified') say(elsewhereText(stored, 'first'));
         return stored;
       } catch {
         const why = signal.aborted ? (signal.reason as WaitEnded | unknown) : null;

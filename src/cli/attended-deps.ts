@@ -1,3 +1,4 @@
+import { printable } from '../util/printable.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HumanApprover } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
@@ -27,14 +28,13 @@ export async function cliApprover(database: Database, config: Config, tools: Too
   // a prompt on a redirected stderr would leave the person waiting blind
   const atTerminal = (opts.channel ?? 'cli') === 'cli' && process.stdin.isTTY && process.stderr.isTTY;
   if (!atTerminal) {
-    // the answer must go to this database: another shell may not have the ECHO_AGENT_CONFIG this one has
-    const file = configFileOf(config);
-    const cli = `echo-agent${file ? ` --config ${shellQuoted(resolve(file))}` : ''} approvals`;
+    const cli = approvalsCommand(config);
     return storeApprover(database.db, {
       toolScope,
-      onPending: (row) => process.stderr.write(
+      onPending: (row, code) => process.stderr.write(
         `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): ${waitingCall(row)}\n`
-        + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`,
+        + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id} --code ${code}  or  ${cli} deny ${row.id} --code ${code}\n`
+        + `  (the code is shown only here: the tools this session runs cannot answer without it)\n`,
       ),
     });
   }
@@ -49,28 +49,38 @@ export async function terminalApprover(
   database: Pick<Database, 'db'>, config: Config, tools: ToolRegistry, actor: string,
   io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream; readonly typeAheadMs?: number },
 ): Promise<HumanApprover> {
-  const [{ createApproval, answerApproval, endWait, getApproval }, { recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall }] = await Promise.all([
-    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'),
+  const [{ createApproval, answerApproval, endWait, getApproval }, { recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall }, { newAnswerCode }] = await Promise.all([
+    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'), import('../store/answer-code.ts'),
   ]);
   const toolScope = (req: ScopedCall) => grantScopeOf(database, config, tools, req);
+  // each request's code lives in this process only: answers given with it are the ones this session accepts
+  const codes = new Map<string, string>();
+  const codeOf = (req: { request_id: string }) => codes.get(req.request_id) ?? null;
+  const cli = approvalsCommand(config);
   return ttyApprover({
     input: io.input, output: io.output, approver: actor, ...(io.typeAheadMs !== undefined ? { typeAheadMs: io.typeAheadMs } : {}),
     describe: async (req) => (req.tool === 'cronjob' ? describeJobCall(config, tools, { ...req.args }, await storedJob(database, req.args)) : []),
     persist: {
       async create(req) {
-        await createApproval(database.db, approvalRecordOf(req, await toolScope(req)));
+        const code = newAnswerCode();
+        codes.set(req.request_id, code.text);
+        await createApproval(database.db, approvalRecordOf(req, await toolScope(req), code));
+        return [`  or answer from another shell:  ${cli} approve ${req.request_id} --code ${code.text}  (or deny)`];
       },
       async answer(req, answer, by) {
-        return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin() })).ok;
+        const code = codeOf(req) ?? undefined;
+        return (await answerApproval(database.db, { id: req.request_id, call_hash: req.call_hash, answer, answered_by: by, origin: answerOrigin(), ...(code ? { code } : {}) })).ok;
       },
       async settle(req, ending) {
         const row = await endWait(database.db, req.request_id, ending);
-        return row && recordedAnswer(row);
+        const answer = row && recordedAnswer(row, codeOf(req));
+        codes.delete(req.request_id);
+        return answer;
       },
       async answeredElsewhere(req, signal) {
         while (!signal.aborted) {
           const row = await getApproval(database.db, req.request_id);
-          const answer = row && recordedAnswer(row);
+          const answer = row && recordedAnswer(row, codeOf(req));
           if (answer) return answer;
           if (!row || row.state !== 'pending') return null;
           // ends early on abort, and leaves no listener behind on the signal
@@ -87,7 +97,8 @@ export function waitingCall(row: Pick<ApprovalRow, 'tool' | 'risk' | 'args' | 'f
   const args = JSON.stringify(row.args);
   const shown = args.length > ARGS_SHOWN_CHARS ? `${args.slice(0, pairSafeEnd(args, ARGS_SHOWN_CHARS))}…` : args;
   const flags = (row.flags as { rule?: string }[]).flatMap((f) => (f.rule ? [f.rule] : []));
-  return `${row.tool} [risk ${row.risk}] ${shown}${flags.length > 0 ? ` (flagged: ${flags.join(', ')})` : ''}`;
+  // JSON escapes ESC but not C1 controls or bidi overrides: the line is made printable as a whole
+  return printable(`${row.tool} [risk ${row.risk}] ${shown}${flags.length > 0 ? ` (flagged: ${flags.join(', ')})` : ''}`);
 }
 
 type ScopedCall = { readonly tool: string; readonly args: Readonly<Record<string, unknown>> };
@@ -104,6 +115,12 @@ export async function storedJob(database: Pick<Database, 'db'>, args: Readonly<R
   if (args.action !== 'update' || typeof args.id !== 'string') return null;
   const { getJob } = await import('../store/jobs.ts');
   return getJob(database.db, args.id);
+}
+
+/** The approvals command another shell types: the answer must go to this database, and that shell may not have this one's ECHO_AGENT_CONFIG. */
+function approvalsCommand(config: Config): string {
+  const file = configFileOf(config);
+  return `echo-agent${file ? ` --config ${shellQuoted(resolve(file))}` : ''} approvals`;
 }
 
 /** A path as one shell word: quoted only when it needs to be. */

@@ -49,6 +49,7 @@ export const RULES = {
   'approval.human.timeout': 'Nobody answered the approval request in time.',
   'approval.human.cancelled': 'The session was stopped (interrupted or out of time) while it waited for the answer, so the call was not approved.',
   'approval.human.unavailable': 'No human approver is reachable for this channel.',
+  'approval.human.unverified': 'The answer stored for this request was not given with the code shown where the request was asked, so it was not given through echo-agent approvals by someone shown the request, and it does not count (I3).',
   'approval.human.mismatch': 'The approval answer belongs to another request or another call than this one, so it does not count.',
   'approval.unshowable': 'The call holds text that the approval screen would hide as a credential although it is more than one (several words, shell syntax, or a host and path), so no reviewer could see what they would approve; pass credentials through the configuration or the environment, not inside instructions or commands.',
   'approval.would_ask': 'This call would be sent to a human for approval.',

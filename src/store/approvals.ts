@@ -2,6 +2,7 @@ import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { systemClock, type Clock } from '../approval/ports.ts';
 import type { ProcessRef } from '../util/process-identity.ts';
 import { redact } from '../util/redact.ts';
+import { answerProof, codeMatches } from './answer-code.ts';
 import { appendAudit, jobNamedByCall, jsonSafe } from './audit.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
@@ -26,6 +27,8 @@ export interface NewApproval {
   readonly expires_at: Date;
   /** The asking process, where it is known (a process with /proc). */
   readonly asked_from?: AskingProcess | null;
+  /** The hash of the code only the asking session shows (answer-code.ts); an answer must give the code. */
+  readonly code_hash?: string | null;
 }
 
 /** The account, host and process of whoever waits for the answer. */
@@ -44,7 +47,7 @@ export async function createApproval(exec: Executor, a: NewApproval): Promise<Ap
       id: a.id ?? newId('apr'), call_hash: a.call_hash, tool: a.tool, args: jsonSafe(redact(a.args)), risk: a.risk,
       flags: jsonSafe(redact([...(a.flags ?? [])])), scopes: [...(a.scopes ?? [])], allow_always: a.allow_always ?? false,
       channel: a.channel, user_id: a.user_id ?? '', execution_id: a.execution_id ?? null, trace_id: a.trace_id ?? null,
-      tool_scope: a.tool_scope ? [...a.tool_scope] : null, asked_from: a.asked_from ?? null,
+      tool_scope: a.tool_scope ? [...a.tool_scope] : null, asked_from: a.asked_from ?? null, code_hash: a.code_hash ?? null,
       // answers are judged on the database clock, so the expiry is too: the same wait from now, whatever this host's clock says
       expires_at: sql`now() + make_interval(secs => ${Math.max(0, (a.expires_at.getTime() - Date.now()) / 1000)}::double precision)`,
     }).returning();
@@ -65,6 +68,8 @@ export const ANSWER_REFUSALS = {
   already_answered: 'The request was already answered.',
   always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
   from_asking_session: 'The answer came from a process started by the session that asked (a tool call of its own), not from a person (I3).',
+  code_missing: 'This request takes an answer only with the code shown where it was asked (the asking terminal, or the error output of the command that asked): give it with --code. A tool call of the asking session cannot see that code (I3).',
+  code_wrong: 'The code given is not the one shown where this request was asked; the request still waits.',
   asker_gone: 'The process that asked has ended (interrupted, killed, or its terminal closed): nothing waits for this answer, so it would do nothing; the request is withdrawn. Run the command again to ask anew.',
 } as const;
 
@@ -100,7 +105,7 @@ function fromAskingSession(asked: AskingProcess | null, origin: AnswerOrigin | u
 
 export async function answerApproval(
   exec: Executor,
-  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin },
+  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin; code?: string },
 ): Promise<AnswerResult> {
   // answered_by is who the answerer says they are; origin is the account the answer really came from
   const origin = a.origin ? { os_account: a.origin.os_account, host: a.origin.host } : null;
@@ -125,6 +130,11 @@ export async function answerApproval(
       return refuse('expired', gone!);
     }
     if (a.answer === 'always' && !row.allow_always) return refuse('always_not_allowed', row);
+    // the code, not the process tree: a tool process that detached from the session (setsid) escapes the check below
+    if (row.code_hash !== null) {
+      if (a.code === undefined || a.code.trim() === '') return refuse('code_missing', row);
+      if (!codeMatches(a.code, row.code_hash)) return refuse('code_wrong', row);
+    }
     // a refusal too: a denial from there would let a tool call cancel what its session asked a person
     if (fromAskingSession(row.asked_from, a.origin)) return refuse('from_asking_session', row);
     // an approval nobody waits for would be reported as given and do nothing: withdraw the request instead
@@ -132,8 +142,9 @@ export async function answerApproval(
       const [gone] = await tx.update(approvals).set({ state: 'withdrawn' }).where(eq(approvals.id, a.id)).returning();
       return refuse('asker_gone', gone!);
     }
+    const proof = row.code_hash !== null && a.code !== undefined ? answerProof(a.code, { id: row.id, call_hash: row.call_hash, answer: a.answer, answered_by: a.answered_by }) : null;
     const [answered] = await tx.update(approvals).set({
-      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: origin, answered_at: sql`now()`,
+      state: a.answer === 'deny' ? 'denied' : 'approved', answer: a.answer, answered_by: a.answered_by, answered_from: origin, answered_at: sql`now()`, answer_proof: proof,
     }).where(eq(approvals.id, a.id)).returning();
     await appendAudit(tx, {
       kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk, job_id: jobNamedByCall(row.tool, row.args),

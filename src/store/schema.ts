@@ -159,6 +159,10 @@ export const approvals = pgTable('approvals', {
   answered_at: tz('answered_at'),
   /** A cronjob create/update: the tools its prompt listed as usable by the job's runs, computed where the call waits. */
   tool_scope: text('tool_scope').array(),
+  /** The hash of the code shown only where the request was asked (answer-code.ts); null on requests from before codes. */
+  code_hash: text('code_hash'),
+  /** The answer keyed by that code: the asking session accepts no answer without it, whoever wrote the row. */
+  answer_proof: text('answer_proof'),
   expires_at: tz('expires_at').notNull(),
   created_at: tz('created_at').notNull().defaultNow(),
 }, (t) => [

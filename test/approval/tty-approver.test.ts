@@ -20,7 +20,7 @@ function terminal(opts: { acceptsAnswer?: boolean; watches?: boolean } = {}) {
   const approver = ttyApprover({
     input, output, approver: 'alice',
     persist: {
-      create: async () => { calls.push('create'); },
+      create: async () => { calls.push('create'); return []; },
       answer: async (_r, answer) => { calls.push(`answer:${answer}`); return opts.acceptsAnswer ?? true; },
       settle: async (_r, ending) => { calls.push(`settle:${ending}`); return stored; },
       answeredElsewhere: async (_r, signal) => {

@@ -11,14 +11,13 @@ import { createGuard } from '../../src/guard/index.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { addAllowlist, allowlistStore } from '../../src/store/allowlist.ts';
-import { listApprovals } from '../../src/store/approvals.ts';
 import { appendAudits } from '../../src/store/audit.ts';
 import { groupCommitAppend } from '../../src/store/audit-writer.ts';
 import { auditDecisionSink } from '../../src/store/decision-sink.ts';
 import { createJob, listJobs, updateJob } from '../../src/store/jobs.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
-import { ROOT, runCli } from '../support/cli.ts';
+import { ROOT, runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 
@@ -53,11 +52,12 @@ const json = async <T>(args: string[]): Promise<T> => {
 
 /** A job change through the gate (no terminal), approved by `as` with `approvals approve` in another shell. */
 async function approvedChange(args: string[], as: string) {
-  const change = cli([...args, '--as', as]);
+  // what the command printed, as the person who ran it reads it: the request and its code
+  const seen: { waiting?: { id: string; code: string } | null } = {};
+  const change = runCli([...args, '--as', as], { env, timeoutMs: 60_000, onStderr: (text) => { seen.waiting ??= waitingApproval(text); } });
   let answered = false;
   for (const started = Date.now(); !answered && Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 100))) {
-    const [pending] = await listApprovals(database().db, { state: 'pending' });
-    if (pending) answered = (await cli(['approvals', 'approve', pending.id, '--as', as])).code === 0;
+    if (seen.waiting) answered = (await cli(['approvals', 'approve', seen.waiting.id, '--code', seen.waiting.code, '--as', as])).code === 0;
   }
   const r = await change;
   expect(r.code, r.stderr).toBe(0);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { listApprovals } from '../../src/store/approvals.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { listJobs } from '../../src/store/jobs.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -26,12 +26,12 @@ async function waitingCreate(e: NodeJS.ProcessEnv, name: string) {
     cwd: ROOT, env: { ...process.env, ...e }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.end();
-  const out = { child, id: '', stderr: '', exited: new Promise<number | null>((resolve) => child.on('close', resolve)) };
-  out.id = await new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+  const out = { child, id: '', code: '', stderr: '', exited: new Promise<number | null>((resolve) => child.on('close', resolve)) };
+  ({ id: out.id, code: out.code } = await new Promise<{ id: string; code: string }>((resolve) => child.stderr.on('data', (d) => {
     out.stderr += d;
-    const m = /approval (apr_\w+) is waiting/.exec(out.stderr);
-    if (m) resolve(m[1]!);
-  }));
+    const w = waitingApproval(out.stderr);
+    if (w) resolve(w);
+  })));
   return out;
 }
 
@@ -40,7 +40,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const e = env();
     const name = `nightly-${signal.toLowerCase()}`;
     const w = await waitingCreate(e, name);
-    const { id } = w;
+    const { id, code } = w;
     w.child.kill(signal);
     expect(await w.exited, w.stderr).toBe({ SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal]);
 
@@ -49,7 +49,8 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const decisions = await listAudit(database().db, { kind: 'gate.decision', limit: 50 });
     expect(decisions.find((d) => (d.data as { approval_id?: string } | null)?.approval_id === id))
       .toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
-    const late = await runCli(['approvals', 'approve', id], { env: e });
+    // a person with the code, too late
+    const late = await runCli(['approvals', 'approve', id, '--code', code], { env: e });
     expect(late.code).toBe(1);
     expect((await listJobs(database().db)).map((j) => j.name)).not.toContain(name);
   }, 60_000);
@@ -57,10 +58,10 @@ describe('a jobs create waiting for an approval, interrupted', () => {
   it('killed outright (SIGKILL, nothing withdrawn), its request cannot be approved: the answer is refused and the request withdrawn', async () => {
     const e = env();
     const name = 'nightly-killed';
-    const { child, id, exited } = await waitingCreate(e, name);
+    const { child, id, code, exited } = await waitingCreate(e, name);
     child.kill('SIGKILL');
     await exited;
-    const late = await runCli(['approvals', 'approve', id], { env: e });
+    const late = await runCli(['approvals', 'approve', id, '--code', code], { env: e });
     expect(late.code).toBe(1);
     expect(late.stderr).toContain(`${id}: The process that asked has ended`);
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
@@ -74,11 +75,11 @@ describe('a jobs create waiting for an approval, interrupted', () => {
   it('an answer to a request already answered says how, by whom and when', async () => {
     const e = env();
     const w = await waitingCreate(e, 'nightly-twice');
-    const { id } = w;
+    const { id, code } = w;
     // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
     const cli = `echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals`;
-    expect(w.stderr).toContain(`run  ${cli} show ${id}  to see all of it, then  ${cli} approve ${id}  or  ${cli} deny ${id}`);
-    expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e })).code).toBe(0);
+    expect(w.stderr).toContain(`run  ${cli} show ${id}  to see all of it, then  ${cli} approve ${id} --code ${code}  or  ${cli} deny ${id} --code ${code}`);
+    expect((await runCli(['approvals', 'deny', id, '--code', code, '--as', 'erin'], { env: e })).code).toBe(0);
     expect(await w.exited).toBe(1);
     // the refusal as a person reads it: the advice meant for a model (never retry) is left out
     expect(w.stderr).toContain('echo-agent: A human refused this call (refused by erin); nothing was created\n');

@@ -8,7 +8,7 @@ import { listApprovals } from '../../src/store/approvals.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { insertRun } from '../../src/store/runs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -36,13 +36,14 @@ async function approvedBy(who: string, args: string[]): Promise<{ code: number |
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
-  const waiting = new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+  const waiting = new Promise<{ id: string; code: string }>((resolve) => child.stderr.on('data', (d) => {
     stderr += d;
-    const m = /approval (apr_\w+) is waiting/.exec(stderr);
-    if (m) resolve(m[1]!);
+    const w = waitingApproval(stderr);
+    if (w) resolve(w);
   }));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const approve = await runCli(['approvals', 'approve', await waiting, '--as', who], { env });
+  const { id, code } = await waiting;
+  const approve = await runCli(['approvals', 'approve', id, '--code', code, '--as', who], { env });
   expect(approve.code, approve.stderr).toBe(0);
   return { code: await exited, stdout, stderr };
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listApprovals } from '../../src/store/approvals.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { transcripts } from '../../src/store/catalog-schema.ts';
-import { BIN, ROOT, runCli, scriptedSessionConfig } from '../support/cli.ts';
+import { BIN, ROOT, runCli, scriptedSessionConfig, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 
@@ -27,10 +27,10 @@ async function waitingRun(prompt: string) {
   child.stdin.end();
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const id = await new Promise<string>((resolve) => child.stderr.on('data', (d) => {
+  const { id } = await new Promise<{ id: string }>((resolve) => child.stderr.on('data', (d) => {
     stderr += d;
-    const m = /approval (apr_\w+) is waiting/.exec(stderr);
-    if (m) resolve(m[1]!);
+    const w = waitingApproval(stderr);
+    if (w) resolve(w);
   }));
   return { child, id, exited, stderr: () => stderr };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli } from '../support/cli.ts';
+import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
 
 // A fresh data dir and config: no database.url, no queue.redis_url — the embedded default.
 const dir = mkdtempSync(join(tmpdir(), 'echo-embedded-'));
@@ -50,14 +50,11 @@ describe('npm start on the embedded default', () => {
     for (const line of daemonLog.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
 
     // jobs create without a terminal: the request waits for `approvals approve`
-    const creating = runCli(['jobs', 'create', '--file', 'jobs/heartbeat.yaml', '--as', 'alice', '--json'], { env, timeoutMs: 90_000 });
-    let approvalId: string | undefined;
-    await waitFor(async () => {
-      const r = await runCli(['approvals', 'list', '--json'], { env });
-      if (r.code === 0) approvalId = (JSON.parse(r.stdout) as { id: string }[])[0]?.id;
-      return approvalId !== undefined;
-    }, 60_000, 'pending approval');
-    const approved = await runCli(['approvals', 'approve', approvalId!, '--as', 'alice'], { env });
+    // what the command printed, as the person who ran it reads it: the request and its code
+    const seen: { waiting?: { id: string; code: string } | null } = {};
+    const creating = runCli(['jobs', 'create', '--file', 'jobs/heartbeat.yaml', '--as', 'alice', '--json'], { env, timeoutMs: 90_000, onStderr: (text) => { seen.waiting ??= waitingApproval(text); } });
+    await waitFor(() => Boolean(seen.waiting), 60_000, 'pending approval');
+    const approved = await runCli(['approvals', 'approve', seen.waiting!.id, '--code', seen.waiting!.code, '--as', 'alice'], { env });
     expect(approved.code, approved.stderr).toBe(0);
     const created = await creating;
     expect(created.code, created.stderr).toBe(0);

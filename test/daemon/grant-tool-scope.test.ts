@@ -91,7 +91,7 @@ describe('a human grant covers the tools its approval listed, not what the confi
     const approver = storeApprover(db, {
       pollMs: 20,
       toolScope: async () => ['write_file'],
-      onPending: (row) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'carol' }),
+      onPending: (row, code) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'carol', code }),
     });
     const jobId = await createJob('stored-request', approver, laterConfig);
     const grant = await liveGrant(db, jobId);

@@ -25,7 +25,7 @@ function gate() {
   return createApprovalGate(config, {
     guard: createGuard(config, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(config), smartReviewer: null,
     // whoever answers says no: what matters is what the request stored
-    humanApprover: storeApprover(db, { pollMs: 10, onPending: (row) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'deny', answered_by: 'alice' }) }),
+    humanApprover: storeApprover(db, { pollMs: 10, onPending: (row, code) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'deny', answered_by: 'alice', code }) }),
     clock: systemClock, sink: auditDecisionSink(db),
   });
 }

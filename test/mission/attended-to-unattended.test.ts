@@ -11,7 +11,7 @@ import { listAudit } from '../../src/store/audit.ts';
 import { authorizationFor, liveGrant } from '../../src/store/grants.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import { cliOnTerminal, runCli } from '../support/cli.ts';
+import { cliOnTerminal, runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
@@ -122,16 +122,20 @@ describe('the mission, end to end: an attended session creates a job, the daemon
   });
 
   it('approved through the approvals API while the session waits (no terminal)', async () => {
-    const session = runCli(['run', 'Create a job named api-nightly', '--as', 'alice', '--json'], { env: { ECHO_AGENT_CONFIG: configFile }, timeoutMs: 60_000 });
+    // the code bob is given by whoever started the session: it is shown on that command's error output only
+    const seen: { waiting?: { id: string; code: string } | null } = {};
+    const session = runCli(['run', 'Create a job named api-nightly', '--as', 'alice', '--json'], {
+      env: { ECHO_AGENT_CONFIG: configFile }, timeoutMs: 60_000, onStderr: (text) => { seen.waiting ??= waitingApproval(text); },
+    });
     let pending;
-    for (const started = Date.now(); !pending; await new Promise((res) => setTimeout(res, 100))) {
+    for (const started = Date.now(); !pending || !seen.waiting; await new Promise((res) => setTimeout(res, 100))) {
       [pending] = await listApprovals(database().db, { state: 'pending' });
       if (Date.now() - started > 30_000) throw new Error('no approval request appeared');
     }
     expect(pending.tool).toBe('cronjob');
     // the waiting session recorded what the grant will cover, for whoever answers elsewhere
     expect(pending.tool_scope).toEqual(['write_file']);
-    expect((await answerApproval(database().db, { id: pending.id, call_hash: pending.call_hash, answer: 'once', answered_by: 'bob' })).ok).toBe(true);
+    expect((await answerApproval(database().db, { id: pending.id, call_hash: pending.call_hash, answer: 'once', answered_by: 'bob', code: seen.waiting.code })).ok).toBe(true);
     const r = await session;
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', final: 'Created api-nightly.' });

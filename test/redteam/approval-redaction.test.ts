@@ -23,7 +23,7 @@ import { allowlistStore } from '../../src/store/allowlist.ts';
 import { getApproval } from '../../src/store/approvals.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
-import { BIN, ROOT, cliOnTerminal, runCli } from '../support/cli.ts';
+import { BIN, ROOT, cliOnTerminal, runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { grantCovers, recordingTerminal, schemaConfigYaml } from '../support/approval-screens.ts';
 
@@ -161,8 +161,8 @@ describe('the real CLI: a hostile job file', () => {
     child.stderr.on('data', (d) => (err += d));
     const done = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      for (let i = 0; i < 900 && child.exitCode === null && !/approval (apr_\w+) is waiting/.test(err); i++) await new Promise((r) => setTimeout(r, 100));
-      const id = /approval (apr_\w+) is waiting/.exec(err)?.[1];
+      for (let i = 0; i < 900 && child.exitCode === null && !waitingApproval(err); i++) await new Promise((r) => setTimeout(r, 100));
+      const { id, code } = waitingApproval(err) ?? {};
       // refused before anyone was asked: nothing was granted that nobody saw
       if (!id) {
         expect(await done, err).not.toBe(0);
@@ -171,7 +171,7 @@ describe('the real CLI: a hostile job file', () => {
       }
       const show = await runCli(['approvals', 'show', id], { env: { ECHO_AGENT_CONFIG: cfgFile } });
       const json = await runCli(['approvals', 'show', id, '--json'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
-      await runCli(['approvals', 'approve', id, '--as', 'alice'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
+      await runCli(['approvals', 'approve', id, '--code', code!, '--as', 'alice'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
       await done;
       // the request as stored (all another terminal can show) against what the grant covers
       const stored = JSON.stringify((await getApproval(database().db, id))!.args);

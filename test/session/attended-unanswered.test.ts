@@ -8,6 +8,7 @@ import { attendedCall } from '../../src/session/attended-call.ts';
 import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
 import { createApproval, getApproval } from '../../src/store/approvals.ts';
 import { approvalRecordOf } from '../../src/store/approver.ts';
+import { newAnswerCode } from '../../src/store/answer-code.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
@@ -26,7 +27,7 @@ function approver(mode: { settlesAfterMs: number } | 'fails'): HumanApprover & {
     asked,
     async ask(req, signal): Promise<ApprovalAnswer> {
       asked.push(req);
-      await createApproval(database().db, approvalRecordOf(req, null));
+      await createApproval(database().db, approvalRecordOf(req, null, newAnswerCode()));
       if (mode === 'fails') throw new Error('the approval channel went away');
       await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
       await new Promise((r) => setTimeout(r, mode.settlesAfterMs));

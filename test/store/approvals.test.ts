@@ -134,7 +134,7 @@ describe('approvals', () => {
     };
     const approver = storeApprover(db, {
       pollMs: 20,
-      onPending: (row) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'admin' }),
+      onPending: (row, code) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'admin', code }),
     });
     const answer = await approver.ask(req, new AbortController().signal);
     expect(answer).toEqual({ answer: 'once', approver: 'admin', request_id: 'apr_fromgate1', call_hash: 'h-gate' });

@@ -13,8 +13,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `echo-agent` binary, as an operator would. */
-export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs the real `echo-agent` binary, as an operator would; `onStderr` sees its error output so far, as it comes. */
+export function runCli(
+  args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number; onStderr?: (soFar: string) => void } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
@@ -24,7 +26,10 @@ export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv;
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      opts.onStderr?.(stderr);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -33,6 +38,15 @@ export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv;
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * The request a command without a terminal (or a prompt, for another shell) says it waits on, with the code
+ * an answer needs: shown there only, so a test answers as a person who read it.
+ */
+export function waitingApproval(text: string): { id: string; code: string } | null {
+  const m = /approvals approve (apr_\w+) --code ([0-9A-Z-]+)/.exec(text);
+  return m ? { id: m[1]!, code: m[2]! } : null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { printableLines } from '../../util/printable.ts';
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
@@ -34,13 +35,12 @@ export function registerGrantCommands(program: Command): void {
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
-      const [{ authorization, listGrants }, { jobByRef }, { getJob }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
+      const [{ authorization, listGrants }, { jobByRef }, { jobsById }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
       const rows = await withStore(configOf(cmd), async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
         const grants = await listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
         // an id alone does not tell an admin which job holds the grant
-        const jobs = new Map<string, Awaited<ReturnType<typeof getJob>>>();
-        for (const g of grants) if (!jobs.has(g.job_id)) jobs.set(g.job_id, await getJob(db.db, g.job_id, { includeRemoved: true }));
+        const jobs = await jobsById(db.db, grants.map((g) => g.job_id));
         return grants.map((g) => {
           const held = jobs.get(g.job_id) ?? null;
           // as a run judges it (a grant row says what was approved, not whether it still covers the job)
@@ -118,7 +118,8 @@ export function registerGrantCommands(program: Command): void {
       const g = report.grant;
       const d = report.delivery;
       const policy = `unattended_policy=${report.unattended_policy}; any call the guard flags is refused; an agent run's model is not offered the refused tools`;
-      process.stdout.write([
+      // a job's name and the reasons given are anyone's text: no escape sequence of theirs reaches the terminal
+      process.stdout.write(printableLines([
         `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}, ${firesLine(report.job)}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
         g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
@@ -133,7 +134,7 @@ export function registerGrantCommands(program: Command): void {
         // one heading either way: "tonight" is only true of a job that fires
         report.will_not_fire ? `it will not fire (${report.will_not_fire}); if it ran, per tool:` : 'tonight, per tool:',
         `  (${policy})`,
-      ].join('\n') + '\n');
+      ]).join('\n') + '\n');
       printTable(['TOOL', 'RISK', report.will_not_fire ? 'IF IT RAN' : 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
       // a tool the job does not name is not a refusal worth a row each: the job chose its list (empty: the default set)
       const named = (t: { name: string }) => report.job.tools.length === 0 || report.job.tools.includes(t.name);

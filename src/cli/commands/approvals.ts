@@ -98,15 +98,18 @@ export function registerApprovalCommands(program: Command): void {
   registerAlwaysCommands(approvals);
   for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
     const c = approvals.command(name).argument('<id>').description(name === 'approve' ? 'approve a pending request (as a human, for that one call)' : 'refuse a pending request')
+      .option('--code <code>', 'the code shown where the request was asked (its terminal, or the error output of the command that asked)')
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON');
     if (name === 'approve') c.option('--always', 'also record a persistent approval (not for dangerous calls)');
-    c.action(async (id: string, opts: { as?: string; always?: boolean; json?: boolean }, cmd: Command) => {
+    c.action(async (id: string, opts: { code?: string; as?: string; always?: boolean; json?: boolean }, cmd: Command) => {
       const { answerApproval, getApproval } = await import('../../store/approvals.ts');
       const by = await actorName(opts.as);
       const result = await withStore(configOf(cmd), async (db) => {
         const row = await getApproval(db.db, id);
         if (!row) return null;
-        return answerApproval(db.db, { id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin() });
+        return answerApproval(db.db, {
+          id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin(), ...(opts.code !== undefined ? { code: opts.code } : {}),
+        });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (!result.ok) throw new CliError(`${id}: ${refusalText(result)}`, EXIT.failure);

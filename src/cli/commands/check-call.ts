@@ -1,3 +1,4 @@
+import { printable } from '../../util/printable.ts';
 import { Option, type Command } from 'commander';
 import { stricterProfile } from '../../policy/security-profiles.ts';
 import { CATALOG_BY_NAME } from '../../tools/catalog-table.ts';
@@ -84,7 +85,7 @@ export function registerCheckCallCommand(check: Command): void {
       const unchecked = allowlist?.notConsulted();
       // not a silent default: the verdict may differ where a stored "always" would have matched
       if (unchecked) process.stderr.write(`note: step 9: ${unchecked}\n`);
-      if (run && !opts.json) process.stderr.write(`${run.notes.map((n) => `note: --job: ${n}`).join('\n')}\n`);
+      if (run && !opts.json) process.stderr.write(`${run.notes.map((n) => printable(`note: --job: ${n}`)).join('\n')}\n`);
       // the job's side in the same document as the decision: a script reads one JSON, not stderr too
       if (opts.json) printJson(run ? { ...decision, job: { ...run.job, notes: run.notes } } : decision);
       else printDecision(decision);

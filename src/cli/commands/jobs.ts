@@ -1,3 +1,4 @@
+import { printableLines } from '../../util/printable.ts';
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import type { Database } from '../../store/db.ts';
@@ -271,11 +272,11 @@ export function registerJobsCommands(program: Command): void {
         const { job } = found;
         const target = deliveryTarget(job.delivery);
         printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(job)]);
-        process.stdout.write([
+        process.stdout.write(printableLines([
           `payload: ${JSON.stringify(job.payload)}`, `tools: ${job.tools.join(', ') || '(default set)'}`,
           `delivery: ${target ? `each run's outcome to notify target ${target}` : 'none'}`, `policies: ${policiesLine(job)}`,
           `authorisation: ${found.authorization.rule} — ${found.authorization.reason}`, grantLine(job, found.grant),
-        ].join('\n') + '\n\nrecent runs:\n');
+        ]).join('\n') + '\n\nrecent runs:\n');
         printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.error ?? r.skip_reason ?? '']));
       }
     });
@@ -350,17 +351,14 @@ export function registerJobsCommands(program: Command): void {
   jobs.command('runs').argument('<job>', 'job id or name').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
     .action(async (ref: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
-      const [{ listRuns }, { jobByRef }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts')]);
-      // one more than shown: exactly `limit` runs is no cut
-      const { authorizedAtStart } = await import('../authority.ts');
-      const { fetched, started } = await withStore(configOf(cmd), async (db) => {
+      const [{ listRuns }, { jobByRef }, { runAuthorities, printRuns }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts')]);
+      const { fetched, authorised } = await withStore(configOf(cmd), async (db) => {
+        // one more than shown: exactly `limit` runs is no cut
         const fetched = await listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 });
-        // a run not finished (running, or ended by a lease expiry) has its authorisation only in its run.started record
-        return { fetched, started: await authorizedAtStart(db.db, fetched.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id)) };
+        return { fetched, authorised: await runAuthorities(db.db, fetched) };
       });
       const rows = noteIfCut(fetched, limit, 'newest');
       if (opts.json) printJson(rows);
-      // a run that "succeeded" after refusals did less than it was asked: its denials are shown beside its state
-      else printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], rows.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt, (r.cron_authorized ?? started.get(r.id)) ? 'cron_authorized' : '-', r.error ?? r.skip_reason ?? '']));
+      else printRuns(rows, authorised);
     });
 }

@@ -1,3 +1,4 @@
+import { printable } from '../../util/printable.ts';
 import type { Command } from 'commander';
 import { configFileOf, configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
@@ -97,7 +98,8 @@ function report(turn: Awaited<ReturnType<typeof import('../../session/attended-s
       const why = c.success ? '' : ` -> ${c.errorKind ?? 'failed'}${c.error ? `: ${reasonForPeople(c.error)}` : ''}`;
       process.stderr.write(`  ${c.tool}: ${d ? `${d.outcome} (step ${d.step}, ${d.rule})` : 'invalid arguments'}${why}\n`);
     }
-    if (o.final) process.stdout.write(`${o.final}\n`);
+    // the model's words, on the person's terminal: its line breaks kept, no escape sequence of its own (printable)
+    if (o.final) process.stdout.write(`${o.final.split(/\r?\n/).map((l) => printable(l)).join('\n')}\n`);
     if (o.status !== 'completed') process.stderr.write(`echo-agent: the turn stopped: ${o.status}${o.error ? `: ${o.error}` : ''}\n`);
   }
   process.exitCode = EXIT_OF[o.status] ?? EXIT.failure;
