@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument, type Node, type YAMLError } from 'yaml';
 import { CliError, EXIT } from './errors.ts';
 import { unreadable } from '../util/file-errors.ts';
@@ -18,14 +18,36 @@ export interface JobSources {
   readonly steps?: string;
 }
 
+/** A job or steps file is a few kilobytes; a device or a huge file (`--file /dev/zero`) is refused, not read into memory. */
+export const JOB_FILE_MAX_BYTES = 1024 * 1024;
+
+/** The file's text, read to one byte past the limit at most. */
+function readCapped(file: string, what: string): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > JOB_FILE_MAX_BYTES) throw new CliError(`${what} ${file}: larger than ${JOB_FILE_MAX_BYTES / 1024 / 1024} MiB; a job is a few kilobytes of YAML or JSON`, EXIT.dataErr);
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** A YAML/JSON file's value; a file that does not parse is refused with each of the parser's problems, line and column. */
 export function readStructured(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`${what} ${file}: cannot read (${unreadable(err)})`, EXIT.noInput);
-  }
+  const text = readCapped(file, what);
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   // a warning (an unknown `!tag`) means the value read is not the one written
   const found = [...doc.errors, ...doc.warnings];
@@ -104,7 +126,7 @@ export function leadingPath(problem: string): PropertyKey[] | null {
 
 function safeRead(file: string): string | null {
   try {
-    return readFileSync(file, 'utf8');
+    return readCapped(file, 'file');
   } catch {
     return null;
   }

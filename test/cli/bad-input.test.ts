@@ -106,6 +106,16 @@ describe('a job definition is checked before anyone is asked to approve it', () 
     expect(r.stderr).toMatch(/nope\.yaml: cannot read \(no such file\)/);
     expect(r.code).toBe(66);
   });
+
+  it.each([
+    ['a device that never ends', () => '/dev/zero'],
+    ['a file of 2 MiB', () => { const f = join(dir, 'huge.yaml'); writeFileSync(f, `name: x\n# ${'y'.repeat(2 * 1024 * 1024)}\n`); return f; }],
+  ])('refuses %s as a job file before reading it all (65, EX_DATAERR)', async (_what, file) => {
+    const path = file();
+    const r = await runCli(['jobs', 'create', '--file', path], { env });
+    expect(r.stderr).toBe(`echo-agent: job file ${path}: larger than 1 MiB; a job is a few kilobytes of YAML or JSON\n`);
+    expect(r.code).toBe(65);
+  });
 });
 
 describe('options are exact', () => {
