@@ -124,6 +124,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const schema = opts.database?.schema;
   const self = currentProcessIdentity();
   const workerId = opts.workerId ?? workerIdOf(hostname(), self);
+  if (!self && !opts.workerId) {
+    logger.warn({ worker: workerId }, 'this process cannot read its kernel boot id or pid namespace (/proc/sys hidden, e.g. by systemd ProcSubset=pid): '
+      + 'a restarted daemon will not know that this one is gone if it is killed, and waits out daemon.lease_seconds for its runs');
+  }
   const applicationName = `${DAEMON_APPLICATION} ${hostname()}:${process.pid}`;
   const database = openDatabase({
     url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), applicationName,

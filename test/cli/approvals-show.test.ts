@@ -3,6 +3,7 @@ import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
+import { newAnswerCode } from '../../src/store/answer-code.ts';
 import { createApproval } from '../../src/store/approvals.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -32,6 +33,17 @@ describe('approvals show', () => {
     expect(r.stdout).toContain('guard: shell.download');
     expect(r.stdout).toContain('--always would also allow, from now on and without asking: every exec command that starts `curl` or `tar`, whatever follows and whatever the files it runs then hold');
     expect((await runCli(['approvals', 'show', 'apr_nosuch'], { env: e })).code).toBe(1);
+  });
+
+  it('a request asked with a code says where the code is, and never shows it', async () => {
+    const code = newAnswerCode();
+    const row = await createApproval(database().db, {
+      call_hash: 'hash-code', tool: 'exec', args: { command: 'make deploy' }, risk: 'exec', channel: 'cli', user_id: 'u1',
+      flags: [], scopes: ['make deploy'], allow_always: true, expires_at: new Date(Date.now() + 60_000), code_hash: code.hash,
+    });
+    const r = await runCli(['approvals', 'show', row.id], { env: env() });
+    expect(r.stdout).toContain(`answer with the code printed where it was asked: approvals approve|deny ${row.id} --code CODE`);
+    expect(r.stdout).not.toContain(code.text);
   });
 
   it('an answer given --as someone records the OS account it really came from beside the claimed name', async () => {

@@ -74,6 +74,8 @@ describe('packaging', () => {
     expect(text).not.toMatch(/^MemoryDenyWriteExecute=yes/m);
     expect(text).toMatch(/^EnvironmentFile=/m);
     expect(text).not.toMatch(/^IPAddressDeny=/m);
+    // it hides /proc/sys: the boot id in the worker id, by which a restarted daemon knows a killed one is gone
+    expect(text).not.toMatch(/^ProcSubset=pid/m);
   });
 
   it('the unit restarts the daemon after a SIGHUP stop (exit 129) and after a lost dependency (69), never after a bad config (78)', () => {

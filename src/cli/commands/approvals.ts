@@ -23,6 +23,7 @@ function describeRequest(a: ApprovalRow): string[] {
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
     ...flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
     alwaysLine(a),
+    ...(a.state === 'pending' && a.code_hash !== null ? [`  answer with the code printed where it was asked: approvals approve|deny ${a.id} --code CODE`] : []),
   ];
 }
 
