@@ -2,14 +2,20 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.ts';
 import { redactText } from '../util/redact.ts';
+import { within } from '../util/time-limit.ts';
 
 export interface HealthProbe {
   /** Resolves when the database and the queue answer; rejects with what is wrong. */
   check(): Promise<Record<string, string>>;
 }
 
+/** A probe waits a few seconds at most: a database that hangs (not refuses) must read as unhealthy, not as a probe timeout. */
+export const HEALTH_LIMIT_MS = 3_000;
+
 /** `/healthz` (200 ok / 503 with the failing part) and `/metrics` on a loopback port. */
-export async function startHttp(opts: { host: string; port: number; metrics: Metrics; health: HealthProbe; logger: Logger }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startHttp(opts: {
+  host: string; port: number; metrics: Metrics; health: HealthProbe; logger: Logger; healthLimitMs?: number;
+}): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET') {
@@ -17,7 +23,7 @@ export async function startHttp(opts: { host: string; port: number; metrics: Met
       return;
     }
     if (path === '/healthz') {
-      opts.health.check().then(
+      within(opts.healthLimitMs ?? HEALTH_LIMIT_MS, opts.health.check(), 'the health check (database, queue, firing loop)').then(
         (parts) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', ...parts })),
         // a driver's message may quote a connection string; the port may be published beyond loopback (the image)
         (err: Error) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', error: redactText(err.message) })),
@@ -34,7 +40,11 @@ export async function startHttp(opts: { host: string; port: number; metrics: Met
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // the operator set the port: the error names the setting, not only the socket call
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(
+      `daemon.http (${opts.host}:${opts.port}): ${err.code === 'EADDRINUSE' ? 'the port is already in use by another process' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this machine' : err.message}`,
+      { cause: err },
+    )));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const address = server.address();

@@ -1,9 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { within } from '../util/time-limit.ts';
 
 export interface MetricSources {
   /** Read when /metrics is scraped, so the figure is not one reconcile interval old. */
   readonly queueDepth?: () => Promise<number>;
 }
+
+/** How long a scrape waits for the queue's depth. */
+const QUEUE_DEPTH_LIMIT_MS = 2_000;
 
 /** The daemon's Prometheus metrics; one registry per daemon so tests can run several. */
 export function createMetrics(sources: MetricSources = {}) {
@@ -21,8 +25,8 @@ export function createMetrics(sources: MetricSources = {}) {
     queueDepth: new Gauge({
       name: 'echo_agent_queue_depth', help: 'Runs waiting, delayed or active in the queue', registers: [registry],
       async collect() {
-        // NaN (unknown) when the queue cannot answer: one unreachable backend must not fail the whole scrape
-        if (sources.queueDepth) this.set(await sources.queueDepth().catch(() => NaN));
+        // NaN (unknown) when the queue cannot answer, or answers late: one hung backend must not fail or stall the whole scrape
+        if (sources.queueDepth) this.set(await within(QUEUE_DEPTH_LIMIT_MS, sources.queueDepth(), 'queue depth').catch(() => NaN));
       },
     }),
     runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),

@@ -118,3 +118,39 @@ describe('/healthz when a part fails', () => {
     }
   });
 });
+
+describe('/healthz and /metrics while a dependency hangs (answers nothing, refuses nothing)', () => {
+  it('/healthz answers 503 within its limit, naming what did not finish, and /metrics still answers with the queue depth unknown', async () => {
+    const { startHttp } = await import('../../src/daemon/http.ts');
+    const { createMetrics } = await import('../../src/daemon/metrics.ts');
+    const hangs = () => new Promise<never>(() => {});
+    const metrics = createMetrics({ queueDepth: hangs });
+    const http = await startHttp({ host: '127.0.0.1', port: 0, metrics, logger: silentLogger, healthLimitMs: 300, health: { check: hangs } });
+    try {
+      const health = await fetch(`http://127.0.0.1:${http.port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ status: 'unavailable', error: 'the health check (database, queue, firing loop) did not finish within 0.3 s' });
+      const scrape = await fetch(`http://127.0.0.1:${http.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      expect(scrape.status).toBe(200);
+      // prom-client writes NaN as Nan, which Prometheus reads as NaN
+      expect(await scrape.text()).toMatch(/^echo_agent_queue_depth Nan$/m);
+    } finally {
+      await http.close();
+      metrics.close();
+    }
+  });
+
+  it('a port already in use is named by its setting', async () => {
+    const { startHttp } = await import('../../src/daemon/http.ts');
+    const { createMetrics } = await import('../../src/daemon/metrics.ts');
+    const metrics = createMetrics();
+    const first = await startHttp({ host: '127.0.0.1', port: 0, metrics, logger: silentLogger, health: { check: async () => ({}) } });
+    try {
+      await expect(startHttp({ host: '127.0.0.1', port: first.port, metrics, logger: silentLogger, health: { check: async () => ({}) } }))
+        .rejects.toThrow(`daemon.http (127.0.0.1:${first.port}): the port is already in use by another process`);
+    } finally {
+      await first.close();
+      metrics.close();
+    }
+  });
+});
