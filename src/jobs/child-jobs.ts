@@ -54,11 +54,11 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   const owner = ctx.user_id || 'unknown';
   const parentJobId = jobOfContext(ctx);
   const { job, run } = await deps.db.transaction(async (tx) => {
-    await checkChildLimits(tx, deps.childLimits ?? DEFAULT_CHILD_LIMITS, parentJobId, ctx.execution_id);
+    await checkChildLimits(tx, deps.childLimits ?? DEFAULT_CHILD_LIMITS, parentJobId, runTrace(ctx));
     // the nominal instant is on the scheduler's clock, the database's
     const now = deps.now?.() ?? await databaseNow(tx);
-    const parent = parentJobId && ctx.cron_authorized ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
-    const held = parent ? await runAuthorization(tx, parent) : null;
+    const creator = parentJobId ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
+    const held = creator && ctx.cron_authorized ? await runAuthorization(tx, creator) : null;
     // only the grant the creating run started with passes on: one issued since (the run's own calls are
     // re-checked before they run, but not in the moment between that check and this) covers a definition, not this run
     const startedWith = held?.cron_authorized ? await grantRunStartedWith(tx, parentJobId!, ctx) : undefined;
@@ -66,8 +66,9 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
     const job = await createJob(tx, {
       // owned by whom the run runs for; made by the daemon when the run is unattended
       name: input.name, owner, created_by: actorOf(ctx), schedule: `at ${now.toISOString()}`, timezone: 'UTC',
-      payload: payload.data, tools, next_fire_at: null, paused: false, pause_note: null,
-      origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id,
+      payload: creator ? withCreatorModel(payload.data, creator.payload) : payload.data, tools, next_fire_at: null, paused: false, pause_note: null,
+      ...(creator ? { timeout_seconds: creator.timeout_seconds, max_retries: creator.max_retries } : {}),
+      origin: input.origin, parent_job_id: parentJobId, parent_execution_id: ctx.execution_id, parent_trace_id: runTrace(ctx),
       parent_grant_id: inherits ? held!.grant_id : null,
     }, { call: callOf(ctx) });
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
@@ -99,12 +100,25 @@ const DEFAULT_CHILD_LIMITS = { max_depth: 3, max_per_execution: 20 } as const;
  * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
  * too many for the creating execution: a run's agent must not be able to fan out without end.
  */
-async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, parentJobId: string | null, executionId: string): Promise<void> {
-  // serialises one execution's creations, so two calls at once cannot both take the last place
-  await tx.execute(sql`select pg_advisory_xact_lock(${CHILD_LOCK_CLASS}, hashtext(${executionId}))`);
-  const [{ n }] = (await tx.execute<{ n: number }>(sql`select count(*)::int as n from jobs where parent_execution_id = ${executionId}`)).rows as [{ n: number }];
+/**
+ * The run (or attended turn) a context belongs to, whatever sub-agent or retry it is in: nested contexts extend the
+ * trace id (`run/…`), and a run's attempts share it. Counting per execution let each sub-agent start a count of its own.
+ */
+export function runTrace(ctx: Pick<ToolExecutionContext, 'trace_id'>): string {
+  return ctx.trace_id.split('/')[0]!;
+}
+
+/** A child runs within its creator's approved limits: its timeout and retries, and an agent payload's model. */
+function withCreatorModel(payload: JobPayload, creator: JobPayload): JobPayload {
+  return payload.kind === 'agent' && payload.model === undefined && creator.kind === 'agent' && creator.model !== undefined ? { ...payload, model: creator.model } : payload;
+}
+
+async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, parentJobId: string | null, trace: string): Promise<void> {
+  // serialises one run's creations, so two calls at once (two sub-agents) cannot both take the last place
+  await tx.execute(sql`select pg_advisory_xact_lock(${CHILD_LOCK_CLASS}, hashtext(${trace}))`);
+  const [{ n }] = (await tx.execute<{ n: number }>(sql`select count(*)::int as n from jobs where parent_trace_id = ${trace}`)).rows as [{ n: number }];
   if (n >= limits.max_per_execution) {
-    throw new JobInputError(`this execution has created ${n} child jobs, the most tools.child_jobs.max_per_execution allows`, 'business');
+    throw new JobInputError(`this run has created ${n} child jobs (its sub-agents' and earlier attempts' included), the most tools.child_jobs.max_per_execution allows`, 'business');
   }
   // the new job is depth 1 below a scheduled job or a session, one more below each child job above it
   let depth = 1;

@@ -65,6 +65,8 @@ export const jobs = pgTable('jobs', {
   origin: text('origin', { enum: JOB_ORIGINS }).notNull().default('cronjob'),
   parent_job_id: text('parent_job_id'),
   parent_execution_id: text('parent_execution_id'),
+  /** A child job's: the trace of the run or turn that made it (its sub-agents' and retries' included), which its count limits. */
+  parent_trace_id: text('parent_trace_id'),
   /** A child job's: the grant its creating run held; it inherits only while that grant is the live one. */
   parent_grant_id: text('parent_grant_id'),
 }, (t) => [
@@ -74,6 +76,7 @@ export const jobs = pgTable('jobs', {
   check('jobs_misfire_policy_check', sql`${t.misfire_policy} in (${oneOf(MISFIRE_POLICIES)})`),
   // the firing loop scans live jobs, paused ones too: it records their instants as they fall due
   index('jobs_due_idx').on(t.next_fire_at).where(sql`${t.removed_at} is null`),
+  index('jobs_parent_trace_idx').on(t.parent_trace_id).where(sql`${t.parent_trace_id} is not null`),
 ]);
 
 export const jobGrants = pgTable('job_grants', {

@@ -15,7 +15,7 @@ import { listRuns } from '../../src/store/runs.ts';
 import { runs } from '../../src/store/schema.ts';
 import { eq } from 'drizzle-orm';
 import { effectLedger } from '../../src/store/effects.ts';
-import { buildContext, NO_TOOLS } from '../../src/tools/context.ts';
+import { buildContext, nestedContext, NO_TOOLS } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
@@ -167,8 +167,36 @@ describe('child job limits (tools.child_jobs)', () => {
     const ctx = alice();
     for (const prompt of ['one', 'two']) expect((await executeTool(tools.get('task')!, { action: 'create', prompt }, ctx)).success).toBe(true);
     const third = await executeTool(tools.get('task')!, { action: 'create', prompt: 'three' }, ctx);
-    expect(third).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/created 2 child jobs, the most tools\.child_jobs\.max_per_execution allows/) });
+    expect(third).toMatchObject({ success: false, errorKind: 'business', error: expect.stringMatching(/created 2 child jobs \(.*\), the most tools\.child_jobs\.max_per_execution allows/) });
     expect((await executeTool(tools.get('task')!, { action: 'create', prompt: 'elsewhere' }, alice())).success).toBe(true);
+  });
+
+  it('sub-agents and later attempts of one run share its count: delegating does not start a fresh allowance', async () => {
+    const db = database().db;
+    const base = { owner: 'alice', created_by: 'alice', schedule: 'at 2099-01-01T00:00:00Z', timezone: 'UTC', payload: { kind: 'agent' as const, prompt: 'p' }, tools: [], paused: false };
+    const scheduled = await createJob(db, { ...base, name: 'fans-out' });
+    // a daemon run: its trace is the run id, the same in every attempt
+    const attempt = () => buildContext({ unattended: true, channel: 'cron', user_id: 'alice', session_key: `cron:${scheduled.id}`, trace_id: 'run_fanout1' });
+    const limits = { childLimits: { max_depth: 3, max_per_execution: 3 } };
+    const input = (name: string) => ({ origin: 'task' as const, name, payload: { kind: 'agent' as const, prompt: name } });
+    const first = attempt();
+    await createChildJob({ db, ...limits }, input('own'), first);
+    // two delegate_task sub-agents of that attempt (nested contexts extend the trace), then a retry of the run
+    await createChildJob({ db, ...limits }, input('sub-a'), nestedContext({ ...first, idempotency_key: 'aaaaaaaaaaaaaaaaaaaa' }));
+    await createChildJob({ db, ...limits }, input('sub-b'), nestedContext({ ...first, idempotency_key: 'bbbbbbbbbbbbbbbbbbbb' }));
+    await expect(createChildJob({ db, ...limits }, input('retry'), attempt())).rejects.toMatchObject({ kind: 'business', message: expect.stringMatching(/this run has created 3 child jobs/) });
+    await expect(createChildJob({ db, ...limits }, input('sub-c'), nestedContext({ ...first, idempotency_key: 'cccccccccccccccccccc' }))).rejects.toMatchObject({ kind: 'business' });
+  });
+
+  it('a child job runs within its creator\'s approved limits: its timeout, its retries and its agent model', async () => {
+    const db = database().db;
+    const maker = await createJob(db, {
+      name: 'tight', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'agent', prompt: 'p', model: 'small-model' }, timeout_seconds: 2, max_retries: 1,
+    });
+    const ctx = buildContext({ unattended: true, channel: 'cron', user_id: 'alice', session_key: `cron:${maker.id}` });
+    const { job } = await createChildJob({ db }, { origin: 'task', name: 'child', payload: { kind: 'agent', prompt: 'q' } }, ctx);
+    expect(job).toMatchObject({ timeout_seconds: 2, max_retries: 1, payload: { kind: 'agent', prompt: 'q', model: 'small-model' } });
   });
 
   it('child jobs nest at most max_depth deep below a scheduled job', async () => {
