@@ -17,7 +17,7 @@ export const spills = pgTable('spills', {
   content: text('content').notNull(),
   bytes: integer('bytes').notNull(),
   created_at: tz('created_at').notNull().defaultNow(),
-}, (t) => [index('spills_created_idx').on(t.created_at)]);
+}, (t) => [index('spills_created_idx').on(t.created_at), index('spills_execution_idx').on(t.execution_id)]);
 
 /** Indexed text of files, per memory_scope, for knowledge_search (PostgreSQL full-text search). */
 export const knowledgeChunks = pgTable('knowledge_chunks', {

@@ -16,6 +16,9 @@ export interface SpillStore {
   get(id: string, offset: number, limit: number): Promise<SpillPage | null>;
 }
 
+/** A spill refused because its execution keeps as much spilled output as it may: the caller's to read less at once. */
+export class SpillQuotaError extends Error {}
+
 export interface SpillMeta {
   readonly tool: string;
   readonly execution_id: string;

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { spills } from '../../src/store/catalog-schema.ts';
-import { deleteSpillsBefore, pgSpillStore } from '../../src/store/spills.ts';
-import { charCount, MemorySpillStore, pageOf, previewOf, type SpillStore } from '../../src/tools/spill.ts';
+import { deleteSpillsBefore, pgSpillStore, putSpill } from '../../src/store/spills.ts';
+import { charCount, MemorySpillStore, pageOf, previewOf, SpillQuotaError, type SpillStore } from '../../src/tools/spill.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -17,7 +17,7 @@ describe.each(stores)('%s spill store', (_name, store) => {
   it('gives a 128-bit random spl_ id and reads the content back whole', async () => {
     const s = store();
     const a = await s.put('hello spill', meta);
-    const b = await s.put('hello spill', meta);
+    const b = await s.put('hello spill', { ...meta, execution_id: 'exe-other' });
     expect(a).toMatch(/^spl_[a-z2-7]{26}$/);
     expect(b).not.toBe(a);
     expect(await s.get(a, 0, 100)).toEqual({ content: 'hello spill', total: 11, next_offset: null });
@@ -114,5 +114,29 @@ describe('character helpers', () => {
     expect(pairs.length).toBe(4094);
     expect(pairs).toBe('😀'.repeat(2047));
     expect(previewOf('short', 4096)).toBe('short');
+  });
+});
+
+describe('what one execution may keep in the spill store', () => {
+  it('the same text spilled again by one execution is the spill already kept, not another copy', async () => {
+    const { db } = database();
+    const text = 'a large file read again and again\n'.repeat(100);
+    const ids = await Promise.all(Array.from({ length: 8 }, () => putSpill(db, text, { tool: 'read_file', execution_id: 'exe-again' })));
+    expect(new Set(ids).size).toBe(1);
+    expect((await db.select().from(spills).where(eq(spills.execution_id, 'exe-again'))).length).toBe(1);
+  });
+
+  it('past its quota a spill is refused with what to do instead; another execution keeps its own quota', async () => {
+    const { db } = database();
+    const quota = 1_000;
+    // a turn's parallel calls: they cannot all pass the check together
+    const puts = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => putSpill(db, `${i}`.repeat(300), { tool: 'read_file', execution_id: 'exe-quota' }, quota)));
+    expect(puts.filter((p) => p.status === 'fulfilled')).toHaveLength(3);
+    const refused = puts.find((p): p is PromiseRejectedResult => p.status === 'rejected')!.reason as Error;
+    expect(refused).toBeInstanceOf(SpillQuotaError);
+    expect(refused.message).toMatch(/read less at once/);
+    const [{ held }] = await db.execute<{ held: number }>(sql`select sum(bytes)::int as held from spills where execution_id = 'exe-quota'`).then((r) => r.rows as [{ held: number }]);
+    expect(held).toBeLessThanOrEqual(quota);
+    await expect(putSpill(db, 'x'.repeat(300), { tool: 'read_file', execution_id: 'exe-elsewhere' }, quota)).resolves.toMatch(/^spl_/);
   });
 });

@@ -2,7 +2,7 @@ import { stat, type FileHandle } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import type { ToolExecutionContext } from '../context.ts';
 import { defineTool } from '../define.ts';
-import { charCount, previewOf, type SpillStore } from '../spill.ts';
+import { charCount, previewOf, SpillQuotaError, type SpillStore } from '../spill.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { confine, eachLineBlock, inWorkspace, openConfined } from './workspace-files.ts';
 
@@ -185,7 +185,11 @@ export function readFileTool(config: Config, spill: SpillStore) {
       const threshold = config.tools.spill_threshold_bytes;
       if (Buffer.byteLength(content) <= threshold) return ok({ path, size, ...where, content });
       if (mayUse(ctx, 'read_spill')) {
-        const spill_id = await spill.put(content, { tool: 'read_file', execution_id: ctx?.execution_id ?? '' });
+        const spill_id = await spill.put(content, { tool: 'read_file', execution_id: ctx?.execution_id ?? '' }).catch((err: unknown) => {
+          if (err instanceof SpillQuotaError) return fail('business', `read_file: ${err.message}`);
+          throw err;
+        });
+        if (typeof spill_id !== 'string') return spill_id;
         return ok({
           path, size, ...where,
           preview: previewOf(content, SPILL_PREVIEW_CHARS),

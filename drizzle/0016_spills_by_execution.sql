@@ -1,0 +1,1 @@
+CREATE INDEX "spills_execution_idx" ON "spills" USING btree ("execution_id");
