@@ -261,12 +261,12 @@ const WARN_STATES: ReadonlySet<FinalState> = new Set(['failed', 'denied', 'timed
 /** A job as its log lines name it: the id, and the name an operator knows it by. */
 const jobFields = (job: Pick<JobRow, 'id' | 'name'>) => ({ job_id: job.id, job_name: job.name });
 
-/** The last refusal in a run's own steps or calls: the gate rule that refused it, and the tool. */
+/** The first refusal in a run's own steps or calls, the one its error names: the gate rule that refused it, and the tool. */
 function refusal(o: PayloadOutcome): { rule?: string; refused_tool?: string } {
   if (o.denials === 0) return {};
   const out = o.output as { steps?: readonly StepRecord[]; calls?: readonly CallRecord[] };
   const refused = [...(out.steps ?? []), ...(out.calls ?? [])]
-    .filter((c) => c.decision && c.decision.outcome !== 'allow' && c.decision.outcome !== 'skipped').at(-1);
+    .find((c) => c.decision && c.decision.outcome !== 'allow' && c.decision.outcome !== 'skipped');
   // a refusal inside a sub-agent is not in the run's own output; its audit records name it
   return refused?.decision ? { rule: refused.decision.rule, refused_tool: refused.tool } : {};
 }

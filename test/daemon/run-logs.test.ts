@@ -82,6 +82,16 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     expect(line.error).toContain('(to fix: have a person approve the job (echo-agent jobs update JOB');
   });
 
+  it('a run refused more than once names one refusal throughout: its error, rule and tool agree (the first)', async () => {
+    const { run, log } = await runJob({ name: 'twice-refused', payload: { kind: 'steps', steps: [
+      { tool: 'write_file', args: { path: 'x.txt', content: 'y' } }, { tool: 'edit_file', args: { path: 'x.txt', old_text: 'y', new_text: 'z' } },
+    ] } });
+    const line = log.finished()!;
+    expect(run.denials, JSON.stringify(run.output)).toBe(2);
+    expect(line).toMatchObject({ refused_tool: 'write_file', error: expect.stringMatching(/^step 1 \(write_file\) refused at step \d+: /) });
+    expect(String(line.error)).toContain(`: ${String(line.rule)}`);
+  });
+
   it('a run stopped by max_denials_per_run logs at warn as denied, with the rule', async () => {
     const { run, log } = await runJob(
       { name: 'denied-job', payload: { kind: 'steps', steps: [{ tool: 'write_file', args: { path: 'x.txt', content: 'y' } }] } },
