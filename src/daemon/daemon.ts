@@ -32,6 +32,7 @@ import { currentProcessIdentity, hostProcesses, workerIdOf } from './process-ide
 import { reconcile } from './reconciler.ts';
 import { startWorker, type RunWorker } from './worker.ts';
 import { loopFailureLog, repeatLimitedWarn } from '../log/repeat-limit.ts';
+import { DependencyUnavailableError } from '../util/dependency-error.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
@@ -66,6 +67,10 @@ export interface DaemonOptions {
   readonly firingStaleMs?: number;
   /** Something the daemon cannot carry on without has gone (the embedded PostgreSQL died): the caller should stop it and exit non-zero. */
   readonly onFatal?: (why: string) => void;
+  /** Aborted by a stop signal: a start still waiting on a dependency gives up at once (StoppedWhileStartingError). */
+  readonly stopSignal?: AbortSignal;
+  /** Tests: how long the start waits for the queue's connection (the queue's own default otherwise). */
+  readonly queueReadyMs?: number;
 }
 
 export interface Daemon {
@@ -136,22 +141,27 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   undo.push(() => database.close());
   // the first use of the database: a start that fails here says which dependency failed, not only the socket error
   const applied = await migrate(database.pool, schema ? { schema } : {}).catch((err: unknown) => {
-    throw new Error(`${resolved.embedded ? 'the embedded database' : 'the database (database.url)'}: ${(err as Error).message}`, { cause: err });
+    throw new DependencyUnavailableError(`${resolved.embedded ? 'the embedded database' : 'the database (database.url)'}: ${(err as Error).message}`, { cause: err });
   });
   logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
   await noteOtherDaemons(database.db, applicationName, resolved.embedded, logger);
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
-  const queueWarn = repeatLimitedWarn(logger, 'queue connection error');
+  const queueWarn = repeatLimitedWarn(logger, 'queue connection error', { stack: false });
   // the queue is this deployment's alone, and every replica of it names it alike (see runQueueName)
   const queueName = runQueueName(await deploymentOf(database.db));
   const queue = openRunQueue(backend, config.queue.prefix, {
-    name: queueName,
+    name: queueName, ...(opts.queueReadyMs !== undefined ? { readyTimeoutMs: opts.queueReadyMs } : {}),
     onError: (err, where) => queueWarn(err, { where }),
     onWarning: (message, detail) => logger.error(detail, message),
   });
   undo.push(() => queue.close());
-  await queue.ready();
+  await queue.ready(opts.stopSignal).catch((err: unknown) => {
+    if (!(err instanceof DependencyUnavailableError)) throw err;
+    // the setting to look at, as the database's failure names database.url
+    const where = backend.kind === 'redis' ? 'queue.redis_url' : 'BullMQ\'s PostgreSQL backend, in the daemon\'s database';
+    throw new DependencyUnavailableError(`the queue (${where}): ${err.message}`, { cause: err });
+  });
   logger.info({ backend: backend.kind, queue: queueName }, 'queue ready');
 
   const metrics = createMetrics({ queueDepth: () => queue.depth() });

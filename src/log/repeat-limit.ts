@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
  * floods hides what happened and fills the disk.
  */
 export function repeatLimitedWarn(
-  logger: Logger, msg: string, opts: { windowMs?: number; now?: () => number; level?: 'warn' | 'error' } = {},
+  logger: Logger, msg: string, opts: { windowMs?: number; now?: () => number; level?: 'warn' | 'error'; stack?: boolean } = {},
 ): (err: Error, context?: Readonly<Record<string, string>>) => void {
   const windowMs = opts.windowMs ?? 5_000;
   const now = opts.now ?? Date.now;
@@ -23,7 +23,10 @@ export function repeatLimitedWarn(
     // bounded: a flood of ever-different messages must not grow this map without end
     if (last.size >= 100) last.clear();
     last.set(key, { at: t, held: 0 });
-    logger[opts.level ?? 'warn']({ err, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
+    // stack: false for an outage's messages (a refused connection), whose stack says nothing; at debug level it is kept
+    const code = (err as NodeJS.ErrnoException).code;
+    const what = opts.stack === false && !logger.isLevelEnabled('debug') ? { error: err.message, ...(code ? { code } : {}) } : { err };
+    logger[opts.level ?? 'warn']({ ...what, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
   };
 }
 

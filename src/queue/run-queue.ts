@@ -1,5 +1,6 @@
 import { DelayedError, Queue, Worker, withBackend, createPostgresBackend, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
+import { DependencyUnavailableError, StoppedWhileStartingError } from '../util/dependency-error.ts';
 
 /** The message on the queue: only the run id; PostgreSQL holds everything else. */
 export interface RunMessage {
@@ -21,7 +22,8 @@ export interface RunQueue {
   holds(runId: string, attempt?: number): Promise<boolean>;
   depth(): Promise<number>;
   /** Resolves once the queue's connection is ready (READY_TIMEOUT_MS at most), or rejects with the cause. */
-  ready(): Promise<void>;
+  /** `stop`: a signal that ends the wait at once (the daemon told to stop while it starts). */
+  ready(stop?: AbortSignal): Promise<void>;
   /** Starts consuming; one call per process. */
   work(
     handler: (runId: string, delivery: Delivery) => Promise<void>,
@@ -93,8 +95,12 @@ export const READY_TIMEOUT_MS = 30_000;
  * PostgreSQL backend keeps a failed first connect for good, and a worker running on it fetches in a
  * loop that never yields, so nothing else in the process (signals, timers, the server's death) is heard.
  */
-async function readyWithin(what: string, client: { waitUntilReady(): Promise<unknown>; on(e: 'error', l: (err: Error) => void): unknown; off(e: 'error', l: (err: Error) => void): unknown }, ms: number): Promise<void> {
+async function readyWithin(
+  what: string, client: { waitUntilReady(): Promise<unknown>; on(e: 'error', l: (err: Error) => void): unknown; off(e: 'error', l: (err: Error) => void): unknown }, ms: number,
+  stop?: AbortSignal,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   // a connection that keeps failing reports why only as 'error' events: the timeout names the last of them
   let last: Error | undefined;
   const heard = (err: Error) => { last = err; };
@@ -103,11 +109,18 @@ async function readyWithin(what: string, client: { waitUntilReady(): Promise<unk
     await Promise.race([
       client.waitUntilReady(),
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms${last ? `; last error: ${last.message}` : ''}`)), ms); }),
+      new Promise((_, reject) => {
+        onStop = () => reject(new StoppedWhileStartingError(`stopped while waiting for the ${what}'s connection`));
+        if (stop?.aborted) onStop();
+        else stop?.addEventListener('abort', onStop, { once: true });
+      }),
     ]);
   } catch (err) {
-    throw new Error(`the ${what}'s connection is not ready: ${(err as Error).message}`);
+    if (err instanceof StoppedWhileStartingError) throw err;
+    throw new DependencyUnavailableError(`the ${what}'s connection is not ready: ${(err as Error).message}`, { cause: err });
   } finally {
     clearTimeout(timer);
+    if (onStop) stop?.removeEventListener('abort', onStop);
     client.off('error', heard);
   }
 }
@@ -208,7 +221,7 @@ function wrap(
       return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'prioritized' || state === 'waiting-children';
     },
     // the same holds for the queue: a failed first connect would refuse every enqueue until a restart
-    ready: () => readyWithin('queue', queue, opts.readyTimeoutMs ?? READY_TIMEOUT_MS),
+    ready: (stop) => readyWithin('queue', queue, opts.readyTimeoutMs ?? READY_TIMEOUT_MS, stop),
     async depth() {
       const c = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
       return Object.values(c).reduce((a, b) => a + b, 0);

@@ -36,4 +36,17 @@ describe('a recurring warning is logged at most once per window, with how many w
       ['worker', 'read ECONNRESET'], ['queue', 'read ECONNRESET'], ['worker', 'Connection terminated unexpectedly'],
     ]);
   });
+
+  it('stack: false logs an outage\'s message and code without a stack, unless the level is debug', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6390'), { code: 'ECONNREFUSED' });
+    const { lines, logger } = capture();
+    repeatLimitedWarn(logger, 'queue connection error', { stack: false })(refused, { where: 'queue' });
+    const debugLines: Record<string, unknown>[] = [];
+    const debug = createLogger('debug', new Writable({ write(chunk, _enc, done) { debugLines.push(JSON.parse(String(chunk))); done(); } }));
+    repeatLimitedWarn(debug, 'queue connection error', { stack: false })(refused, { where: 'queue' });
+    await new Promise((r) => setImmediate(r));
+    expect(lines[0]).toMatchObject({ error: 'connect ECONNREFUSED 127.0.0.1:6390', code: 'ECONNREFUSED', where: 'queue' });
+    expect(lines[0]).not.toHaveProperty('err');
+    expect((debugLines[0]!.err as { stack: string }).stack).toContain('ECONNREFUSED');
+  });
 });

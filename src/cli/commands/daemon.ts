@@ -18,7 +18,9 @@ export function registerDaemonCommands(program: Command): void {
     .description('run the scheduler and workers: fires due jobs, runs them unattended, serves /healthz and /metrics')
     .action(async (_opts: unknown, cmd: Command) => {
       const { config, file, warnings } = configFor(cmd, { quietWarnings: true });
-      const [{ createLogger }, { startDaemon, DaemonConfigError }] = await Promise.all([import('../../log/logger.ts'), import('../../daemon/daemon.ts')]);
+      const [{ createLogger }, { startDaemon, DaemonConfigError }, { StoppedWhileStartingError }] = await Promise.all([
+        import('../../log/logger.ts'), import('../../daemon/daemon.ts'), import('../../util/dependency-error.ts'),
+      ]);
       const logger = createLogger(config.logging.level);
       logger.info({ config: file ?? '(built-in defaults)' }, 'configuration loaded');
       for (const w of warnings) logger.warn({ path: w.path }, `config: ${w.path}: ${w.message}`);
@@ -26,9 +28,11 @@ export function registerDaemonCommands(program: Command): void {
       let signalled: string | null = null;
       let fatal: string | null = null;
       let wake: (() => void) | null = null;
+      const starting = new AbortController();
       const onSignal = (signal: string) => {
         if (signalled) return;
         signalled = signal;
+        starting.abort(signal);
         logger.info({ signal }, 'signal received');
         if (signal === 'SIGHUP') {
           logger.warn({ signal, exit_code: EXIT_AFTER_SIGHUP },
@@ -66,7 +70,7 @@ export function registerDaemonCommands(program: Command): void {
       let daemon: Awaited<ReturnType<typeof startDaemon>>;
       try {
         daemon = await startDaemon(config, {
-          logger,
+          logger, stopSignal: starting.signal,
           onFatal: (why) => {
             // a stop asked for by a signal is no failure; the server's death is the cause a lost connection only shows
             if (signalled && signalled !== 'fatal') return;
@@ -76,6 +80,13 @@ export function registerDaemonCommands(program: Command): void {
           },
         });
       } catch (err) {
+        if (err instanceof StoppedWhileStartingError) {
+          // asked to stop while a dependency kept it waiting: everything started is stopped; a stop, not a failure
+          logger.info({ signal: signalled }, 'stopped while starting; everything it had started was stopped');
+          process.exitCode = signalled === 'SIGHUP' ? EXIT_AFTER_SIGHUP : EXIT.ok;
+          setTimeout(() => process.exit(), EXIT_BACKSTOP_MS).unref();
+          return;
+        }
         // a configuration problem exits 78, which the unit does not restart: every restart would fail the same way
         const code = err instanceof DaemonConfigError ? EXIT.config : EXIT.unavailable;
         logger.fatal({ ...startFailure(err, code === EXIT.config), exit_code: code }, code === EXIT.config
