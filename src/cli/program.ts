@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerCheckCallCommand } from './commands/check-call.ts';
 import { registerConfigCommands } from './commands/config-validate.ts';
@@ -13,22 +12,7 @@ import { registerAuditCommands } from './commands/audit.ts';
 import { registerApprovalCommands } from './commands/approvals.ts';
 import { CliError, EXIT } from './errors.ts';
 import { redactText } from '../util/redact.ts';
-
-/**
- * package.json's version, found upward from this module: src/cli/ under tsx and dist/cli/ when
- * built both sit two levels below it. A missing file must not break every other command.
- */
-export function packageVersion(from: string | URL = import.meta.url): string {
-  for (let dir = new URL('.', from), i = 0; i < 4; dir = new URL('..', dir), i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'echo-agent' && typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // none here, or not ours: look further up
-    }
-  }
-  return 'unknown';
-}
+import { packageVersion } from '../util/package-version.ts';
 
 export function buildProgram(): Command {
   const program = new Command('echo-agent')

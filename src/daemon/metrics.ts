@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { packageVersion } from '../util/package-version.ts';
 import { within } from '../util/time-limit.ts';
 
 export interface MetricSources {
@@ -12,7 +13,10 @@ const QUEUE_DEPTH_LIMIT_MS = 2_000;
 /** The daemon's Prometheus metrics; one registry per daemon so tests can run several. */
 export function createMetrics(sources: MetricSources = {}) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'echo_agent_' });
+  // unprefixed, as every Node.js dashboard and alert expects them: process_cpu_seconds_total, nodejs_eventloop_lag_seconds, …
+  collectDefaultMetrics({ register: registry });
+  const buildInfo = new Gauge({ name: 'echo_agent_build_info', help: 'Always 1; the version running, as its label', labelNames: ['version'] as const, registers: [registry] });
+  buildInfo.set({ version: packageVersion() }, 1);
   return {
     registry,
     runStates: new Counter({ name: 'echo_agent_runs_total', help: 'Runs that entered a state in this replica (a final state, or retrying), by state; the reconciler\'s retries and interruptions included', labelNames: ['state'] as const, registers: [registry] }),
@@ -31,6 +35,10 @@ export function createMetrics(sources: MetricSources = {}) {
     }),
     runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),
     runsActive: new Gauge({ name: 'echo_agent_runs_active', help: 'Runs executing in this replica', registers: [registry] }),
+    runDuration: new Histogram({
+      name: 'echo_agent_run_duration_seconds', help: 'How long one attempt of a run took in this replica, by how it ended (a final state, or retrying)',
+      labelNames: ['state'] as const, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600], registers: [registry],
+    }),
     /** prom-client's default-metrics observers stay registered for the life of the process and hold the registry: empty it. */
     close: () => registry.clear(),
   };

@@ -42,8 +42,11 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
   let stopping = false;
   const execute = async (runId: string, delivery: Parameters<Parameters<RunQueue['work']>[0]>[1]) => {
     metrics?.runsActive.inc();
+    const startedAt = performance.now();
     try {
       const result = await executeRun(deps, runId);
+      const took = (performance.now() - startedAt) / 1000;
+      if (result.kind === 'finished' || result.kind === 'retrying') metrics?.runDuration.observe({ state: result.kind === 'finished' ? result.state : 'retrying' }, took);
       if (result.kind === 'busy') await delivery.defer(Math.min(BUFFER_POLL_MS * Math.max(1, result.behind ?? 1), MAX_BEHIND_WAIT_MS));
       if (result.kind === 'not_yet_due') await delivery.defer(result.waitMs);
       if (result.kind === 'retrying') {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageVersion } from '../../src/cli/program.ts';
+import { packageVersion } from '../../src/util/package-version.ts';
 import { ROOT, runCli } from '../support/cli.ts';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

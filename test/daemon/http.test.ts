@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
@@ -7,6 +9,8 @@ import { sql } from 'drizzle-orm';
 import { manualRun } from '../../src/jobs/service.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { claimRun } from '../../src/store/run-claim.ts';
+import { getRun } from '../../src/store/runs.ts';
+import { ROOT } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -26,9 +30,14 @@ describe('/healthz and /metrics', () => {
     // the depth counts running runs too: "waiting" said otherwise
     expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok', queue: expect.stringMatching(/^postgres, \d+ queued or running$/) });
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    for (const name of ['echo_agent_runs_total', 'echo_agent_fire_lateness_seconds', 'echo_agent_gate_decisions_total', 'echo_agent_queue_depth']) {
+    for (const name of ['echo_agent_runs_total', 'echo_agent_fire_lateness_seconds', 'echo_agent_gate_decisions_total', 'echo_agent_queue_depth', 'echo_agent_run_duration_seconds']) {
       expect(metrics).toContain(name);
     }
+    // Node's and the process's own series under the names dashboards and alerts look for
+    expect(metrics).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(metrics).not.toContain('echo_agent_process_');
+    expect(metrics).toMatch(new RegExp(`^echo_agent_build_info\\{version="${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version.replace(/\./g, '\\.')}"\\} 1$`, 'm'));
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     await daemon.database.close();
     const down = await fetch(`${base}/healthz`);
@@ -95,6 +104,29 @@ describe('/healthz and /metrics', () => {
     await daemon.reconcileOnce();
     expect(await scrape()).toMatch(/^echo_agent_runs_total\{state="interrupted"\} 1$/m);
   });
+});
+
+describe('run durations', () => {
+  it('each finished attempt is observed in echo_agent_run_duration_seconds under its final state', async () => {
+    await daemon?.stop().catch(() => {});
+    const { url, schema, db } = database();
+    await db.execute(sql`update jobs set paused = true`);
+    const config = defaultConfig({ daemon: { http: { port: 0 }, tick_seconds: 3600, reconcile_seconds: 3600 }, queue: { prefix: `test-http-${randomBytes(3).toString('hex')}` } });
+    daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q5` } });
+    const job = await createJob(db, {
+      name: 'timed', owner: 'test', created_by: 'test', schedule: '0 0 * * *', timezone: 'UTC',
+      payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] }, tools: [], paused: false,
+    });
+    const run = await manualRun({ db, enqueue: (id) => daemon!.queue.enqueue(id) }, job.id, 'test');
+    for (const t = Date.now(); (await getRun(db, run!.id))?.state !== 'succeeded'; await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() - t > 20_000) throw new Error(`the run did not finish: ${JSON.stringify(await getRun(db, run!.id))}`);
+    }
+    for (const t = Date.now(); Date.now() - t < 5_000; await new Promise((r) => setTimeout(r, 100))) {
+      const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
+      if (/^echo_agent_run_duration_seconds_count\{state="succeeded"\} 1$/m.test(text)) return;
+    }
+    throw new Error('no duration was observed for the succeeded run');
+  }, 40_000);
 });
 
 describe('/healthz when a part fails', () => {
