@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { link, open, readFile, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
@@ -35,7 +35,7 @@ export function registerAuditArchiveCommands(audit: Command): void {
         const written = await writeArchiveFile(opts.out, plannedRecords(db.db, plan), new ChainWalk(plan.after), plan.last);
         let archive;
         try {
-          archive = await recordArchive(db.db, { plan, lastHash: written.lastHash, before, file: basename(opts.out), fileSha256: written.sha256, actor, from: processIdentity() });
+          archive = await recordArchive(db.db, { plan, lastHash: written.lastHash, before, file: resolve(opts.out), fileSha256: written.sha256, actor, from: processIdentity() });
         } catch (err) {
           // the file is an archive only if the database says so (a commit whose answer was lost may have happened)
           const recorded = (await listArchives(db.db).catch(() => [])).some((a) => a.last_seq === plan.last && a.file_sha256 === written.sha256);
@@ -60,9 +60,9 @@ export function registerAuditArchiveCommands(audit: Command): void {
         return;
       }
       if (opts.json) { printJson(outcome); return; }
-      process.stdout.write(`archived records ${archive.first_seq}..${archive.last_seq} (${archive.records}) to ${opts.out}, sha256 ${archive.file_sha256}, as ${archive.id}\n`
+      process.stdout.write(`archived records ${archive.first_seq}..${archive.last_seq} (${archive.records}) to ${resolve(opts.out)}, sha256 ${archive.file_sha256}, as ${archive.id}\n`
         + `the chain in the database now begins after ${archive.last_seq}:${archive.last_hash}\n`
-        + `check the file: echo-agent audit verify --file ${opts.out} --after ${archive.after_seq}:${archive.after_hash} --head ${archive.last_seq}:${archive.last_hash}\n`);
+        + `check the file: echo-agent audit verify --file ${resolve(opts.out)} --after ${archive.after_seq}:${archive.after_hash} --head ${archive.last_seq}:${archive.last_hash}\n`);
     });
 
   audit.command('archives').description('archives made by audit archive, oldest first: ranges, files, hashes').option('--json', 'print JSON')

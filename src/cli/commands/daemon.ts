@@ -117,7 +117,8 @@ export function registerDaemonCommands(program: Command): void {
       // a handle a library left open (BullMQ opens its LISTEN connection even while closing) must not keep a
       // stopped daemon alive: its supervisor waits for the exit
       setTimeout(() => {
-        logger.warn({ exit_code: process.exitCode ?? 0 }, 'the daemon has stopped but an open handle kept the process alive; exiting');
+        // what kept it: the kinds of resource still open (TCPSocketWrap, Timeout, …), for a bug report
+        logger.warn({ exit_code: process.exitCode ?? 0, open: process.getActiveResourcesInfo() }, 'the daemon has stopped but an open handle kept the process alive; exiting');
         process.exit();
       }, EXIT_BACKSTOP_MS).unref();
       if (fatal) throw new CliError(`daemon: stopped: ${fatal}`, EXIT.unavailable);
