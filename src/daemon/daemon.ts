@@ -1,6 +1,6 @@
 import { access, mkdir } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { hostname } from 'node:os';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
@@ -116,7 +116,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 
 async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => Promise<unknown>)[]): Promise<Daemon> {
   const { logger } = opts;
-  await ensureDirectory('tools.workspace', config.tools.workspace, logger);
+  // an unset tools.workspace is <daemon.data_dir>/workspace: the setting to change is then the data dir
+  const derived = resolvePath(config.tools.workspace) === resolvePath(join(config.daemon.data_dir, 'workspace'));
+  await ensureDirectory('tools.workspace', config.tools.workspace, logger, derived ? 'tools.workspace (unset: <daemon.data_dir>/workspace)' : undefined);
   // the embedded database lives there: a file in its path is the config's problem, not a passing outage
   if (!opts.database && !config.database.url) await ensureDirectory('daemon.data_dir', config.daemon.data_dir, logger);
   const resolved = opts.database ? { url: opts.database.url, embedded: false, stop: async () => {} } : await resolveDatabaseUrl(config, logger, { adopt: true });
@@ -355,7 +357,7 @@ const DIRECTORY_CONFIG_CODES: Readonly<Record<string, string>> = {
  * A directory the daemon writes (jobs write into the workspace; the embedded database lives in the data dir):
  * a missing one is made at start, an unusable one stops the start with its config key and path.
  */
-async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', configured: string, logger: Logger): Promise<void> {
+async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', configured: string, logger: Logger, named: string = key): Promise<void> {
   const dir = resolvePath(configured);
   try {
     await mkdir(dir, { recursive: true, mode: 0o750 });
@@ -363,7 +365,7 @@ async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', confi
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const hint = code ? DIRECTORY_CONFIG_CODES[code] : undefined;
-    const message = `${key} ${dir} cannot be used: ${code ?? (err as Error).message}`;
+    const message = `${named} ${dir} cannot be used: ${code ?? (err as Error).message}`;
     // an I/O error or a full disk may pass; a file in the path or a read-only mount will not
     if (hint) throw new DaemonConfigError(`${message} (${hint})`, { cause: err });
     throw new Error(message, { cause: err });
