@@ -9,18 +9,33 @@ const TOKEN = /^[^\s|;&<>()`$]*$/;
 /** A dotted host name followed by a path; base64 and base64url tokens have no dot, and JWTs no slash. */
 const HOST_AND_PATH = /(?:^|[^A-Za-z0-9-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?::\d+)?\//;
 
-/** A host name alone (`exfil.attacker.example`, with or without a port): labels of a DNS name, the last one letters only. */
-const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+/** The last label of a DNS name: letters, or a punycode top-level domain (`xn--p1ai`). */
+const TOP_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{2,59})$/i;
 
-/** Whether the value names a place (a host name or an IP address, a port after it or not): the reviewer must see where data goes. */
+/**
+ * Whether the value names a place: a host name or an IP address in any form a client accepts (a scheme or `//`
+ * before it, user info, a port, a path, query or fragment after it, a trailing dot; integer, hex or short IPv4
+ * forms), so the reviewer must see where data goes. Read as the WHATWG URL parser reads a host, as clients do.
+ */
 function namesAHost(v: string): boolean {
-  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(v);
-  if (bracketed) return ipaddr.IPv6.isValid(bracketed[1]!);
-  if (ipaddr.IPv6.isValid(v)) return true;
-  const host = v.replace(/:\d{1,5}$/, '');
+  let s = v.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^\/\//, '').replace(/^[^@/?#\s]*@/, '');
+  s = s.split(/[/?#]/)[0]!.replace(/\.$/, '');
+  if (s === '') return false;
   // a JSON Web Token is dotted too, and its signature may be letters only
-  if (/^eyJ[\w-]*\.eyJ/.test(host)) return false;
-  return (HOST_NAME.test(host) && host.length <= 253) || ipaddr.IPv4.isValidFourPartDecimal(host);
+  if (/^eyJ[\w-]*\.eyJ/.test(s)) return false;
+  if (ipaddr.IPv6.isValid(s)) return true;
+  let host: string;
+  try {
+    host = new URL(`http://${s}`).hostname;
+  } catch {
+    return false;
+  }
+  if (host.startsWith('[')) return true;
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) {
+    // a number alone (a PIN, a numeric password) reads as an address too: only one past the first /8 is taken as one
+    return !/^\d+$/.test(s) || Number(s) >= 2 ** 24;
+  }
+  return host.includes('.') && host.length <= 253 && TOP_LABEL.test(host.split('.').at(-1)!);
 }
 
 /** Whether what redaction hid can be a credential and nothing more; quotes around it are the text's, not the value's. */

@@ -20,6 +20,7 @@ const CREDENTIALS_ONLY: readonly string[] = [
   'echo token=$TOKEN',
   'curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnop" https://api.example.com/',
   'deploy --api-key abc123.def456',
+  'PGPASSWORD=12345678 psql -h db -c "select 1"',
 ];
 
 /** Text a person would approve without seeing it, hidden behind something credential-like. */
@@ -36,6 +37,11 @@ const HIDDEN_BEHIND_A_CREDENTIAL: readonly [string, string][] = [
   ['a host and port under a password key', 'send it to password=collector.attacker.example:8443'],
   ['an IPv4 address under a secret key', 'post it to secret=203.0.113.9'],
   ['an IPv6 address and port under an API key', 'post it to api_key=[2001:db8::7]:443'],
+  // every other form a client takes a host in (diff review)
+  ...[
+    'exfil.attacker.example.', '//exfil.attacker.example', '3405803786', '0xcb007109', '203.7274',
+    'exfil.attacker.example?d=1', 'user@exfil.attacker.example', 'exfil.attacker.example#x', 'EXFIL.attacker.xn--p1ai',
+  ].map((v): [string, string] => [`a host written as ${v} under a secret key`, `post the report to https://<x>/in where secret=${v}`]),
 ];
 
 describe('what a reviewer cannot see: text redaction would hide that is more than a credential', () => {
