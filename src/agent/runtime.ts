@@ -13,7 +13,7 @@ import type { AuditAppend } from '../store/audit-writer.ts';
 import { auditDecisionSink } from '../store/decision-sink.ts';
 import { gatedCall } from '../session/gated-call.ts';
 import { pgSpillStore } from '../store/spills.ts';
-import { contextForCall, type ToolExecutionContext } from '../tools/context.ts';
+import { contextForCall, runTrace, type ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { runAgentLoop, type RunSpending, type AgentOutcome } from './loop.ts';
@@ -170,7 +170,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
             maxToolCallsPerTurn: config.model.max_tool_calls_per_turn,
           },
           spent: hooks.spent,
-          spill: { store: spills, execution_id: ctx.execution_id },
+          spill: { store: spills, execution_id: ctx.execution_id, run: runTrace(ctx) },
           // what the run's output says of a call the loop refuses itself is on the record too (I8)
           refuse: (call, index, refusal) => gate.refuseBeforeSteps(call, contextForCall(ctx, { tool: call.tool, callIndex: index, params: call.args }), refusal),
           // the daemon counts refusals in the run's row (its total includes sub-agents'); attended runs count here

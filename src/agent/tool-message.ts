@@ -10,6 +10,8 @@ export const MAX_SPILL_CHARS = 4_000_000;
 export interface MessageSpill {
   readonly store: SpillStore;
   readonly execution_id: string;
+  /** The run or turn (runTrace), whose quota the spill counts against. */
+  readonly run: string;
   readonly tool: string;
 }
 
@@ -200,7 +202,7 @@ async function putSpill(text: string, spill: MessageSpill | undefined, next: num
   if (!spill) return { rest: 'not kept: read_spill is not offered here' };
   const held = text.length > MAX_SPILL_CHARS ? text.slice(0, MAX_SPILL_CHARS) : text;
   try {
-    const id = await spill.store.put(held, { tool: spill.tool, execution_id: spill.execution_id });
+    const id = await spill.store.put(held, { tool: spill.tool, execution_id: spill.execution_id, run: spill.run });
     return { spill_id: id, next_offset: next, ...(held.length < text.length ? { spill_holds: charCount(held) } : {}) };
   } catch (err) {
     return { rest: redactText(`not kept: the spill store failed (${(err as Error).message.slice(0, 120)})`) };

@@ -4,7 +4,7 @@ import { databaseNow, type Executor } from '../store/db.ts';
 import { createJob, getJob, listJobs, removeJob } from '../store/jobs.ts';
 import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
-import { NO_TOOLS, type ToolExecutionContext } from '../tools/context.ts';
+import { NO_TOOLS, runTrace, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
 import { instantsDroppedByRemoval } from './next-fire.ts';
 import { runAuthorization } from './run-authorization.ts';
@@ -100,14 +100,6 @@ const DEFAULT_CHILD_LIMITS = { max_depth: 3, max_per_execution: 20 } as const;
  * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
  * too many for the creating execution: a run's agent must not be able to fan out without end.
  */
-/**
- * The run (or attended turn) a context belongs to, whatever sub-agent or retry it is in: nested contexts extend the
- * trace id (`run/…`), and a run's attempts share it. Counting per execution let each sub-agent start a count of its own.
- */
-export function runTrace(ctx: Pick<ToolExecutionContext, 'trace_id'>): string {
-  return ctx.trace_id.split('/')[0]!;
-}
-
 /** A child runs within its creator's approved limits: its timeout and retries, and an agent payload's model. */
 function withCreatorModel(payload: JobPayload, creator: JobPayload): JobPayload {
   return payload.kind === 'agent' && payload.model === undefined && creator.kind === 'agent' && creator.model !== undefined ? { ...payload, model: creator.model } : payload;

@@ -13,11 +13,13 @@ const searchable = (column: string) => tsvector('tsv').generatedAlwaysAs(sql.raw
 export const spills = pgTable('spills', {
   id: text('id').primaryKey(),
   execution_id: text('execution_id').notNull().default(''),
+  /** The run (or attended turn) whose execution kept it, sub-agents and retries included: what the quota counts. */
+  run_trace: text('run_trace').notNull().default(''),
   tool: text('tool').notNull(),
   content: text('content').notNull(),
   bytes: integer('bytes').notNull(),
   created_at: tz('created_at').notNull().defaultNow(),
-}, (t) => [index('spills_created_idx').on(t.created_at), index('spills_execution_idx').on(t.execution_id)]);
+}, (t) => [index('spills_created_idx').on(t.created_at), index('spills_run_trace_idx').on(t.run_trace)]);
 
 /** Indexed text of files, per memory_scope, for knowledge_search (PostgreSQL full-text search). */
 export const knowledgeChunks = pgTable('knowledge_chunks', {

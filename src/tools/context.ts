@@ -122,3 +122,11 @@ export function nestedContext(
     cron_authorized: parent.cron_authorized,
   });
 }
+
+/**
+ * The run (or attended turn) a context belongs to, whatever sub-agent or retry it is in: nested contexts extend the
+ * trace id (`run/…`), and a run's attempts share it. Counting per execution let each sub-agent start a count of its own.
+ */
+export function runTrace(ctx: Pick<ToolExecutionContext, 'trace_id'>): string {
+  return ctx.trace_id.split('/')[0]!;
+}

@@ -22,6 +22,8 @@ export class SpillQuotaError extends Error {}
 export interface SpillMeta {
   readonly tool: string;
   readonly execution_id: string;
+  /** The run or attended turn (runTrace): its sub-agents and retries share one quota. Empty: the execution alone. */
+  readonly run?: string;
 }
 
 export interface SpillPage {

@@ -143,7 +143,7 @@ describe('fitting a long result into one message', () => {
 
   it('cuts the largest fields, keeps valid JSON, and spills each whole field with the offset where the unshown part starts', async () => {
     const store = new MemorySpillStore();
-    const text = await fittedToolMessage(big, { store, execution_id: 'exe_1', tool: 'exec' });
+    const text = await fittedToolMessage(big, { store, execution_id: 'exe_1', run: 'run_1', tool: 'exec' });
     expect(text.length).toBeLessThanOrEqual(TOOL_MESSAGE_MAX_CHARS);
     const msg = JSON.parse(text) as Msg;
     expect(msg.output).toMatchObject({ exit_code: 0, truncated: true });
@@ -164,7 +164,7 @@ describe('fitting a long result into one message', () => {
   it('a result of many small fields is shown as the start of its text, marked incomplete, and spilled whole', async () => {
     const store = new MemorySpillStore();
     const many = { ok: true, output: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, i])) };
-    const msg = JSON.parse(await fittedToolMessage(many, { store, execution_id: 'exe_1', tool: 't' })) as Msg;
+    const msg = JSON.parse(await fittedToolMessage(many, { store, execution_id: 'exe_1', run: 'run_1', tool: 't' })) as Msg;
     expect(msg.incomplete.note).toMatch(/nothing in it is complete/);
     const rest = (await store.get(msg.incomplete.spill_id, msg.incomplete.next_offset, 1_000_000))!;
     expect(JSON.parse(msg.partial + rest.content)).toEqual(many);

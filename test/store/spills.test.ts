@@ -117,26 +117,29 @@ describe('character helpers', () => {
   });
 });
 
-describe('what one execution may keep in the spill store', () => {
-  it('the same text spilled again by one execution is the spill already kept, not another copy', async () => {
+describe('what one run may keep in the spill store', () => {
+  it('the same text spilled again in one run is the spill already kept, not another copy', async () => {
     const { db } = database();
     const text = 'a large file read again and again\n'.repeat(100);
-    const ids = await Promise.all(Array.from({ length: 8 }, () => putSpill(db, text, { tool: 'read_file', execution_id: 'exe-again' })));
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => putSpill(db, text, { tool: 'read_file', execution_id: `exe-again-${i % 2}`, run: 'run-again' })));
     expect(new Set(ids).size).toBe(1);
-    expect((await db.select().from(spills).where(eq(spills.execution_id, 'exe-again'))).length).toBe(1);
+    expect((await db.select().from(spills).where(eq(spills.run_trace, 'run-again'))).length).toBe(1);
+    // text of the same length is not taken for it: compared whole
+    const other = await putSpill(db, text.replace('a large', 'A large'), { tool: 'read_file', execution_id: 'exe-again-0', run: 'run-again' });
+    expect(other).not.toBe(ids[0]);
   });
 
-  it('past its quota a spill is refused with what to do instead; another execution keeps its own quota', async () => {
+  it('past its quota a spill is refused with what to do instead, whichever sub-agent or attempt asks; another run keeps its own', async () => {
     const { db } = database();
     const quota = 1_000;
-    // a turn's parallel calls: they cannot all pass the check together
-    const puts = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => putSpill(db, `${i}`.repeat(300), { tool: 'read_file', execution_id: 'exe-quota' }, quota)));
+    // a turn's parallel calls from the run and two of its sub-agents (executions of their own): one quota, not three
+    const puts = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => putSpill(db, `${i}`.repeat(300), { tool: 'read_file', execution_id: `exe-quota-${i % 3}`, run: 'run-quota' }, quota)));
     expect(puts.filter((p) => p.status === 'fulfilled')).toHaveLength(3);
     const refused = puts.find((p): p is PromiseRejectedResult => p.status === 'rejected')!.reason as Error;
     expect(refused).toBeInstanceOf(SpillQuotaError);
-    expect(refused.message).toMatch(/read less at once/);
-    const [{ held }] = await db.execute<{ held: number }>(sql`select sum(bytes)::int as held from spills where execution_id = 'exe-quota'`).then((r) => r.rows as [{ held: number }]);
+    expect(refused.message).toMatch(/this run already keeps .* read less at once/);
+    const [{ held }] = await db.execute<{ held: number }>(sql`select sum(bytes)::int as held from spills where run_trace = 'run-quota'`).then((r) => r.rows as [{ held: number }]);
     expect(held).toBeLessThanOrEqual(quota);
-    await expect(putSpill(db, 'x'.repeat(300), { tool: 'read_file', execution_id: 'exe-elsewhere' }, quota)).resolves.toMatch(/^spl_/);
+    await expect(putSpill(db, 'x'.repeat(300), { tool: 'read_file', execution_id: 'exe-elsewhere', run: 'run-elsewhere' }, quota)).resolves.toMatch(/^spl_/);
   });
 });

@@ -1,6 +1,6 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
-import type { ToolExecutionContext } from '../context.ts';
+import { runTrace, type ToolExecutionContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { charCount, previewOf, SpillQuotaError, type SpillStore } from '../spill.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -185,7 +185,7 @@ export function readFileTool(config: Config, spill: SpillStore) {
       const threshold = config.tools.spill_threshold_bytes;
       if (Buffer.byteLength(content) <= threshold) return ok({ path, size, ...where, content });
       if (mayUse(ctx, 'read_spill')) {
-        const spill_id = await spill.put(content, { tool: 'read_file', execution_id: ctx?.execution_id ?? '' }).catch((err: unknown) => {
+        const spill_id = await spill.put(content, { tool: 'read_file', execution_id: ctx?.execution_id ?? '', run: ctx ? runTrace(ctx) : '' }).catch((err: unknown) => {
           if (err instanceof SpillQuotaError) return fail('business', `read_file: ${err.message}`);
           throw err;
         });

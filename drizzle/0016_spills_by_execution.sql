@@ -1,1 +1,0 @@
-CREATE INDEX "spills_execution_idx" ON "spills" USING btree ("execution_id");
