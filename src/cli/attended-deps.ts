@@ -33,8 +33,9 @@ export async function cliApprover(database: Database, config: Config, tools: Too
       toolScope,
       onPending: (row, code) => process.stderr.write(
         `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): ${waitingCall(row)}\n`
-        + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id} --code ${code}  or  ${cli} deny ${row.id} --code ${code}\n`
-        + `  (the code is shown only here: the tools this session runs cannot answer without it)\n`,
+        + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`
+        + `  and give it this code when asked: ${code}\n`
+        + `  (shown only here, and typed at that prompt, never on a command line: the tools this session runs cannot answer without it)\n`,
       ),
     });
   }
@@ -65,7 +66,7 @@ export async function terminalApprover(
         const code = newAnswerCode();
         codes.set(req.request_id, code.text);
         await createApproval(database.db, approvalRecordOf(req, await toolScope(req), code));
-        return [`  or answer from another shell:  ${cli} approve ${req.request_id} --code ${code.text}  (or deny)`];
+        return [`  or answer from another shell:  ${cli} approve ${req.request_id}  (or deny), giving this code when asked: ${code.text}`];
       },
       async answer(req, answer, by) {
         const code = codeOf(req) ?? undefined;

@@ -68,7 +68,7 @@ export const ANSWER_REFUSALS = {
   already_answered: 'The request was already answered.',
   always_not_allowed: '"always" is not offered for this call (DANGEROUS, or nothing to scope it to).',
   from_asking_session: 'The answer came from a process started by the session that asked (a tool call of its own), not from a person (I3).',
-  code_missing: 'This request takes an answer only with the code shown where it was asked (the asking terminal, or the error output of the command that asked): give it with --code. A tool call of the asking session cannot see that code (I3).',
+  code_missing: 'This request takes an answer only with the code shown where it was asked (the asking terminal, or the error output of the command that asked): give it at the prompt, or on standard input without a terminal. A tool call of the asking session is not shown that code (I3).',
   code_wrong: 'The code given is not the one shown where this request was asked; the request still waits.',
   asker_gone: 'The process that asked has ended (interrupted, killed, or its terminal closed): nothing waits for this answer, so it would do nothing; the request is withdrawn. Run the command again to ask anew.',
 } as const;

@@ -9,7 +9,7 @@ import { redactWith } from '../util/redact.ts';
 export interface StoreApproverOptions {
   readonly pollMs?: number;
   readonly clock?: Clock;
-  /** Tells the person where to answer, with the code the answer needs: "echo-agent approvals approve apr_… --code …". */
+  /** Tells the person where to answer, and the code the answer needs (typed at the approvals prompt, never on a command line). */
   readonly onPending?: (row: ApprovalRow, code: string) => void;
   /** For a cronjob create/update: the tools the grant would cover, stored with the request (see NewApproval.tool_scope). */
   readonly toolScope?: (req: ApprovalRequest) => Promise<readonly string[] | null>;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listAudit } from '../../src/store/audit.ts';
 import { newAnswerCode } from '../../src/store/answer-code.ts';
-import { createApproval } from '../../src/store/approvals.ts';
-import { runCli } from '../support/cli.ts';
+import { createApproval, getApproval } from '../../src/store/approvals.ts';
+import { cliOnTerminal, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -42,7 +42,7 @@ describe('approvals show', () => {
       flags: [], scopes: ['make deploy'], allow_always: true, expires_at: new Date(Date.now() + 60_000), code_hash: code.hash,
     });
     const r = await runCli(['approvals', 'show', row.id], { env: env() });
-    expect(r.stdout).toContain(`answer with the code printed where it was asked: approvals approve|deny ${row.id} --code CODE`);
+    expect(r.stdout).toContain(`answering asks for the code printed where the request was asked (approvals approve|deny ${row.id})`);
     expect(r.stdout).not.toContain(code.text);
   });
 
@@ -83,5 +83,41 @@ describe('approvals show', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/unattended with:\n {4}read_file\(read_only\), write_file\(write\) {3}\(the job names no tools/);
     expect(r.stdout).toContain('the grant covers only the tools listed here');
+  });
+});
+
+describe('the answer code is never taken from the command line', () => {
+  const pending = (code: ReturnType<typeof newAnswerCode>) => createApproval(database().db, {
+    call_hash: 'hash-argv', tool: 'exec', args: { command: 'make deploy' }, risk: 'exec', channel: 'cli', user_id: 'u1',
+    flags: [], scopes: [], allow_always: false, expires_at: new Date(Date.now() + 60_000), code_hash: code.hash,
+  });
+
+  it('--code is refused before anything is answered: every local process reads a command\'s arguments', async () => {
+    const code = newAnswerCode();
+    const row = await pending(code);
+    const r = await runCli(['approvals', 'approve', row.id, '--code', code.text], { env: env() });
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain('--code: give the code at the prompt, or on standard input');
+    expect((await getApproval(database().db, row.id))?.state).toBe('pending');
+  });
+
+  it('without a terminal the code is the first line of standard input; an empty one is refused as missing', async () => {
+    const code = newAnswerCode();
+    const row = await pending(code);
+    const none = await runCli(['approvals', 'approve', row.id], { env: env(), input: '' });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('only with the code shown where it was asked');
+    const given = await runCli(['approvals', 'approve', row.id, '--as', 'alice'], { env: env(), input: `${code.text}\n` });
+    expect(given.code, given.stderr).toBe(0);
+    expect((await getApproval(database().db, row.id))?.state).toBe('approved');
+  });
+
+  it('on a terminal it is asked for and not echoed', async () => {
+    const code = newAnswerCode();
+    const row = await pending(code);
+    const r = await cliOnTerminal(['approvals', 'deny', row.id, '--as', 'bob'], env(), code.text, 30_000, /\(not echoed\): /);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toContain(code.text);
+    expect((await getApproval(database().db, row.id))).toMatchObject({ state: 'denied', answered_by: 'bob' });
   });
 });

@@ -57,7 +57,7 @@ async function approvedChange(args: string[], as: string) {
   const change = runCli([...args, '--as', as], { env, timeoutMs: 60_000, onStderr: (text) => { seen.waiting ??= waitingApproval(text); } });
   let answered = false;
   for (const started = Date.now(); !answered && Date.now() - started < 30_000; await new Promise((r) => setTimeout(r, 100))) {
-    if (seen.waiting) answered = (await cli(['approvals', 'approve', seen.waiting.id, '--code', seen.waiting.code, '--as', as])).code === 0;
+    if (seen.waiting) answered = (await runCli(['approvals', 'approve', seen.waiting.id, '--as', as], { env, timeoutMs: 60_000, input: `${seen.waiting.code}\n` })).code === 0;
   }
   const r = await change;
   expect(r.code, r.stderr).toBe(0);

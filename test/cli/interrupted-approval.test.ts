@@ -50,7 +50,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     expect(decisions.find((d) => (d.data as { approval_id?: string } | null)?.approval_id === id))
       .toMatchObject({ outcome: 'deny', step: 11, rule: 'approval.human.cancelled' });
     // a person with the code, too late
-    const late = await runCli(['approvals', 'approve', id, '--code', code], { env: e });
+    const late = await runCli(['approvals', 'approve', id], { env: e, input: `${code}\n` });
     expect(late.code).toBe(1);
     expect((await listJobs(database().db)).map((j) => j.name)).not.toContain(name);
   }, 60_000);
@@ -61,7 +61,7 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const { child, id, code, exited } = await waitingCreate(e, name);
     child.kill('SIGKILL');
     await exited;
-    const late = await runCli(['approvals', 'approve', id, '--code', code], { env: e });
+    const late = await runCli(['approvals', 'approve', id], { env: e, input: `${code}\n` });
     expect(late.code).toBe(1);
     expect(late.stderr).toContain(`${id}: The process that asked has ended`);
     const [row] = (await listApprovals(database().db, { limit: 100 })).filter((a) => a.id === id);
@@ -78,8 +78,8 @@ describe('a jobs create waiting for an approval, interrupted', () => {
     const { id, code } = w;
     // the hint names the config this command read: another shell may lack its ECHO_AGENT_CONFIG
     const cli = `echo-agent --config ${e.ECHO_AGENT_CONFIG} approvals`;
-    expect(w.stderr).toContain(`run  ${cli} show ${id}  to see all of it, then  ${cli} approve ${id} --code ${code}  or  ${cli} deny ${id} --code ${code}`);
-    expect((await runCli(['approvals', 'deny', id, '--code', code, '--as', 'erin'], { env: e })).code).toBe(0);
+    expect(w.stderr).toContain(`run  ${cli} show ${id}  to see all of it, then  ${cli} approve ${id}  or  ${cli} deny ${id}\n  and give it this code when asked: ${code}\n`);
+    expect((await runCli(['approvals', 'deny', id, '--as', 'erin'], { env: e, input: `${code}\n` })).code).toBe(0);
     expect(await w.exited).toBe(1);
     // the refusal as a person reads it: the advice meant for a model (never retry) is left out
     expect(w.stderr).toContain('echo-agent: A human refused this call (refused by erin); nothing was created\n');

@@ -43,7 +43,7 @@ async function approvedBy(who: string, args: string[]): Promise<{ code: number |
   }));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const { id, code } = await waiting;
-  const approve = await runCli(['approvals', 'approve', id, '--code', code, '--as', who], { env });
+  const approve = await runCli(['approvals', 'approve', id, '--as', who], { env, input: `${code}\n` });
   expect(approve.code, approve.stderr).toBe(0);
   return { code: await exited, stdout, stderr };
 }

@@ -48,14 +48,14 @@ async function appears(text: () => string, re: RegExp, ms = 30_000): Promise<Reg
   throw new Error(`${re} did not appear in:\n${text()}`);
 }
 
-const WAITING = /approval (apr_\w+) is waiting \(expires [^)]+\): exec \[risk exec\] \{"command":"echo one"\}\r?\n {2}run {2}.*approvals show apr_\w+ {2}to see all of it, then {2}.*approvals approve apr_\w+ --code ([0-9A-Z-]+)/;
+const WAITING = /approval (apr_\w+) is waiting \(expires [^)]+\): exec \[risk exec\] \{"command":"echo one"\}\r?\n {2}run {2}.*approvals show apr_\w+ {2}to see all of it, then {2}.*approvals approve apr_\w+ .*\r?\n {2}and give it this code when asked: ([0-9A-Z-]+)/;
 
 describe('where echo-agent run asks a person', () => {
   it('a session of another channel waits for `approvals approve` even on a terminal (SPEC §5 step 11), naming the call that waits', async () => {
     const s = onTerminal(['say one', '--channel', 'telegram', '--as', 'alice']);
     const [, id, code] = await appears(s.out, WAITING);
     expect(s.out()).not.toMatch(/Allow\?/);
-    const approved = await runCli(['approvals', 'approve', id!, '--code', code!, '--as', 'bob'], { env });
+    const approved = await runCli(['approvals', 'approve', id!, '--as', 'bob'], { env, input: `${code!}\n` });
     expect(approved.code, approved.stderr).toBe(0);
     expect(await s.exited, s.out()).toBe(0);
     expect(s.out()).toContain('finished');
@@ -66,7 +66,7 @@ describe('where echo-agent run asks a person', () => {
     const s = onTerminal(['say one again', '--as', 'alice'], ` 2>${quoted(log)}`);
     const [, id, code] = await appears(() => (existsSync(log) ? readFileSync(log, 'utf8') : ''), WAITING);
     expect(readFileSync(log, 'utf8')).not.toMatch(/Allow\?/);
-    const approved = await runCli(['approvals', 'approve', id!, '--code', code!, '--as', 'bob'], { env });
+    const approved = await runCli(['approvals', 'approve', id!, '--as', 'bob'], { env, input: `${code!}\n` });
     expect(approved.code, approved.stderr).toBe(0);
     expect(await s.exited, readFileSync(log, 'utf8')).toBe(0);
   }, 60_000);

@@ -54,7 +54,7 @@ describe('npm start on the embedded default', () => {
     const seen: { waiting?: { id: string; code: string } | null } = {};
     const creating = runCli(['jobs', 'create', '--file', 'jobs/heartbeat.yaml', '--as', 'alice', '--json'], { env, timeoutMs: 90_000, onStderr: (text) => { seen.waiting ??= waitingApproval(text); } });
     await waitFor(() => Boolean(seen.waiting), 60_000, 'pending approval');
-    const approved = await runCli(['approvals', 'approve', seen.waiting!.id, '--code', seen.waiting!.code, '--as', 'alice'], { env });
+    const approved = await runCli(['approvals', 'approve', seen.waiting!.id, '--as', 'alice'], { env, input: `${seen.waiting!.code}\n` });
     expect(approved.code, approved.stderr).toBe(0);
     const created = await creating;
     expect(created.code, created.stderr).toBe(0);

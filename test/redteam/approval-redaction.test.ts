@@ -171,7 +171,7 @@ describe('the real CLI: a hostile job file', () => {
       }
       const show = await runCli(['approvals', 'show', id], { env: { ECHO_AGENT_CONFIG: cfgFile } });
       const json = await runCli(['approvals', 'show', id, '--json'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
-      await runCli(['approvals', 'approve', id, '--code', code!, '--as', 'alice'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
+      await runCli(['approvals', 'approve', id, '--as', 'alice'], { env: { ECHO_AGENT_CONFIG: cfgFile }, input: `${code!}\n` });
       await done;
       // the request as stored (all another terminal can show) against what the grant covers
       const stored = JSON.stringify((await getApproval(database().db, id))!.args);

@@ -45,7 +45,7 @@ export function runCli(
  * an answer needs: shown there only, so a test answers as a person who read it.
  */
 export function waitingApproval(text: string): { id: string; code: string } | null {
-  const m = /approvals approve (apr_\w+) --code ([0-9A-Z-]+)/.exec(text);
+  const m = /approvals approve (apr_\w+)[\s\S]*?code when asked: ([0-9A-Z]{4}(?:-[0-9A-Z]{4}){4})/.exec(text);
   return m ? { id: m[1]!, code: m[2]! } : null;
 }
 
@@ -83,7 +83,7 @@ export function scriptedSessionConfig(dir: string, schema: string, modelUrl: str
 }
 
 /** Runs the real CLI on a pseudo-terminal (util-linux `script`), typing `answer` once the approval question appears. */
-export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
+export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string, timeoutMs = 60_000, prompt = /Allow\? /): Promise<{ code: number | null; out: string }> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -91,7 +91,7 @@ export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, a
     let answered = false;
     const onData = (d: Buffer) => {
       out += d;
-      if (!answered && /Allow\? /.test(out)) {
+      if (!answered && prompt.test(out)) {
         answered = true;
         child.stdin.write(`${answer}\r`);
       }

@@ -23,7 +23,7 @@ function describeRequest(a: ApprovalRow): string[] {
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
     ...flags.map((f) => `  guard: ${f.rule}: ${f.reason} (${f.matched})`),
     alwaysLine(a),
-    ...(a.state === 'pending' && a.code_hash !== null ? [`  answer with the code printed where it was asked: approvals approve|deny ${a.id} --code CODE`] : []),
+    ...(a.state === 'pending' && a.code_hash !== null ? [`  answering asks for the code printed where the request was asked (approvals approve|deny ${a.id})`] : []),
   ];
 }
 
@@ -99,17 +99,22 @@ export function registerApprovalCommands(program: Command): void {
   registerAlwaysCommands(approvals);
   for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {
     const c = approvals.command(name).argument('<id>').description(name === 'approve' ? 'approve a pending request (as a human, for that one call)' : 'refuse a pending request')
-      .option('--code <code>', 'the code shown where the request was asked (its terminal, or the error output of the command that asked)')
+      .option('--code <code>', 'refused: the code is asked for (or read from standard input), never taken from the command line')
       .option('--as <user>', 'who you are (default: the OS account)').option('--json', 'print JSON');
     if (name === 'approve') c.option('--always', 'also record a persistent approval (not for dangerous calls)');
     c.action(async (id: string, opts: { code?: string; as?: string; always?: boolean; json?: boolean }, cmd: Command) => {
-      const { answerApproval, getApproval } = await import('../../store/approvals.ts');
+      if (opts.code !== undefined) {
+        throw new CliError('--code: give the code at the prompt, or on standard input without a terminal; never on the command line, where every local process can read it (ps, /proc)', EXIT.usage);
+      }
+      const [{ answerApproval, getApproval }, { readAnswerCode }] = await Promise.all([import('../../store/approvals.ts'), import('../answer-code-input.ts')]);
       const by = await actorName(opts.as);
       const result = await withStore(configOf(cmd), async (db) => {
         const row = await getApproval(db.db, id);
         if (!row) return null;
+        // asked only of a request that waits for one: a closed or stale request says so without asking
+        const code = row.code_hash !== null && row.state === 'pending' ? await readAnswerCode() : undefined;
         return answerApproval(db.db, {
-          id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin(), ...(opts.code !== undefined ? { code: opts.code } : {}),
+          id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin(), ...(code !== undefined ? { code } : {}),
         });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);
