@@ -21,8 +21,8 @@ export function newAnswerCode(): AnswerCode {
   return { text, hash: answerCodeHash(text) };
 }
 
-/** Case, spaces and dashes do not matter: a person copies the code by hand as often as by pasting it. */
-const normal = (code: string): string => code.toUpperCase().replace(/[\s-]/g, '');
+/** Case, spaces and dashes do not matter, and O, I and L read as 0, 1 and 1: a person copies the code by hand as often as by pasting it. */
+const normal = (code: string): string => code.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 
 export function answerCodeHash(code: string): string {
   return createHash('sha256').update(`echo-agent answer code\n${normal(code)}`).digest('hex');

@@ -55,7 +55,8 @@ describe('the code shown where a request was asked', () => {
     const { db } = database();
     const code = newAnswerCode();
     const row = await createApproval(db, request(code.hash));
-    const typed = code.text.toLowerCase().replace(/-/g, '');
+    // by hand: lower case, no dashes, and the digits 0 and 1 read as the letters o and l
+    const typed = code.text.toLowerCase().replace(/-/g, '').replace(/0/g, 'o').replace(/1/g, 'l');
     expect(await answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'once', answered_by: 'bob', code: typed }))
       .toMatchObject({ ok: true, approval: { state: 'approved', answered_by: 'bob' } });
     expect((await getApproval(db, row.id))!.answer_proof).toMatch(/^[0-9a-f]{64}$/);
