@@ -3,7 +3,7 @@ import { createApprovalGate } from '../../src/approval/gate.ts';
 import { emptyAllowlist, type ApprovalRequest } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { RULES } from '../../src/policy/rules.ts';
-import { answerCodeHash, newAnswerCode } from '../../src/store/answer-code.ts';
+import { answerCodeHash, codeMatches, newAnswerCode } from '../../src/store/answer-code.ts';
 import { answerApproval, createApproval, getApproval, type NewApproval } from '../../src/store/approvals.ts';
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -33,6 +33,9 @@ describe('the code shown where a request was asked', () => {
       expect(c.hash).not.toContain(c.text.replace(/-/g, ''));
     }
     expect(new Set(codes.map((c) => c.text)).size).toBe(codes.length);
+    // typed by hand: O, I and L for 0, 1 and 1, any case, no dashes
+    expect(codeMatches('oooo iiii LLLL-2222 3333', answerCodeHash('0000-1111-1111-2222-3333'))).toBe(true);
+    expect(codeMatches('0000-1111-1111-2222-3334', answerCodeHash('0000-1111-1111-2222-3333'))).toBe(false);
   });
 
   it.each([
