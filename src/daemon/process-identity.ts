@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { pidSpace, processStart } from '../util/process-identity.ts';
 
 /**
  * Which process holds a run's lease, told apart beyond its pid. A host name and pid alone are not enough to
@@ -56,29 +56,14 @@ export function holderIsGone(owner: string, self: ProcessIdentity, probe: Proces
   return ticks !== null && ticks !== holder.startTicks;
 }
 
-function statStartTicks(pid: number | 'self'): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the command name (field 2) is in parentheses and may hold spaces and parentheses itself
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = fields[22 - 3];
-    return ticks && /^\d+$/.test(ticks) ? ticks : null;
-  } catch {
-    return null;
-  }
-}
-
-/** This process's identity; null where /proc does not tell it (not Linux, or /proc not mounted). */
+/** This process's identity; null where /proc does not tell it (not Linux, /proc not mounted, or /proc/sys hidden). */
 export function currentProcessIdentity(): ProcessIdentity | null {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').trim().slice(0, 12);
-    const ns = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-    const startTicks = statStartTicks('self');
-    if (!/^[0-9a-f]{12}$/.test(boot) || !ns || !startTicks) return null;
-    return { pid: process.pid, boot, pidNamespace: ns, startTicks };
-  } catch {
-    return null;
-  }
+  const space = pidSpace();
+  const boot = space?.boot_id.replaceAll('-', '').slice(0, 12) ?? '';
+  const ns = space ? /^pid:\[(\d+)\]$/.exec(space.pid_ns)?.[1] : undefined;
+  const startTicks = processStart(process.pid);
+  if (!/^[0-9a-f]{12}$/.test(boot) || !ns || !startTicks || !/^\d+$/.test(startTicks)) return null;
+  return { pid: process.pid, boot, pidNamespace: ns, startTicks };
 }
 
 export const hostProcesses: ProcessProbe = {
@@ -90,5 +75,5 @@ export const hostProcesses: ProcessProbe = {
       return (err as NodeJS.ErrnoException).code !== 'ESRCH';
     }
   },
-  startTicks: statStartTicks,
+  startTicks: processStart,
 };
