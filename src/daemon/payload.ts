@@ -15,6 +15,7 @@ import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolResult } from '../tools/types.ts';
 import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
+import { onlyResolverDown } from '../guard/ssrf/check-url.ts';
 
 export interface StepRecord {
   readonly index: number;
@@ -87,6 +88,14 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       failed = true;
       error ??= `step ${index + 1} (${step.tool}): ${result.error}`;
       // as on a failure: the steps after it may depend on what it was to do
+      break;
+    }
+    if (decision.outcome !== 'allow' && decision.rule === 'unattended.flagged' && onlyResolverDown(decision.flagged)) {
+      // the name could not be looked up just now: a passing outage, retried with the run's backoff, not a refusal to count
+      steps.push({ index, tool: step.tool, decision: brief });
+      failed = true;
+      retryable = true;
+      error ??= `step ${index + 1} (${step.tool}) could not run: ${reasonForPeople(decision.flagged[0]!.reason)} (${decision.flagged[0]!.matched})`;
       break;
     }
     if (decision.outcome !== 'allow') {

@@ -42,6 +42,7 @@ export const URL_RULES = {
   'network.deny': RULES['network.deny'],
   'network.restricted': RULES['network.restricted'],
   'ssrf.dns.failed': 'The name could not be resolved, so its addresses cannot be shown to be public.',
+  'ssrf.dns.unavailable': 'The resolver did not answer for now, so the name\'s addresses cannot be shown to be public; a later try may resolve it.',
   'ssrf.dns.empty': 'The name resolved to no address, so it cannot be shown to be public.',
   'ssrf.allowed': 'Every address of the target is public.',
   'ssrf.unresolved': 'Offline check (no DNS): the name passed the name denylist, but its addresses were not resolved or checked.',
@@ -100,6 +101,14 @@ export async function resolveAll(lookup: Lookup, host: string, signal?: AbortSig
   }
 }
 
+/** Resolver answers that say nothing about the name: node's dns and c-ares codes for a timeout, a refusal or a server failure. */
+const TRANSIENT_DNS: ReadonlySet<string> = new Set(['EAI_AGAIN', 'ETIMEOUT', 'ETIMEDOUT', 'ECONNREFUSED', 'ESERVFAIL', 'ECANCELLED', 'EREFUSED']);
+
+/** Whether a decision was refused only because the resolver did not answer: a passing failure, not a refusal of the call. */
+export function onlyResolverDown(flagged: readonly { readonly rule: string }[]): boolean {
+  return flagged.length > 0 && flagged.every((f) => f.rule === 'ssrf.dns.unavailable');
+}
+
 /**
  * Decides whether a URL may be fetched (SPEC §6). URL-shape and network-policy problems are `deny`;
  * a non-public target is `ask` (flagged; refused when unattended and by guardedFetch).
@@ -131,7 +140,9 @@ export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise
   const answer = await resolveAll(opts.lookup ?? systemLookup, host, opts.signal);
   if (answer instanceof Error) {
     const code = (answer as NodeJS.ErrnoException).code;
-    return verdict(host, [], [finding('ssrf.dns.failed', 'ask', host, `${URL_RULES['ssrf.dns.failed']}${code ? ` (${code})` : ''}`)]);
+    // a resolver that is down or slow is not a name that does not exist: a daemon run is retried for the one, refused for the other
+    const rule = code && TRANSIENT_DNS.has(code) ? 'ssrf.dns.unavailable' : 'ssrf.dns.failed';
+    return verdict(host, [], [finding(rule, 'ask', host, `${URL_RULES[rule]}${code ? ` (${code})` : ''}`)]);
   }
   if (answer.length === 0) return verdict(host, [], [finding('ssrf.dns.empty', 'ask', host, URL_RULES['ssrf.dns.empty'])]);
   const { addresses, findings } = judgeAll(host, answer, false);

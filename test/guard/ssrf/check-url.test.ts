@@ -325,6 +325,13 @@ describe('checkUrl with an injected lookup', () => {
     expect(spy).not.toHaveBeenCalled();
   });
 
+  it.each(['EAI_AGAIN', 'ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED'])('a resolver that does not answer (%s) is ssrf.dns.unavailable, not a name that does not exist', async (code) => {
+    const down: Lookup = async () => { throw Object.assign(new Error(code), { code }); };
+    expect(await checkUrl('https://hooks.test/', { lookup: down })).toMatchObject({ decision: 'ask', rule: 'ssrf.dns.unavailable' });
+    const missing: Lookup = async () => { throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }); };
+    expect(await checkUrl('https://hooks.test/', { lookup: missing })).toMatchObject({ decision: 'ask', rule: 'ssrf.dns.failed' });
+  });
+
   it('fails closed when the lookup hangs past the signal', async () => {
     const hang: Lookup = () => new Promise(() => {});
     const v = await checkUrl('https://slow.test/', { lookup: hang, signal: AbortSignal.timeout(20) });
