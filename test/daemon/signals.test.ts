@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT } from '../support/cli.ts';
+import { daemonConfigFile, spawnDaemon } from '../support/daemon-process.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
@@ -12,30 +8,11 @@ const database = useTestDatabase();
 
 /** Starts the real daemon binary on the test database, sends `signal` once it has started, and returns its exit code and log. */
 async function stopWith(signal: NodeJS.Signals): Promise<{ code: number | null; lines: Record<string, unknown>[]; log: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'echo-signals-'));
-  const config = join(dir, 'echo-agent.yaml');
-  writeFileSync(config, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'queue:', `  redis_url: ${REDIS_URL}`, `  prefix: ${prefix}`,
-    'daemon:', `  data_dir: ${join(dir, 'data')}`, '  reconcile_seconds: 600', '  http:', '    port: 0', '',
-  ].join('\n'));
-  const child = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: config }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  const t = Date.now();
-  while (!log.includes('daemon started')) {
-    if (child.exitCode !== null || Date.now() - t > 60_000) {
-      child.kill('SIGKILL');
-      throw new Error(`the daemon did not start\n${log.slice(-3000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill(signal);
-  const code = await exited;
-  const lines = log.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { code, lines, log };
+  const daemon = spawnDaemon(daemonConfigFile(database().schema, { redisUrl: REDIS_URL, prefix }, ['reconcile_seconds: 600']));
+  await daemon.until('daemon started');
+  daemon.child.kill(signal);
+  const code = await daemon.exited;
+  return { code, lines: daemon.lines(), log: daemon.log() };
 }
 
 describe('signals: how the daemon stops, and what its supervisor does next', () => {

@@ -1,14 +1,10 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closedPort } from '../agent/raw-endpoint.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { DependencyUnavailableError, StoppedWhileStartingError } from '../../src/util/dependency-error.ts';
-import { BIN, ROOT } from '../support/cli.ts';
+import { daemonConfigFile, spawnDaemon } from '../support/daemon-process.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -46,26 +42,13 @@ describe('a daemon start that waits on its queue', () => {
 
   it('the daemon command stopped by SIGTERM while Redis is down exits 0 within seconds, saying so', async () => {
     const port = await closedPort();
-    const dir = mkdtempSync(join(tmpdir(), 'echo-start-stop-'));
-    const config = join(dir, 'echo-agent.yaml');
-    writeFileSync(config, [
-      'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-      'queue:', `  redis_url: redis://127.0.0.1:${port}`, `  prefix: start-stop-${process.pid}`,
-      'daemon:', `  data_dir: ${join(dir, 'data')}`, '  http:', '    port: 0', '',
-    ].join('\n'));
-    const child = spawn(process.execPath, [BIN, 'daemon'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: config }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.on('data', (d) => (log += d));
-    child.stderr.on('data', (d) => (log += d));
-    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    for (const t = Date.now(); !log.includes('database ready'); await new Promise((r) => setTimeout(r, 100))) {
-      if (child.exitCode !== null || Date.now() - t > 30_000) throw new Error(`the daemon did not get to its queue:\n${log}`);
-    }
+    const daemon = spawnDaemon(daemonConfigFile(database().schema, { redisUrl: `redis://127.0.0.1:${port}`, prefix: `start-stop-${process.pid}` }));
+    await daemon.until('database ready', 30_000);
     const signalled = Date.now();
-    child.kill('SIGTERM');
-    expect(await exited, log).toBe(0);
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited, daemon.log()).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(10_000);
-    expect(log).toContain('stopped while starting');
-    expect(log).not.toContain('"level":60');
+    expect(daemon.log()).toContain('stopped while starting');
+    expect(daemon.log()).not.toContain('"level":60');
   }, 60_000);
 });

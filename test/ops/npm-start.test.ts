@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.ts';
+import { daemonConfigFile, spawnDaemon } from '../support/daemon-process.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
@@ -22,29 +18,16 @@ const alive = (pid: number): boolean => {
 
 describe('npm start under a supervisor', () => {
   it('a SIGTERM to npm reaches the daemon: it stops gracefully instead of running on as an orphan', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'echo-npm-start-'));
-    const config = join(dir, 'echo-agent.yaml');
-    writeFileSync(config, [
-      'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-      'queue:', `  redis_url: ${TEST_REDIS_URL}`, `  prefix: ${prefix}`,
-      'daemon:', `  data_dir: ${join(dir, 'data')}`, '  http:', '    port: 0', '',
-    ].join('\n'));
     // its own process group, as a supervisor starts it: a signal to npm alone, not to the group
-    const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: config }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let log = '';
-    npm.stdout.on('data', (d) => (log += d));
-    npm.stderr.on('data', (d) => (log += d));
-    const exited = new Promise<void>((r) => npm.once('exit', () => r()));
-    for (const t = Date.now(); !log.includes('daemon started'); await new Promise((r) => setTimeout(r, 100))) {
-      if (npm.exitCode !== null || Date.now() - t > 60_000) throw new Error(`the daemon did not start:\n${log}`);
-    }
-    const daemonPid = (JSON.parse(log.split('\n').find((l) => l.includes('daemon started'))!) as { pid: number }).pid;
-    npm.kill('SIGTERM');
-    await exited;
+    const npm = spawnDaemon(daemonConfigFile(database().schema, { redisUrl: TEST_REDIS_URL, prefix }), ['npm', 'start', '--silent'], { detached: true });
+    await npm.until('daemon started');
+    const daemonPid = (npm.lines().find((l) => l.msg === 'daemon started') as { pid: number }).pid;
+    npm.child.kill('SIGTERM');
+    await npm.exited;
     for (const t = Date.now(); alive(daemonPid) && Date.now() - t < 30_000;) await new Promise((r) => setTimeout(r, 100));
     const stillRunning = alive(daemonPid);
     if (stillRunning) process.kill(daemonPid, 'SIGKILL');
-    expect(stillRunning, log).toBe(false);
-    expect(log).toContain('"msg":"daemon stopped"');
+    expect(stillRunning, npm.log()).toBe(false);
+    expect(npm.log()).toContain('"msg":"daemon stopped"');
   }, 90_000);
 });
