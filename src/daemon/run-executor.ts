@@ -25,6 +25,7 @@ import type { Authorization } from '../store/grants.ts';
 import { definitionHash } from '../store/definition-hash.ts';
 import { getJob } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
+import { pausedAncestor } from '../jobs/child-jobs.ts';
 
 export interface RunExecutorDeps {
   readonly db: Executor;
@@ -83,9 +84,12 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
   if ('behind' in claim) return { kind: 'busy', behind: claim.behind };
   const { run: claimed, job } = claim;
-  // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it
+  // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it,
+  // and so does it a child job's run while a job above it is paused
+  const pausedAbove = job.origin !== 'cronjob' && !job.removed_at ? await pausedAncestor(db, job) : null;
   const stale = job.removed_at ? 'the job was removed before the run started'
-    : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started' : null;
+    : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started'
+      : pausedAbove ? `job ${pausedAbove.id} (${pausedAbove.name}), whose run made this child job, was paused before the run started` : null;
   if (stale) {
     const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },

@@ -123,6 +123,24 @@ async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps
   }
 }
 
+/**
+ * The paused job above a child job, if any: its work is that job's work, and a pause (an incident's first
+ * move) must stop it too, not only the runs the schedule fires.
+ */
+export async function pausedAncestor(db: Executor, job: JobRow): Promise<JobRow | null> {
+  let id = job.parent_job_id;
+  for (let depth = 0; id !== null && depth < MAX_ANCESTRY; depth++) {
+    const above = await getJob(db, id, { includeRemoved: true });
+    if (!above) return null;
+    if (above.paused) return above;
+    id = above.parent_job_id;
+  }
+  return null;
+}
+
+/** How far up pausedAncestor looks: the nesting limit's ceiling, and then some. */
+const MAX_ANCESTRY = 8;
+
 /** Advisory lock class for "one execution creates a child job". */
 const CHILD_LOCK_CLASS = 0x6368696c; // 'chil'
 
