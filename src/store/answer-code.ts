@@ -3,7 +3,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 /**
  * The code an asking session shows only where it asks (its terminal, its error output), needed to answer its
  * request from another shell. A tool process of that session can run `approvals approve` too, even detached
- * from the session's process tree (setsid), but it cannot read what the session printed (I3).
+ * from the session's process tree (setsid), but it is not shown what the session printed (I3). The OS account
+ * stays the boundary: one that may read the session's memory or its error output's file can find the code.
  */
 export interface AnswerCode {
   /** As shown: 20 characters in groups of four (100 bits). */
