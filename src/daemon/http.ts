@@ -42,7 +42,7 @@ export async function startHttp(opts: {
   await new Promise<void>((resolve, reject) => {
     // the operator set the port: the error names the setting, not only the socket call
     server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(
-      `daemon.http (${opts.host}:${opts.port}): ${err.code === 'EADDRINUSE' ? 'the port is already in use by another process' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this machine' : err.message}`,
+      `daemon.http (${opts.host}:${opts.port}): ${err.code === 'EADDRINUSE' ? 'the port is already in use by another process (EADDRINUSE)' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this machine (EADDRNOTAVAIL)' : err.message}`,
       { cause: err },
     )));
     server.listen(opts.port, opts.host, () => resolve());
