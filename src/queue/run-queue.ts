@@ -140,11 +140,15 @@ function openRedisQueue(url: string, prefix: string, opts: QueueOptions): RunQue
   const name = opts.name ?? QUEUE_NAME;
   // BullMQ never closes connections it is given, so this module owns and closes them.
   const producer = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
+  // BullMQ stops listening when the queue closes, and ioredis prints an unheard error to stderr, outside the log
+  const heard = (c: Redis, where: 'queue' | 'worker') => c.on('error', (err) => opts.onError?.(err, where));
+  heard(producer, 'queue');
   const connections: Redis[] = [producer];
   const queue = new Queue<RunMessage>(name, { connection: producer, prefix });
   void checkEvictionPolicy(producer, opts);
   return wrap('redis', queue, opts, (processor, concurrency, lockDuration) => {
     const workerConn = new Redis(url, { maxRetriesPerRequest: null });
+    heard(workerConn, 'worker');
     connections.push(workerConn);
     return new Worker<RunMessage>(name, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: false });
   }, async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../agent/raw-endpoint.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
@@ -28,6 +28,23 @@ describe('a daemon start that waits on its queue', () => {
     const failed = await startDaemon(redisConfig(port), { logger: silentLogger, http: false, database: { url, schema }, queueReadyMs: 1_500 }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(DependencyUnavailableError);
     expect((failed as Error).message).toMatch(/^the queue \(queue\.redis_url\): the queue's connection is not ready: not ready within 1500 ms/);
+  }, 30_000);
+
+  it('prints nothing outside the log meanwhile: every Redis connection\'s errors are heard (ioredis prints unheard ones on stderr)', async () => {
+    const printed = vi.spyOn(console, 'error');
+    try {
+      const port = await closedPort();
+      const { url, schema } = database();
+      const stop = new AbortController();
+      setTimeout(() => stop.abort('SIGTERM'), 300);
+      await startDaemon(redisConfig(port), { logger: silentLogger, http: false, database: { url, schema }, stopSignal: stop.signal }).catch(() => {});
+      await startDaemon(redisConfig(port), { logger: silentLogger, http: false, database: { url, schema }, queueReadyMs: 800 }).catch(() => {});
+      // reconnect attempts go on a moment after the start gave up
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(printed.mock.calls.map((c) => String(c[0])).filter((t) => t.includes('Unhandled error event'))).toEqual([]);
+    } finally {
+      printed.mockRestore();
+    }
   }, 30_000);
 
   it('gives up at once when told to stop meanwhile, instead of waiting out the readiness limit', async () => {
