@@ -222,6 +222,15 @@ export async function listRuns(exec: Executor, f: { job_id?: string; states?: re
     .orderBy(desc(runs.nominal_at), desc(runs.id)).limit(f.limit ?? 100);
 }
 
+/** Skipped instants by their rule (the reason's first part), under listRuns' filters: what a paused job leaves, counted. */
+export async function skippedByRule(exec: Executor, f: { job_id?: string; since?: Date } = {}): Promise<Map<string, number>> {
+  const rule = sql<string>`split_part(coalesce(${runs.skip_reason}, ''), ':', 1)`;
+  const rows = await exec.select({ rule, n: sql<number>`count(*)::int` }).from(runs)
+    .where(and(eq(runs.state, 'skipped'), f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.since ? gte(runs.nominal_at, f.since) : undefined))
+    .groupBy(rule).orderBy(desc(sql`count(*)`));
+  return new Map(rows.map((r) => [r.rule || '-', r.n]));
+}
+
 /** Runs of a job that are queued or running now (for overlap policies). */
 export async function activeRuns(exec: Executor, jobId: string): Promise<RunRow[]> {
   return exec.select().from(runs)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendAudits } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
-import { insertRun } from '../../src/store/runs.ts';
+import { insertRun, recordSkip } from '../../src/store/runs.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { aJob } from '../store/fixtures.ts';
@@ -43,6 +43,20 @@ describe('runs list', () => {
     const json = JSON.parse((await runCli(['runs', 'list', '--job', 'reports', '--json'], { env })).stdout) as { id: string; job_name: string }[];
     expect(json.map((x) => x.id)).toEqual([ids.failed, ids.ok, ids.old]);
     expect(json[0]!.job_name).toBe('reports');
+  });
+
+  it('counts a paused job\'s skipped instants instead of listing them among the runs that ran; --state skipped lists them', async () => {
+    const db = database().db;
+    const paused = await createJob(db, aJob({ name: 'paused-often' }));
+    for (let i = 0; i < 30; i++) await recordSkip(db, { job_id: paused.id, nominal_at: new Date(Date.now() - (i + 1) * 60_000), reason: 'misfire.paused: the job was paused' });
+    await recordSkip(db, { job_id: paused.id, nominal_at: new Date(Date.now() - 3_600_000), reason: 'overlap.skip.busy: the previous run was still running' });
+    const r = await runCli(['runs', 'list', '--since', '24h'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n\n')[0]).not.toContain('skipped');
+    expect(r.stdout).toContain(ids.failed);
+    expect(r.stdout).toContain('31 skipped instant(s) not listed (misfire.paused 30, overlap.skip.busy 1): --state skipped lists them');
+    const listed = await runCli(['runs', 'list', '--job', 'paused-often', '--state', 'skipped', '--json'], { env });
+    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(31);
   });
 
   it('refuses an unknown state with the nearest one and the list, exit 64', async () => {

@@ -83,29 +83,37 @@ export function registerRunsCommands(program: Command): void {
       if (report.jobs.length > 0) printTable(['JOB', 'RUNS', 'TRANSCRIPTS', 'OLDEST', 'NEWEST'], report.jobs.map((j) => [j.job_id, j.runs, j.transcripts, j.oldest.toISOString(), j.newest.toISOString()]));
     });
 
-  runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight')
-    .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,…')
+  runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight (skipped instants are counted, not listed, unless --state names skipped)')
+    .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,skipped,…')
     .option('--since <when>', 'instants from then on: ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; state?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job', 'state']);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
-      const states = opts.state === undefined ? undefined : parseStates(opts.state, (await import('../../store/schema.ts')).RUN_STATES);
-      const [{ listRuns }, { jobByRef }, { jobsById }, { runAuthorities, printRuns }] = await Promise.all([
+      const { RUN_STATES } = await import('../../store/schema.ts');
+      // a paused job records an instant every time one falls due: thousands a day would bury the runs that ran
+      const states = opts.state === undefined ? RUN_STATES.filter((s) => s !== 'skipped') : parseStates(opts.state, RUN_STATES);
+      const [{ listRuns, skippedByRule }, { jobByRef }, { jobsById }, { runAuthorities, printRuns }] = await Promise.all([
         import('../../store/runs.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../run-table.ts'),
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
         // one more than shown: exactly `limit` runs is no cut
-        const fetched = await listRuns(db.db, { ...(job ? { job_id: job.id } : {}), ...(states ? { states } : {}), ...(since ? { since } : {}), limit: limit + 1 });
+        const filter = { ...(job ? { job_id: job.id } : {}), ...(since ? { since } : {}) };
+        const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1 });
         const jobs = await jobsById(db.db, fetched.map((r) => r.job_id));
         const names = new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
-        return { fetched, names, authorised: await runAuthorities(db.db, fetched) };
+        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : new Map<string, number>();
+        return { fetched, names, authorised: await runAuthorities(db.db, fetched), skipped };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
       if (opts.json) { printJson(rows.map((r) => ({ ...r, job_name: found.names.get(r.job_id) ?? null }))); return; }
       printRuns(rows, found.authorised, found.names);
+      const skipped = [...found.skipped.values()].reduce((a, b) => a + b, 0);
+      if (skipped > 0) {
+        process.stdout.write(`\n${skipped} skipped instant(s) not listed (${[...found.skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
+      }
     });
 
   runs.command('show').argument('<run>', 'run id').description('one run: its state, output and error, and every audit record that names it')
