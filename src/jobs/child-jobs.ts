@@ -96,15 +96,15 @@ async function grantRunStartedWith(tx: Executor, jobId: string, ctx: ToolExecuti
 
 const DEFAULT_CHILD_LIMITS = { max_depth: 3, max_per_execution: 20 } as const;
 
-/**
- * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
- * too many for the creating execution: a run's agent must not be able to fan out without end.
- */
-/** A child runs within its creator's approved limits: its timeout and retries, and an agent payload's model. */
+/** An agent child without a model of its own runs on its creator's, as it runs within its creator's timeout and retries. */
 function withCreatorModel(payload: JobPayload, creator: JobPayload): JobPayload {
   return payload.kind === 'agent' && payload.model === undefined && creator.kind === 'agent' && creator.model !== undefined ? { ...payload, model: creator.model } : payload;
 }
 
+/**
+ * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
+ * too many for the creating run (its sub-agents and retries included): a run's agent must not be able to fan out without end.
+ */
 async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, parentJobId: string | null, trace: string): Promise<void> {
   // serialises one run's creations, so two calls at once (two sub-agents) cannot both take the last place
   await tx.execute(sql`select pg_advisory_xact_lock(${CHILD_LOCK_CLASS}, hashtext(${trace}))`);
@@ -129,7 +129,7 @@ async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps
  */
 export async function pausedAncestor(db: Executor, job: JobRow): Promise<JobRow | null> {
   let id = job.parent_job_id;
-  for (let depth = 0; id !== null && depth < MAX_ANCESTRY; depth++) {
+  for (let depth = 0; id !== null && depth < PAUSE_LOOKUP_DEPTH; depth++) {
     const above = await getJob(db, id, { includeRemoved: true });
     if (!above) return null;
     if (above.paused) return above;
@@ -139,9 +139,9 @@ export async function pausedAncestor(db: Executor, job: JobRow): Promise<JobRow 
 }
 
 /** How far up pausedAncestor looks: the nesting limit's ceiling, and then some. */
-const MAX_ANCESTRY = 8;
+const PAUSE_LOOKUP_DEPTH = 8;
 
-/** Advisory lock class for "one execution creates a child job". */
+/** Advisory lock class for "one run creates a child job". */
 const CHILD_LOCK_CLASS = 0x6368696c; // 'chil'
 
 export interface ChildSummary {
