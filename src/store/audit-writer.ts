@@ -88,15 +88,14 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   let tail: (ChainTail & { at: Date }) | null = null;
   // the database clock minus ours, learnt whenever the tail is read: records are stamped on the database clock
   let skewMs = 0;
+  const learnClock = (skew: number) => { skewMs = skew; };
   const stamp = () => {
     const now = new Date(Date.now() + skewMs);
     return tail && tail.at > now ? tail.at : now;
   };
-  const learn = (rows: readonly AuditRow[], read: boolean) => {
+  const learn = (rows: readonly AuditRow[]) => {
     const last = rows[rows.length - 1];
-    if (!last) return;
-    tail = { seq: last.seq, hash: last.hash, at: last.at };
-    if (read) skewMs = last.at.getTime() - Date.now();
+    if (last) tail = { seq: last.seq, hash: last.hash, at: last.at };
   };
   const changesOf = async (tx: Executor, batch: readonly Waiting[]) => {
     const outs: unknown[] = [];
@@ -132,17 +131,17 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
   const write = async (batch: readonly Waiting[]): Promise<unknown[]> => {
     const fast = tail ? await writeAfter(batch, tail) : null;
     if (fast) {
-      learn(fast.rows, false);
+      learn(fast.rows);
       return resultsOf(batch, fast.outs, fast.rows);
     }
     attempt = null;
     const { outs, rows } = await exec.transaction(async (tx) => {
       const outs = await changesOf(tx, batch);
-      const rows = await appendInTransaction(tx, batch.map((w) => w.event));
+      const rows = await appendInTransaction(tx, batch.map((w) => w.event), learnClock);
       attempt = { rows, outs };
       return { outs, rows };
     });
-    learn(rows, true);
+    learn(rows);
     return resultsOf(batch, outs, rows);
   };
   /** After a failed batch: did it commit all the same? Throws when that cannot be found out. */
@@ -163,7 +162,7 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
       return;
     }
     if (committed) {
-      learn(committed.rows, false);
+      learn(committed.rows);
       batch.forEach((w, i) => {
         if (!w.change) return w.resolve(committed.rows[i]);
         if (committed.outs) return w.resolve(committed.outs[i]);

@@ -76,16 +76,23 @@ export async function appendAudits(exec: Executor, events: readonly AuditInput[]
   return exec.transaction((tx) => appendInTransaction(tx, events));
 }
 
-/** appendAudits for a caller already in a transaction (no savepoint). */
-export async function appendInTransaction(tx: Executor, events: readonly AuditInput[]): Promise<AuditRow[]> {
+/**
+ * appendAudits for a caller already in a transaction (no savepoint). `onClock` gets the database clock
+ * minus ours, read around the one statement that reads the clock: the insert and the commit that follow
+ * may take long under load, and must not count as skew.
+ */
+export async function appendInTransaction(tx: Executor, events: readonly AuditInput[], onClock?: (skewMs: number) => void): Promise<AuditRow[]> {
   if (events.length === 0) return [];
   await lockAuditChain(tx);
+  const sentAt = Date.now();
   // never stamped earlier than the record it follows, whose time may come from another writer's clock
-  const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date }>(sql`
+  const tail = await tx.execute<{ seq: string | null; hash: string | null; now: Date; clock: Date }>(sql`
     select (select seq from ${auditEvents} order by seq desc limit 1) as seq,
            (select hash from ${auditEvents} order by seq desc limit 1) as hash,
-           greatest(date_trunc('milliseconds', clock_timestamp()), (select at from ${auditEvents} order by seq desc limit 1)) as now`);
+           greatest(date_trunc('milliseconds', clock_timestamp()), (select at from ${auditEvents} order by seq desc limit 1)) as now,
+           clock_timestamp() as clock`);
   const t = tail.rows[0]!;
+  onClock?.(new Date(t.clock).getTime() - (sentAt + Date.now()) / 2);
   const rows = chainRows({ seq: t.seq === null ? 0 : Number(t.seq), hash: t.hash ?? GENESIS_HASH }, new Date(t.now), events);
   await tx.insert(auditEvents).values(rows);
   return rows;

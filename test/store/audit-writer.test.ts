@@ -275,6 +275,27 @@ describe('group commit of audit records', () => {
       if (i > 0) expect(r.at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.at.getTime());
     }
   });
+
+  it('does not take a slow commit for clock skew: records after it are not stamped in the past', async () => {
+    const t = database();
+    const slowCommitMs = 400;
+    // every transaction ends this long after its statements, as a commit waiting on a busy disk would
+    const slow = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'transaction') return Reflect.get(target, prop, receiver) as unknown;
+        return <T>(fn: (tx: Executor) => Promise<T>) => target.transaction(async (tx) => {
+          const out = await fn(tx);
+          await new Promise((r) => setTimeout(r, slowCommitMs));
+          return out;
+        });
+      },
+    });
+    const append = groupCommitAppend(slow);
+    await append({ kind: 'test.slow_commit' }); // reads the tail, and the clock, in a transaction
+    const before = await databaseNow(t.db);
+    const next = await append({ kind: 'test.slow_commit' });
+    expect(next.at.getTime()).toBeGreaterThanOrEqual(before.getTime() - slowCommitMs / 4);
+  });
 });
 
 describe('a leading record', () => {
