@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
 import { openRunQueue, runQueueName, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
-import { DAEMON_APPLICATION, databaseNow, deploymentOf, openDatabase, otherDaemons, type Database, type Executor } from '../store/db.ts';
+import { DAEMON_APPLICATION, databaseAnswers, databaseNow, deploymentOf, openDatabase, otherDaemons, type Database, type Executor } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
@@ -26,7 +26,7 @@ import { daemonAgentRuntime } from './run-executor.ts';
 import { dbClockNow, fireUntilDone } from './firing.ts';
 import { startFiringLoop } from './firing-loop.ts';
 import { recoverSkillInstalls } from '../skills/recover.ts';
-import { startHttp } from './http.ts';
+import { HEALTH_LIMIT_MS, startHttp } from './http.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { currentProcessIdentity, hostProcesses, workerIdOf } from './process-identity.ts';
 import { reconcile } from './reconciler.ts';
@@ -266,7 +266,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     host: config.daemon.http.host, port: config.daemon.http.port, metrics, logger,
     health: {
       async check() {
-        await database.pool.query('select 1');
+        await databaseAnswers(database.pool, HEALTH_LIMIT_MS);
         if (worker && !worker.isRunning()) throw new Error('the queue worker is not running');
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);

@@ -68,6 +68,14 @@ export async function inSnapshot<T>(exec: Executor, read: (tx: Executor) => Prom
   return exec.transaction(read, { isolationLevel: 'repeatable read', accessMode: 'read only' });
 }
 
+/**
+ * A health probe's question to the database. A connection whose answer does not come within `limitMs` is
+ * closed, not handed back: each probe of a hung server would otherwise keep one more until the pool is gone.
+ */
+export async function databaseAnswers(pool: pg.Pool, limitMs: number): Promise<void> {
+  await pool.query({ text: 'select 1', query_timeout: limitMs });
+}
+
 /** What the daemon's connections are called: other replicas find each other by it. */
 export const DAEMON_APPLICATION = 'echo-agent daemon';
 

@@ -172,6 +172,24 @@ describe('/healthz and /metrics while a dependency hangs (answers nothing, refus
     }
   });
 
+  it('a probe of a database that stopped answering closes that connection instead of keeping it from the pool', async () => {
+    const { tcpProxy } = await import('../support/tcp-proxy.ts');
+    const { databaseAnswers, openDatabase } = await import('../../src/store/db.ts');
+    const t = database();
+    const proxy = await tcpProxy(5432);
+    const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 3 });
+    try {
+      await databaseAnswers(far.pool, 5_000);
+      proxy.freeze();
+      await expect(databaseAnswers(far.pool, 200)).rejects.toThrow('Query read timeout');
+      // the hung connection was closed: probes every few seconds do not fill the pool with them
+      await expect.poll(() => far.pool.totalCount, { timeout: 5_000 }).toBe(0);
+    } finally {
+      await far.close();
+      await proxy.close();
+    }
+  });
+
   it('a port already in use is named by its setting', async () => {
     const { startHttp } = await import('../../src/daemon/http.ts');
     const { createMetrics } = await import('../../src/daemon/metrics.ts');
