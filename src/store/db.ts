@@ -73,7 +73,9 @@ export async function inSnapshot<T>(exec: Executor, read: (tx: Executor) => Prom
  * closed, not handed back: each probe of a hung server would otherwise keep one more until the pool is gone.
  */
 export async function databaseAnswers(pool: pg.Pool, limitMs: number): Promise<void> {
-  await pool.query({ text: 'select 1', query_timeout: limitMs });
+  // pg reads query_timeout per query; @types/pg's QueryConfig does not list it
+  const probe = { text: 'select 1', query_timeout: limitMs };
+  await pool.query(probe);
 }
 
 /** What the daemon's connections are called: other replicas find each other by it. */
