@@ -23,9 +23,9 @@ import { retryBackoffMs } from './retry-backoff.ts';
 import { runAuthorization, runGrant } from '../jobs/run-authorization.ts';
 import type { Authorization } from '../store/grants.ts';
 import { definitionHash } from '../store/definition-hash.ts';
-import { getJob } from '../store/jobs.ts';
+import { getJob, jobLineage } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
-import { pausedAncestor } from '../jobs/child-jobs.ts';
+import { PAUSE_LOOKUP_DEPTH, pausedAncestor } from '../jobs/child-jobs.ts';
 
 export interface RunExecutorDeps {
   readonly db: Executor;
@@ -86,7 +86,9 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const { run: claimed, job } = claim;
   // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it,
   // and so does it a child job's run while a job above it is paused
-  const pausedAbove = job.origin !== 'cronjob' && !job.removed_at ? await pausedAncestor(db, job) : null;
+  // a child job's lineage, read once: for a pause above it here, for the grant it inherits below
+  const ancestors = job.origin !== 'cronjob' && !job.removed_at && job.parent_job_id ? await jobLineage(db, job.parent_job_id, PAUSE_LOOKUP_DEPTH) : [];
+  const pausedAbove = pausedAncestor(ancestors);
   const stale = job.removed_at ? 'the job was removed before the run started'
     : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started'
       : pausedAbove ? `job ${pausedAbove.id} (${pausedAbove.name}), whose run made this child job, was paused before the run started` : null;
@@ -97,7 +99,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
     return { kind: 'finished', state: 'cancelled', run };
   }
   try {
-    return await runClaimed(deps, runId, claim, ids);
+    return await runClaimed(deps, runId, claim, ids, ancestors);
   } catch (err) {
     // the run stays running until its lease expires; the reconciler then retries or interrupts it
     logger.error({ run_id: runId, ...jobFields(job), err }, 'run could not be executed or recorded');
@@ -106,10 +108,10 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
 }
 
 /** What a claimed run does: authorise, run the payload under its deadline and lease, settle. */
-async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds): Promise<RunResult> {
+async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds, ancestors: readonly JobRow[]): Promise<RunResult> {
   const { db, logger } = deps;
   const { run: claimed, job } = claim;
-  const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant });
+  const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant, ancestors });
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   // run.started commits with the run's first decision (or its end), not on its own
   const { audit, lead: started } = withLeadingRecord(appender(deps), {

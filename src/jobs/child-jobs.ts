@@ -1,13 +1,13 @@
 import { appendAudit } from '../store/audit.ts';
 import { sql } from 'drizzle-orm';
 import { databaseNow, type Executor } from '../store/db.ts';
-import { createJob, getJob, listJobs, removeJob } from '../store/jobs.ts';
+import { createJob, getJob, jobLineage, listJobs, removeJob } from '../store/jobs.ts';
 import { insertRun, listRuns } from '../store/runs.ts';
 import type { JobOrigin, JobRow, RunRow } from '../store/schema.ts';
 import { NO_TOOLS, runTrace, type ToolExecutionContext } from '../tools/context.ts';
 import { payloadSchema, type JobPayload } from './definition.ts';
 import { instantsDroppedByRemoval } from './next-fire.ts';
-import { runAuthorization } from './run-authorization.ts';
+import { MAX_ANCESTRY, runAuthorization } from './run-authorization.ts';
 import { JobInputError, actorOf, callOf, changerOf, type JobServiceDeps } from './service.ts';
 
 export type ChildOrigin = Exclude<JobOrigin, 'cronjob'>;
@@ -53,12 +53,15 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
   if (outside.length) throw new JobInputError(outside.join('; '));
   const owner = ctx.user_id || 'unknown';
   const parentJobId = jobOfContext(ctx);
+  const limits = deps.childLimits ?? DEFAULT_CHILD_LIMITS;
   const { job, run } = await deps.db.transaction(async (tx) => {
-    await checkChildLimits(tx, deps.childLimits ?? DEFAULT_CHILD_LIMITS, parentJobId, runTrace(ctx));
+    // the creating job and the jobs above it, read once for the nesting limit and the grant passed on
+    const lineage = parentJobId ? await jobLineage(tx, parentJobId, Math.max(limits.max_depth, MAX_ANCESTRY + 1)) : [];
+    await checkChildLimits(tx, limits, lineage, runTrace(ctx));
     // the nominal instant is on the scheduler's clock, the database's
     const now = deps.now?.() ?? await databaseNow(tx);
-    const creator = parentJobId ? await getJob(tx, parentJobId, { includeRemoved: true }) : null;
-    const held = creator && ctx.cron_authorized ? await runAuthorization(tx, creator) : null;
+    const [creator = null, ...aboveCreator] = lineage;
+    const held = creator && ctx.cron_authorized ? await runAuthorization(tx, creator, { ancestors: aboveCreator }) : null;
     // only the grant the creating run started with passes on: one issued since (the run's own calls are
     // re-checked before they run, but not in the moment between that check and this) covers a definition, not this run
     const startedWith = held?.cron_authorized ? await grantRunStartedWith(tx, parentJobId!, ctx) : undefined;
@@ -105,7 +108,7 @@ function withCreatorModel(payload: JobPayload, creator: JobPayload): JobPayload 
  * Refuses a child that would nest deeper than max_depth below a top-level job, or that would be one
  * too many for the creating run (its sub-agents and retries included): a run's agent must not be able to fan out without end.
  */
-async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, parentJobId: string | null, trace: string): Promise<void> {
+async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps['childLimits']>, lineage: readonly JobRow[], trace: string): Promise<void> {
   // serialises one run's creations, so two calls at once (two sub-agents) cannot both take the last place
   await tx.execute(sql`select pg_advisory_xact_lock(${CHILD_LOCK_CLASS}, hashtext(${trace}))`);
   const [{ n }] = (await tx.execute<{ n: number }>(sql`select count(*)::int as n from jobs where parent_trace_id = ${trace}`)).rows as [{ n: number }];
@@ -113,33 +116,20 @@ async function checkChildLimits(tx: Executor, limits: NonNullable<JobServiceDeps
     throw new JobInputError(`this run has created ${n} child jobs (its sub-agents' and earlier attempts' included), the most tools.child_jobs.max_per_execution allows`, 'business');
   }
   // the new job is depth 1 below a scheduled job or a session, one more below each child job above it
-  let depth = 1;
-  for (let id = parentJobId; id !== null;) {
-    const above = await getJob(tx, id, { includeRemoved: true });
-    if (!above) break;
-    if (above.origin !== 'cronjob') depth++;
-    if (depth > limits.max_depth) throw new JobInputError(`child jobs nest at most ${limits.max_depth} deep (tools.child_jobs.max_depth)`, 'business');
-    id = above.parent_job_id;
-  }
+  const depth = 1 + lineage.filter((above) => above.origin !== 'cronjob').length;
+  if (depth > limits.max_depth) throw new JobInputError(`child jobs nest at most ${limits.max_depth} deep (tools.child_jobs.max_depth)`, 'business');
 }
 
 /**
- * The paused job above a child job, if any: its work is that job's work, and a pause (an incident's first
- * move) must stop it too, not only the runs the schedule fires.
+ * The paused job above a child job, if any, among its ancestors (jobLineage, parent first): its work is
+ * that job's work, and a pause (an incident's first move) must stop it too, not only the runs the schedule fires.
  */
-export async function pausedAncestor(db: Executor, job: JobRow): Promise<JobRow | null> {
-  let id = job.parent_job_id;
-  for (let depth = 0; id !== null && depth < PAUSE_LOOKUP_DEPTH; depth++) {
-    const above = await getJob(db, id, { includeRemoved: true });
-    if (!above) return null;
-    if (above.paused) return above;
-    id = above.parent_job_id;
-  }
-  return null;
+export function pausedAncestor(ancestors: readonly JobRow[]): JobRow | null {
+  return ancestors.find((above) => above.paused) ?? null;
 }
 
-/** How far up pausedAncestor looks: the nesting limit's ceiling, and then some. */
-const PAUSE_LOOKUP_DEPTH = 8;
+/** How far up a child job's run looks for a pause: the nesting limit's ceiling, and then some. */
+export const PAUSE_LOOKUP_DEPTH = 8;
 
 /** Advisory lock class for "one run creates a child job". */
 const CHILD_LOCK_CLASS = 0x6368696c; // 'chil'

@@ -111,6 +111,23 @@ export async function getJob(exec: Executor, id: string, opts: { includeRemoved?
   return job ?? null;
 }
 
+/**
+ * The job `id` and the jobs above it, parent links followed, at most `limit` of them, in one query:
+ * what a child job's run needs to know about the jobs whose runs made it.
+ */
+export async function jobLineage(exec: Executor, id: string, limit: number): Promise<JobRow[]> {
+  const found = await exec.select().from(jobs).where(inArray(jobs.id, sql`(
+    with recursive up(id, parent_job_id, depth) as (
+      select id, parent_job_id, 1 from ${jobs} where id = ${id}
+      union all
+      select j.id, j.parent_job_id, up.depth + 1 from ${jobs} j join up on j.id = up.parent_job_id where up.depth < ${limit})
+    select id from up)`));
+  const byId = new Map(found.map((j) => [j.id, j]));
+  const line: JobRow[] = [];
+  for (let j = byId.get(id); j && line.length < limit; j = j.parent_job_id ? byId.get(j.parent_job_id) : undefined) line.push(j);
+  return line;
+}
+
 /** Several jobs by id in one query, removed ones included (lists that name the job of each row). */
 export async function jobsById(exec: Executor, ids: readonly string[]): Promise<Map<string, JobRow>> {
   const unique = [...new Set(ids)];

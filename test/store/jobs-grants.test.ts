@@ -8,7 +8,7 @@ import { definitionHash } from '../../src/store/definition-hash.ts';
 import {
   authorization, authorizationFor, clearGrant, issueGrant, listGrants, liveGrant, revokeGrant,
 } from '../../src/store/grants.ts';
-import { createJob, getJob, listJobs, lockDueJobs, pauseJob, removeJob, resumeJob, updateJob } from '../../src/store/jobs.ts';
+import { createJob, getJob, jobLineage, listJobs, lockDueJobs, pauseJob, removeJob, resumeJob, updateJob } from '../../src/store/jobs.ts';
 import { insertRun, getRun } from '../../src/store/runs.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
@@ -139,6 +139,20 @@ describe('jobs', () => {
       const second = await db.transaction((b) => lockDueJobs(b, { limit: 10 }));
       expect(second.map((j) => j.id)).not.toContain(due.id);
     });
+  });
+});
+
+describe('a child job\'s lineage', () => {
+  it('reads the job and the jobs above it, parent first, at most as many as asked, even when parent links loop', async () => {
+    const db = database().db;
+    const top = await createJob(db, aJob({ name: 'top' }));
+    const child = await createJob(db, aJob({ name: 'child', origin: 'task', parent_job_id: top.id }));
+    const grandchild = await createJob(db, aJob({ name: 'grandchild', origin: 'task', parent_job_id: child.id }));
+    expect((await jobLineage(db, grandchild.id, 8)).map((j) => j.name)).toEqual(['grandchild', 'child', 'top']);
+    expect((await jobLineage(db, grandchild.id, 2)).map((j) => j.name)).toEqual(['grandchild', 'child']);
+    // links no code makes, written by hand: the read still ends
+    await db.execute(sql`update jobs set parent_job_id = ${grandchild.id} where id = ${top.id}`);
+    expect((await jobLineage(db, grandchild.id, 5)).map((j) => j.name)).toEqual(['grandchild', 'child', 'top', 'grandchild', 'child']);
   });
 });
 
