@@ -78,8 +78,9 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
   });
   try {
     const run = tool.execute(params, ctx, { signal: controller.signal, ...(opts.approval ? { approval: opts.approval } : {}) }).then(
+      // an effect that happened before the stop stays recorded as one, so a replay does not repeat it
       (r) => (controller.signal.aborted && !r.success && r.errorKind !== 'timeout'
-        ? fail('timeout', `${tool.name} stopped after its deadline: ${r.error ?? ''}`.trim())
+        ? { ...fail('timeout', `${tool.name} stopped after its deadline: ${r.error ?? ''}`.trim()), ...(r.effectful ? { effectful: true as const } : {}) }
         : r),
       (err: unknown) => {
         if (controller.signal.aborted) return fail('timeout', redactText(`${tool.name} failed: ${errorText(err)}`));

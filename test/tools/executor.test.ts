@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildContext, type ToolExecutionContext } from '../../src/tools/context.ts';
+import { MemoryEffectLedger } from '../../src/tools/effects.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { fail, ok, type Tool, type ToolResult } from '../../src/tools/types.ts';
 
@@ -65,6 +66,17 @@ describe('tool executor', () => {
     const t = tool({ maxRetries: 3, run: async () => { calls++; return fail(kind, 'no'); } });
     await executeTool(t, { name: 'a' }, buildContext());
     expect(calls).toBe(1);
+  });
+
+  it('keeps a failure that happened after the effect started recorded as one when the call was cancelled, so a replay does not repeat it', async () => {
+    const cancel = new AbortController();
+    // the command ran and failed just as the run was cancelled
+    const t = tool({ run: async () => { cancel.abort(new Error('shutdown')); return { ...fail('business', 'exited with code 1'), effectful: true }; } });
+    const ledger = new MemoryEffectLedger();
+    const ctx = buildContext({ tool: 'probe', params: { name: 'a' } });
+    const r = await executeTool(t, { name: 'a' }, ctx, { signal: cancel.signal, ledger });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout', effectful: true });
+    expect(await ledger.recall(ctx.idempotency_key)).toMatchObject({ effectful: true });
   });
 
   it('does not retry a timeout after the effect started', async () => {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
@@ -16,7 +17,7 @@ const crlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
 
 export function editFileTool(config: Config) {
   return defineTool('edit_file', config, {
-    async execute(params) {
+    async execute(params, _ctx, { signal }) {
       const path = String(params.path);
       const refused = await confine(config, { read: [path], write: [path] });
       if (refused) return refused;
@@ -51,8 +52,9 @@ export function editFileTool(config: Config) {
       const after = all ? before.split(oldText).join(newText) : before.replace(oldText, () => newText);
       if (after !== before) {
         try {
-          await atomicWrite(file, after, config);
+          await atomicWrite(file, after, config, signal);
         } catch (err) {
+          if (signal.aborted) return stoppedByAbort('edit_file', signal, `${path} was not changed`);
           // a refusal, not a failure to retry: the path leads somewhere else now
           if (err instanceof PathChangedError) return fail('denied', `edit_file: path: ${path} ${PathChangedError.DETAIL}`);
           throw err;

@@ -6,6 +6,7 @@ import { guardedFetch } from '../../guard/ssrf/index.ts';
 import { defineTool } from '../define.ts';
 import { callService, guardInit, netFailure, secretsOf, SERVICE_MAX_BYTES, statusFailure, unready, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { imageTypeOf } from './vision-analyze.ts';
 import { confine, inWorkspace } from './workspace-files.ts';
 
@@ -26,11 +27,13 @@ export async function confineGenerated(config: Config, tool: string, path: strin
  * Writes a generated file; the name is fresh, so an existing file is never replaced.
  * Checked again here: the service call before it can take minutes, time enough to swap a directory for a symlink.
  */
-export async function writeGenerated(config: Config, tool: string, path: string, data: Buffer): Promise<ToolResult | null> {
+export async function writeGenerated(config: Config, tool: string, path: string, data: Buffer, signal: AbortSignal): Promise<ToolResult | null> {
   const refused = await confineGenerated(config, tool, path);
   if (refused) return refused;
   const file = inWorkspace(config, path);
   await mkdir(dirname(file), { recursive: true });
+  // the service may answer just as the call is cancelled; the signal is not given to writeFile, which would leave half a file
+  if (signal.aborted) return stoppedByAbort(tool, signal, `${path} was not written`);
   await writeFile(file, data, { flag: 'wx' });
   return null;
 }
@@ -63,7 +66,7 @@ export function imageGenerateTool(config: Config, net: NetDeps = {}) {
       const mime = imageTypeOf(bytes);
       if (!mime || !EXTENSION[mime]) return fail('internal', 'image_generate: the image service returned data that is not an image');
       const path = mime === 'image/png' ? probe : probe.replace(/\.png$/, `.${EXTENSION[mime]}`);
-      const unwritable = await writeGenerated(config, 'image_generate', path, bytes);
+      const unwritable = await writeGenerated(config, 'image_generate', path, bytes, signal);
       if (unwritable) return unwritable;
       return ok({ path, bytes: bytes.length });
     },

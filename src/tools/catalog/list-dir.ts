@@ -2,6 +2,7 @@ import { lstat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { confine, inWorkspace, SKIPPED_DIRS, protectedFilesOf, walk } from './workspace-files.ts';
 
 export const LIST_DIR_MAX_ENTRIES = 5000;
@@ -33,11 +34,14 @@ export function listDirTool(config: Config) {
           if (recursive && type === 'dir' && SKIPPED_DIRS.has(dirent.name)) notDescended.push(rel);
         }
       } catch (err) {
+        if (signal.aborted) return stoppedByAbort('list_dir', signal, 'the listing is incomplete');
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return fail('business', `list_dir: path: ${path} does not exist`);
         if (code === 'ENOTDIR') return fail('business', `list_dir: path: ${path} is not a directory; use read_file`);
         return fail('business', `list_dir: cannot list ${path}: ${code ?? (err as Error).message}`);
       }
+      // the walk ends quietly when cancelled: what it listed so far is not the directory's listing
+      if (signal.aborted) return stoppedByAbort('list_dir', signal, 'the listing is incomplete');
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return ok({ path, entries, truncated, ...(notDescended.length > 0 ? { not_descended: notDescended.sort() } : {}) });
     },

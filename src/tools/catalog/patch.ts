@@ -4,6 +4,7 @@ import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
@@ -146,23 +147,29 @@ async function put(config: Config, p: Plan, content: string | null): Promise<voi
   else await atomicWrite(p.abs, content, config);
 }
 
-/** Writes every plan, or none: on a failed write the files already written get their old content back. */
-async function writeAll(config: Config, plans: readonly Plan[]): Promise<ToolResult | null> {
+/**
+ * Writes every plan, or none: on a failed write, or when `signal` fires before the last file is written,
+ * the files already written get their old content back.
+ */
+async function writeAll(config: Config, plans: readonly Plan[], signal: AbortSignal): Promise<ToolResult | null> {
   const done: Plan[] = [];
   for (const p of plans) {
     if (p.already) continue;
     try {
+      signal.throwIfAborted();
       if (p.after === null) await unlink(p.abs);
-      else await atomicWrite(p.abs, p.after, config);
+      else await atomicWrite(p.abs, p.after, config, signal);
       done.push(p);
     } catch (err) {
       const moved = err instanceof PathChangedError;
       const why = moved ? PathChangedError.DETAIL : (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       const unrestored: string[] = [];
+      // not under the signal: putting the old content back is what a cancelled call must still finish
       for (const d of done.reverse()) await put(config, d, d.before).catch(() => unrestored.push(d.path));
       const state = unrestored.length === 0
         ? 'the files written before it were restored; nothing changed'
         : `restoring ${unrestored.join(', ')} failed as well; check them`;
+      if (signal.aborted && !moved) return stoppedByAbort('patch', signal, `${p.path} was not written; ${state}`);
       // a refusal is not retried: the path leads somewhere else now
       return fail(moved ? 'denied' : 'internal', `patch: writing ${p.path} failed (${why}); ${state}`);
     }
@@ -172,7 +179,7 @@ async function writeAll(config: Config, plans: readonly Plan[]): Promise<ToolRes
 
 export function patchTool(config: Config) {
   return defineTool('patch', config, {
-    async execute(params, ctx): Promise<ToolResult> {
+    async execute(params, ctx, { signal }): Promise<ToolResult> {
       const root = typeof params.root === 'string' ? params.root : '.';
       // root is only where names start; each file is checked for reading and writing on its own
       const refused = await confine(config, { read: [root] });
@@ -188,7 +195,7 @@ export function patchTool(config: Config) {
         if ('success' in p) return p;
         plans.push(p);
       }
-      const failed = await writeAll(config, plans);
+      const failed = await writeAll(config, plans, signal);
       if (failed) return failed;
       return ok({
         root,

@@ -4,6 +4,7 @@ import { runTrace, type ToolExecutionContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { charCount, previewOf, SpillQuotaError, type SpillStore } from '../spill.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { confine, eachLineBlock, inWorkspace, openConfined } from './workspace-files.ts';
 
 /** As git decides: a NUL byte in the first 8 KiB makes a file binary. */
@@ -41,10 +42,11 @@ export function mayUse(ctx: ToolExecutionContext | undefined, tool: string): boo
  * Reads until EOF, at most max + 1 bytes: stat's size is only a hint (a /proc file says 0 and
  * has content, a file may grow after stat), and one byte over tells a file over the limit.
  */
-async function readBounded(handle: FileHandle, max: number, size: number): Promise<Buffer> {
+async function readBounded(handle: FileHandle, max: number, size: number, signal: AbortSignal): Promise<Buffer> {
   const parts: Buffer[] = [];
   let total = 0;
   while (total <= max) {
+    signal.throwIfAborted();
     const want = Math.min(max + 1 - total, Math.max(size - total + 1, READ_CHUNK_BYTES));
     const chunk = Buffer.allocUnsafe(want);
     const { bytesRead } = await handle.read(chunk, 0, want, total);
@@ -163,7 +165,7 @@ export function readFileTool(config: Config, spill: SpillStore) {
       let content: string;
       let size: number;
       try {
-        const buf = info.size > max ? null : await readBounded(opened.handle, max, info.size);
+        const buf = info.size > max ? null : await readBounded(opened.handle, max, info.size, signal);
         if (buf && buf.length > max && !inParts) return tooLarge(`more than ${max}`);
         if (buf === null || buf.length > max) {
           // over the limit, by stat or when read (/proc files say 0): the lines asked for, read line by line
@@ -179,12 +181,17 @@ export function readFileTool(config: Config, spill: SpillStore) {
           ({ content, ...where } = range);
           size = buf.length;
         }
+      } catch (err) {
+        if (signal.aborted) return stoppedByAbort('read_file', signal, `${path} was not read`);
+        throw err;
       } finally {
         await opened.handle.close();
       }
       const threshold = config.tools.spill_threshold_bytes;
       if (Buffer.byteLength(content) <= threshold) return ok({ path, size, ...where, content });
       if (mayUse(ctx, 'read_spill')) {
+        // a spill is stored output counted against the run's quota: none for a call that was cancelled
+        if (signal.aborted) return stoppedByAbort('read_file', signal, 'its content was not kept');
         const spill_id = await spill.put(content, { tool: 'read_file', execution_id: ctx?.execution_id ?? '', run: ctx ? runTrace(ctx) : '' }).catch((err: unknown) => {
           if (err instanceof SpillQuotaError) return fail('business', `read_file: ${err.message}`);
           throw err;

@@ -1,8 +1,9 @@
 import type { Config } from '../../config/schema.ts';
-import { createChildJob } from '../../jobs/child-jobs.ts';
 import { JobInputError, type JobServiceDeps } from '../../jobs/service.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
+import { createUnlessAborted } from './child-job-abort.ts';
 
 /**
  * Starts a sub-agent in the background: a child job and its run on the
@@ -11,14 +12,16 @@ import { fail, ok } from '../types.ts';
  */
 export function spawnTaskTool(config: Config, deps: JobServiceDeps) {
   return defineTool('spawn_task', config, {
-    async execute(params, ctx) {
+    async execute(params, ctx, { signal }) {
       if (!ctx) return fail('denied', 'spawn_task needs an execution context');
       const prompt = String(params.prompt);
       try {
-        const { job, run } = await createChildJob(deps, {
+        const made = await createUnlessAborted(deps, {
           origin: 'spawn_task', name: `spawn: ${prompt.slice(0, 60)}`, payload: { kind: 'agent', prompt },
           tools: Array.isArray(params.tools) ? params.tools.map(String) : [],
-        }, ctx);
+        }, ctx, signal);
+        if (!made) return stoppedByAbort('spawn_task', signal, 'no sub-run was started');
+        const { job, run } = made;
         return ok({ job_id: job.id, run_id: run.id, tools: job.tools, parent_job_id: job.parent_job_id });
       } catch (err) {
         if (err instanceof JobInputError) return fail(err.kind, `spawn_task: ${err.message}`);

@@ -24,7 +24,7 @@ export function textToSpeechTool(config: Config, net: NetDeps = {}) {
       });
       if ('failure' in reply) return reply.failure;
       if (reply.value.length === 0) return fail('internal', 'text_to_speech: the speech service returned no audio');
-      const unwritable = await writeGenerated(config, 'text_to_speech', path, reply.value);
+      const unwritable = await writeGenerated(config, 'text_to_speech', path, reply.value, signal);
       if (unwritable) return unwritable;
       return ok({ path, bytes: reply.value.length });
     },

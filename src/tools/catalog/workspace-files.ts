@@ -77,6 +77,7 @@ export interface WalkEntry {
 /**
  * The entries under `root`: a directory's entries in name order, then its subdirectories' in turn. Symlinks are yielded, never followed,
  * so a link inside the workspace cannot lead the walk outside it. Unreadable subdirectories are skipped.
+ * It ends early, without an error, when `signal` fires: the caller tells a cancelled walk from a finished one.
  */
 export async function* walk(root: string, opts: { recursive: boolean; signal?: AbortSignal; exclude?: readonly string[] }): AsyncGenerator<WalkEntry> {
   // entries are never followed through links, so an entry's real path is the root's real path and its rel
@@ -95,6 +96,8 @@ export async function* walk(root: string, opts: { recursive: boolean; signal?: A
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: { dir: string; rel: string }[] = [];
     for (const dirent of entries) {
+      // one directory can hold a million entries: a cancelled walk stops within it, not after it
+      if (opts.signal?.aborted) return;
       const entryRel = rel ? `${rel}/${dirent.name}` : dirent.name;
       const entry = { rel: entryRel, abs: join(dir, dirent.name), real: join(realRootDir, entryRel), dirent };
       // the store's files are not listed, searched or descended into, whatever directory above them was named

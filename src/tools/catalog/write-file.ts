@@ -5,6 +5,7 @@ import type { Config } from '../../config/schema.ts';
 import { realPathOf } from '../../guard/paths/index.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
+import { stoppedByAbort } from './abort.ts';
 import { confine, inWorkspace, openedPath } from './workspace-files.ts';
 
 /** The path resolved somewhere else between the check and the write: a symlink was swapped. Nothing was written. */
@@ -22,9 +23,11 @@ const resolvedPath = (file: string) => realPathOf(resolve(file)).catch(() => res
  * Writes through a temp file and rename, so a reader never sees half a file. A symlink
  * is written through to its target (what the path policy judged), not replaced, and an
  * existing file keeps its read, write and execute bits. The path is resolved again just before the
- * rename; if it moved (a racing symlink swap), the write is abandoned.
+ * rename; if it moved (a racing symlink swap), the write is abandoned. When `signal` fires before the
+ * rename, the write is abandoned too (its reason is thrown): a cancelled call leaves the old file whole.
  */
-export async function atomicWrite(file: string, content: string, confinedBy?: Config): Promise<void> {
+export async function atomicWrite(file: string, content: string, confinedBy?: Config, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
   const target = await resolvedPath(file);
   await mkdir(dirname(target), { recursive: true });
   const mode = (await stat(target).catch(() => null))?.mode;
@@ -43,6 +46,8 @@ export async function atomicWrite(file: string, content: string, confinedBy?: Co
       await handle.close();
     }
     if (await resolvedPath(file) !== target || await realPathOf(dirname(tmp)).catch(() => null) !== dirname(target)) throw new PathChangedError(file);
+    // the last moment a cancelled call can still leave no trace: after the rename the write has happened
+    signal?.throwIfAborted();
     await rename(tmp, target);
   } catch (err) {
     await rm(tmp, { force: true });
@@ -52,7 +57,7 @@ export async function atomicWrite(file: string, content: string, confinedBy?: Co
 
 export function writeFileTool(config: Config) {
   return defineTool('write_file', config, {
-    async execute(params) {
+    async execute(params, _ctx, { signal }) {
       const path = String(params.path);
       const refused = await confine(config, { write: [path] });
       if (refused) return refused;
@@ -61,8 +66,9 @@ export function writeFileTool(config: Config) {
       if (existing?.isDirectory()) return fail('business', `write_file: path: ${path} is a directory`);
       const content = String(params.content);
       try {
-        await atomicWrite(file, content, config);
+        await atomicWrite(file, content, config, signal);
       } catch (err) {
+        if (signal.aborted) return stoppedByAbort('write_file', signal, `nothing was written to ${path}`);
         const code = (err as NodeJS.ErrnoException).code;
         if (err instanceof PathChangedError) return fail('denied', `write_file: path: ${path} ${PathChangedError.DETAIL}`);
         if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST') return fail('business', `write_file: path: cannot write ${path}: a part of it is not a directory (${code})`);
