@@ -100,4 +100,35 @@ describe('notify', () => {
     expect(JSON.stringify(r)).not.toContain('path-token-123456');
     expect(hooks.requests).toHaveLength(1);
   });
+
+  it('cancelled once its request went out, counts as sent: recorded as an effect, so a replay of the run does not post it again', async () => {
+    hooks.answer(() => {});
+    const params = { target: 'ops', text: 'maybe twice' };
+    const ledger = new MemoryEffectLedger();
+    const base = { trace_id: 'trace-notify-cancelled', tool: 'notify', params };
+    const controller = new AbortController();
+    const first = executeTool(notifyTool(config(), net()), params, buildContext(base), { ledger, signal: controller.signal, graceMs: 2_000 });
+    await expect.poll(() => hooks.requests.length).toBe(1);
+    controller.abort(new Error('shutdown'));
+    expect(await first).toMatchObject({ success: false, errorKind: 'timeout', effectful: true });
+    expect((await first).error).toContain('it may have been delivered');
+    hooks.answer((_q, r) => r.writeHead(200).end());
+    const replay = await executeTool(notifyTool(config(), net()), params, buildContext({ ...base, is_replay: true }), { ledger });
+    expect(replay).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(hooks.requests).toHaveLength(1);
+  });
+
+  it('cancelled before its request went out, is not an effect: it may be sent on a later attempt', async () => {
+    const controller = new AbortController();
+    // the name is still being resolved when the call is cancelled
+    const slowDns: NetDeps = { ...net(), lookup: () => new Promise((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(new Error('lookup cancelled')), { once: true });
+    }) };
+    const pending = executeTool(notifyTool(config(), slowDns), { target: 'ops', text: 'x' }, buildContext(), { signal: controller.signal, graceMs: 2_000 });
+    setTimeout(() => controller.abort(new Error('shutdown')), 100);
+    const r = await pending;
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(r.effectful).toBeUndefined();
+    expect(hooks.connections).toBe(0);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError } from '../../guard/ssrf/index.ts';
+import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError, undiciTransport } from '../../guard/ssrf/index.ts';
 import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
 import { guardInit, unresolvedName, type NetDeps } from '../net-deps.ts';
@@ -18,14 +18,19 @@ export async function postToTarget(config: Config, tool: string, target: string,
     const known = Object.keys(config.notify.targets);
     return fail('validation', `target: "${target}" is not a configured notify target${known.length ? ` (known: ${known.join(', ')})` : ' (notify.targets is empty)'}`);
   }
+  const init = guardInit(config, deps);
+  const transport = init.transport ?? undiciTransport();
+  let sent = false;
   try {
     const res = await guardedFetch(t.url, {
       method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: JSON.stringify(body), signal,
-      ...guardInit(config, deps), maxBytes: 64 * 1024, maxRedirects: 0,
+      ...init, transport: (req) => { sent = true; return transport(req); }, maxBytes: 64 * 1024, maxRedirects: 0,
     });
     if (res.status >= 200 && res.status < 300) return ok({ target, status: res.status });
     return fail(res.status >= 500 ? 'internal' : 'business', `${tool}: target "${target}" answered HTTP ${res.status}`);
   } catch (err) {
+    // cancelled (the run's deadline, the daemon's stop) once the request was on its way: as a timeout, it may have arrived
+    if (signal.aborted && sent) return { ...fail('timeout', `${tool}: target "${target}": cancelled while the request was being sent; it may have been delivered`), effectful: true };
     if (unresolvedName(err)) return unresolved(tool, target, t.url, err);
     if (err instanceof SsrfBlockedError) return fail('denied', `${tool}: target "${target}" is refused by the network guard (${err.rule})`);
     if (err instanceof FetchLimitError) {
