@@ -138,7 +138,7 @@ export async function runAgentLoop(input: AgentTurnInput): Promise<AgentOutcome>
         ? await callOne(input, request, index, signal)
         : { malformed: false, outcome: await refused(input, request, index, OVER_CALL_LIMIT, `not run: this response asked for ${res.tool_calls.length} tool calls and one response may make at most ${maxCalls} (model.max_tool_calls_per_turn); ask again for the calls still needed, at most ${maxCalls} at a time`) };
       calls.push(callRecord(index, request.name, outcome));
-      messages.push({ role: 'tool', tool_call_id: request.id, content: await toolMessage(input, request.name, outcome, !malformed) });
+      messages.push({ role: 'tool', tool_call_id: request.id, content: await toolMessage(input, request.name, outcome, !malformed, signal) });
       if (countsAsRefusal(outcome.decision)) {
         spent.denials = input.onDenial ? await input.onDenial() : spent.denials + 1;
       }
@@ -222,13 +222,13 @@ function parseArguments(raw: string): Record<string, unknown> | string {
   return args === null || typeof args !== 'object' || Array.isArray(args) ? 'must be a JSON object' : args as Record<string, unknown>;
 }
 
-function toolMessage(input: AgentTurnInput, tool: string, o: CallOutcome, parsed: boolean): Promise<string> {
+function toolMessage(input: AgentTurnInput, tool: string, o: CallOutcome, parsed: boolean, signal: AbortSignal): Promise<string> {
   const r = o.result;
   const body = r.success
     ? { ok: true, output: r.output ?? null }
     : { ok: false, error_kind: r.errorKind ?? 'internal', error: r.error ?? 'failed', ...(o.decision && o.decision.outcome !== 'allow' ? { refused_by: o.decision.rule } : {}), ...(parsed ? {} : { hint: 'send the arguments as one JSON object' }) };
-  // a spill is only worth making when the model can read it back
-  const readable = input.spill && input.tools.some((t) => t.name === 'read_spill');
+  // a spill is only worth making when the model can read it back, and a cancelled turn never will
+  const readable = input.spill && !signal.aborted && input.tools.some((t) => t.name === 'read_spill');
   return fittedToolMessage(body, readable ? { ...input.spill!, tool } : undefined);
 }
 

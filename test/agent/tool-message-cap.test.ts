@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { createGuard } from '../../src/guard/index.ts';
 import { getSpill } from '../../src/store/spills.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { MemorySpillStore } from '../../src/tools/spill.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import { ok } from '../../src/tools/types.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
 
@@ -135,6 +138,28 @@ describe('a tool result longer than one tool message', () => {
     expect(page.output.offset).toBe(0);
     expect(page.output.next_offset).toBe([...page.output.content].length);
     expect(page.incomplete.cut[0]).toMatchObject({ field: 'output.content', continue_with: { spill_id: page.output.spill_id, offset: page.output.next_offset } });
+  });
+});
+
+describe('a long result of a call the run was cancelled during', () => {
+  it('is not kept in a spill: the model will not read it, and the run\'s spill quota is not spent on it', async () => {
+    const model = await startFakeModel(() => ({ tool_calls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }));
+    servers.push(model);
+    const config = defaultConfig({ tools: { workspace, restrict_to_workspace: true }, model: { base_url: model.url, api_key: KEY, name: 'scripted' } });
+    const db = database().db;
+    const controller = new AbortController();
+    const builtin = builtinTools(config, { db });
+    // a tool that answers, at length, just as the run is cancelled (as one that does not watch the signal would)
+    const tools = new ToolRegistry(builtin.names().flatMap((n) => {
+      const t = builtin.get(n);
+      if (!t) return [];
+      return [t.name !== 'read_file' ? t : { ...t, execute: async () => { controller.abort(new Error('the run timed out')); return ok({ content: BIG.repeat(4) }); } }];
+    }));
+    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+    const spillsBefore = (await db.execute<{ n: number }>(sql`select count(*)::int as n from spills`)).rows[0]!.n;
+    const out = await runtime.run('read big.txt', attended(), { signal: controller.signal });
+    expect(out.status).toBe('cancelled');
+    expect((await db.execute<{ n: number }>(sql`select count(*)::int as n from spills`)).rows[0]!.n).toBe(spillsBefore);
   });
 });
 
