@@ -2,11 +2,13 @@ import { codeText } from './code-text.ts';
 import { aliasShell } from './command-settings.ts';
 import { argumentCode, cronCommands, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { childState, childVars } from './environment.ts';
-import { interpreterView, isDownloadOrDecode } from './interpreters.ts';
+import { carriesDownload, interpreterView, isDownloadOrDecode } from './interpreters.ts';
+import { staticOutput } from './static-output.ts';
 import { isLister } from './listers.ts';
 import type { Arg, Invocation } from './model.ts';
 import { HOME_DIR, canonical } from './paths.ts';
 import { runsFile, scriptFromSubstitution, scriptOnStdin } from './scripts.ts';
+import { makeCode, projectCode } from './project-files.ts';
 import { copy, type State } from './shell-state.ts';
 import { FIELD_SPLIT, UNKNOWN, plain } from './values.ts';
 import { isFdPath, otherDialect, type WalkHost } from './walk-support.ts';
@@ -42,6 +44,9 @@ export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): 
   else if (view?.script) runsFile(w, view.script, runner, inv.program, false, how);
   if (view?.family !== 'eval' && view?.readsStdin && inv.stdinText === null) scriptOnStdin(w, inv, runner, how);
   scheduled(w, inv, st);
+  intoSubstitutions(w, inv, st);
+  // a makefile, package.json or justfile this line wrote: their commands run with the shell
+  for (const code of [...makeCode(inv, w.files, w.emit), ...projectCode(inv, w.files, w.emit)]) w.nestedCode(code, copy(runner, { upstream: [], stdinFrom: null }));
   // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
   for (const code of argumentCode(inv, w.emit, st.vars)) w.nestedCode(code, copy(st));
   w.settings.remember(inv);
@@ -61,5 +66,24 @@ function scheduled(w: WalkHost, inv: Invocation, st: State): void {
     // cron runs a job in the home directory with an environment of its own; at keeps the directory and the exported variables
     const cron = s.format === 'crontab';
     w.nestedCode(cron ? cronCommands(text).join('\n') : text, copy(st, { cwd: cron ? HOME_DIR : st.cwd, vars: cron ? new Map() : childVars(st.vars), upstream: [], stdinFrom: null }));
+  }
+}
+
+const OUTPUT_OPS = /^(>|>>|>\||&>|&>>)$/;
+
+/**
+ * `CMD > >(sh)`, `tee >(bash)`: a shell or interpreter in an output process substitution reads what CMD prints, as in
+ * `CMD | sh`: static text is walked (judged like `python -c` for another interpreter), a download or decoding flagged,
+ * anything else is code on stdin.
+ */
+export function intoSubstitutions(w: WalkHost, inv: Invocation, st: State): void {
+  const targets = [...inv.redirs.filter((r) => OUTPUT_OPS.test(r.op) && r.target && isFdPath(r.target.v)).map((r) => r.inner), ...(inv.program === 'tee' ? inv.args.filter((a) => isFdPath(a.v)).map((a) => a.info.inner) : [])];
+  for (const reader of targets.map((inner) => inner[0]).filter((i): i is Invocation => i !== undefined)) {
+    const view = interpreterView(reader);
+    if (!view?.readsStdin || view.family === 'source' || view.family === 'eval') continue;
+    const text = inv.program === 'tee' ? inv.stdinText : staticOutput(inv);
+    if (carriesDownload(inv)) w.emit('shell.download.exec', `${inv.text} > >(${reader.text})`);
+    else if (text !== null && view.family === 'shell') w.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
+    else w.emit('shell.interpreter.inline', `${reader.text} (code on stdin from ${inv.program || 'a redirection'})`);
   }
 }

@@ -5,6 +5,7 @@ import { BPFTRACE, DTRACE } from './profiler-tables.ts';
 import { LESS_OPTIONS, TAR_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from './program-tables.ts';
 import { GDB_ARGS, WRAPPERS } from './wrapper-tables.ts';
 import type { SettingsFormat } from './settings-files.ts';
+import { FILTER_CODE } from './filter-code-tables.ts';
 
 /** Tables of shell code hidden in the options of programs that are not shells (tar, zip, vim, less, gdb, …). */
 
@@ -48,7 +49,8 @@ const EX_SHELL: readonly RegExp[] = [
   /\b(?:system|systemlist|jobstart|termopen)\s*\(\s*\[?\s*(['"])(?<code>.*?)\1/s,
 ];
 /** vim's script files (`-S FILE`, a vimrc `-u FILE`, typed keys `-s FILE`): read, when this line wrote them, a line an Ex command. */
-const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL } };
+// in Ex mode (`vim -es`, `ex`) the lines of stdin are Ex commands; read so whenever stdin is static
+const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL }, stdin: EX_SHELL };
 /** bash's start-up file for an interactive shell (`bash --rcfile FILE -i`), read when this line wrote it. */
 const BASH_RC: EmbeddedCodeSpec = { files: { '--rcfile': true, '--init-file': true }, stop: ['-c', '--'] };
 
@@ -190,7 +192,13 @@ const BAT: EmbeddedCodeSpec = {
   options: { pager: true },
 };
 
+/** Emacs Lisp evaluated from the command line (`emacs --batch --eval EXPR`, `-eval`, emacsclient's running server): flagged like `python -c`. */
+const ELISP: readonly RegExp[] = [/^(?<inline>[\s\S]*\S[\s\S]*)$/];
+const EMACS: EmbeddedCodeSpec = { words: Object.fromEntries(['-eval', '--eval', '-execute', '--execute'].map((w) => [w, ELISP])), stop: ['--'] };
+
 export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
+  ...FILTER_CODE,
+  emacs: EMACS, emacsclient: { words: { '-e': ELISP, '--eval': ELISP } },
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
   bash: BASH_RC, rbash: BASH_RC,
@@ -205,7 +213,6 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   gdb: GDB, 'gdb-multiarch': GDB, 'rust-gdb': GDB,
   lldb: LLDB, 'rust-lldb': LLDB,
   bpftrace: { spec: BPFTRACE, options: { e: TRACER_SHELL } }, dtrace: { spec: DTRACE, options: { n: TRACER_SHELL } },
-  rsync: { spec: TRANSFER_OPTIONS.rsync, options: { e: true, rsh: true } },
   ssh: { spec: WRAPPERS.ssh!, options: { o: SSH_COMMAND } },
   scp: { spec: TRANSFER_OPTIONS.scp, options: { o: SSH_COMMAND } },
   'gnome-terminal': TERMINAL, 'mate-terminal': TERMINAL, 'xfce4-terminal': TERMINAL, terminator: TERMINAL, tilix: TERMINAL,
@@ -232,7 +239,18 @@ export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
   LESS: LESS_VARIABLE,
   GIT_SSH_COMMAND: true, GIT_PAGER: true, PAGER: true, MANPAGER: true, GIT_EDITOR: true, GIT_SEQUENCE_EDITOR: true, EDITOR: true, VISUAL: true,
   GIT_EXTERNAL_DIFF: true, PSQL_PAGER: true, PSQL_EDITOR: true,
+  // more pagers and editors run with a shell (or split into a command line): systemd's, bat's, gh's, aws's, bash's fc, sudoedit
+  SYSTEMD_PAGER: true, BAT_PAGER: true, GH_PAGER: true, AWS_PAGER: true, DELTA_PAGER: true, FCEDIT: true, SUDO_EDITOR: true,
+  // programs run to ask for a password, and rsync's remote shell (as `rsync -e`) and daemon connection command
+  GIT_ASKPASS: true, SSH_ASKPASS: true, SUDO_ASKPASS: true, RSYNC_RSH: true, RSYNC_CONNECT_PROG: true,
+  // Ex commands vim (or vi) runs first, in place of a vimrc
+  VIMINIT: EX_SHELL, EXINIT: EX_SHELL,
+  // more of tar's own options (see VARIABLE_PROGRAMS): `--to-command=CMD` there runs CMD
+  TAR_OPTIONS: [/^(?<args>.*\S.*)$/s],
 };
+
+/** Variables a program reads as more of its options: their `args` are judged as that program's (`exec tar VALUE`). */
+export const VARIABLE_PROGRAMS: Readonly<Record<string, string>> = { TAR_OPTIONS: 'tar' };
 
 /** A git credential helper: `!CMD` is shell code; a name or path is a program git runs with the shell as well. */
 const CREDENTIAL_HELPER: readonly RegExp[] = [/^!?(?<code>.*)$/s];
@@ -273,13 +291,44 @@ export const GIT_CONFIG_UNSEEN: Readonly<Record<string, readonly string[]>> = {
 export const ENV_UNSEEN: Readonly<Record<string, readonly string[]>> = {
   // less's lesskey file (#env can set LESSOPEN), its source and text
   LESSKEY: NOWHERE, LESSKEYIN: NOWHERE, LESSKEY_SRC: NOWHERE, LESSKEY_CONTENT: [],
+  // kitty's configuration directory, zsh's start-up files (.zshenv runs for `zsh -c` too), screen's, python's interactive start-up
+  KITTY_CONFIG_DIRECTORY: ['~/.config/kitty', '/dev/null'], ZDOTDIR: ['~/', '/dev/null'], SCREENRC: NOWHERE, SYSSCREENRC: NOWHERE, PYTHONSTARTUP: NOWHERE,
   BASH_ENV: NOWHERE, GIT_CONFIG_GLOBAL: NOWHERE, GIT_CONFIG_SYSTEM: NOWHERE, GIT_CONFIG: NOWHERE, GIT_EXEC_PATH: NOWHERE, GIT_TEMPLATE_DIR: NOWHERE,
 };
 /**
  * Variables that move where git finds the user's configuration (`$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`),
- * with the values that leave it where it is: judged for git only, as every program reads them.
+ * with the values that leave it where it is: judged for git and CONFIG_HOME_READERS only, as every program reads them.
  */
 export const GIT_HOME_UNSEEN: Readonly<Record<string, readonly string[]>> = { HOME: ['~/', '/dev/null'], XDG_CONFIG_HOME: ['~/.config', '/dev/null'] };
+/**
+ * Programs besides git that read start-up files able to run commands from the home directory or $XDG_CONFIG_HOME each
+ * time they start (kitty.conf, tmux.conf, a vimrc, .zshenv even for `zsh -c`, .screenrc, .gdbinit, .psqlrc, …): judged
+ * like git when those move (GIT_HOME_UNSEEN).
+ */
+export const CONFIG_HOME_READERS: ReadonlySet<string> = new Set([
+  'kitty', 'tmux', 'vim', 'nvim', 'view', 'vimdiff', 'gvim', 'zsh', 'screen', 'gdb', 'lldb', 'psql', 'sqlite3', 'mysql', 'less', 'irb', 'ipython', 'r', 'rscript',
+]);
+/**
+ * Libraries loaded into every program started, whose constructors run first: one outside the system's library directories
+ * (`LD_PRELOAD=/tmp/x.so`) is code the guard has not seen; `/usr/lib/…/libjemalloc.so` is not, nor an empty value.
+ */
+export const PRELOAD_VARIABLES: ReadonlySet<string> = new Set(['LD_PRELOAD', 'LD_AUDIT']);
+export const SYSTEM_LIBRARY = /^\/(?:usr\/)?lib(?:32|64|x32)?\//;
+
+/**
+ * Variables an interpreter reads as more of its options, and the options there that load code: a module or file to load
+ * first (node's --require, --import, --loader; ruby's -r; a Java agent, or the JVM's OnError/OnOutOfMemoryError commands)
+ * is unseen; perl's -M/-m (`-Mstrict;system …` is code) and -d with PERL5DB (perl code itself) are inline code.
+ */
+export const ENV_CODE_OPTIONS: Readonly<Record<string, { readonly re: RegExp; readonly inline: boolean }>> = {
+  // a path or URL, not a package name (`--require ts-node/register`, `-rbundler/setup`), which resolves where installs go
+  NODE_OPTIONS: { re: /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:=|\s+)['"]?(?:[./~]|file:|data:|https?:)/, inline: false },
+  RUBYOPT: { re: /(?:^|\s)-[a-qs-zA-Z]*r\s*['"]?[./~]/, inline: false },
+  PERL5OPT: { re: /(?:^|\s)-[A-Za-z]*[Mmd]/, inline: true },
+  PERL5DB: { re: /\S/, inline: true },
+  ...Object.fromEntries(['JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS'].map((n) => [n, { re: /-(?:javaagent|agentpath|agentlib)[:=]|-XX:On(?:OutOfMemory)?Error/, inline: false }])),
+};
+
 /** git's list of allowed protocols (`a:b`): with `ext` in it, `ext::` URLs from config the guard has not seen run their command. */
 export const GIT_PROTOCOL_LIST = 'GIT_ALLOW_PROTOCOL';
 

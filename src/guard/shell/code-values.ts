@@ -1,4 +1,4 @@
-import { CODE_VARIABLES, type CodeIn } from './code-tables.ts';
+import { CODE_VARIABLES, VARIABLE_PROGRAMS, type CodeIn } from './code-tables.ts';
 import { decodeAnsiC } from './syntax/ansi-c.ts';
 import { plain } from './values.ts';
 
@@ -44,7 +44,7 @@ export function extCommand(spec: string): string {
 
 /**
  * The code a value carries per its table entry: all of it, or the first matching pattern's groups — `code` (shell
- * code as written), `cstring` (a C string literal's body, unescaped), `ext` (a git `ext::` command), `prompt` (a prompt
+ * code as written), `cstring` (a C string literal's body, unescaped), `ext` (a git `ext::` command), `net` (a command whose stdin is a network peer), `prompt` (a prompt
  * string, expanded like a double-quoted word), `inline` (flagged
  * like `python -c`), `file` (a command file it reads), `args` (a debugger's `run ARGS`, which /bin/sh reads as
  * `exec PROG ARGS`; PROG is `program`, the word it was given, else `:`).
@@ -55,7 +55,9 @@ export function codeOf(value: string, how: CodeIn, program: string | null = null
     const g = re.exec(value)?.groups;
     if (!g) continue;
     const run = g.args !== undefined ? `${program === null ? ':' : `exec ${shellWord(program)}`} ${g.args}` : undefined;
-    const shell = g.code ?? run ?? (g.cstring !== undefined ? decodeAnsiC(g.cstring) : g.ext !== undefined ? extCommand(g.ext) : g.prompt !== undefined ? promptCode(g.prompt) : undefined);
+    // a command fed by the network (`nc -e PROG`): its stdin is what the other end sends
+    const net = g.net !== undefined ? `${g.net} < /dev/tcp/peer/0` : undefined;
+    const shell = g.code ?? run ?? net ?? (g.cstring !== undefined ? decodeAnsiC(g.cstring) : g.ext !== undefined ? extCommand(g.ext) : g.prompt !== undefined ? promptCode(g.prompt) : undefined);
     const out: { shell?: string; inline?: string; file?: string; setting?: string } = {};
     if (shell !== undefined && shell.trim() !== '') out.shell = shell;
     if (g.inline !== undefined) out.inline = value.trim();
@@ -69,7 +71,7 @@ export function codeOf(value: string, how: CodeIn, program: string | null = null
 /** Shell code a variable's value is for the program that reads it (`PROMPT_COMMAND=…`, `LESSOPEN='|CMD %s'`); null when none. */
 export function variableCode(name: string, value: string): string | null {
   const how = isCodeVariable(name) ? CODE_VARIABLES[arrayName(name)] : undefined;
-  return (how ? codeOf(plain(value), how) : null)?.shell ?? null;
+  return (how ? codeOf(plain(value), how, VARIABLE_PROGRAMS[arrayName(name)] ?? null) : null)?.shell ?? null;
 }
 
 /** Whether a variable's value is code; `NAME[i]` is an element of it (PROMPT_COMMAND runs every element). Own keys only: `constructor=x` is no entry. */

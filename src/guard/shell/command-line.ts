@@ -1,5 +1,5 @@
 import { checkDownloadedCommands } from './checks/exec.ts';
-import { walkCodeOf } from './code-commands.ts';
+import { intoSubstitutions, walkCodeOf } from './code-commands.ts';
 import { embeddedCode, type FileReader } from './embedded-code.ts';
 import { childVars, commandVars, resetEnv, wrapperVars } from './environment.ts';
 import { carriesDownload } from './interpreters.ts';
@@ -69,10 +69,14 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     const runs = [{ cwd: u.remote ? HOME_DIR : cwd, vars: u.remote ? new Map<string, string>() : vars }, ...(reset ? [reset] : [])];
     // `find ~ | parallel cat`, `parallel cat :::: list`: the code's `$__unknown` (its `{}`) holds the names listed
     const inputs = w.listingFiles.parallelInputs(name, cur.slice(1), st.upstream, cwd);
+    for (const e of u.effects ?? []) w.nestedCode(e, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
     if (u.code !== null) for (const r of runs) w.nestedCode(u.code, copy(st, { cwd: r.cwd, vars: w.listings.mark(childVars(r.vars), '__unknown', inputs) }));
     appends ||= u.appendsArgs;
     if (u.rest.length === 0 || u.remote) {
-      w.record(makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends));
+      const inv = makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends);
+      w.record(inv);
+      // `exec > >(sh)`: what the rest of the script prints goes to that shell
+      intoSubstitutions(w, inv, copy(st, { cwd }));
       // the shell it starts reads the script on stdin: judged as `sh` reading it
       for (const r of u.code === null && !u.remote && u !== PRINTS_ONLY && startsShell(name, cur.slice(1)) ? runs : []) {
         const local = copy(st, { cwd: r.cwd, vars: new Map(r.vars) });

@@ -2,7 +2,7 @@ import { has, parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { EMBEDDED_CODE, NOWHERE, SCHEDULERS, type CodeIn } from './code-tables.ts';
 import { codeOf, variableCode } from './code-values.ts';
-import { envConfigCode, gitConfigCode } from './git-config.ts';
+import { envConfigCode, gitConfigCode, homeSettings } from './git-config.ts';
 import { DECLARERS, resolveName } from './shell-state.ts';
 import { builtinSetterCode } from './variable-setters.ts';
 import { gitCommand } from './git-command.ts';
@@ -13,6 +13,8 @@ import { UNKNOWN, display, literal, plain } from './values.ts';
 import { isFdPath } from './walk-support.ts';
 import { settingsCode } from './settings-files.ts';
 import { sqlShellCode } from './sql-shell.ts';
+import { sedCode } from './sed-script.ts';
+import { builtinCode } from './builtin-code.ts';
 import { quoteArg } from './unwrap.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { fdCommands } from './listers.ts';
@@ -61,6 +63,7 @@ function gitSubcommand(args: readonly Arg[]): { name: string; args: readonly Arg
  * walked as well. A command file (`gdb -x FILE`, `source FILE`) is read line by line when this line wrote it, and static stdin (`echo 'shell CMD' | gdb`) too.
  */
 export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined, stdin: string | null = null): string[] {
+  if (name !== 'git') homeSettings(name, () => [name, ...args.map((a) => display(a.v))].join(' ').slice(0, 120), vars, emit);
   const wrapper = WRAPPERS[name];
   const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
   const git = name === 'git' ? gitSubcommand(args) : null;
@@ -128,14 +131,15 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
 export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
   const rest = inv.args.map((a) => literal(a.v));
   const set = builtinSetterCode(inv, emit, vars);
-  if (DECLARERS.has(inv.program)) return [...set, ...assignmentCode(inv.args, false, emit, vars)];
+  if (DECLARERS.has(inv.program)) return [...set, ...assignmentCode(inv.args, false, emit, vars), ...builtinCode(inv, emit)];
   if (inv.program === 'alias') {
     return inv.args.flatMap((a) => { const eq = a.v.indexOf('='); return eq > 0 ? [plain(a.v.slice(eq + 1))] : []; });
   }
   if (inv.program === 'trap' && inv.args[0] && !['-l', '-p', '-', ''].includes(rest[0] ?? '') && !/^\d+$/.test(rest[0] ?? '')) return [plain(inv.args[0].v)];
   if (inv.program === 'git') return [...gitGrepPagers(inv), ...gitConfigCode(inv, emit, vars)];
   // a database client's shell escapes (`psql -c '\! CMD'`, sqlite3's `.system CMD`)
-  return [...set, ...sqlShellCode(inv)];
+  // sed's `e` runs commands, `r` and `w` read and write files
+  return [...set, ...sqlShellCode(inv), ...sedCode(inv, emit), ...builtinCode(inv, emit)];
 }
 
 /** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */

@@ -1,4 +1,4 @@
-import { ENV_UNSEEN, GIT_CONFIG_CODE, GIT_CONFIG_UNSEEN, GIT_EXT_URL, GIT_HOME_UNSEEN, GIT_PROTOCOL_LIST, NOWHERE } from './code-tables.ts';
+import { CONFIG_HOME_READERS, ENV_CODE_OPTIONS, ENV_UNSEEN, PRELOAD_VARIABLES, SYSTEM_LIBRARY, GIT_CONFIG_CODE, GIT_CONFIG_UNSEEN, GIT_EXT_URL, GIT_HOME_UNSEEN, GIT_PROTOCOL_LIST, NOWHERE } from './code-tables.ts';
 import { codeOf } from './code-values.ts';
 import { has, parseOptions, valuesOf, type OptionSpec } from './flags.ts';
 import { gitCommand } from './git-command.ts';
@@ -146,9 +146,18 @@ export function gitAliasOptions(aliases: Iterable<readonly [string, Arg]>): Arg[
 const NEW_REPO: OptionSpec = { short: 'c', long: ['config', 'template'] };
 
 /** Flags a path git (or bash) is told to read code from, unless it is one of the `fine` places (as showCanon writes them). */
-function unseenPath(value: string, fine: readonly string[], shown: string, emit: Emit): void {
+export function unseenPath(value: string, fine: readonly string[], shown: string, emit: Emit): void {
   const c = canonical(value, null);
   if (c === null || !fine.includes(showCanon(c))) emit(UNSEEN, shown);
+}
+
+/** HOME or XDG_CONFIG_HOME set earlier on the line or for this command (see setVar, commandVars), for git or a CONFIG_HOME_READERS program. */
+export function homeSettings(program: string, text: () => string, vars: ReadonlyMap<string, string>, emit: Emit): void {
+  if (program !== 'git' && !CONFIG_HOME_READERS.has(program)) return;
+  for (const [name, fine] of Object.entries(GIT_HOME_UNSEEN)) {
+    const v = vars.get(name);
+    if (v !== undefined) unseenPath(v, fine, `${name}=${display(v)} … ${text()}`, emit);
+  }
 }
 
 /** Shell code in git's own configuration options (`git -c KEY=VALUE`, `--config-env=KEY=VAR`, `clone -c`) and in `git config` writes. */
@@ -156,11 +165,7 @@ export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<str
   if (inv.program !== 'git') return [];
   const p = parseOptions(inv.args, GIT_GLOBAL);
   const out: string[] = [];
-  // HOME or XDG_CONFIG_HOME set earlier on the line or for this command (see setVar, commandVars)
-  for (const [name, fine] of Object.entries(GIT_HOME_UNSEEN)) {
-    const v = vars.get(name);
-    if (v !== undefined) unseenPath(v, fine, `${name}=${display(v)} … ${inv.text}`, emit);
-  }
+  homeSettings(inv.program, () => inv.text, vars, emit);
   for (const o of p.opts) {
     if (!o.value) continue;
     const v = o.value.v;
@@ -184,6 +189,13 @@ export function gitConfigCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<str
   }
   return out;
 }
+
+/** A preloaded library outside the system's library directories, or not known (see PRELOAD_VARIABLES). */
+const unseenLibrary = (lib: string): boolean => {
+  if (lib === '') return false;
+  const c = canonical(lib, null);
+  return c === null || !SYSTEM_LIBRARY.test(showCanon(c));
+};
 
 const SQ = "'((?:[^']|'\\\\'')*)'";
 const PARAMETER = new RegExp(`${SQ}(?:=${SQ})?`, 'g');
@@ -211,6 +223,9 @@ export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: Reado
   }
   for (const [name, v] of assigned) {
     if (Object.hasOwn(ENV_UNSEEN, name)) unseenPath(v, ENV_UNSEEN[name]!, `${name}=${display(v)}`, emit);
+    if (PRELOAD_VARIABLES.has(name) && v.split(/[:\s]+/).some(unseenLibrary)) emit(UNSEEN, `${name}=${display(v)}`);
+    const loads = Object.hasOwn(ENV_CODE_OPTIONS, name) ? ENV_CODE_OPTIONS[name]! : null;
+    if (loads && (!isKnown(v) || loads.re.test(v))) emit(loads.inline && isKnown(v) ? 'shell.interpreter.inline' : UNSEEN, `${name}=${display(v)}`);
     if (name === GIT_PROTOCOL_LIST && (!isKnown(v) || v.split(':').some((p) => p.trim().toLowerCase() === 'ext'))) emit(UNSEEN, `${name}=${display(v)}`);
     if (name === 'GIT_CONFIG_PARAMETERS') {
       if (!isKnown(v)) { emit(UNSEEN, `GIT_CONFIG_PARAMETERS=${display(v)}`); continue; }

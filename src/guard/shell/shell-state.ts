@@ -117,7 +117,7 @@ export function setExported(vars: Map<string, string>, name: string, on: boolean
 
 /**
  * Whether a child process gets the variable: exported, or one the shell usually inherits from its environment already
- * (HOME always, XDG_CONFIG_HOME often), where a plain assignment changes what children see. Only those git judges (GIT_HOME_UNSEEN).
+ * (HOME always, XDG_CONFIG_HOME often), where a plain assignment changes what children see. Only those git and other CONFIG_HOME_READERS judge (GIT_HOME_UNSEEN).
  */
 export const isExported = (vars: ReadonlyMap<string, string>, name: string): boolean =>
   vars.has(exportKey(name)) || Object.hasOwn(GIT_HOME_UNSEEN, name);

@@ -98,7 +98,7 @@ export function tmuxCommandLines(p: ParsedOptions, sub: SubcommandSpec): { lines
  * format (`run-shell -C`, `display-menu`, `source-file`, `if-shell -F`); an option's value is read by optionShell.
  */
 export const runsShell = (p: ParsedOptions, sub: SubcommandSpec): boolean =>
-  !(sub.commandsWith !== undefined && has(p, sub.commandsWith)) && !(sub.formatWith !== undefined && has(p, sub.formatWith)) && !sub.files && !sub.menu && !sub.eachCommand &&
+  !(sub.commandsWith !== undefined && has(p, sub.commandsWith)) && !(sub.formatWith !== undefined && has(p, sub.formatWith)) && !sub.files && !sub.menu && !sub.eachCommand && !sub.buffer &&
   sub.commandFrom === undefined && !(sub.commands?.includes(0) ?? false);
 
 /** `#(CMD)` in a word tmux expands as a format runs CMD with the shell (display-message, status-right, …); each CMD. */

@@ -11,6 +11,8 @@ import { formatJobs, runsShell, tmuxCommandLines, tmuxLine } from './tmux-comman
 import type { FileReader } from './embedded-code.ts';
 import { screenStuff, tmuxKeys } from './typed-keys.ts';
 import { environmentShell, optionShell } from './tmux-options.ts';
+import { bufferUse } from './tmux-buffers.ts';
+import { runnerArgs } from './runner-tables.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -30,6 +32,8 @@ export interface Unwrapped {
   readonly alternates?: readonly (readonly Arg[])[];
   /** Settings read from a file the guard cannot see that may change what runs (`uftrace --opt-file FILE`). */
   readonly unseen?: string;
+  /** Shell code for what it does without starting anything (tmux `load-buffer FILE` as `cat -- FILE`): judged, no detach. */
+  readonly effects?: readonly string[];
 }
 
 const SAFE_WORD = /^[^\s;&|<>()$`"'\\{}]*$/;
@@ -78,7 +82,10 @@ export function unwrapOnce(name: string, args: readonly Arg[], read?: FileReader
   // perf record, rr, gdbserver, hyperfine, …: see profilers.ts; `kitty @ launch CMD…`: kitty-remote.ts
   const profiled = profiledRun(name, args) ?? kittyRemote(name, args);
   if (profiled) return { ...profiled, chdir: null, appendsArgs: false, remote: false };
-  const spec = WRAPPERS[name];
+  // `npm exec CMD`, `poetry run CMD`, `nix develop -c CMD`: the verb taken off, read as a wrapper (runner-tables.ts)
+  const runner = runnerArgs(name, args);
+  if (runner) args = runner.args;
+  const spec = runner?.spec ?? WRAPPERS[name];
   if (!spec) return null;
   const base = { code: null, chdir: null, appendsArgs: spec.appendsArgs ?? false, remote: spec.remote ?? false };
   if (name === 'busybox' || name === 'toybox') {
@@ -160,10 +167,12 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
   }
   // before noCommand: `screen -X stuff TEXT` runs no command of its own, but types one
   const unseen: string[] = [];
+  const effects: string[] = [];
   if (spec.subcommands && (!spec.subcommandsWith || has(p, spec.subcommandsWith))) {
     const sub = subcommandCode(ops, spec.subcommands, !spec.subcommandsWith, spec.subcommandNames, 0, read);
     codes.push(...sub.codes);
     unseen.push(...sub.unseen);
+    effects.push(...sub.effects);
   }
   if (spec.noCommand && has(p, ...spec.noCommand)) ops = [];
   if (spec.noCommandBare && !setsFirst && p.opts.some((o) => o.value === null && spec.noCommandBare!.includes(o.name))) ops = [];
@@ -182,7 +191,7 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
     codes.push(ops.map((a) => plain(a.v)).join(' '));
     ops = [];
   }
-  const out = { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir };
+  const out = { ...base, rest: ops, code: codes.length > 0 ? codes.join('; ') : null, chdir, ...(effects.length > 0 ? { effects } : {}) };
   return unseen.length > 0 ? { ...out, unseen: `${name}: ${unseen.join(', ')} (commands the guard cannot see)` } : out;
 }
 
@@ -252,9 +261,10 @@ const MAX_NESTED_COMMANDS = 8;
  * `split`, and by the tmux commands they hold (`if-shell true 'run-shell CODE'`) or a file this line wrote holds
  * (`source-file FILE`); `unseen`: other files of commands and strings computed at run time.
  */
-function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[], depth = 0, read?: FileReader): { codes: string[]; unseen: string[] } {
+function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, SubcommandSpec>>, split: boolean, names?: readonly string[], depth = 0, read?: FileReader): { codes: string[]; unseen: string[]; effects: string[] } {
   const codes: string[] = [];
   const unseen: string[] = [];
+  const effects: string[] = [];
   let seg: Arg[] = [];
   const flush = (): void => {
     const key = resolveSubcommand(literal(seg[0]?.v ?? '') ?? '', table, names);
@@ -275,6 +285,12 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
         const inner = subcommandCode(line, table, true, names, depth + 1, reader);
         codes.push(...inner.codes);
         unseen.push(...inner.unseen);
+        effects.push(...inner.effects);
+      }
+      if (sub.buffer) {
+        const b = bufferUse(sub.buffer, p);
+        effects.push(...b.effects);
+        if (b.unseen !== null) unseen.push(b.unseen);
       }
       const code = runsShell(p, sub) ? shellOperands(p, sub, seg.slice(1)) : null;
       if (code !== null) codes.push(code);
@@ -288,12 +304,14 @@ function subcommandCode(ops: readonly Arg[], table: Readonly<Record<string, Subc
     seg.push(a);
   }
   flush();
-  return { codes, unseen };
+  return { codes, unseen, effects };
 }
 
 /** The code a file of tmux commands this line wrote runs (`tmux -f FILE`), and the files and strings in it the guard cannot see. */
-export const tmuxFileCode = (text: string, read?: FileReader): { codes: string[]; unseen: string[] } =>
-  subcommandCode(tmuxLine(text), WRAPPERS.tmux!.subcommands!, true, WRAPPERS.tmux!.subcommandNames, 1, read);
+export function tmuxFileCode(text: string, read?: FileReader): { codes: string[]; unseen: string[] } {
+  const r = subcommandCode(tmuxLine(text), WRAPPERS.tmux!.subcommands!, true, WRAPPERS.tmux!.subcommandNames, 1, read);
+  return { codes: [...r.codes, ...r.effects], unseen: r.unseen };
+}
 
 /** A sub-command word as the program reads it: a name or alias in the table, else the one name it is a prefix of. */
 function resolveSubcommand(w: string, table: Readonly<Record<string, SubcommandSpec>>, names?: readonly string[]): string {

@@ -1,3 +1,4 @@
+import { ProgramNames } from './renamed-programs.ts';
 import type { GuardFinding, NormalisedCommand } from '../types.ts';
 import { walkCommandLine } from './command-line.ts';
 import { CommandSettings } from './command-settings.ts';
@@ -32,6 +33,8 @@ export class Walker implements WalkHost {
   private exhausted = false;
   /** Functions defined so far: a call walks the body again with its arguments bound. */
   private readonly functions = new Map<string, Stmt>();
+  /** Aliases, hashed names and copies of programs made so far. */
+  private readonly names = new ProgramNames();
   /** Files this command line writes before running them. */
   readonly files = new WrittenFiles();
   /** Every invocation seen, in order (pipelines read the ones their stages produced). */
@@ -193,6 +196,9 @@ export class Walker implements WalkHost {
     // `xargs cat < list`, `xargs cat < <(find ~)`: what feeds stdin lists names, like a pipe
     const fed = [...this.listingFiles.onStdin(redirs), ...stdinInner(redirs).flatMap(this.listingFiles.carried)];
     const run = listers.length > 0 || fed.length > 0 ? { ...st, listed: [...(st.listed ?? []), ...listers], upstream: [...st.upstream, ...fed] } : st;
+    // `alias ls=rm; ls -rf /`, `ln -s /bin/rm x; ./x -rf /`: judged as what the name was given to as well
+    const renamed = this.names.renamed(args, st.cwd, st.funcs);
+    if (renamed) this.nestedCode(renamed.code, copy(st, { funcs: [...st.funcs, renamed.marker] }));
     this.commandLine(args, run, redirs, false, assigned);
     if (run !== st) st.cwd = run.cwd;
   }
@@ -217,6 +223,7 @@ export class Walker implements WalkHost {
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
     this.files.remember(inv);
     this.listingFiles.remember(inv);
+    this.names.remember(inv);
   }
 
   callFunction(inv: Invocation, st: State): void {

@@ -1,4 +1,5 @@
 import type { OptionSpec } from './flags.ts';
+import type { BufferUse } from './tmux-buffers.ts';
 
 /** Wrapper tables of the shell guard: programs that run another command, and programs that detach it. */
 
@@ -74,6 +75,8 @@ export interface SubcommandSpec extends OptionSpec {
   readonly environment?: boolean;
   /** This option's values are `NAME=VALUE` variables the code runs with (`new-window -e X=1 CMD`). */
   readonly envWith?: string;
+  /** A paste-buffer command: what it reads, writes, holds or types (see tmux-buffers.ts). */
+  readonly buffer?: BufferUse;
 }
 
 const P = { posix: true } as const;
@@ -161,6 +164,10 @@ const TMUX: Readonly<Record<string, SubcommandSpec>> = (() => {
   add(['display-panes', 'displayp'], { short: 'dt', commands: [0], template: true });
   add(['set-option', 'set', 'set-window-option', 'setw'], { short: 't', option: true });
   add(['set-environment', 'setenv'], { short: 't', environment: true });
+  add(['load-buffer', 'loadb'], { short: 'bt', buffer: 'load' });
+  add(['save-buffer', 'saveb'], { short: 'b', buffer: 'save' });
+  add(['set-buffer', 'setb'], { short: 'btn', buffer: 'set' });
+  add(['paste-buffer', 'pasteb'], { short: 'bst', buffer: 'paste' });
   return out;
 })();
 
@@ -253,6 +260,12 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   fakeroot: { ...P, short: 'lfsib', shortFlags: 'uvh', long: ['lib', 'faked', 'fd-base'] },
   eatmydata: P,
   nocache: P,
+  // systemd's inhibit.c (--list runs nothing), cpulimit (-p/-e/-P limit a process already running), trickle's getopt
+  // "hvVsw:n:u:d:t:l:L:", entr (with -s its first argument is shell code, without it a command: read as code either way)
+  'systemd-inhibit': { ...P, long: ['what', 'who', 'why', 'mode'], flags: ['list', 'no-pager', 'no-legend', 'no-ask-password', 'help', 'version'], noCommand: ['list'] },
+  cpulimit: { ...P, short: 'pePlcs', long: ['pid', 'exe', 'path', 'limit', 'cpu', 'signal'], noCommand: ['p', 'pid', 'e', 'exe', 'P', 'path'] },
+  trickle: { ...P, short: 'wnudtlL', shortFlags: 'hvVs' },
+  entr: { ...P, shortFlags: 'acdnprsz', restIsCode: true },
   // tracers: with `-p PID` they attach to it and still run the command given (see checks/attach.ts)
   strace: STRACE,
   // ltrace.c "+cfhiLrStTVb" + C and the value letters; `-w`/`--where` only where an unwinder is built in

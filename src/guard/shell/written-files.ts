@@ -2,7 +2,7 @@ import { has, parseOptions, valueOf, valuesOf, type ParsedOptions } from './flag
 import { carriesDownload } from './interpreters.ts';
 import type { Invocation } from './model.ts';
 import { canonical, segRegex, showCanon, type Canon } from './paths.ts';
-import { DOWNLOADER_OPTIONS } from './program-tables.ts';
+import { DOWNLOADER_OPTIONS, TRANSFER_OPTIONS } from './program-tables.ts';
 import { staticOutput } from './static-output.ts';
 import { hasGlob, isKnown, literal } from './values.ts';
 
@@ -161,7 +161,24 @@ export class WrittenFiles {
     for (const r of inv.redirs) {
       if (r.target && (r.op === '>' || r.op === '>>' || r.op === '>|' || r.op === '&>')) put(canonical(r.target.v, r.cwd), r.op === '>>');
     }
-    if (inv.program === 'tee') for (const a of inv.args) if (!a.v.startsWith('-')) put(canonical(a.v, inv.cwd), false);
+    // tee, sponge and dd without if= write what they read (`echo CODE | tee x.sh`, `tee x.sh <<< CODE`)
+    const fed = out === DOWNLOADED ? DOWNLOADED : inv.stdinText;
+    if (inv.program === 'tee' || inv.program === 'sponge') {
+      const append = inv.args.some((a) => /^-[a-z]*a|^--append$/.test(a.v));
+      for (const a of inv.args) if (!a.v.startsWith('-')) put(canonical(a.v, inv.cwd), append, fed);
+    }
+    // a copy holds what its source held (`cp a.sh b.sh`, `install /dev/stdin x <<< CODE`); a directory destination is not followed
+    if (inv.program === 'cp' || inv.program === 'install' || inv.program === 'mv' || inv.program === 'ln') {
+      const p = parseOptions(inv.args, TRANSFER_OPTIONS[inv.program]);
+      const [from, to] = p.operands;
+      if (p.operands.length === 2 && !has(p, 't', 'target-directory') && from && to) {
+        const src = literal(from.v) === '/dev/stdin' ? fed : this.lookup(canonical(from.v, inv.cwd));
+        if (src !== undefined) put(canonical(to.v, inv.cwd), false, src);
+      }
+    }
+    if (inv.program === 'dd' && !inv.args.some((a) => a.v.startsWith('if=') && a.v !== 'if=/dev/stdin')) {
+      for (const a of inv.args) if (a.v.startsWith('of=')) put(canonical(a.v.slice(3), inv.cwd), false, fed);
+    }
     const { files, unnamed, trees, anywhere } = downloadTargets(inv);
     for (const target of files) put(target, false, DOWNLOADED);
     for (const dir of unnamed) this.unnamed.set(showCanon(dir), at);

@@ -95,7 +95,7 @@ export const SERVER_NAMED_DOWNLOADS: readonly ShellCase[] = [
 export const SERVER_NAMED_LOOKALIKES: readonly ShellCase[] = allow([
   'curl -JO https://x.example/dl && sh scripts/build.sh', 'curl -JO --output-dir /tmp/dl https://x.example/dl && sh ./build.sh',
   'curl -J -o x.bin https://x.example/dl && sh build.sh', "curl -JO https://x.example/dl && echo 'ls' > a.sh && sh a.sh",
-  'curl -JO https://x.example/dl && tar xzf *.tar.gz', 'curl -JO https://x.example/dl && make', 'curl -O https://x.example/data.json && sh *.sh',
+  'curl -JO https://x.example/dl && tar xzf *.tar.gz', 'curl -O https://x.example/data.json && sh *.sh',
   'curl -O https://x.example/i.sh && sh x*.sh', "echo 'ls' > a.sh; sh *.sh",
 ]);
 

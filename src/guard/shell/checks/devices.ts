@@ -3,36 +3,12 @@ import type { Arg, Emit, Invocation } from '../model.ts';
 import { canonical, isBlockDevice, showCanon } from '../paths.ts';
 import { isKnown, literal } from '../values.ts';
 import { writeTargets } from './targets.ts';
+import { PARTITION_OPTIONS } from '../partition-tables.ts';
+import { sfdiskLeavesDisk } from './disk-dry-runs.ts';
 
 /** Formatters that are only dangerous on a device (mkswap on a swap file is fine). */
 const FORMAT_ON_DEVICE = new Set(['mke2fs', 'mkswap', 'mkntfs', 'mkdosfs', 'mkexfatfs', 'mkudffs', 'mkisofs-dev', 'mlabel', 'pvcreate']);
 const PARTITIONERS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted']);
-/**
- * Partitioners' short options taking a value, so that letters of an attached value are not read as -l or -p (`parted
- * -aopt`, `fdisk -tgpt`): fdisk.c "b:Bc::C:hH:lL::o:sS:t:u::vVw:W:", sfdisk.c "…o:O:nN:qrsTu:vVX:Y:w:W:", parted "hlmsfva:".
- */
-const PARTITION_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  fdisk: { short: 'bCHoStwW', attached: 'cLu' },
-  sfdisk: { short: 'oONuXYwW' },
-  parted: { short: 'a', long: ['align'] },
-  // gptcl.cc (popt): -l is --load-backup FILE and -h --hybrid, not list and help; long names as their letters; -j is
-  // --move-main-table (the man page's --adjust-main-table is no option), -k --move-backup-table (1.0.10), -B --byte-swap-name
-  sgdisk: {
-    short: 'AabBcdhijklmnNrRStTuU',
-    long: [
-      'attributes', 'set-alignment', 'backup', 'byte-swap-name', 'change-name', 'delete', 'hybrid', 'info', 'move-main-table', 'move-backup-table', 'load-backup',
-      'gpttombr', 'new', 'largest-new', 'transpose', 'replicate', 'resize-table', 'typecode', 'transform-bsd', 'partition-guid', 'disk-guid',
-    ],
-    alias: {
-      attributes: 'A', 'set-alignment': 'a', backup: 'b', 'byte-swap-name': 'B', 'change-name': 'c', delete: 'd', hybrid: 'h', info: 'i', 'move-main-table': 'j',
-      'move-backup-table': 'k', 'load-backup': 'l', gpttombr: 'm', new: 'n',
-      'largest-new': 'N', transpose: 'r', replicate: 'R', 'resize-table': 'S', typecode: 't', 'transform-bsd': 'T', 'partition-guid': 'u', 'disk-guid': 'U',
-      'recompute-chs': 'C', 'display-alignment': 'D', 'move-second-header': 'e', 'end-of-largest': 'E', 'first-in-largest': 'f', 'first-aligned-in-largest': 'F',
-      mbrtogpt: 'g', 'randomize-guids': 'G', 'align-end': 'I', 'list-types': 'L', clear: 'o', 'print-mbr': 'O', print: 'p', pretend: 'P', sort: 's', verify: 'v',
-      version: 'V', zap: 'z', 'zap-all': 'Z', help: '?', usage: '?',
-    },
-  },
-};
 /** sgdisk's options that only show or save to a file: with others it writes the disk, whatever it also prints. */
 const SGDISK_LOOKS = new Set(['p', 'O', 'v', 'V', 'L', 'i', 'D', 'E', 'f', 'F', 'b', 'a', '?']);
 /** `-A list`, `-A N:show`, `-A N:get:BIT` only show attributes. */
@@ -80,6 +56,7 @@ export function checkDevices(inv: Invocation, emit: Emit): void {
   }
   const prog = inv.program;
   if (prog === 'mkfs' || prog.startsWith('mkfs.') || prog === 'newfs' || prog.startsWith('newfs_')) {
+    // SPEC §6 lists mkfs.* as a hard block, dry-run options included
     emit('shell.device.mkfs', inv.text);
     return;
   }
@@ -111,7 +88,8 @@ export function checkDevices(inv: Invocation, emit: Emit): void {
     (prog === 'badblocks' && has(p, 'w')) ||
     (prog === 'hdparm' && inv.args.some((a) => /^--(security-erase|trim-sector-ranges|write-sector)/.test(a.v)));
   if (wipes) { emit('shell.device.wipe', inv.text); return; }
-  const looks = prog === 'sgdisk' ? !(pretends ? has(q, 'R') : sgdiskWrites(q)) : has(q, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') || words.includes('print');
+  const looks = prog === 'sgdisk' ? !(pretends ? has(q, 'R') : sgdiskWrites(q))
+    : prog === 'sfdisk' ? sfdiskLeavesDisk(inv.args) : has(q, 'l', 'list', 'p', 'print', 'v', 'version', 'h', 'help') || words.includes('print');
   if (PARTITIONERS.has(prog) && !looks) {
     if (deviceOperand(inv)) emit('shell.device.partition', inv.text);
   }

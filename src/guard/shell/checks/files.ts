@@ -7,6 +7,10 @@ import { gitCommand } from '../git-command.ts';
 import { innerProgram } from '../unwrap.ts';
 import { isLister, listerStarts } from '../listers.ts';
 import { pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
+import { servedDirs } from '../file-servers.ts';
+import { outputFiles } from '../output-files.ts';
+import { WRAPPERS } from '../wrapper-tables.ts';
+import { staticNames } from './static-names.ts';
 
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
@@ -62,7 +66,7 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
     }
   }
   // a recursive copy or archive reads every secret below its sources (`cp -r /root x`, `tar czf x.tgz ~/.ssh`)
-  const tree = [...treeSources(inv), ...findReads(inv), ...listedReads(inv)].find((t) => holdsSecret(t.path));
+  const tree = [...treeSources(inv), ...findReads(inv), ...listedReads(inv), ...servedDirs(inv), ...staticNames(inv)].find((t) => holdsSecret(t.path));
   if (tree) emit('shell.secret.read', `${inv.text} → ${showCanon(tree.path!)} (holds secrets, read recursively)`);
 }
 
@@ -81,6 +85,12 @@ function listedReads(inv: Invocation): Target[] {
   // cpio and pax read the files a list names (see ListingFiles.nameLists), not their operands
   if (!readsFiles(inv.program) && !NAME_LISTS[inv.program]) return [];
   return [...(inv.appendsArgs ? inv.upstream : []), ...(inv.listedBy ?? [])].filter(isLister).flatMap(listerStarts);
+}
+
+/** A wrapper's own output files (`time -o F CMD`, `strace -o F CMD`, `script F`): a device or a credential file, as a redirection there. */
+export function checkWrapperOutputs(name: string, args: readonly Arg[], emit: Emit): void {
+  if (!Object.hasOwn(WRAPPERS, name)) return;
+  for (const a of outputFiles(name, args)) checkRedirect({ op: '>', fd: '', target: a, text: null, inner: [], cwd: null }, emit);
 }
 
 export function checkCredentialWrite(inv: Invocation, emit: Emit): void {

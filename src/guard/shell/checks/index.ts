@@ -8,7 +8,7 @@ import { checkDevices } from './devices.ts';
 import { checkGit, checkPermissions, checkSql } from './data.ts';
 import { checkExec } from './exec.ts';
 import { checkNetworkTarget } from './network.ts';
-import { checkCredentialWrite, checkRedirect, checkSecretRead } from './files.ts';
+import { checkCredentialWrite, checkRedirect, checkSecretRead, checkWrapperOutputs } from './files.ts';
 import { checkSystem } from './system.ts';
 import { checkControlPlane } from './control-plane.ts';
 import { PROCESS_READER_PROGRAMS, checkProcessSecrets } from './processes.ts';
@@ -35,6 +35,7 @@ export const shellChecks: Checks = {
   },
   program(name, args, emit, read, stdin) {
     checkAttach(name, args, emit, read, stdin ?? null);
+    checkWrapperOutputs(name, args, emit);
   },
   programsMatching(glob) {
     return RULE_PROGRAMS.filter((p) => glob.test(p));

@@ -4,6 +4,9 @@ import { gitCommand } from '../git-command.ts';
 import { canonical, type Canon } from '../paths.ts';
 import { DOWNLOADER_OPTIONS, GIT_GLOBAL, INTERPRETERS, LESS_OPTIONS, SORT_OPTIONS, TRANSFER_OPTIONS, TREE_COPIES } from '../program-tables.ts';
 import { literal } from '../values.ts';
+import { PARTITION_OPTIONS } from '../partition-tables.ts';
+import { outputFiles } from '../output-files.ts';
+import { WRAPPERS } from '../wrapper-tables.ts';
 
 export interface Target {
   readonly arg: Arg;
@@ -53,10 +56,17 @@ export function writeTargets(inv: Invocation): Target[] {
   } else if (prog === 'less' || prog === 'zless') {
     // the log file less copies a piped input to (-O without asking first)
     for (const a of valuesOf(parseOptions(inv.args, LESS_OPTIONS), 'o', 'O', 'log-file', 'LOG-FILE')) out.push(at(inv, a));
+  } else if (prog === 'find') {
+    // find's -fprint, -fprint0, -fprintf and -fls write the names (or a listing) to FILE
+    for (let i = 0; i + 1 < inv.args.length; i++) if (/^-f(?:print0?|printf|ls)$/.test(inv.args[i]!.v)) out.push(at(inv, inv.args[i + 1]!));
+  } else if (prog === 'sgdisk' || prog === 'sfdisk') {
+    // sgdisk -b FILE saves the table, sfdisk -O FILE the sectors it will overwrite: written with -P or -n too
+    for (const a of valuesOf(parseOptions(inv.args, PARTITION_OPTIONS[prog]), prog === 'sgdisk' ? 'b' : 'O')) out.push(at(inv, a));
   } else if (prog === 'curl' || prog === 'wget') {
     const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[prog]);
     for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
   }
+  if (!Object.hasOwn(WRAPPERS, prog)) for (const a of outputFiles(prog, inv.args)) out.push(at(inv, a));
   return out;
 }
 

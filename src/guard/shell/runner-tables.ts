@@ -1,0 +1,74 @@
+import type { Arg } from './model.ts';
+import { literal } from './values.ts';
+import type { WrapperSpec } from './wrapper-tables.ts';
+
+/**
+ * Package managers, environment managers and terminals whose sub-command runs the command after it in an environment of
+ * their own (`npm exec CMD`, `poetry run CMD`, `nix develop -c CMD`, `wezterm start -- CMD`): the verb's words, then a
+ * wrapper table read as WRAPPERS are. Runners of a package fetched by name (uvx, pnpm dlx, yarn dlx) are not here: their
+ * first word names a package, not a program.
+ */
+export interface RunnerSpec {
+  /** The words that make it run a command (`['tool', 'run']`); empty: always. */
+  readonly verbs: readonly (readonly string[])[];
+  readonly spec: WrapperSpec;
+}
+
+const P = { posix: true } as const;
+const PLAIN: WrapperSpec = P;
+
+export const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
+  // npm exec -c/--call runs its value with the shell; --package names what to install first
+  npm: { verbs: [['exec'], ['x']], spec: { ...P, short: 'cw', long: ['call', 'package', 'workspace'], code: ['c', 'call'] } },
+  pnpm: { verbs: [['exec']], spec: { ...P, short: 'C', long: ['filter', 'dir', 'workspace-concurrency', 'reporter'], shortFlags: 'rc' } },
+  yarn: { verbs: [['exec']], spec: PLAIN },
+  uv: {
+    verbs: [['run']],
+    spec: {
+      ...P, short: 'pfw',
+      long: ['with', 'with-editable', 'with-requirements', 'python', 'project', 'directory', 'package', 'extra', 'group', 'only-group', 'env-file', 'index', 'index-url', 'extra-index-url', 'find-links', 'config-file', 'cache-dir'],
+      chdir: ['directory'],
+    },
+  },
+  poetry: { verbs: [['run']], spec: { ...P, short: 'CP', long: ['directory', 'project'], chdir: ['C', 'directory'] } },
+  pipenv: { verbs: [['run']], spec: PLAIN },
+  bundle: { verbs: [['exec']], spec: { ...P, long: ['gemfile'] } },
+  conda: { verbs: [['run']], spec: { ...P, short: 'np', long: ['name', 'prefix', 'cwd'], chdir: ['cwd'] } },
+  mamba: { verbs: [['run']], spec: { ...P, short: 'np', long: ['name', 'prefix', 'cwd'], chdir: ['cwd'] } },
+  micromamba: { verbs: [['run']], spec: { ...P, short: 'np', long: ['name', 'prefix', 'cwd'], chdir: ['cwd'] } },
+  // mise exec TOOL@VERSION… -- CMD: the tools come before `--`
+  mise: { verbs: [['exec'], ['x']], spec: { commandAfter: ['--'] } },
+  asdf: { verbs: [['exec']], spec: PLAIN },
+  devbox: { verbs: [['run']], spec: { ...P, short: 'c', long: ['config', 'environment'] } },
+  direnv: { verbs: [['exec']], spec: { ...P, positional: 1 } },
+  // nix-shell --run/--command CODE runs CODE with bash; nix shell/develop -c CMD ARGS…
+  'nix-shell': { verbs: [], spec: { short: 'pIAE', long: ['run', 'command', 'packages', 'attr', 'arg', 'argstr', 'expr', 'include', 'option'], code: ['run', 'command'], codeOnly: true } },
+  nix: { verbs: [['shell'], ['develop']], spec: { commandAfter: ['-c', '--command'] } },
+  'flatpak-spawn': {
+    verbs: [],
+    spec: {
+      ...P, long: ['env', 'directory', 'forward-fd', 'sandbox-expose', 'sandbox-expose-ro', 'sandbox-expose-path', 'sandbox-expose-path-ro', 'app-path', 'usr-path'],
+      flags: ['host', 'clear-env', 'latest-version', 'no-network', 'sandbox', 'watch-bus', 'expose-pids', 'share-pids', 'verbose', 'help'], chdir: ['directory'],
+    },
+  },
+  toolbox: { verbs: [['run']], spec: { ...P, short: 'cdr', long: ['container', 'distro', 'release'] } },
+  distrobox: { verbs: [['enter']], spec: { commandAfter: ['--', '-e'] } },
+  'distrobox-enter': { verbs: [], spec: { commandAfter: ['--', '-e'] } },
+  wezterm: { verbs: [['start'], ['cli', 'spawn']], spec: { ...P, long: ['cwd', 'class', 'workspace', 'position', 'domain', 'pane-id', 'window-id'], flags: ['no-auto-connect', 'always-new-process', 'new-tab', 'new-window'], chdir: ['cwd'] } },
+  // `ip netns exec NS CMD`; ssh-agent and dbus-launch run the command they are given with an agent or bus of their own
+  ip: { verbs: [['netns', 'exec']], spec: { ...P, positional: 1 } },
+  'ssh-agent': { verbs: [], spec: { ...P, short: 'aEOPt', shortFlags: 'cdDks' } },
+  'dbus-launch': { verbs: [], spec: { ...P, long: ['autolaunch', 'config-file'], flags: ['sh-syntax', 'csh-syntax', 'exit-with-session', 'exit-with-x11', 'binary-syntax', 'close-stderr', 'version', 'help'] } },
+  // rlwrap's options with a value (-a, -m, -p take one only attached)
+  rlwrap: { verbs: [], spec: { ...P, short: 'bCDefFgHlMOPqsStwz', attached: 'amp' } },
+  foot: { verbs: [], spec: { ...P, short: 'cfTtaWwDdo', shortFlags: 'FmLHshvVe', chdir: ['D'] } },
+};
+
+/** A runner's spec and the words after its verb; null when it is none or its verb is another. */
+export function runnerArgs(name: string, args: readonly Arg[]): { spec: WrapperSpec; args: readonly Arg[] } | null {
+  const r = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]! : null;
+  if (!r) return null;
+  if (r.verbs.length === 0) return { spec: r.spec, args };
+  const verb = r.verbs.find((v) => v.every((w, i) => literal(args[i]?.v ?? '') === w));
+  return verb ? { spec: r.spec, args: args.slice(verb.length) } : null;
+}
