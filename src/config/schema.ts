@@ -116,6 +116,8 @@ const configShape = z.strictObject({
     reconcile_seconds: seconds(30),
     // renewed every max(1 s, lease/3): a shorter lease would expire between renewals
     lease_seconds: seconds(300, 2),
+    // a pass waiting this long on a silent connection stops the daemon, for its supervisor to restart it
+    hung_pass_seconds: seconds(300, 10),
     catchup_window_seconds: seconds(3600),
     /** Ended runs older than this are deleted, with an audit record; 0 keeps every run. */
     run_retention_days: z.number().int().min(0).max(MAX_RUN_RETENTION_DAYS).default(90),

@@ -27,6 +27,9 @@ import { dbClockNow, fireUntilDone } from './firing.ts';
 import { startFiringLoop } from './firing-loop.ts';
 import { recoverSkillInstalls } from '../skills/recover.ts';
 import { HEALTH_LIMIT_MS, startHttp } from './http.ts';
+import { within } from '../util/time-limit.ts';
+import { withFaultTracking } from '../queue/queue-faults.ts';
+import { watchPasses } from './hung-passes.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { currentProcessIdentity, hostProcesses, workerIdOf } from './process-identity.ts';
 import { reconcile } from './reconciler.ts';
@@ -43,6 +46,14 @@ const RETENTION_EVERY_MS = 3_600_000;
 const HAND_OFF_GRACE_SECONDS = 10;
 /** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
 const STOP_STEP_TIMEOUT_MS = 5_000;
+
+/** One part of the health check (the database, the queue) gets this long, so the probe's answer names it. */
+const HEALTH_PART_MS = HEALTH_LIMIT_MS - 500;
+
+/** A part's failure, with the part named: `the database: …`, `the queue (queue.redis_url): …`. */
+function named<T>(part: string, work: Promise<T>): Promise<T> {
+  return work.catch((err: unknown) => { throw new Error(`${part}: ${(err as Error).message}`); });
+}
 
 /** Whether `p` settled within `ms`; a timer that does not hold the process. */
 function endsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -65,6 +76,8 @@ export interface DaemonOptions {
   readonly extraTools?: readonly Tool[];
   /** How long without a successful firing pass before /healthz fails (default max(60 s, 10 ticks)). */
   readonly firingStaleMs?: number;
+  /** Tests: how long a firing or reconcile pass may wait before the daemon is told to stop (daemon.hung_pass_seconds otherwise). */
+  readonly hungPassMs?: number;
   /** Something the daemon cannot carry on without has gone (the embedded PostgreSQL died): the caller should stop it and exit non-zero. */
   readonly onFatal?: (why: string) => void;
   /** Aborted by a stop signal: a start still waiting on a dependency gives up at once (StoppedWhileStartingError). */
@@ -152,17 +165,17 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const queueWarn = repeatLimitedWarn(logger, 'queue connection error', { stack: false });
   // the queue is this deployment's alone, and every replica of it names it alike (see runQueueName)
   const queueName = runQueueName(await deploymentOf(database.db));
-  const queue = openRunQueue(backend, config.queue.prefix, {
+  const queue = withFaultTracking(openRunQueue(backend, config.queue.prefix, {
     name: queueName, ...(opts.queueReadyMs !== undefined ? { readyTimeoutMs: opts.queueReadyMs } : {}),
     onError: (err, where) => queueWarn(err, { where }),
     onWarning: (message, detail) => logger.error(detail, message),
-  });
+  }));
   undo.push(() => queue.close());
+  // the setting to look at, as the database's failures name database.url
+  const queueNamed = `the queue (${backend.kind === 'redis' ? 'queue.redis_url' : 'BullMQ\'s PostgreSQL backend, in the daemon\'s database'})`;
   await queue.ready(opts.stopSignal).catch((err: unknown) => {
     if (!(err instanceof DependencyUnavailableError)) throw err;
-    // the setting to look at, as the database's failure names database.url
-    const where = backend.kind === 'redis' ? 'queue.redis_url' : 'BullMQ\'s PostgreSQL backend, in the daemon\'s database';
-    throw new DependencyUnavailableError(`the queue (${where}): ${err.message}`, { cause: err });
+    throw new DependencyUnavailableError(`${queueNamed}: ${err.message}`, { cause: err });
   });
   logger.info({ backend: backend.kind, queue: queueName }, 'queue ready');
 
@@ -205,10 +218,13 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
   };
   const reconcileOnce = async () => {
+    const graceSeconds = Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds);
+    const settledBefore = new Date(Date.now() - graceSeconds * 1000);
     const reconciled = await reconcile(database.db, queue, logger, {
-      handOffGraceSeconds: Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds),
-      ...(self ? { deadHolders: { self, probe: hostProcesses } } : {}),
+      handOffGraceSeconds: graceSeconds, ...(self ? { deadHolders: { self, probe: hostProcesses } } : {}),
     });
+    // the runs queued before the grace are all in the queue: an enqueue refused then left none waiting
+    queue.clearedBefore(settledBefore);
     for (const [state, n] of Object.entries(reconciled.outcomes)) if (n > 0) metrics.runStates.inc({ state }, n);
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
     const expired = await expireApprovals(database.db);
@@ -251,26 +267,36 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   let lastFiredAt = Date.now();
   const firing = loopFailureLog(logger, 'firing');
   const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); firing.succeeded(); };
-  const loops = [
-    startFiringLoop({
-      tickMs: config.daemon.tick_seconds * 1000, pass: firedAndNoted, nextDue: () => nextDueReading(database.db),
-      onError: (err) => firing.failed(err),
-    }),
-    loop('reconcile', config.daemon.reconcile_seconds * 1000, reconcileOnce),
-    loop('retention', RETENTION_EVERY_MS, pruneOnce, RETENTION_FIRST_MS),
-  ];
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
+  // retention is left out: deleting months of runs may take long, and it stops between batches when asked
+  const passes = watchPasses({
+    logger, warnAfterMs: Math.min(firingStaleMs, opts.hungPassMs ?? Infinity), exitAfterMs: opts.hungPassMs ?? config.daemon.hung_pass_seconds * 1000,
+    onHung: (why) => opts.onFatal?.(why),
+  });
+  undo.push(async () => passes.stop());
+  const loops = [
+    startFiringLoop({
+      tickMs: config.daemon.tick_seconds * 1000, pass: passes.around('firing', firedAndNoted), nextDue: passes.around('firing', () => nextDueReading(database.db)),
+      onError: (err) => firing.failed(err),
+    }),
+    loop('reconcile', config.daemon.reconcile_seconds * 1000, passes.around('reconcile', reconcileOnce)),
+    loop('retention', RETENTION_EVERY_MS, pruneOnce, RETENTION_FIRST_MS),
+  ];
   undo.push(() => { stopping = true; return Promise.all(loops.map((l) => l.stop())); });
   const http = opts.http === false ? null : await startHttp({
     host: config.daemon.http.host, port: config.daemon.http.port, metrics, logger,
     health: {
       async check() {
-        await databaseAnswers(database.pool, HEALTH_LIMIT_MS);
+        // each part within its own limit, under the probe's, so the answer names the part that did not answer
+        await named('the database', within(HEALTH_PART_MS, databaseAnswers(database.pool, HEALTH_PART_MS), 'select 1'));
         if (worker && !worker.isRunning()) throw new Error('the queue worker is not running');
+        const refused = queue.fault();
+        if (refused) throw new Error(`${queueNamed} has refused runs since ${refused.since.toISOString()}; they wait in the database: ${refused.message}`);
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
-        return { database: 'ok', queue: `${backend.kind}, ${await queue.depth()} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago` };
+        const depth = await named(queueNamed, within(HEALTH_PART_MS, queue.depth(), 'counting its runs'));
+        return { database: 'ok', queue: `${backend.kind}, ${depth} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago` };
       },
     },
   });
@@ -284,6 +310,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     async stop() {
       if (stopping) return;
       stopping = true;
+      // already stopping: a pass that hangs now is bounded by the stop timeout
+      passes.stop();
       logger.info('stopping: no new firing; running work may finish');
       // one deadline for everything: a hung firing or reconcile pass must not hold running work past it
       let deadlineTimer: NodeJS.Timeout | undefined;

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { watchPasses } from '../../src/daemon/hung-passes.ts';
+import { createLogger, silentLogger } from '../../src/log/logger.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { tcpProxy } from '../support/tcp-proxy.ts';
+import { slowJob } from '../support/crash-config.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+
+const database = useTestDatabase();
+
+/** A logger whose lines the test reads: level and message. */
+function capturingLogger() {
+  const lines: { level: string; msg: string }[] = [];
+  const logger = createLogger('info', new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) {
+        const { level, msg } = JSON.parse(l) as { level: string; msg: string };
+        lines.push({ level, msg });
+      }
+      cb();
+    },
+  }));
+  return { logger, lines };
+}
+
+describe('a database connection that goes silent (a partition, a failover: no error, no answer)', () => {
+  it('is logged, and then stops the daemon for its supervisor to restart, instead of leaving it firing nothing for ever', async () => {
+    const { url, schema } = database();
+    const proxy = await tcpProxy(5432);
+    const { logger, lines } = capturingLogger();
+    const config = defaultConfig({ queue: { prefix: `test-hung-${randomBytes(3).toString('hex')}` }, daemon: { tick_seconds: 0.2, reconcile_seconds: 60, stop_timeout_seconds: 1 } });
+    let fatal: string | null = null;
+    const daemon = await startDaemon(config, {
+      logger, http: false, work: false, firingStaleMs: 600, hungPassMs: 2_000, onFatal: (why) => { fatal = why; },
+      database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` },
+    });
+    try {
+      proxy.freeze();
+      await expect.poll(() => fatal, { timeout: 15_000, interval: 100 }).toMatch(/^the firing pass has not returned for \d+ s \(daemon\.hung_pass_seconds\): a database or queue connection hangs$/);
+      const error = lines.find((l) => l.level === 'error' && l.msg.startsWith('the firing pass has not returned'));
+      const stop = lines.find((l) => l.level === 'fatal' && l.msg.includes('the daemon stops so that its supervisor starts it again'));
+      expect(error?.msg).toMatch(/a database or queue connection may hang$/);
+      expect(stop).toBeDefined();
+      expect(lines.indexOf(error!)).toBeLessThan(lines.indexOf(stop!));
+    } finally {
+      proxy.drop();
+      await daemon.stop();
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
+describe('watching passes', () => {
+  it('says nothing of passes that return, however many', async () => {
+    const { logger, lines } = capturingLogger();
+    const hung: string[] = [];
+    const watch = watchPasses({ logger, warnAfterMs: 200, exitAfterMs: 400, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      const pass = watch.around('firing', () => new Promise((r) => setTimeout(r, 30)));
+      for (let i = 0; i < 20; i++) await pass();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hung).toEqual([]);
+      expect(lines).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('tells the daemon to stop once, however many passes hang', async () => {
+    const hung: string[] = [];
+    const watch = watchPasses({ logger: silentLogger, warnAfterMs: 50, exitAfterMs: 100, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      void watch.around('firing', () => new Promise(() => {}))();
+      void watch.around('reconcile', () => new Promise(() => {}))();
+      await expect.poll(() => hung.length, { timeout: 5_000 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(hung).toHaveLength(1);
+    } finally {
+      watch.stop();
+    }
+  });
+});
+
+describe('a queue that refuses runs (Redis full under noeviction, a backend that fails writes)', () => {
+  it('makes /healthz fail, naming the queue and its answer, until the runs it refused are in the queue again', async () => {
+    const { db, url, schema, pool } = database();
+    const config = defaultConfig({ queue: { prefix: `test-refusing-${randomBytes(3).toString('hex')}` }, daemon: { tick_seconds: 0.2, reconcile_seconds: 1, stop_timeout_seconds: 1, http: { port: 0 } } });
+    const daemon = await startDaemon(config, { logger: silentLogger, work: false, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qr` } });
+    const health = async () => {
+      const res = await fetch(`http://127.0.0.1:${daemon.httpPort}/healthz`, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, body: await res.json() as { status: string; error?: string } };
+    };
+    try {
+      expect((await health()).status).toBe(200);
+      // every new job row is refused, as a full Redis refuses every write
+      await pool.query(`alter table ${schema}_qr.job add constraint refuse_new_jobs check (false) not valid`);
+      const job = await slowJob(db, 'refused');
+      let refusedRun: { id: string } | undefined;
+      await expect(manualRun({ db, enqueue: async (id) => { refusedRun = { id }; await daemon.queue.enqueue(id); } }, job.id, 'test')).rejects.toThrow();
+      const refused = await health();
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatch(/^the queue \(BullMQ's PostgreSQL backend, in the daemon's database\) has refused runs since \S+; they wait in the database: .*refuse_new_jobs/);
+      // the reconciler, every second here, tries the refused run again, and is refused too
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect((await health()).status).toBe(503);
+      await pool.query(`alter table ${schema}_qr.job drop constraint refuse_new_jobs`);
+      await expect.poll(async () => (await health()).status, { timeout: 20_000, interval: 250 }).toBe(200);
+      expect(await daemon.queue.holds(refusedRun!.id)).toBe(true);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
+});
