@@ -229,7 +229,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     // requests whose session died with nobody answering: no longer listed as pending, no longer answerable
     const expired = await expireApprovals(database.db);
     if (expired > 0) logger.info({ expired }, 'unanswered approval requests expired');
-    const dropped = await deleteSpillsBefore(database.db, new Date(Date.now() - config.tools.spill_retention_hours * 3_600_000));
+    // on the database clock, which stamped them: a host clock ahead would drop spills a run still reads
+    const dropped = await deleteSpillsBefore(database.db, new Date((await databaseNow(database.db)).getTime() - config.tools.spill_retention_hours * 3_600_000));
     if (dropped > 0) logger.info({ dropped }, 'old spills removed');
     // a filesystem problem here must not stop the daemon or the rest of the pass
     const recovered = await recoverSkillInstalls(config, database.db).catch((err: unknown) => {
