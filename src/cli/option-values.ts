@@ -1,5 +1,6 @@
 import { CliError } from './errors.ts';
 import { warn } from './output.ts';
+import type { Executor } from '../store/db.ts';
 
 /** The most rows a listing returns at once. */
 export const MAX_LIMIT = 10_000;
@@ -28,17 +29,31 @@ export function parseInstant(flag: string, value: string | undefined): Date | un
 const AGO = /^(\d{1,6})\s*(m|min|h|d|w)$/i;
 const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
+/** A `--since` as given: an instant, or a time ago that sinceOn counts back from the database clock. */
+export type Since = { readonly at: Date } | { readonly agoMs: number };
+
 /**
- * `--since`: an ISO date or instant as parseInstant takes it, or a time ago on this machine's clock
- * (`90m`, `24h`, `2d`, `1w`), which is what an admin types the morning after.
+ * `--since`: an ISO date or instant as parseInstant takes it, or a time ago (`90m`, `24h`, `2d`, `1w`), which is
+ * what an admin types the morning after. Checked here, before any database is opened; sinceOn gives the instant.
  */
-export function parseSince(flag: string, value: string | undefined, now: () => number = Date.now): Date | undefined {
+export function parseSince(flag: string, value: string | undefined): Since | undefined {
   if (value === undefined) return undefined;
   const ago = AGO.exec(value.trim());
-  if (ago) return new Date(now() - Number(ago[1]) * UNIT_MS[ago[2]!.toLowerCase()]!);
+  if (ago) return { agoMs: Number(ago[1]) * UNIT_MS[ago[2]!.toLowerCase()]! };
   // neither shape: name both; an ISO form with a bad part (no such date, no zone) keeps parseInstant's words
   if (!ISO.test(value.trim())) throw new CliError(`${flag}: expected an ISO-8601 date or instant (2026-12-01, 2026-12-01T08:00:00Z) or a time ago (90m, 24h, 2d, 1w), got "${value}"`);
-  return parseInstant(flag, value);
+  return { at: parseInstant(flag, value)! };
+}
+
+/**
+ * The instant a --since names. A time ago counts back from the database clock, which stamps runs and audit
+ * records: this machine's clock may be off by an hour, and "30m" would then miss tonight's.
+ */
+export async function sinceOn(exec: Executor, since: Since | undefined): Promise<Date | undefined> {
+  if (since === undefined) return undefined;
+  if ('at' in since) return since.at;
+  const { databaseNow } = await import('../store/db.ts');
+  return new Date((await databaseNow(exec)).getTime() - since.agoMs);
 }
 
 /** A whole number 1..max: digits only, so "7d" or "1e3" is refused rather than guessed at. */

@@ -3,9 +3,21 @@ import type { RunRow } from '../store/schema.ts';
 import { authorizedAtStart } from './authority.ts';
 import { clip, printTable } from './output.ts';
 
-/** Per run, whether it was cron_authorized: the runs row's answer, or for a run not finished its run.started record's. */
+/**
+ * A run's error as a person reads it beside its state. A run still to end (running, retrying, queued) keeps the
+ * error of the attempt that failed before: named as that attempt's, it does not read as the current one failing.
+ */
+export function errorText(r: Pick<RunRow, 'state' | 'attempt' | 'error' | 'skip_reason'>): string {
+  if (r.error === null) return r.skip_reason ?? '';
+  // the claim counts the attempt up as it starts it: a running run's error is the attempt before's
+  const failed = r.state === 'running' ? r.attempt - 1 : r.attempt;
+  const unended = r.state === 'running' || r.state === 'retrying' || r.state === 'queued';
+  return unended && failed >= 1 ? `attempt ${failed}: ${r.error}` : r.error;
+}
+
+/** Per run, whether it was cron_authorized: the runs row's answer, or for a run without one its run.started record's. */
 export async function runAuthorities(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, boolean>> {
-  // a run not finished (running, or ended by a lease expiry) has its authorisation only in its run.started record
+  // the row learns it as the run finishes: one running, or ended for it by a lease expiry, has it only in its run.started record
   const started = await authorizedAtStart(exec, runs.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id));
   return new Map(runs.map((r) => [r.id, r.cron_authorized ?? started.get(r.id) ?? false]));
 }
@@ -18,6 +30,6 @@ export function printRuns(runs: readonly RunRow[], authorised: ReadonlyMap<strin
   const jobColumns = names ? ['JOB', 'NAME'] : [];
   printTable(['RUN', ...jobColumns, 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], runs.map((r) => [
     r.id, ...(names ? [r.job_id, names.get(r.job_id) ?? '-'] : []), r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt,
-    authorised.get(r.id) ? 'cron_authorized' : '-', clip(r.error ?? r.skip_reason ?? '', 120),
+    authorised.get(r.id) ? 'cron_authorized' : '-', clip(errorText(r), 120),
   ]));
 }

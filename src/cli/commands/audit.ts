@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { parseLimit, parseSince, refuseEmptyText } from '../option-values.ts';
+import { parseLimit, parseSince, refuseEmptyText, sinceOn, type Since } from '../option-values.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { withStore } from '../store-session.ts';
@@ -74,7 +74,7 @@ async function checkValue(exec: Executor, column: 'outcome' | 'rule', value: str
 }
 
 /** The filter the options give, each checked first: a filter no record can match is a mistake to name, not an empty listing. */
-async function recordFilter(exec: Executor, opts: FilterOptions, since: Date | undefined): Promise<AuditFilter> {
+async function recordFilter(exec: Executor, opts: FilterOptions, given: Since | undefined): Promise<AuditFilter> {
   const { jobByRef } = await import('../job-ref.ts');
   if (opts.kind) await checkKind(exec, opts.kind);
   const jobId = opts.job ? (await jobByRef(exec, opts.job, { includeRemoved: true })).id : undefined;
@@ -82,6 +82,7 @@ async function recordFilter(exec: Executor, opts: FilterOptions, since: Date | u
   if (opts.trace) await checkTrace(exec, opts.trace);
   if (opts.outcome) await checkValue(exec, 'outcome', opts.outcome);
   if (opts.rule) await checkValue(exec, 'rule', opts.rule);
+  const since = await sinceOn(exec, given);
   return {
     ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}),
     ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.rule ? { rule: opts.rule } : {}),

@@ -259,8 +259,8 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }] = await Promise.all([
-        import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'),
+      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }, { errorText }] = await Promise.all([
+        import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'), import('../run-table.ts'),
       ]);
       const found = await withStore(configOf(cmd), async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
@@ -277,7 +277,7 @@ export function registerJobsCommands(program: Command): void {
           `delivery: ${target ? `each run's outcome to notify target ${target}` : 'none'}`, `policies: ${policiesLine(job)}`,
           `authorisation: ${found.authorization.rule} — ${found.authorization.reason}`, grantLine(job, found.grant),
         ]).join('\n') + '\n\nrecent runs:\n');
-        printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.error ?? r.skip_reason ?? '']));
+        printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, errorText(r)]));
       }
     });
 

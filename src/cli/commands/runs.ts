@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
-import { noteIfCut, parseLimit, parseSince, parseWhole, refuseEmptyText } from '../option-values.ts';
+import { noteIfCut, parseLimit, parseSince, parseWhole, refuseEmptyText, sinceOn } from '../option-values.ts';
 import { nearestName } from '../../util/nearest-name.ts';
 import { MAX_RUN_RETENTION_DAYS } from '../../config/schema.ts';
 import { actorName, withStore } from '../store-session.ts';
@@ -13,6 +13,7 @@ import { redactText } from '../../util/redact.ts';
 import { toolCell } from './audit.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { instantIn } from '../job-display.ts';
+import { errorText } from '../run-table.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 import type { AuditRow, GrantRow, RunState } from '../../store/schema.ts';
 
@@ -52,11 +53,16 @@ function grantText(
   return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
 }
 
-/** The runs row's answer once the run finished; before (running, or ended by a lease expiry), its run.started record's. */
-function cronAuthorizedText(r: { cron_authorized: boolean | null }, audit: readonly AuditRow[]): string {
+/**
+ * The runs row's answer, which the run records as it finishes; a run still going, or one ended for it (a lease
+ * expiry, a cancel), has none there, so its run.started record answers.
+ */
+function cronAuthorizedText(r: { cron_authorized: boolean | null; state: string; finished_at: Date | null }, audit: readonly AuditRow[]): string {
   if (r.cron_authorized !== null) return String(r.cron_authorized);
   const started = [...audit].reverse().find((a) => a.kind === 'run.started');
-  return typeof started?.data.cron_authorized === 'boolean' ? `${started.data.cron_authorized} (from its run.started record: the run has not finished)` : '-';
+  if (typeof started?.data.cron_authorized !== 'boolean') return '-';
+  const why = r.finished_at ? `the run ended as ${r.state} before recording it` : 'the run has not finished';
+  return `${started.data.cron_authorized} (from its run.started record: ${why})`;
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -99,8 +105,9 @@ export function registerRunsCommands(program: Command): void {
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
+        const from = await sinceOn(db.db, since);
         // one more than shown: exactly `limit` runs is no cut
-        const filter = { ...(job ? { job_id: job.id } : {}), ...(since ? { since } : {}) };
+        const filter = { ...(job ? { job_id: job.id } : {}), ...(from ? { since: from } : {}) };
         const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1 });
         const jobs = await jobsById(db.db, fetched.map((r) => r.job_id));
         const names = new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
@@ -153,7 +160,7 @@ export function registerRunsCommands(program: Command): void {
           ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
           ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
           ['cron_authorized', cronAuthorizedText(r, found.audit)], ['grant', grantText(found.grant, r.grant_id ?? found.grant?.id ?? null, [...found.audit].reverse().find((a) => a.kind === 'run.started'))],
-          ['denials', r.denials], ['error', r.error ?? r.skip_reason ?? '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
+          ['denials', r.denials], ['error', errorText(r) || '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
         ] as [string, unknown][] : []),
       ];
       for (const [k, v] of lines) process.stdout.write(`${k}: ${printable(String(v))}\n`);
