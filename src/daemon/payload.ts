@@ -7,7 +7,8 @@ import type { AuditAppend } from '../store/audit-writer.ts';
 import type { Executor } from '../store/db.ts';
 import type { JobRow, StepsPayload } from '../store/schema.ts';
 import { addDenial } from '../store/runs.ts';
-import { saveTranscript } from '../store/transcripts.ts';
+import { saveTranscript, transcriptOfRun } from '../store/transcripts.ts';
+import { whileUnreachable } from '../store/pg-errors.ts';
 import type { TranscriptMessage } from '../store/catalog-schema.ts';
 import { gatedCall } from '../session/gated-call.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
@@ -128,10 +129,17 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
   const out = await deps.agent.run(prompt, ctx, {
     signal, scope: scopeOf(deps, job, runId), onDenial: () => addDenial(deps.db, runId), ...(model ? { model } : {}),
   });
+  let tries = 0;
+  // a database that is away for a moment (~30 s) does not fail a run whose work is done
   const transcript = out.messages.length > 0
-    ? await saveTranscript(deps.db, {
-      kind: 'run', session_key: ctx.session_key, memory_scope: ctx.memory_scope, run_id: runId, job_id: job.id,
-      execution_id: ctx.execution_id, prompt, messages: out.messages as unknown as TranscriptMessage[], secrets: Object.values(ctx.credentials),
+    ? await whileUnreachable(async () => {
+      // a try whose answer was lost may have saved it: this execution's transcript is not saved twice
+      const saved = tries++ > 0 ? await transcriptOfRun(deps.db, runId) : null;
+      if (saved?.execution_id === ctx.execution_id) return saved;
+      return saveTranscript(deps.db, {
+        kind: 'run', session_key: ctx.session_key, memory_scope: ctx.memory_scope, run_id: runId, job_id: job.id,
+        execution_id: ctx.execution_id, prompt, messages: out.messages as unknown as TranscriptMessage[], secrets: Object.values(ctx.credentials),
+      });
     })
     : null;
   return {

@@ -50,7 +50,7 @@ export async function reconcile(db: Executor, queue: RunQueue, logger: Logger, o
   for (const run of await listExpiredLeases(db)) {
     // only while that very lease is still expired: a holder that renewed since keeps its run
     const holder = { ...(run.lease_owner ? { owner: run.lease_owner } : {}), leaseExpired: true };
-    await end(run, { holder, reason: `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died or hung`, log: 'run lease expired' });
+    await end(run, { holder, reason: `lease of ${run.lease_owner ?? 'a worker'} expired: the worker died, hung or lost its database`, log: 'run lease expired' });
     leasesExpired++;
   }
   let requeued = 0;

@@ -5,10 +5,11 @@ import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } from '../store/audit-writer.ts';
+import type { AuditInput } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
-import { CommittedAnswerLost, whileUnreachable } from '../store/pg-errors.ts';
+import { CommittedAnswerLost, delaysFor, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
 import { FINAL_RUN_STATES, type JobRow, type RunRow } from '../store/schema.ts';
@@ -64,6 +65,40 @@ export type RunResult =
 /** Where a run's records go: the daemon's shared writer, or straight to the database. */
 const appender = (deps: RunExecutorDeps): AuditAppend => deps.audit ?? directAppend(deps.db);
 
+/** How long the run's own writes keep trying while the database is away: a lease (at least ~30 s), then its lease decides. */
+const untilAnswered = (config: Config): number[] => delaysFor(Math.max(30_000, config.daemon.lease_seconds * 1000));
+
+/** A read of the run's path, tried again while the database cannot be reached (~30 s, less once the run is stopped). */
+function ridden<T>(deps: RunExecutorDeps, runId: string, what: string, read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return whileUnreachable(read, {
+    ...(signal ? { signal } : {}),
+    onRetry: (err, attempt) => deps.logger.warn({ run_id: runId, err: describeFailure(err), attempt }, `${what} failed: the database cannot be reached; trying again`),
+  });
+}
+
+/**
+ * Records sent again while the database refuses connections, until the run is stopped: a record that never
+ * reached the server cannot be written twice, and the call it decides waits for it (I8). A failure that may
+ * have committed (the connection broke mid-write) is not sent again; the run then fails with it.
+ */
+function resendUnsent(audit: AuditAppend, signal: AbortSignal): AuditAppend {
+  const append = (event: AuditInput) => whileUnreachable(() => audit(event), { retryIf: neverSent, signal });
+  return Object.assign(append, { ...(audit.ordered ? { ordered: true } : {}), ...(audit.withChange ? { withChange: audit.withChange } : {}) });
+}
+
+/** The effect ledger (a read, and an insert that does nothing twice) tried again while the database is away, until the run stops. */
+function riddenLedger(deps: RunExecutorDeps, runId: string, ledger: EffectLedger, signal: AbortSignal): EffectLedger {
+  return {
+    recall: (key) => ridden(deps, runId, 'reading the effect ledger', () => ledger.recall(key), signal),
+    remember: (key, tool, result) => ridden(deps, runId, 'recording a tool\'s effect', () => ledger.remember(key, tool, result), signal),
+  };
+}
+
+/** A run that could not go on: a retryable failure naming the cause (the database's own, never drizzle's query text). */
+const failure = (err: unknown, denials: number): PayloadOutcome => ({
+  output: {}, denials, stoppedByDenials: false, retryable: true, failed: true, error: redactText(describeFailure(err)),
+});
+
 /**
  * Executes one run. The claim comes first: a redelivered or stalled duplicate
  * finds the run already claimed and does nothing.
@@ -84,24 +119,25 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
   if ('behind' in claim) return { kind: 'busy', behind: claim.behind };
   const { run: claimed, job } = claim;
-  // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it,
-  // and so does it a child job's run while a job above it is paused
-  // a child job's lineage, read once: for a pause above it here, for the grant it inherits below
-  const ancestors = job.origin !== 'cronjob' && !job.removed_at && job.parent_job_id ? await jobLineage(db, job.parent_job_id, PAUSE_LOOKUP_DEPTH) : [];
-  const pausedAbove = pausedAncestor(ancestors);
-  const stale = job.removed_at ? 'the job was removed before the run started'
-    : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started'
-      : pausedAbove ? `job ${pausedAbove.id} (${pausedAbove.name}), whose run made this child job, was paused before the run started` : null;
-  if (stale) {
-    const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
-      kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },
-    });
-    return { kind: 'finished', state: 'cancelled', run };
-  }
   try {
+    // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it,
+    // and so does it a child job's run while a job above it is paused
+    // a child job's lineage, read once: for a pause above it here, for the grant it inherits below
+    const ancestors = job.origin !== 'cronjob' && !job.removed_at && job.parent_job_id
+      ? await ridden(deps, runId, 'reading the job\'s lineage', () => jobLineage(db, job.parent_job_id!, PAUSE_LOOKUP_DEPTH)) : [];
+    const pausedAbove = pausedAncestor(ancestors);
+    const stale = job.removed_at ? 'the job was removed before the run started'
+      : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started'
+        : pausedAbove ? `job ${pausedAbove.id} (${pausedAbove.name}), whose run made this child job, was paused before the run started` : null;
+    if (stale) {
+      const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
+        kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },
+      });
+      return { kind: 'finished', state: 'cancelled', run };
+    }
     return await runClaimed(deps, runId, claim, ids, ancestors);
   } catch (err) {
-    // the run stays running until its lease expires; the reconciler then retries or interrupts it
+    // only when the database stayed away for a whole lease (or a bug): the run is left to its lease and the reconciler
     logger.error({ run_id: runId, ...jobFields(job), err }, 'run could not be executed or recorded');
     throw err;
   }
@@ -111,40 +147,46 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
 async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds, ancestors: readonly JobRow[]): Promise<RunResult> {
   const { db, logger } = deps;
   const { run: claimed, job } = claim;
-  const auth = await runAuthorization(db, job, { liveGrant: claim.liveGrant, ancestors });
+  const controller = new AbortController();
+  let auth: Authorization;
+  try {
+    auth = await ridden(deps, runId, 'reading the run\'s authorisation', () => runAuthorization(db, job, { liveGrant: claim.liveGrant, ancestors }));
+  } catch (err) {
+    // nothing ran yet: the run fails with the cause now (retried if the job allows), not when its lease runs out
+    logger.error({ run_id: runId, ...jobFields(job), err: describeFailure(err) }, 'run could not be authorised');
+    return settle(deps, job, claimed, failure(err, 0), controller.signal, { cron_authorized: false, grant_id: null }, async () => false);
+  }
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   // run.started commits with the run's first decision (or its end), not on its own
-  const { audit, lead: started } = withLeadingRecord(appender(deps), {
+  const { audit, lead: started } = withLeadingRecord(resendUnsent(appender(deps), controller.signal), {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id,
       ...(auth.cron_authorized ? { grant_tool_scope: auth.tool_scope } : {}), worker: deps.workerId },
   });
-  // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
-  if (!audit.ordered || job.payload.kind === 'agent') await started();
-  logger.info({ run_id: runId, ...jobFields(job), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
-
-  const controller = new AbortController();
   const onShutdown = () => controller.abort(new Error('shutdown'));
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   const timer = setTimeout(() => controller.abort(new Error('timeout')), job.timeout_seconds * 1000);
   const renew = keepLease(deps, runId, controller);
-  const grantInForce = grantStillHeld(db, job, auth);
+  const grantInForce = grantStillHeld(deps, runId, job, auth, controller.signal);
   try {
-    const agent = deps.agent ?? daemonAgentRuntime(deps);
     let outcome: PayloadOutcome;
     try {
-      outcome = await runPayload({ ...deps, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal);
+      // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
+      if (!audit.ordered || job.payload.kind === 'agent') await started();
+      logger.info({ run_id: runId, ...jobFields(job), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
+      const riding = deps.ledger ? { ...deps, ledger: riddenLedger(deps, runId, deps.ledger, controller.signal) } : deps;
+      const agent = deps.agent ?? daemonAgentRuntime(riding);
+      outcome = await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal);
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
-      logger.error({ run_id: runId, ...jobFields(job), err }, 'run payload threw');
-      outcome = {
-        output: {}, denials: (await getRun(db, runId))?.denials ?? 0, stoppedByDenials: false, retryable: true, failed: true,
-        error: redactText(`internal error: ${err instanceof Error ? err.message : String(err)}`),
-      };
+      logger.error({ run_id: runId, ...jobFields(job), err: describeFailure(err) }, 'run payload threw');
+      const now = await whileUnreachable(() => getRun(db, runId), { delaysMs: untilAnswered(deps.config) });
+      outcome = failure(err, now?.denials ?? 0);
     }
     const result = await settle({ ...deps, audit }, job, claimed, outcome, controller.signal, { cron_authorized: auth.cron_authorized, grant_id: auth.grant_id }, grantInForce);
-    await started();
+    // the run is settled: a start record still missing is worth a warning, not the run's outcome
+    await started().catch((err: unknown) => logger.warn({ run_id: runId, err: describeFailure(err) }, 'the run\'s start record could not be written'));
     return result;
   } finally {
     void started().catch(() => {}); // a payload that threw before any record still leaves run.started
@@ -157,6 +199,17 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
 /** Renewals stop being sent this often at most, so a cancel elsewhere reaches the run within seconds. */
 const MAX_RENEW_INTERVAL_MS = 5_000;
 
+/** Renewals failed (the database is away) for two thirds of the lease: the run stops before another replica may take it over. */
+class LeaseNotRenewed extends Error {
+  constructor(readonly forMs: number, readonly last: unknown) {
+    super('lease not renewed');
+  }
+
+  describe(): string {
+    return `the run's lease could not be renewed for ${Math.round(this.forMs / 1000)}s: ${this.last ? describeFailure(this.last) : 'no answer'}`;
+  }
+}
+
 /**
  * Renews the lease while the run works and aborts it when the lease is no
  * longer ours (cancelled, or taken over), or when renewals have failed for two
@@ -166,13 +219,18 @@ function keepLease(deps: RunExecutorDeps, runId: string, controller: AbortContro
   const leaseMs = deps.config.daemon.lease_seconds * 1000;
   // a monotonic clock: a step of the host's wall clock (NTP) must neither abort every run nor hide failing renewals
   let renewedAt = performance.now();
+  let lastError: unknown = null;
   return setInterval(() => {
-    if (performance.now() - renewedAt > (leaseMs * 2) / 3) controller.abort(new Error('lease lost'));
+    const since = performance.now() - renewedAt;
+    if (since > (leaseMs * 2) / 3) controller.abort(new LeaseNotRenewed(since, lastError));
     if (controller.signal.aborted) return;
     renewLease(deps.db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
       if (ours) renewedAt = performance.now();
       else controller.abort(new Error('lease lost'));
-    }, (err: unknown) => deps.logger.warn({ run_id: runId, err }, 'lease renewal failed'));
+    }, (err: unknown) => {
+      lastError = err;
+      deps.logger.warn({ run_id: runId, err: describeFailure(err) }, 'lease renewal failed');
+    });
   }, Math.max(1000, Math.min(MAX_RENEW_INTERVAL_MS, leaseMs / 3)));
 }
 
@@ -197,36 +255,32 @@ export function daemonAgentRuntime(deps: Omit<RunExecutorDeps, 'agent'>): AgentR
 }
 
 async function settle(
-  deps: RunExecutorDeps, job: JobRow, run: RunRow, o: PayloadOutcome, signal: AbortSignal,
+  deps: RunExecutorDeps, job: JobRow, run: RunRow, payload: PayloadOutcome, signal: AbortSignal,
   grant: { cron_authorized: boolean; grant_id: string | null }, grantInForce: () => Promise<boolean>,
 ): Promise<RunResult> {
   const { db, logger } = deps;
-  const reason = signal.aborted ? String((signal.reason as Error | undefined)?.message ?? 'aborted') : null;
+  const cause: unknown = signal.aborted ? signal.reason : undefined;
+  // renewals that failed for most of the lease: the database was away, a failure worth another attempt
+  const o: PayloadOutcome = cause instanceof LeaseNotRenewed ? { ...payload, failed: true, retryable: true, error: redactText(cause.describe()) } : payload;
+  const reason = cause instanceof LeaseNotRenewed ? null : signal.aborted ? String((cause as Error | undefined)?.message ?? 'aborted') : null;
   const output = o.output;
   let state: FinalState;
   if (reason === 'shutdown' || reason === 'lease lost') state = 'interrupted';
   else if (reason === 'timeout') state = 'timed_out';
   else if (o.stoppedByDenials) state = 'denied';
   else state = o.failed ? 'failed' : 'succeeded';
+  const writing = { delaysMs: untilAnswered(deps.config), onRetry: (err: unknown, attempt: number) => logger.warn({ run_id: run.id, err: describeFailure(err), attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') };
 
-  if (reason === 'lease lost') {
-    const now = await getRun(db, run.id);
+  if (reason === 'lease lost' || cause instanceof LeaseNotRenewed) {
+    const now = await whileUnreachable(() => getRun(db, run.id), writing);
     if (now?.state !== 'running' || now.lease_owner !== deps.workerId) return endedElsewhere(deps, job, run, now, state);
   }
-  const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out';
-  if (canRetry && run.attempt <= job.max_retries) {
-    const backoff = retryBackoffMs(job, run.attempt);
-    const retried = await retryRun(db, { run_id: run.id, owner: deps.workerId, error: o.error ?? state, backoff_ms: backoff });
-    if (!retried) return endedElsewhere(deps, job, run, await getRun(db, run.id), state);
-    const notBefore = retried.not_before!;
-    await appender(deps)({ kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying', reason: o.error ?? state, data: { attempt: run.attempt, not_before: notBefore } });
-    // an attempt that failed is worth a warning with its cause, though the run goes on
-    logger.warn({ run_id: run.id, ...jobFields(job), attempt: run.attempt, not_before: notBefore, state, error: redactText(o.error ?? state), ...refusal(o) }, 'run will be retried');
-    return { kind: 'retrying', notBefore, delayMs: backoff, attempt: run.attempt };
-  }
-  const error = state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error;
-  // the final state and its record commit together; a database that is restarting gets about 30 s
-  // before the run is left to its lease, so a short outage does not turn a finished run into an interrupted one
+  // an interrupted run is retried as one whose worker was killed would be (the reconciler's rule): a restart loses no run
+  const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out' || state === 'interrupted';
+  if (canRetry && run.attempt <= job.max_retries) return retry(deps, job, run, o, state, reason, writing);
+  const error = withoutSql(state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error ?? '') || null;
+  // the final state and its record commit together; a database that is away gets up to a lease
+  // before the run is left to it, so an outage does not turn a finished run into an interrupted one
   let writes = 0;
   const finished = await whileUnreachable(async () => {
     writes++;
@@ -238,19 +292,14 @@ async function settle(
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
         rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
       });
-  }, { onRetry: (err, attempt) => logger.warn({ run_id: run.id, err, attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') })
+  }, writing)
     // it went in, only its answer did not come back: the run as stored now is this outcome
-    .catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return whileUnreachable(() => getRun(db, run.id)); throw err; });
+    .catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return whileUnreachable(() => getRun(db, run.id), writing); throw err; });
   if (!finished) {
-    const now = await getRun(db, run.id);
-    if (writes > 1 && now?.state === state) {
-      // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
-      // (not the reconciler's, which may have ended the run meanwhile with the same state)
-      const [last] = await listAudit(db, { run_id: run.id, kind: 'run.state', limit: 1 });
-      if (last?.actor === 'daemon' && last.outcome === state && (last.data as { attempt?: number }).attempt === run.attempt) {
-        return afterFinish(deps, job, now, o, state, grant, grantInForce);
-      }
-    }
+    const now = await whileUnreachable(() => getRun(db, run.id), writing);
+    // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
+    // (not the reconciler's, which may have ended the run meanwhile with the same state)
+    if (writes > 1 && now?.state === state && await recordedByUs(deps, run, state)) return afterFinish(deps, job, now, o, state, grant, grantInForce);
     // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
     await appender(deps)({
       kind: 'run.outcome_discarded', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: now?.state ?? null,
@@ -259,6 +308,40 @@ async function settle(
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
   return afterFinish(deps, job, finished, o, state, grant, grantInForce);
+}
+
+/** Whether the run's last state record is this daemon's, naming `outcome` for this attempt. */
+async function recordedByUs(deps: RunExecutorDeps, run: RunRow, outcome: string): Promise<boolean> {
+  const [last] = await listAudit(deps.db, { run_id: run.id, kind: 'run.state', limit: 1 });
+  return last?.actor === 'daemon' && last.outcome === outcome && (last.data as { attempt?: number }).attempt === run.attempt;
+}
+
+/** Another attempt after the job's backoff; the change and its record commit together, however long the database is away (up to a lease). */
+async function retry(
+  deps: RunExecutorDeps, job: JobRow, run: RunRow, o: PayloadOutcome, state: FinalState, interrupted: string | null, writing: RetryOptions,
+): Promise<RunResult> {
+  const { db, logger } = deps;
+  const backoff = retryBackoffMs(job, run.attempt);
+  const error = withoutSql(state === 'interrupted' ? `interrupted: ${interrupted}` : o.error ?? state);
+  // why, for the record: an interruption is retried as a crash would be, not lost
+  const reason = state === 'interrupted' ? `${error}; retried after its backoff, as a run whose worker died would be` : error;
+  let writes = 0;
+  const retried = await whileUnreachable(async () => {
+    writes++;
+    if (writes > 1 && (await getRun(db, run.id))?.state !== 'running') return null;
+    return changeWithRecord(db, appender(deps), (tx) => retryRun(tx, { run_id: run.id, owner: deps.workerId, error, backoff_ms: backoff }), {
+      kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying',
+      reason, data: { attempt: run.attempt, backoff_ms: backoff, ...(state === 'interrupted' ? { interrupted } : {}) },
+    });
+  }, writing).catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return null; throw err; });
+  const now = retried ?? await whileUnreachable(() => getRun(db, run.id), writing);
+  // a try whose answer was lost may have committed it: ours when our record says so
+  const ours = retried ?? (now?.state === 'retrying' && now.attempt === run.attempt && await recordedByUs(deps, run, 'retrying') ? now : null);
+  if (!ours) return endedElsewhere(deps, job, run, now, state);
+  const notBefore = ours.not_before!;
+  // an attempt that failed is worth a warning with its cause, though the run goes on
+  logger.warn({ run_id: run.id, ...jobFields(job), attempt: run.attempt, not_before: notBefore, state, error: redactText(error), ...refusal(o) }, 'run will be retried');
+  return { kind: 'retrying', notBefore, delayMs: backoff, attempt: run.attempt };
 }
 
 /** Final states that mean something went wrong; a cancel is someone's choice, logged at info. */
@@ -315,12 +398,14 @@ async function endedElsewhere(deps: RunExecutorDeps, job: JobRow, run: RunRow, n
 /**
  * Asked before each call that relies on cron_authorized: the job's authorisation read afresh must still name
  * the grant the run started with, so `grants revoke` (or a definition change) stops a run already under way.
+ * Read again while the database is away (until the run stops): the call waits, it is never allowed unchecked.
  */
-function grantStillHeld(db: Executor, job: JobRow, started: Authorization): () => Promise<boolean> {
-  return async () => {
+function grantStillHeld(deps: RunExecutorDeps, runId: string, job: JobRow, started: Authorization, signal: AbortSignal): () => Promise<boolean> {
+  const { db } = deps;
+  return () => ridden(deps, runId, 'checking the run\'s grant', async () => {
     const current = await getJob(db, job.id, { includeRemoved: true });
     if (!current || definitionHash(current) !== definitionHash(job)) return false;
     const now = await runAuthorization(db, current);
     return now.cron_authorized && now.grant_id === started.grant_id;
-  };
+  }, signal);
 }

@@ -51,7 +51,9 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
       if (result.kind === 'not_yet_due') await delivery.defer(result.waitMs);
       if (result.kind === 'retrying') {
         metrics?.runStates.inc({ state: 'retrying' });
-        await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.delayMs });
+        // stopping: this worker must not take it back as it closes (it would sit locked to a closed worker);
+        // the reconciler of the next daemon, or of a replica, queues it again
+        if (!stopping) await queue.enqueue(runId, { attempt: result.attempt, delayMs: result.delayMs });
       }
       if (result.kind === 'finished') metrics?.runStates.inc({ state: result.state });
     } finally {

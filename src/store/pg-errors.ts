@@ -43,19 +43,91 @@ export function lostConnection(err: unknown): boolean {
   return false;
 }
 
+/** Failures to connect at all (refused, no route, name lookup, server starting): nothing reached the server. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', '57P03']);
+
+/** Whether the statement never reached the server, so sending it again cannot make it happen twice. */
+export function neverSent(err: unknown): boolean {
+  if (err instanceof CommittedAnswerLost) return false;
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+    if (e instanceof Error && /timeout exceeded when trying to connect/.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** drizzle's wrapper message: the statement's text and parameters, never for a run's error or an audit reason. */
+const FAILED_QUERY = /Failed query:[\s\S]*/;
+
+/** Text with any drizzle query dump (SQL and its parameters) taken out. */
+export function withoutSql(text: string): string {
+  return text.replace(FAILED_QUERY, 'a database statement failed');
+}
+
+/**
+ * What went wrong, for a run's error and its audit record: the innermost cause with its code (`connect
+ * ECONNREFUSED 127.0.0.1:5432`), not drizzle's wrapper, whose message is the statement and its parameters.
+ * Callers redact it as any other error.
+ */
+export function describeFailure(err: unknown): string {
+  // past drizzle's wrappers only: another error's own message says more than what it wraps
+  let inner: unknown = err;
+  for (let depth = 0; inner instanceof Error && inner.message.startsWith('Failed query:') && inner.cause && depth < 8; depth++) inner = inner.cause;
+  const code = (inner as { code?: unknown }).code;
+  // an AggregateError (every address of a host refused) has no message of its own
+  const first = inner instanceof AggregateError ? inner.errors[0] : undefined;
+  const raw = inner instanceof Error ? (inner.message || (first instanceof Error ? first.message : '')) : String(inner);
+  const message = withoutSql(raw).trim() || (typeof code === 'string' ? code : 'unknown error');
+  const detail = typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+  if (lostConnection(err)) return `the database was unreachable (${detail})`;
+  // a SQLSTATE: the server answered and refused the statement
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the database refused a statement (${detail})`;
+  return `internal error: ${detail}`;
+}
+
+/** The default wait between tries: about 30 s in all. */
+export const RIDE_OUT_MS: readonly number[] = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+
+export interface RetryOptions {
+  readonly delaysMs?: readonly number[];
+  readonly onRetry?: (err: unknown, attempt: number) => void;
+  /** Which failures are tried again (lostConnection by default). */
+  readonly retryIf?: (err: unknown) => boolean;
+  /** Stops waiting once aborted: the last failure is thrown. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Runs a write again while the database cannot be reached, waiting longer each time (about 30 s in all).
  * A write whose commit went through but whose answer was lost runs again too: callers make it conditional.
  */
-export async function whileUnreachable<T>(write: () => Promise<T>, opts: { delaysMs?: readonly number[]; onRetry?: (err: unknown, attempt: number) => void } = {}): Promise<T> {
-  const delays = opts.delaysMs ?? [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+export async function whileUnreachable<T>(write: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+  const delays = opts.delaysMs ?? RIDE_OUT_MS;
+  const retryIf = opts.retryIf ?? lostConnection;
   for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (err) {
-      if (attempt >= delays.length || !lostConnection(err)) throw err;
+      if (attempt >= delays.length || !retryIf(err) || opts.signal?.aborted) throw err;
       opts.onRetry?.(err, attempt + 1);
-      await new Promise((r) => setTimeout(r, delays[attempt]));
+      await pause(delays[attempt]!, opts.signal);
     }
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Waits between tries until about `totalMs` have gone by, `stepMs` at most between two: for a writer that must outlast an outage. */
+export function delaysFor(totalMs: number, stepMs = 5_000): number[] {
+  const out: number[] = [];
+  for (let sum = 0, d = 500; sum < totalMs; sum += d, d = Math.min(stepMs, d * 2)) out.push(d);
+  return out;
 }

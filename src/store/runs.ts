@@ -173,7 +173,7 @@ export async function addDenial(exec: Executor, runId: string): Promise<number> 
   return row?.denials ?? 0;
 }
 
-/** Running runs whose lease ran out (the holder died or hung), by the database clock. */
+/** Running runs whose lease ran out (the holder died, hung or lost its database), by the database clock. */
 export async function listExpiredLeases(exec: Executor, opts: { limit?: number } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
     .where(and(eq(runs.state, 'running'), lt(runs.lease_expires_at, sql`now()`)))

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { manualRun } from '../../src/jobs/service.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { listAudit } from '../../src/store/audit.ts';
+import { createJob } from '../../src/store/jobs.ts';
+import { getRun } from '../../src/store/runs.ts';
+import type { Tool } from '../../src/tools/types.ts';
+import { authorise, crashTestConfig } from '../support/crash-config.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { tcpProxy } from '../support/tcp-proxy.ts';
+
+const database = useTestDatabase();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** test_slow: the first call waits for release(); it counts calls and the most that ever ran at once. */
+function gatedTool(risk: 'read_only' | 'write' = 'read_only') {
+  let calls = 0;
+  let running = 0;
+  let most = 0;
+  let markStarted!: () => void;
+  let release!: () => void;
+  const started = new Promise<void>((r) => { markStarted = r; });
+  const released = new Promise<void>((r) => { release = r; });
+  const tool: Tool = {
+    name: 'test_slow', description: 'waits the first time until released', parameters: { type: 'object' },
+    timeoutSeconds: 60, maxRetries: 0, streamCapable: false, capabilities: [], riskLevel: risk,
+    isReady: () => true, readinessDetail: () => [true, 'ready'],
+    async execute() {
+      calls++;
+      running++;
+      most = Math.max(most, running);
+      try {
+        if (calls === 1) { markStarted(); await released; }
+        return { success: true, output: `call ${calls}` };
+      } finally {
+        running--;
+      }
+    },
+  };
+  return { tool, started, release, calls: () => calls, most: () => most };
+}
+
+/** Two steps of test_slow (read-only, so no grant is needed): the second one's decision is recorded during the outage. */
+const twoSteps = (name: string, retries = 0) => createJob(database().db, {
+  name, owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+  payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }, { tool: 'test_slow', args: {} }] },
+  ...(retries ? { max_retries: retries, retry_backoff_seconds: 0 } : {}),
+});
+
+async function until(read: () => Promise<boolean>, ms: number): Promise<void> {
+  const start = Date.now();
+  while (!(await read())) {
+    if (Date.now() - start > ms) return;
+    await sleep(200);
+  }
+}
+
+describe('PostgreSQL refusing connections for a while in the middle of a run', () => {
+  it.each([
+    ['read-only steps', false],
+    ['granted write steps, whose effects go to the ledger and whose grant is checked again', true],
+  ] as const)('rides out an outage of a few seconds (%s): the run goes on, succeeds, and each step\'s decision is recorded before it runs', async (_what, granted) => {
+    const { db, url, schema } = database();
+    const proxy = await tcpProxy(5432);
+    const held = gatedTool(granted ? 'write' : 'read_only');
+    const job = await twoSteps(`short-outage-${granted}`);
+    if (granted) await authorise(db, job);
+    const config = defaultConfig({ ...crashTestConfig(`test-midout-${granted}-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 60, tick_seconds: 0.5, reconcile_seconds: 60 } });
+    // the store goes through the proxy; the queue (BullMQ's PostgreSQL backend) does not
+    const daemon = await startDaemon(config, {
+      logger: silentLogger, database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
+    });
+    try {
+      const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
+      await held.started;
+      await proxy.cut();
+      // the pool sees its connections closed; from now on every connection is refused, as while a server restarts
+      await sleep(500);
+      held.release(); // the second step's decision now has to be recorded while nothing answers
+      await sleep(6_000);
+      await proxy.restore();
+      await until(async () => (await getRun(db, run.id))!.state !== 'running', 40_000);
+      console.log('DBG', JSON.stringify((await getRun(db, run.id))!.error), JSON.stringify((await getRun(db, run.id))!.output));
+      expect((await getRun(db, run.id))!).toMatchObject({ state: 'succeeded', attempt: 1 });
+      expect(held.calls()).toBe(2);
+      // I8: two allow decisions, each before its call's effect, and the outcome recorded once
+      const records = (await listAudit(db, { run_id: run.id, order: 'asc' })).map((a) => `${a.kind}:${a.outcome}`);
+      expect(records.filter((r) => r.startsWith('gate.decision') || r.startsWith('run.decision'))).toHaveLength(2);
+      expect(records.filter((r) => r.startsWith('run.state'))).toEqual(['run.state:succeeded']);
+    } finally {
+      await daemon.stop();
+      await proxy.close();
+    }
+  }, 90_000);
+
+  it('an outage longer than the lease allows settles the run as soon as the database answers: a retried failure naming the unreachable database', async () => {
+    const { db, url, schema } = database();
+    const proxy = await tcpProxy(5432);
+    const held = gatedTool();
+    const job = await twoSteps('long-outage', 1);
+    // a 3 s lease: renewals failing for 2 s stop the run, long before the outage ends; no reconcile pass in between
+    const config = defaultConfig({ ...crashTestConfig(`test-longout-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 3, tick_seconds: 0.5, reconcile_seconds: 60 } });
+    const daemon = await startDaemon(config, {
+      logger: silentLogger, database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
+    });
+    try {
+      const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
+      await held.started;
+      await proxy.cut();
+      held.release();
+      await sleep(8_000);
+      await proxy.restore();
+      // retried at once (backoff 0), and the second attempt runs both steps
+      await until(async () => (await getRun(db, run.id))!.state === 'succeeded', 45_000);
+      expect((await getRun(db, run.id))!).toMatchObject({ state: 'succeeded', attempt: 2 });
+      expect(held.most(), 'never two attempts at once').toBe(1);
+      const states = await listAudit(db, { run_id: run.id, kind: 'run.state', order: 'asc' });
+      expect(states.map((a) => `${a.actor}:${a.outcome}`)).toEqual(['daemon:retrying', 'daemon:succeeded']);
+      const reason = states[0]!.reason ?? '';
+      expect(reason).toContain('the database was unreachable');
+      expect(reason).toContain('ECONNREFUSED');
+      expect(reason).not.toMatch(/Failed query|select /i);
+    } finally {
+      await daemon.stop();
+      await proxy.close();
+    }
+  }, 90_000);
+});
