@@ -154,8 +154,9 @@ export function groupCommitAppend(exec: Executor, maxBatch = 256): AuditAppend {
     tail = null;
     let committed: Awaited<ReturnType<typeof committedAnyway>>;
     try {
-      // asked again for a few seconds: the pool may first hand out a connection that broke with the one that failed
-      committed = await whileUnreachable(committedAnyway, { delaysMs: [100, 500, 1_000, 2_000] });
+      // asked again while the database is away (~30 s, a restart): the pool may first hand out a connection that broke
+      // with the one that failed. Every record waits meanwhile; none could be written anyway
+      committed = await whileUnreachable(committedAnyway, { delaysMs: [100, 500, 1_000, 2_000, 4_000, 8_000, 15_000] });
     } catch {
       // neither written again nor taken as done: a second write could repeat a change that happened
       for (const w of batch) w.reject(failure);

@@ -75,6 +75,23 @@ describe('group commit of audit records', () => {
     }
   });
 
+  it('a lost answer is still found committed when the database then refuses connections for several seconds (a restart)', async () => {
+    const { t, proxy, append, until, close } = await writerThroughProxy();
+    try {
+      await append({ kind: 'test.restart.first', job_id: 'job_restart' });
+      proxy.holdRepliesAfter('echo_audit_append_after');
+      const pending = append({ kind: 'test.restart.a', job_id: 'job_restart' });
+      await until(async () => (await listAudit(t.db, { job_id: 'job_restart' })).length === 2);
+      // the server goes away with the answer, and takes 6 s to accept connections again
+      await proxy.cut();
+      setTimeout(() => void proxy.restore(), 6_000);
+      expect((await pending).kind).toBe('test.restart.a');
+      expect((await listAudit(t.db, { job_id: 'job_restart', order: 'asc' })).map((r) => r.kind)).toEqual(['test.restart.first', 'test.restart.a']);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
   it('a lost answer is still found committed when the first question after it meets another broken connection', async () => {
     // the pool's next connection broke with the first: the writer's "did it commit?" fails once the same way
     let breakNextQuestion = false;
