@@ -331,7 +331,7 @@ async function retry(
     if (writes > 1 && (await getRun(db, run.id))?.state !== 'running') return null;
     return changeWithRecord(db, appender(deps), (tx) => retryRun(tx, { run_id: run.id, owner: deps.workerId, error, backoff_ms: backoff }), {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying',
-      reason, data: { attempt: run.attempt, backoff_ms: backoff, ...(state === 'interrupted' ? { interrupted } : {}) },
+      rule: state === 'interrupted' ? 'run.retry_after_interruption' : null, reason, data: { attempt: run.attempt, backoff_ms: backoff, ...(state === 'interrupted' ? { interrupted } : {}) },
     });
   }, writing).catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return null; throw err; });
   const now = retried ?? await whileUnreachable(() => getRun(db, run.id), writing);

@@ -55,6 +55,7 @@ export const RULES = {
   'approval.would_ask': 'This call would be sent to a human for approval.',
   'approval.would_ask_smart': 'This call would be sent to the smart reviewer, then possibly to a human.',
   'run.max_denials': 'The run collected too many refusals and was stopped.',
+  'run.retry_after_interruption': 'The run was cancelled by a daemon stop or a lost lease and had retries left, so it runs again after its backoff, as a run whose worker died would.',
 } as const;
 
 export type RuleId = keyof typeof RULES;

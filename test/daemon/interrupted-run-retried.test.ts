@@ -30,7 +30,7 @@ describe('a run interrupted by a daemon stop', () => {
     expect(stopped).toMatchObject({ state: 'retrying', attempt: 1 });
     expect(stopped.error).toBe('interrupted: shutdown');
     const [record] = await listAudit(db, { run_id: run.id, kind: 'run.state' });
-    expect(record).toMatchObject({ actor: 'daemon', outcome: 'retrying', data: expect.objectContaining({ attempt: 1, interrupted: 'shutdown' }) });
+    expect(record).toMatchObject({ actor: 'daemon', outcome: 'retrying', rule: 'run.retry_after_interruption', data: expect.objectContaining({ attempt: 1, interrupted: 'shutdown' }) });
     expect(record!.reason).toContain('interrupted: shutdown');
 
     const second = await startDaemon(config, options);
