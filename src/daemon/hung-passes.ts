@@ -25,7 +25,8 @@ export function watchPasses(opts: PassWatchOptions): PassWatch {
   const active = new Map<symbol, { name: string; since: number; warned: boolean }>();
   let hung = false;
   const check = () => {
-    const now = Date.now();
+    // a monotonic clock: a wall clock stepped by NTP, or a suspended VM, is no hung pass
+    const now = performance.now();
     for (const pass of active.values()) {
       const seconds = Math.round((now - pass.since) / 1000);
       if (!hung && now - pass.since >= opts.exitAfterMs) {
@@ -44,7 +45,7 @@ export function watchPasses(opts: PassWatchOptions): PassWatch {
   return {
     around: (name, pass) => async () => {
       const key = Symbol(name);
-      active.set(key, { name, since: Date.now(), warned: false });
+      active.set(key, { name, since: performance.now(), warned: false });
       try {
         return await pass();
       } finally {

@@ -119,6 +119,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   if ('notYetDue' in claim) return { kind: 'not_yet_due', waitMs: claim.notYetDue };
   if ('behind' in claim) return { kind: 'busy', behind: claim.behind };
   const { run: claimed, job } = claim;
+  const claimedAt = performance.now();
   try {
     // a manual run of a paused job is someone asking for it now; a fired or retried one is cancelled, the pause covers it,
     // and so does it a child job's run while a job above it is paused
@@ -135,7 +136,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
       });
       return { kind: 'finished', state: 'cancelled', run };
     }
-    return await runClaimed(deps, runId, claim, ids, ancestors);
+    return await runClaimed(deps, runId, claim, ids, ancestors, claimedAt);
   } catch (err) {
     // only when the database stayed away for a whole lease (or a bug): the run is left to its lease and the reconciler
     logger.error({ run_id: runId, ...jobFields(job), err }, 'run could not be executed or recorded');
@@ -144,7 +145,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
 }
 
 /** What a claimed run does: authorise, run the payload under its deadline and lease, settle. */
-async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds, ancestors: readonly JobRow[]): Promise<RunResult> {
+async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRun, ids: RunIds, ancestors: readonly JobRow[], claimedAt: number): Promise<RunResult> {
   const { db, logger } = deps;
   const { run: claimed, job } = claim;
   const controller = new AbortController();
@@ -177,7 +178,13 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
       logger.info({ run_id: runId, ...jobFields(job), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
       const riding = deps.ledger ? { ...deps, ledger: riddenLedger(deps, runId, deps.ledger, controller.signal) } : deps;
       const agent = deps.agent ?? daemonAgentRuntime(riding);
-      outcome = await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal);
+      // the reads above may have waited out an outage longer than the lease: no step runs on a run taken over meanwhile
+      // (asked only after such a wait: it is one more commit on every run's path)
+      const waited = performance.now() - claimedAt > (deps.config.daemon.lease_seconds * 1000) / 3;
+      const held = !waited || await renewLease(db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds });
+      if (!held) controller.abort(new Error('lease lost'));
+      outcome = held ? await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal)
+        : { output: {}, denials: 0, stoppedByDenials: false, retryable: false, failed: true, error: 'lease lost before the run began' };
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry
       logger.error({ run_id: runId, ...jobFields(job), err: describeFailure(err) }, 'run payload threw');
@@ -290,7 +297,7 @@ async function settle(
     return changeWithRecord(db, appender(deps),
       finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
-        rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials },
+        rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials, worker: deps.workerId },
       });
   }, writing)
     // it went in, only its answer did not come back: the run as stored now is this outcome
@@ -310,11 +317,15 @@ async function settle(
   return afterFinish(deps, job, finished, o, state, grant, grantInForce);
 }
 
-/** Whether the run's last state record is this daemon's, naming `outcome` for this attempt. */
+/** Whether the run's last state record is this worker's, naming `outcome` for this attempt. */
 async function recordedByUs(deps: RunExecutorDeps, run: RunRow, outcome: string): Promise<boolean> {
   const [last] = await listAudit(deps.db, { run_id: run.id, kind: 'run.state', limit: 1 });
-  return last?.actor === 'daemon' && last.outcome === outcome && (last.data as { attempt?: number }).attempt === run.attempt;
+  const data = last?.data as { attempt?: number; worker?: string } | undefined;
+  return last?.actor === 'daemon' && last.outcome === outcome && data?.attempt === run.attempt && data.worker === deps.workerId;
 }
+
+/** Thrown in a retry's transaction when the run is not this worker's to move: the change and its record roll back. */
+const NOT_HELD = Symbol('the run is not held by this worker');
 
 /** Another attempt after the job's backoff; the change and its record commit together, however long the database is away (up to a lease). */
 async function retry(
@@ -329,10 +340,16 @@ async function retry(
   const retried = await whileUnreachable(async () => {
     writes++;
     if (writes > 1 && (await getRun(db, run.id))?.state !== 'running') return null;
-    return changeWithRecord(db, appender(deps), (tx) => retryRun(tx, { run_id: run.id, owner: deps.workerId, error, backoff_ms: backoff }), {
+    // the record only with the change: a run no longer ours (cancelled, taken over) gets no "retrying" record
+    return changeWithRecord(db, appender(deps), async (tx) => {
+      const moved = await retryRun(tx, { run_id: run.id, owner: deps.workerId, error, backoff_ms: backoff });
+      if (!moved) throw NOT_HELD;
+      return moved;
+    }, {
       kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: 'retrying',
-      rule: state === 'interrupted' ? 'run.retry_after_interruption' : null, reason, data: { attempt: run.attempt, backoff_ms: backoff, ...(state === 'interrupted' ? { interrupted } : {}) },
-    });
+      rule: state === 'interrupted' ? 'run.retry_after_interruption' : null, reason,
+      data: { attempt: run.attempt, backoff_ms: backoff, worker: deps.workerId, ...(state === 'interrupted' ? { interrupted } : {}) },
+    }).catch((err: unknown) => { if (err === NOT_HELD) return null; throw err; });
   }, writing).catch((err: unknown) => { if (err instanceof CommittedAnswerLost) return null; throw err; });
   const now = retried ?? await whileUnreachable(() => getRun(db, run.id), writing);
   // a try whose answer was lost may have committed it: ours when our record says so

@@ -1,8 +1,9 @@
 import type { RunQueue } from './run-queue.ts';
 
-/** The queue refusing runs: since when, and what it said (Redis full: `OOM command not allowed …`). */
+/** The queue refusing runs: since when, the latest refusal, and what it said (Redis full: `OOM command not allowed …`). */
 export interface QueueFault {
   readonly since: Date;
+  readonly last: Date;
   readonly message: string;
 }
 
@@ -20,7 +21,8 @@ export function withFaultTracking(queue: RunQueue): RunQueue & { fault(): QueueF
         await queue.enqueue(runId, opts);
         fault = null;
       } catch (err) {
-        fault = { since: fault?.since ?? new Date(), message: (err as Error).message };
+        const now = new Date();
+        fault = { since: fault?.since ?? now, last: now, message: (err as Error).message };
         throw err;
       }
     },
@@ -29,6 +31,6 @@ export function withFaultTracking(queue: RunQueue): RunQueue & { fault(): QueueF
      * A reconcile pass went through: every run queued before `t` is in the queue now, or no longer waits (it was
      * cancelled, removed). A refusal before `t` leaves nothing behind; a later one may, until the next pass.
      */
-    clearedBefore: (t) => { if (fault && fault.since <= t) fault = null; },
+    clearedBefore: (t) => { if (fault && fault.last <= t) fault = null; },
   };
 }

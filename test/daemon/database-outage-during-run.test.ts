@@ -83,7 +83,6 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
       await sleep(6_000);
       await proxy.restore();
       await until(async () => (await getRun(db, run.id))!.state !== 'running', 40_000);
-      console.log('DBG', JSON.stringify((await getRun(db, run.id))!.error), JSON.stringify((await getRun(db, run.id))!.output));
       expect((await getRun(db, run.id))!).toMatchObject({ state: 'succeeded', attempt: 1 });
       expect(held.calls()).toBe(2);
       // I8: two allow decisions, each before its call's effect, and the outcome recorded once
