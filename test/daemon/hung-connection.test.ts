@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { watchPasses } from '../../src/daemon/hung-passes.ts';
@@ -66,6 +66,21 @@ describe('watching passes', () => {
       expect(hung).toEqual([]);
       expect(lines).toEqual([]);
     } finally {
+      watch.stop();
+    }
+  });
+
+  it('does not take a wall clock stepped forward (NTP at boot, a resumed VM) for a hung pass', async () => {
+    const hung: string[] = [];
+    const watch = watchPasses({ logger: silentLogger, warnAfterMs: 30_000, exitAfterMs: 60_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      const pass = watch.around('firing', () => new Promise((r) => setTimeout(r, 300)));
+      const running = pass();
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 3_600_000 });
+      await running;
+      expect(hung).toEqual([]);
+    } finally {
+      vi.useRealTimers();
       watch.stop();
     }
   });
