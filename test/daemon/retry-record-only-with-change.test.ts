@@ -9,7 +9,7 @@ import { listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { Tool } from '../../src/tools/index.ts';
+import type { Tool } from '../../src/tools/types.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
