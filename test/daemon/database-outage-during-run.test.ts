@@ -7,41 +7,14 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import type { Tool } from '../../src/tools/types.ts';
 import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { heldTool } from '../support/held-tool.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
+import type { Tool } from '../../src/tools/types.ts';
 
 const database = useTestDatabase();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** test_slow: the first call waits for release(); it counts calls and the most that ever ran at once. */
-function gatedTool(risk: 'read_only' | 'write' = 'read_only') {
-  let calls = 0;
-  let running = 0;
-  let most = 0;
-  let markStarted!: () => void;
-  let release!: () => void;
-  const started = new Promise<void>((r) => { markStarted = r; });
-  const released = new Promise<void>((r) => { release = r; });
-  const tool: Tool = {
-    name: 'test_slow', description: 'waits the first time until released', parameters: { type: 'object' },
-    timeoutSeconds: 60, maxRetries: 0, streamCapable: false, capabilities: [], riskLevel: risk,
-    isReady: () => true, readinessDetail: () => [true, 'ready'],
-    async execute() {
-      calls++;
-      running++;
-      most = Math.max(most, running);
-      try {
-        if (calls === 1) { markStarted(); await released; }
-        return { success: true, output: `call ${calls}` };
-      } finally {
-        running--;
-      }
-    },
-  };
-  return { tool, started, release, calls: () => calls, most: () => most };
-}
 
 /** Two steps of test_slow (read-only, so no grant is needed): the second one's decision is recorded during the outage. */
 const twoSteps = (name: string, retries = 0) => createJob(database().db, {
@@ -49,6 +22,15 @@ const twoSteps = (name: string, retries = 0) => createJob(database().db, {
   payload: { kind: 'steps', steps: [{ tool: 'test_slow', args: {} }, { tool: 'test_slow', args: {} }] },
   ...(retries ? { max_retries: retries, retry_backoff_seconds: 0 } : {}),
 });
+
+/** A daemon whose store goes through the proxy on `port`; its queue (BullMQ's PostgreSQL backend) does not. */
+function daemonThroughProxy(port: number, tool: Tool, daemon: { lease_seconds: number }) {
+  const { url, schema } = database();
+  const config = defaultConfig({ ...crashTestConfig(`test-outage-${randomBytes(3).toString('hex')}`), daemon: { ...daemon, tick_seconds: 0.5, reconcile_seconds: 60 } });
+  return startDaemon(config, {
+    logger: silentLogger, database: { url: url.replace(':5432', `:${port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [tool],
+  });
+}
 
 async function until(read: () => Promise<boolean>, ms: number): Promise<void> {
   const start = Date.now();
@@ -63,16 +45,12 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
     ['read-only steps', false],
     ['granted write steps, whose effects go to the ledger and whose grant is checked again', true],
   ] as const)('rides out an outage of a few seconds (%s): the run goes on, succeeds, and each step\'s decision is recorded before it runs', async (_what, granted) => {
-    const { db, url, schema } = database();
+    const { db } = database();
     const proxy = await tcpProxy(5432);
-    const held = gatedTool(granted ? 'write' : 'read_only');
+    const held = heldTool(granted ? 'write' : 'read_only');
     const job = await twoSteps(`short-outage-${granted}`);
     if (granted) await authorise(db, job);
-    const config = defaultConfig({ ...crashTestConfig(`test-midout-${granted}-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 60, tick_seconds: 0.5, reconcile_seconds: 60 } });
-    // the store goes through the proxy; the queue (BullMQ's PostgreSQL backend) does not
-    const daemon = await startDaemon(config, {
-      logger: silentLogger, database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
-    });
+    const daemon = await daemonThroughProxy(proxy.port, held.tool, { lease_seconds: 60 });
     try {
       const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
       await held.started;
@@ -96,15 +74,12 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
   }, 90_000);
 
   it('an outage longer than the lease allows settles the run as soon as the database answers: a retried failure naming the unreachable database', async () => {
-    const { db, url, schema } = database();
+    const { db } = database();
     const proxy = await tcpProxy(5432);
-    const held = gatedTool();
+    const held = heldTool();
     const job = await twoSteps('long-outage', 1);
     // a 3 s lease: renewals failing for 2 s stop the run, long before the outage ends; no reconcile pass in between
-    const config = defaultConfig({ ...crashTestConfig(`test-longout-${randomBytes(3).toString('hex')}`), daemon: { lease_seconds: 3, tick_seconds: 0.5, reconcile_seconds: 60 } });
-    const daemon = await startDaemon(config, {
-      logger: silentLogger, database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false, extraTools: [held.tool],
-    });
+    const daemon = await daemonThroughProxy(proxy.port, held.tool, { lease_seconds: 3 });
     try {
       const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
       await held.started;
