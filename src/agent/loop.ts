@@ -7,6 +7,7 @@ import { redactText } from '../util/redact.ts';
 import type { ChatClient, ChatMessage, OfferedFunction, ToolCallRequest } from './model-client.ts';
 import { ModelEndpointError } from './model-errors.ts';
 import { fittedToolMessage, type MessageSpill } from './tool-message.ts';
+import { abortReason } from '../util/abort-reason.ts';
 
 export interface AgentLimits {
   readonly maxTurns: number;
@@ -232,6 +233,3 @@ function toolMessage(input: AgentTurnInput, tool: string, o: CallOutcome, parsed
   return fittedToolMessage(body, readable ? { ...input.spill!, tool } : undefined);
 }
 
-function abortReason(signal: AbortSignal): string {
-  return String((signal.reason as Error | undefined)?.message ?? 'aborted');
-}

@@ -12,6 +12,7 @@ import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } fro
 import { CommittedAnswerLost, delaysFor, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
+import { abortReason } from '../util/abort-reason.ts';
 import { FINAL_RUN_STATES, type JobRow, type RunRow } from '../store/schema.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -269,7 +270,7 @@ async function settle(
   const cause: unknown = signal.aborted ? signal.reason : undefined;
   // renewals that failed for most of the lease: the database was away, a failure worth another attempt
   const o: PayloadOutcome = cause instanceof LeaseNotRenewed ? { ...payload, failed: true, retryable: true, error: redactText(cause.describe()) } : payload;
-  const reason = cause instanceof LeaseNotRenewed ? null : signal.aborted ? String((cause as Error | undefined)?.message ?? 'aborted') : null;
+  const reason = cause instanceof LeaseNotRenewed || !signal.aborted ? null : abortReason(signal);
   const output = o.output;
   let state: FinalState;
   if (reason === 'shutdown' || reason === 'lease lost') state = 'interrupted';

@@ -1,10 +1,5 @@
+import { abortReason } from '../../util/abort-reason.ts';
 import { fail, type ToolResult } from '../types.ts';
-
-/** Why a signal fired (the executor's `timeout`, the daemon's `shutdown`, a lost lease). */
-export function abortReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason.message : reason === undefined ? 'cancelled' : String(reason);
-}
 
 /**
  * The result of a tool that stopped because its call's signal fired: `timeout`, as exec, web_fetch and
