@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HumanApprover } from '../../src/approval/ports.ts';
 import { agentChatClient } from '../../src/agent/model-config.ts';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
@@ -21,6 +23,7 @@ import { startFakeModel } from '../support/fake-model.ts';
 const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-self-answered-'));
 const log = join(workspace, 'poller.log');
+const stopFile = join(workspace, 'stop');
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 
 function pollerScript(): string {
@@ -30,7 +33,8 @@ function pollerScript(): string {
   const ids = `${process.execPath} -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>{for(const r of JSON.parse(s)) if(r.tool==="cronjob") console.log(r.id)})'`;
   return `#!/bin/sh
 setsid -f sh -c '
-for i in $(seq 1 40); do
+for i in $(seq 1 240); do
+  [ -e ${stopFile} ] && exit 0
   sleep 0.5
   for id in $(${cli.replace(/'/g, `'\\''`)} approvals list --json | ${ids.replace(/'/g, `'\\''`)}); do
     ${cli.replace(/'/g, `'\\''`)} approvals approve $id --as alice >> ${log} 2>&1 && exit 0
@@ -48,12 +52,40 @@ beforeAll(async () => {
     return { content: 'done' };
   });
 });
-afterAll(() => model.close());
+afterAll(() => { writeFileSync(stopFile, ''); return model.close(); });
+
+/**
+ * The store's approver, whose wait the test ends (as a timeout) once the poller's answer was refused: on a
+ * loaded machine the poller's CLI calls take seconds each, and a fixed wait could end before it even tried.
+ */
+function approverEndingAfterRefusal(db: ReturnType<typeof database>['db']): HumanApprover {
+  const store = storeApprover(db, { pollMs: 100 });
+  return {
+    async ask(req, signal) {
+      const waiting = new AbortController();
+      const follow = () => waiting.abort(signal.reason);
+      signal.addEventListener('abort', follow, { once: true });
+      const watch = (async () => {
+        while (!waiting.signal.aborted) {
+          if ((await listAudit(db, { kind: 'approval.answer_refused', limit: 1 })).length > 0) waiting.abort('timeout');
+          else await sleep(200);
+        }
+      })();
+      try {
+        return await store.ask(req, waiting.signal);
+      } finally {
+        signal.removeEventListener('abort', follow);
+        waiting.abort();
+        await watch;
+      }
+    },
+  };
+}
 
 const config = (): Config => defaultConfig({
   tools: { profile: 'full', workspace },
-  // long enough for the poller's CLI calls to list and answer on a loaded machine (each start takes seconds there)
-  permissions: { approval: { trusted_channels: ['ops'], wait_timeout_seconds: 25 } },
+  // a ceiling only: the wait ends once the poller was refused (approverEndingAfterRefusal)
+  permissions: { approval: { trusted_channels: ['ops'], wait_timeout_seconds: 100 } },
   model: { base_url: model.url, name: 'scripted', api_key: 'sk-self-answered-test-0001' },
 } as Parameters<typeof defaultConfig>[0]);
 
@@ -63,7 +95,7 @@ describe('a tool process detached from its session cannot answer the session\'s 
     const cfg = config();
     const deps = {
       config: cfg, db, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), chat: agentChatClient(cfg),
-      approver: storeApprover(db, { pollMs: 100 }), smartReviewer: null,
+      approver: approverEndingAfterRefusal(db), smartReviewer: null,
     };
     const turn = await attendedTurn(deps, 'set up the nightly job', attendedContext('alice', 'ops'), new AbortController().signal);
     const decisions = turn.outcome.calls.map((c) => ({ tool: c.tool, rule: c.decision?.rule }));
@@ -76,5 +108,5 @@ describe('a tool process detached from its session cannot answer the session\'s 
     expect(refused.length, existsSync(log) ? readFileSync(log, 'utf8') : 'no poller log').toBeGreaterThan(0);
     expect(refused.every((r) => r.outcome === 'code_missing' && r.actor === 'alice')).toBe(true);
     expect(await listAudit(db, { kind: 'approval.answered', limit: 5 })).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 });
