@@ -132,7 +132,7 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
       : job.paused && claimed.trigger !== 'manual' ? 'the job was paused before the run started'
         : pausedAbove ? `job ${pausedAbove.id} (${pausedAbove.name}), whose run made this child job, was paused before the run started` : null;
     if (stale) {
-      const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, state: 'cancelled', error: stale }), {
+      const run = await changeWithRecord(db, appender(deps), finishRunStatement({ run_id: runId, owner: deps.workerId, attempt: claimed.attempt, state: 'cancelled', error: stale }), {
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: runId, outcome: 'cancelled', reason: stale, data: { attempt: claimed.attempt },
       });
       return { kind: 'finished', state: 'cancelled', run };
@@ -169,7 +169,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   const onShutdown = () => controller.abort(new Error('shutdown'));
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   const timer = setTimeout(() => controller.abort(new Error('timeout')), job.timeout_seconds * 1000);
-  const renew = keepLease(deps, runId, controller);
+  const renew = keepLease(deps, claimed, controller);
   const grantInForce = grantStillHeld(deps, runId, job, auth, controller.signal);
   try {
     let outcome: PayloadOutcome;
@@ -182,7 +182,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
       // the reads above may have waited out an outage longer than the lease: no step runs on a run taken over meanwhile
       // (asked only after such a wait: it is one more commit on every run's path)
       const waited = performance.now() - claimedAt > (deps.config.daemon.lease_seconds * 1000) / 3;
-      const held = !waited || await renewLease(db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds });
+      const held = !waited || await renewLease(db, { run_id: runId, owner: deps.workerId, attempt: claimed.attempt, lease_seconds: deps.config.daemon.lease_seconds });
       if (!held) controller.abort(new Error('lease lost'));
       outcome = held ? await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal)
         : { output: {}, denials: 0, stoppedByDenials: false, retryable: false, failed: true, error: 'lease lost before the run began' };
@@ -222,8 +222,10 @@ class LeaseNotRenewed extends Error {
  * Renews the lease while the run works and aborts it when the lease is no
  * longer ours (cancelled, or taken over), or when renewals have failed for two
  * thirds of the lease: past that, another replica may soon take the run over.
+ * Ours means this attempt's: this worker may have claimed the run again since.
  */
-function keepLease(deps: RunExecutorDeps, runId: string, controller: AbortController): NodeJS.Timeout {
+function keepLease(deps: RunExecutorDeps, claimed: Pick<RunRow, 'id' | 'attempt'>, controller: AbortController): NodeJS.Timeout {
+  const { id: runId, attempt } = claimed;
   const leaseMs = deps.config.daemon.lease_seconds * 1000;
   // a monotonic clock: a step of the host's wall clock (NTP) must neither abort every run nor hide failing renewals
   let renewedAt = performance.now();
@@ -232,7 +234,7 @@ function keepLease(deps: RunExecutorDeps, runId: string, controller: AbortContro
     const since = performance.now() - renewedAt;
     if (since > (leaseMs * 2) / 3) controller.abort(new LeaseNotRenewed(since, lastError));
     if (controller.signal.aborted) return;
-    renewLease(deps.db, { run_id: runId, owner: deps.workerId, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
+    renewLease(deps.db, { run_id: runId, owner: deps.workerId, attempt, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
       if (ours) renewedAt = performance.now();
       else controller.abort(new Error('lease lost'));
     }, (err: unknown) => {
@@ -281,7 +283,7 @@ async function settle(
 
   if (reason === 'lease lost' || cause instanceof LeaseNotRenewed) {
     const now = await whileUnreachable(() => getRun(db, run.id), writing);
-    if (now?.state !== 'running' || now.lease_owner !== deps.workerId) return endedElsewhere(deps, job, run, now, state);
+    if (!heldByAttempt(deps, run, now)) return endedElsewhere(deps, job, run, now, state);
   }
   // an interrupted run is retried as one whose worker was killed would be (the reconciler's rule): a restart loses no run
   const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out' || state === 'interrupted';
@@ -308,10 +310,12 @@ async function settle(
     // an earlier try may have committed with its answer lost: then the outcome is ours, recorded by this daemon
     // (not the reconciler's, which may have ended the run meanwhile with the same state)
     if (writes > 1 && now?.state === state && await recordedByUs(deps, run, state)) return afterFinish(deps, job, now, o, state, grant, grantInForce);
-    // cancelled between the last renewal and this finish: the record above names an outcome that did not apply
+    // cancelled between the last renewal and this finish, or taken over and claimed again as a later attempt:
+    // the record above names an outcome that did not apply
+    const moved = now && now.attempt !== run.attempt ? `had moved on to attempt ${now.attempt} (${now.state})` : `had already ended as ${now?.state ?? 'unknown'}`;
     await appender(deps)({
       kind: 'run.outcome_discarded', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: now?.state ?? null,
-      reason: `the run had already ended as ${now?.state ?? 'unknown'}; this attempt's outcome ${state} was not applied`, data: { attempt: run.attempt },
+      reason: `the run ${moved}; this attempt's outcome ${state} was not applied`, data: { attempt: run.attempt, worker: deps.workerId },
     });
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
@@ -325,7 +329,11 @@ async function recordedByUs(deps: RunExecutorDeps, run: RunRow, outcome: string)
   return last?.actor === 'daemon' && last.outcome === outcome && data?.attempt === run.attempt && data.worker === deps.workerId;
 }
 
-/** Thrown in a retry's transaction when the run is not this worker's to move: the change and its record roll back. */
+/** Whether the run as read is still running as this worker's attempt (the worker may have claimed it again as the next one). */
+const heldByAttempt = (deps: RunExecutorDeps, run: RunRow, now: RunRow | null): boolean =>
+  now?.state === 'running' && now.lease_owner === deps.workerId && now.attempt === run.attempt;
+
+/** Thrown in a retry's transaction when the run is not this attempt's to move: the change and its record roll back. */
 const NOT_HELD = Symbol('the run is not held by this worker');
 
 /** Another attempt after the job's backoff; the change and its record commit together, however long the database is away (up to a lease). */
@@ -340,10 +348,10 @@ async function retry(
   let writes = 0;
   const retried = await whileUnreachable(async () => {
     writes++;
-    if (writes > 1 && (await getRun(db, run.id))?.state !== 'running') return null;
+    if (writes > 1 && !heldByAttempt(deps, run, await getRun(db, run.id))) return null;
     // the record only with the change: a run no longer ours (cancelled, taken over) gets no "retrying" record
     return changeWithRecord(db, appender(deps), async (tx) => {
-      const moved = await retryRun(tx, { run_id: run.id, owner: deps.workerId, error, backoff_ms: backoff });
+      const moved = await retryRun(tx, { run_id: run.id, owner: deps.workerId, attempt: run.attempt, error, backoff_ms: backoff });
       if (!moved) throw NOT_HELD;
       return moved;
     }, {

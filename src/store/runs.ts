@@ -70,11 +70,15 @@ export async function recordSkip(exec: Executor, s: { job_id: string; nominal_at
   return insertRun(exec, { job_id: s.job_id, nominal_at: s.nominal_at, trigger: s.trigger, state: 'skipped', skip_reason: s.reason });
 }
 
-/** Extends the lease while the run is still ours; false means someone took it over. */
-export async function renewLease(exec: Executor, r: { run_id: string; owner: string; lease_seconds: number }): Promise<boolean> {
+/**
+ * Extends the lease while the run is still ours; false means someone took it over. `attempt` binds it to
+ * the attempt that holds the lease: the same worker may have claimed the run again since (a later attempt).
+ */
+export async function renewLease(exec: Executor, r: { run_id: string; owner: string; attempt?: number; lease_seconds: number }): Promise<boolean> {
   const rows = await exec.update(runs)
     .set({ lease_expires_at: sql`now() + make_interval(secs => ${r.lease_seconds})` })
-    .where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), eq(runs.lease_owner, r.owner)))
+    .where(and(eq(runs.id, r.run_id), eq(runs.state, 'running'), eq(runs.lease_owner, r.owner),
+      r.attempt !== undefined ? eq(runs.attempt, r.attempt) : undefined))
     .returning({ id: runs.id });
   return rows.length === 1;
 }
@@ -92,9 +96,10 @@ export interface Finish {
   readonly cron_authorized?: boolean;
   readonly grant_id?: string | null;
   /**
-   * The attempt that ran. The claim commits asynchronously, so a database crash
-   * can lose it after the run's first record went through; the run is then back
-   * to queued with the attempt before. Finishing it anyway keeps it from running twice.
+   * The attempt that ran: a running run is finished only while it is still this attempt (its worker may
+   * have lost the lease and claimed the run again as the next one). The claim commits asynchronously, so a
+   * database crash can lose it after the run's first record went through; the run is then back to queued
+   * with the attempt before. Finishing it anyway keeps it from running twice.
    */
   readonly attempt?: number;
 }
@@ -130,7 +135,7 @@ const FINISH = `
     grant_id = case when $10::boolean then $11::text else grant_id end,
     attempt = coalesce($12::int, attempt)
   where id = $1 and (
-    (state = 'running' and ($2::text is null or lease_owner = $2::text))
+    (state = 'running' and ($2::text is null or lease_owner = $2::text) and ($12::int is null or attempt = $12::int))
     or ($12::int is not null and state in ('queued', 'retrying') and attempt = $12::int - 1))
   returning *`;
 
@@ -138,15 +143,19 @@ const FINISH = `
  * Who may end a running run: its lease holder (`owner`), or, with
  * `leaseExpired`, anyone, but only while that holder's lease is still expired
  * by the database clock, so a holder that renewed in the meantime keeps it.
+ * `attempt`: only while the run is still that attempt; a worker id alone does
+ * not tell one attempt from the next when the same worker claimed it again.
  */
 export interface RunningHolder {
   readonly owner?: string;
+  readonly attempt?: number;
   readonly leaseExpired?: boolean;
 }
 
 const heldBy = (h: RunningHolder) => and(
   eq(runs.state, 'running'),
   h.owner ? eq(runs.lease_owner, h.owner) : undefined,
+  h.attempt !== undefined ? eq(runs.attempt, h.attempt) : undefined,
   h.leaseExpired ? lt(runs.lease_expires_at, sql`now()`) : undefined,
 );
 
