@@ -29,7 +29,7 @@ import { recoverSkillInstalls } from '../skills/recover.ts';
 import { HEALTH_LIMIT_MS, startHttp } from './http.ts';
 import { within } from '../util/time-limit.ts';
 import { withFaultTracking } from '../queue/queue-faults.ts';
-import { watchPasses } from './hung-passes.ts';
+import { watchPasses, type Progress } from './hung-passes.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { currentProcessIdentity, hostProcesses, workerIdOf } from './process-identity.ts';
 import { reconcile } from './reconciler.ts';
@@ -76,7 +76,7 @@ export interface DaemonOptions {
   readonly extraTools?: readonly Tool[];
   /** How long without a successful firing pass before /healthz fails (default max(60 s, 10 ticks)). */
   readonly firingStaleMs?: number;
-  /** Tests: how long a firing or reconcile pass may wait before the daemon is told to stop (daemon.hung_pass_seconds otherwise). */
+  /** Tests: how long a firing or reconcile pass may go without progress before the daemon is told to stop (daemon.hung_pass_seconds otherwise). */
   readonly hungPassMs?: number;
   /** Something the daemon cannot carry on without has gone (the embedded PostgreSQL died): the caller should stop it and exit non-zero. */
   readonly onFatal?: (why: string) => void;
@@ -199,8 +199,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   undo.push(async () => { await worker?.stop(Promise.resolve(), () => shutdown.abort()); await processes.closeAll(); });
 
   let stopping = false;
-  const fireOnce = (): Promise<number> => fireUntilDone(database.db, {
-    parallel: config.daemon.firing_passes, logger, stopping: () => stopping,
+  const fireOnce = (progress?: Progress): Promise<number> => fireUntilDone(database.db, {
+    parallel: config.daemon.firing_passes, logger, stopping: () => stopping, ...(progress ? { progress } : {}),
     async onFired(report) {
       for (const ms of report.lateness) metrics.fireLateness.observe(ms / 1000);
       for (const [reason, n] of Object.entries(report.skipped)) metrics.instantsSkipped.inc({ reason }, n);
@@ -208,7 +208,9 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       for (let i = 0; i < report.queued.length; i += ENQUEUE_CHUNK) {
         // on the database clock, which not_before is on: a host clock behind it would hold every run back
         const now = dbClockNow(report);
-        await Promise.all(report.queued.slice(i, i + ENQUEUE_CHUNK).map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? now) - now })));
+        const chunk = report.queued.slice(i, i + ENQUEUE_CHUNK);
+        await Promise.all(chunk.map((run) => queue.enqueue(run.id, { delayMs: (run.not_before?.getTime() ?? now) - now })));
+        progress?.('runs enqueued', chunk.length);
       }
     },
   });
@@ -217,11 +219,11 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     const head = await auditHead(database.db).catch(() => null);
     if (head) logger.info({ audit_head: `${head.seq}:${head.hash}` }, 'audit chain head; check it later with: echo-agent audit verify --head');
   };
-  const reconcileOnce = async () => {
+  const reconcileOnce = async (progress?: Progress) => {
     const graceSeconds = Math.min(HAND_OFF_GRACE_SECONDS, config.daemon.reconcile_seconds);
     const settledBefore = new Date(Date.now() - graceSeconds * 1000);
     const reconciled = await reconcile(database.db, queue, logger, {
-      handOffGraceSeconds: graceSeconds, ...(self ? { deadHolders: { self, probe: hostProcesses } } : {}),
+      handOffGraceSeconds: graceSeconds, ...(self ? { deadHolders: { self, probe: hostProcesses } } : {}), ...(progress ? { progress } : {}),
     });
     // the runs queued before the grace are all in the queue: an enqueue refused then left none waiting
     queue.clearedBefore(settledBefore);
@@ -267,7 +269,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await reconcileOnce();
   let lastFiredAt = Date.now();
   const firing = loopFailureLog(logger, 'firing');
-  const firedAndNoted = async () => { await fireOnce(); lastFiredAt = Date.now(); firing.succeeded(); };
+  const firedAndNoted = async (progress: Progress) => { await fireOnce(progress); lastFiredAt = Date.now(); firing.succeeded(); };
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
   // retention is left out: deleting months of runs may take long, and it stops between batches when asked

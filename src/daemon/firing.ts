@@ -7,6 +7,7 @@ import { appendInTransaction, type AuditInput } from '../store/audit.ts';
 import { databaseNow, type Db } from '../store/db.ts';
 import { advanceJobs, lockDueJobs, type DueJob } from '../store/jobs.ts';
 import { activeRunsOf, cancelRun, createRuns, type ActiveRun, type CreatedRun, type NewRun } from '../store/runs.ts';
+import type { Progress } from './hung-passes.ts';
 
 export interface FiringReport {
   /** Runs created and to be enqueued after commit. */
@@ -96,6 +97,8 @@ export interface FiringBurst {
   readonly stopping?: () => boolean;
   /** Takes each pass's runs (to enqueue them); the next pass does not wait for it. */
   readonly onFired: (report: FiringReport) => Promise<void>;
+  /** Told of each committed batch: a burst over many due schedules is slow, not hung. */
+  readonly progress?: Progress;
 }
 
 /**
@@ -110,6 +113,8 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
   const pass = async (): Promise<boolean> => {
     const report = await fireDueJobs(db, { ...(opts.batch ? { batch: opts.batch } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
     total += report.queued.length;
+    opts.progress?.('firing batches committed');
+    opts.progress?.('runs fired', report.queued.length);
     // observed at once: a hand-off failing while passes still run must not be an unhandled rejection
     handed.push(opts.onFired(report).catch((err: unknown) => { failure ??= { err }; }));
     return report.more;

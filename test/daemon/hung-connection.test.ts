@@ -40,8 +40,8 @@ describe('a database connection that goes silent (a partition, a failover: no er
     });
     try {
       proxy.freeze();
-      await expect.poll(() => fatal, { timeout: 15_000, interval: 100 }).toMatch(/^the firing pass has not returned for \d+ s \(daemon\.hung_pass_seconds\): a database or queue connection hangs$/);
-      const error = lines.find((l) => l.level === 'error' && l.msg.startsWith('the firing pass has not returned'));
+      await expect.poll(() => fatal, { timeout: 15_000, interval: 100 }).toMatch(/^the firing pass has made no progress for \d+ s \(daemon\.hung_pass_seconds; running \d+ s, so far .+\): a database or queue connection hangs$/);
+      const error = lines.find((l) => l.level === 'error' && l.msg.startsWith('the firing pass has made no progress'));
       const stop = lines.find((l) => l.level === 'fatal' && l.msg.includes('the daemon stops so that its supervisor starts it again'));
       expect(error?.msg).toMatch(/a database or queue connection may hang$/);
       expect(stop).toBeDefined();
@@ -58,13 +58,65 @@ describe('watching passes', () => {
   it('says nothing of passes that return, however many', async () => {
     const { logger, lines } = capturingLogger();
     const hung: string[] = [];
-    const watch = watchPasses({ logger, warnAfterMs: 200, exitAfterMs: 400, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    // limits well above a pass's 30 ms: a loaded machine's stall is not what this is about
+    const watch = watchPasses({ logger, warnAfterMs: 1_000, exitAfterMs: 2_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
     try {
       const pass = watch.around('firing', () => new Promise((r) => setTimeout(r, 30)));
       for (let i = 0; i < 20; i++) await pass();
-      await new Promise((r) => setTimeout(r, 500));
+      // past both limits: a returned pass left behind in the watch would be reported by now
+      await new Promise((r) => setTimeout(r, 2_500));
       expect(hung).toEqual([]);
       expect(lines).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('does not stop a pass that keeps making progress, however long past the limit it runs', async () => {
+    const { logger, lines } = capturingLogger();
+    const hung: string[] = [];
+    const watch = watchPasses({ logger, warnAfterMs: 1_000, exitAfterMs: 1_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      // a reconcile pass over a huge backlog: a page every 20 ms, for four times the limit
+      const pass = watch.around('reconcile', async (progress) => {
+        const start = performance.now();
+        while (performance.now() - start < 4_000) {
+          await new Promise((r) => setTimeout(r, 20));
+          progress('queued runs checked', 1_000);
+        }
+      });
+      await pass();
+      expect(hung).toEqual([]);
+      expect(lines).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('stops a pass once it has made no progress for the limit, counted from its last progress, naming what it had done', async () => {
+    const { logger, lines } = capturingLogger();
+    const hung: string[] = [];
+    const watch = watchPasses({ logger, warnAfterMs: 750, exitAfterMs: 1_500, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      let lastProgress = 0;
+      let hungWhileMoving = -1;
+      // progress for longer than the limit (10 × 200 ms), then a query that never returns
+      void watch.around('reconcile', async (progress) => {
+        for (let page = 0; page < 10; page++) {
+          await new Promise((r) => setTimeout(r, 200));
+          progress('pages of queued runs');
+          progress('runs re-enqueued', 1_000);
+          lastProgress = performance.now();
+        }
+        hungWhileMoving = hung.length;
+        await new Promise(() => {});
+      })();
+      await expect.poll(() => hung.length, { timeout: 20_000, interval: 50 }).toBe(1);
+      expect(hungWhileMoving, 'not stopped while it was still making progress').toBe(0);
+      expect(performance.now() - lastProgress).toBeGreaterThanOrEqual(1_500);
+      expect(hung[0]).toMatch(/^the reconcile pass has made no progress for \d+ s \(daemon\.hung_pass_seconds; running \d+ s, so far 10 pages of queued runs, 10000 runs re-enqueued\): a database or queue connection hangs$/);
+      const error = lines.find((l) => l.level === 'error');
+      expect(error?.msg).toMatch(/^the reconcile pass has made no progress for \d+ s \(running \d+ s, so far 10 pages of queued runs, 10000 runs re-enqueued\): a database or queue connection may hang$/);
     } finally {
       watch.stop();
     }
