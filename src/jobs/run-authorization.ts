@@ -1,7 +1,7 @@
 import type { Executor } from '../store/db.ts';
 import type { RunGrant } from '../approval/ports.ts';
 import { AUTHORIZATION_RULES, authorization, liveGrant, scopeCovers, type Authorization } from '../store/grants.ts';
-import { jobLineage } from '../store/jobs.ts';
+import { jobLineage, liveJobsMadeUnder } from '../store/jobs.ts';
 import type { GrantRow, JobRow } from '../store/schema.ts';
 
 /** Child jobs of child jobs are followed this far up, no further. */
@@ -39,4 +39,18 @@ async function inherited(db: Executor, job: JobRow, ancestors: readonly JobRow[]
 /** The grant a run holds, as its gate asks about it: the daemon's and `check call --job`'s are the same. */
 export function runGrant(auth: Authorization, inForce: () => Promise<boolean>): RunGrant {
   return { id: auth.grant_id, inForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) };
+}
+
+/**
+ * The child jobs whose runs a grant authorises now, by grant id: the answer to "what else runs under this
+ * approval tonight". Each is judged as its run would be, so a child cut off (parent removed, grant replaced) is left out.
+ */
+export async function childJobsCovered(db: Executor, grantIds: readonly string[]): Promise<Map<string, JobRow[]>> {
+  const covered = new Map<string, JobRow[]>();
+  for (const child of await liveJobsMadeUnder(db, grantIds)) {
+    const auth = await runAuthorization(db, child);
+    if (!auth.cron_authorized || !auth.grant_id) continue;
+    covered.set(auth.grant_id, [...(covered.get(auth.grant_id) ?? []), child]);
+  }
+  return covered;
 }

@@ -128,6 +128,13 @@ export async function jobLineage(exec: Executor, id: string, limit: number): Pro
   return line;
 }
 
+/** Live child jobs made under one of these grants (their `parent_grant_id`), grandchildren included: they carry it down. */
+export async function liveJobsMadeUnder(exec: Executor, grantIds: readonly string[]): Promise<JobRow[]> {
+  const unique = [...new Set(grantIds)];
+  if (unique.length === 0) return [];
+  return exec.select().from(jobs).where(and(inArray(jobs.parent_grant_id, unique), isNull(jobs.removed_at))).orderBy(asc(jobs.created_at), asc(jobs.id));
+}
+
 /** Several jobs by id in one query, removed ones included (lists that name the job of each row). */
 export async function jobsById(exec: Executor, ids: readonly string[]): Promise<Map<string, JobRow>> {
   const unique = [...new Set(ids)];

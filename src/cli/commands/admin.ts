@@ -35,12 +35,16 @@ export function registerGrantCommands(program: Command): void {
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
-      const [{ authorization, listGrants }, { jobByRef }, { jobsById }] = await Promise.all([import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts')]);
+      const [{ authorization, listGrants }, { jobByRef }, { jobsById }, { childJobsCovered }] = await Promise.all([
+        import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../../jobs/run-authorization.ts'),
+      ]);
       const rows = await withStore(configOf(cmd), async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
         const grants = await listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
         // an id alone does not tell an admin which job holds the grant
         const jobs = await jobsById(db.db, grants.map((g) => g.job_id));
+        // child jobs run under their parent's grant: an admin counting what holds cron authority must see them
+        const children = await childJobsCovered(db.db, grants.filter((g) => !g.revoked_at).map((g) => g.id));
         return grants.map((g) => {
           const held = jobs.get(g.job_id) ?? null;
           // as a run judges it (a grant row says what was approved, not whether it still covers the job)
@@ -49,13 +53,15 @@ export function registerGrantCommands(program: Command): void {
           return {
             ...g, job_name: redactOrNull(held?.name ?? null), revoked_why: redactOrNull(g.revoked_why),
             authorizes_now: now?.cron_authorized ?? false, authorization_rule: now?.rule ?? (g.revoked_at ? 'grant.none' : 'grant.job_removed'),
+            child_jobs: (children.get(g.id) ?? []).map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin })),
           };
         });
       });
       if (opts.json) printJson(rows);
-      else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
+      else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'CHILD JOBS', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
         // an ended grant authorises nothing any more, whatever it once did
         g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.authorizes_now ? 'yes' : `no (${NOT_AUTHORISING[g.authorization_rule] ?? g.authorization_rule})`,
+        g.child_jobs.length > 0 ? String(g.child_jobs.length) : '-',
         g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
@@ -66,7 +72,7 @@ export function registerGrantCommands(program: Command): void {
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       if (ref.trim() === '') throw new CliError('grants show: the job is empty; give a job id or name', EXIT.usage);
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }, { listAudit }] = await Promise.all([
+      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization, childJobsCovered }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }, { listAudit }] = await Promise.all([
         import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
         import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'), import('../../store/audit.ts'),
       ]);
@@ -77,6 +83,7 @@ export function registerGrantCommands(program: Command): void {
         // the approver is the name the answerer gave; the approval row knows the account it came from
         const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const auth = await runAuthorization(db.db, job);
+        const children = grant ? (await childJobsCovered(db.db, [grant.id])).get(grant.id) ?? [] : [];
         // no live grant: who ended the last one, and why, is the rest of "who said so"
         const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
         // the OS account behind the name that ended it (`--as` is only what the caller says), from the ending record
@@ -106,6 +113,8 @@ export function registerGrantCommands(program: Command): void {
           authorization: auth,
           last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: endedFrom, why: redactOrNull(ended.revoked_why) } : null,
           grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job), changed_since: changedSince } : null,
+          /** Live child jobs (task, workflow, spawn_task) made by its runs, which run under this grant too; revoking it stops them (I5). */
+          child_jobs: children.map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin, schedule: c.schedule, next_fire_at: c.next_fire_at })),
           unattended_policy: config.permissions.approval.unattended_policy,
           tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
         };
@@ -128,6 +137,7 @@ export function registerGrantCommands(program: Command): void {
               : 'grant: none (never approved by a human)',
         ...(g?.changed_since ? [`  changed since, keeping the grant: ${g.changed_since.fields.join(', ') || 'nothing'} by ${g.changed_since.by ?? '-'} at ${g.changed_since.at.toISOString()} (audit list --job ${report.job.id} --kind job.updated)`] : []),
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
+        ...(report.child_jobs.length > 0 ? [`also authorises ${report.child_jobs.length} child job(s) its runs made (revoking the grant stops them): ${report.child_jobs.map((c) => `${c.id} (${c.origin} ${c.name ?? '-'})`).join(', ')}`] : []),
         !d ? 'delivery: none' : d.delivers ? `delivery: each finished run's outcome is posted to notify target ${d.notify}`
           : `delivery: notify target ${d.notify}, but nothing is posted while the job has no live grant`,
         ...warnings.map((w) => `WARNING: ${w}`),
