@@ -45,6 +45,8 @@ export interface PayloadDeps {
   readonly audit?: AuditAppend;
   /** The grant the run started with; asked before a call relies on it. */
   readonly grant?: RunGrant;
+  /** The attempt running: its refusals count only while the run is still this attempt. */
+  readonly attempt?: number;
 }
 
 function scopeOf(deps: PayloadDeps, job: JobRow, runId: string): RunScope {
@@ -62,7 +64,8 @@ async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: Tool
   const scope = scopeOf(deps, job, runId);
   // the run's total, sub-agents' refusals included: they count through the same function
   const tally = { denials: 0 };
-  const onDenial = async () => (tally.denials = await addDenial(deps.db, runId));
+  // a run taken over counts on in memory: this attempt still stops at its limit
+  const onDenial = async () => (tally.denials = (await addDenial(deps.db, runId, deps.attempt)) ?? tally.denials + 1);
   return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }));
 }
 
@@ -126,8 +129,10 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
 async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
   if (job.payload.kind !== 'agent') throw new Error('not an agent payload');
   const { prompt, model } = job.payload;
+  let denials = 0;
+  const onDenial = async () => (denials = (await addDenial(deps.db, runId, deps.attempt)) ?? denials + 1);
   const out = await deps.agent.run(prompt, ctx, {
-    signal, scope: scopeOf(deps, job, runId), onDenial: () => addDenial(deps.db, runId), ...(model ? { model } : {}),
+    signal, scope: scopeOf(deps, job, runId), onDenial, ...(model ? { model } : {}),
   });
   let tries = 0;
   // a database that is away for a moment (~30 s) does not fail a run whose work is done

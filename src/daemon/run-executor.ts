@@ -184,7 +184,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
       const waited = performance.now() - claimedAt > (deps.config.daemon.lease_seconds * 1000) / 3;
       const held = !waited || await renewLease(db, { run_id: runId, owner: deps.workerId, attempt: claimed.attempt, lease_seconds: deps.config.daemon.lease_seconds });
       if (!held) controller.abort(new Error('lease lost'));
-      outcome = held ? await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce) }, job, runId, ctx, controller.signal)
+      outcome = held ? await runPayload({ ...riding, agent, audit, grant: runGrant(auth, grantInForce), attempt: claimed.attempt }, job, runId, ctx, controller.signal)
         : { output: {}, denials: 0, stoppedByDenials: false, retryable: false, failed: true, error: 'lease lost before the run began' };
     } catch (err) {
       // a bug or a lost connection inside the payload: the run fails with the cause, now, not at lease expiry

@@ -176,10 +176,15 @@ export async function markInterrupted(exec: Executor, r: RunningHolder & { run_i
   return row ?? null;
 }
 
-/** Counts one gate refusal; returns the new total. */
-export async function addDenial(exec: Executor, runId: string): Promise<number> {
-  const [row] = await exec.update(runs).set({ denials: sql`${runs.denials} + 1` }).where(eq(runs.id, runId)).returning({ denials: runs.denials });
-  return row?.denials ?? 0;
+/**
+ * Counts one gate refusal; returns the new total. With `attempt`, only while that attempt runs: a refusal
+ * arriving late from an attempt whose run was taken over must not count against the next one (null then).
+ */
+export async function addDenial(exec: Executor, runId: string, attempt?: number): Promise<number | null> {
+  const [row] = await exec.update(runs).set({ denials: sql`${runs.denials} + 1` })
+    .where(and(eq(runs.id, runId), attempt !== undefined ? and(eq(runs.attempt, attempt), eq(runs.state, 'running')) : undefined))
+    .returning({ denials: runs.denials });
+  return row?.denials ?? null;
 }
 
 /** Running runs whose lease ran out (the holder died, hung or lost its database), by the database clock. */

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createJob } from '../../src/store/jobs.ts';
 import { claimRun } from '../../src/store/run-claim.ts';
-import { cancelRun, finishRun, getRun, insertRun, markInterrupted, renewLease, retryRun } from '../../src/store/runs.ts';
+import { addDenial, cancelRun, finishRun, getRun, insertRun, markInterrupted, renewLease, retryRun } from '../../src/store/runs.ts';
 import type { RunRow } from '../../src/store/schema.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { aJob } from './fixtures.ts';
@@ -40,6 +40,15 @@ describe('a running attempt\'s writes about itself are bound to that attempt, no
     expect(await markInterrupted(db, { ...late, reason: 'attempt 1 interrupted' })).toBeNull();
     // attempt 2's row as its claim left it: still running, its own lease, no error, no end
     expect(await getRun(db, second.id)).toEqual(second);
+  });
+
+  it('attempt 1\'s late refusal does not count against attempt 2\'s max_denials_per_run; attempt 2\'s own do', async () => {
+    const { db } = database();
+    const second = await reclaimedBySameWorker();
+    expect(await addDenial(db, second.id, 1)).toBeNull();
+    expect((await getRun(db, second.id))!.denials).toBe(0);
+    expect(await addDenial(db, second.id, 2)).toBe(1);
+    expect((await getRun(db, second.id))!.denials).toBe(1);
   });
 
   it('attempt 2 itself still renews and finishes its run', async () => {
