@@ -58,8 +58,10 @@ async function runOnce(tool: Tool, params: Record<string, unknown>, ctx: ToolExe
   let onOuterAbort: (() => void) | undefined;
   // The signal asks the tool to stop; the hard stop stops waiting if it does not.
   const stopped = new Promise<ToolResult>((resolve) => {
+    // a tool that did not stop may still do its effect: never retried, and recorded so a replay does not repeat it
     const hard = (why: string) => {
-      hardStop = setTimeout(() => resolve(fail('timeout', why)), grace);
+      hardStop = setTimeout(() => resolve(tool.riskLevel === 'read_only' ? fail('timeout', why)
+        : { ...fail('timeout', `${why}; it did not stop within ${grace} ms, so what it does may still happen`), effectful: true }), grace);
     };
     timer = setTimeout(() => {
       controller.abort(new Error('timeout'));

@@ -52,6 +52,33 @@ describe('tool executor', () => {
     expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
   });
 
+  it('a tool with effects that does not stop is not retried: its timeout is effectful, and recorded so a replay returns it', async () => {
+    let started = 0;
+    const late: Promise<void>[] = [];
+    const t = tool({
+      timeoutSeconds: 0.05, maxRetries: 2,
+      run: () => { started++; const done = new Promise<ToolResult>((resolve) => setTimeout(() => resolve(ok('written late')), 300)); late.push(done.then(() => {})); return done; },
+    });
+    const ledger = new MemoryEffectLedger();
+    const ctx = buildContext({ tool: 'probe', params: { name: 'a' } });
+    const r = await executeTool(t, { name: 'a' }, ctx, { graceMs: 20, ledger });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout', effectful: true });
+    expect(r.error).toContain('may still happen');
+    await Promise.all(late);
+    expect(started).toBe(1);
+    expect(await executeTool(t, { name: 'a' }, { ...ctx, is_replay: true }, { graceMs: 20, ledger })).toEqual(r);
+    expect(started).toBe(1);
+  });
+
+  it('a read-only tool that does not stop is retried as any timeout is', async () => {
+    let started = 0;
+    const t = tool({ riskLevel: 'read_only', timeoutSeconds: 0.05, maxRetries: 1, run: () => { started++; return new Promise(() => {}); } });
+    const r = await executeTool(t, { name: 'a' }, buildContext(), { graceMs: 20 });
+    expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
+    expect(r.effectful).toBeUndefined();
+    expect(started).toBe(2);
+  });
+
   it('retries internal and timeout failures with the same idempotency key and attempt_index + 1', async () => {
     const seen: ToolExecutionContext[] = [];
     const t = tool({ maxRetries: 2, run: async (_p, ctx) => { seen.push(ctx); return seen.length < 3 ? fail('internal', 'flaky') : ok('done'); } });
