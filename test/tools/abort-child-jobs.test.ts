@@ -15,8 +15,8 @@ const database = useTestDatabase();
 type Make = (config: ReturnType<typeof defaultConfig>, deps: JobServiceDeps) => Tool;
 
 /**
- * The call is cancelled while its child job is being created: at the enqueue, the one step after the
- * creating transaction committed, so the job exists by then and nothing is left to chance.
+ * The call is cancelled while its child job is being created: inside the creating transaction (when it reads
+ * the clock), so the job exists once it commits and nothing is left to chance.
  */
 async function cancelledWhileCreating(make: Make, params: Record<string, unknown>) {
   const db = database().db;
@@ -24,10 +24,11 @@ async function cancelledWhileCreating(make: Make, params: Record<string, unknown
   const enqueued: string[] = [];
   const tool = make(defaultConfig({ model: { base_url: 'http://model.test/v1', name: 'm' } }), {
     db,
-    enqueue: async (id) => {
-      enqueued.push(id);
+    now: () => {
       controller.abort(new Error('timeout'));
+      return new Date();
     },
+    enqueue: async (id) => { enqueued.push(id); },
   });
   const ctx = buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
   const before = new Set((await listJobs(db, { includeRemoved: true })).map((j) => j.id));
@@ -41,10 +42,11 @@ describe('a child job made while its call was cancelled does not outlive the cal
     ['task', taskTool as Make, { action: 'create', prompt: 'tidy the notes' }],
     ['spawn_task', spawnTaskTool as Make, { prompt: 'summarise' }],
     ['workflow', workflowTool as Make, { action: 'create', name: 'two steps', steps: [{ tool: 'read_file', args: { path: 'a' } }] }],
-  ])('%s removes the job it made and cancels its queued run', async (_name, make, params) => {
+  ])('%s removes the job it made and cancels its run, which never reaches the queue', async (_name, make, params) => {
     const { result, made, enqueued, db } = await cancelledWhileCreating(make, params);
     expect(result).toMatchObject({ success: false, errorKind: 'timeout' });
-    expect(enqueued).toHaveLength(1);
+    // a worker could have started it before the removal otherwise
+    expect(enqueued).toEqual([]);
     expect(made).toHaveLength(1);
     expect(made[0]!.removed_at).not.toBeNull();
     const runs = await listRuns(db, { job_id: made[0]!.id });
@@ -61,5 +63,17 @@ describe('a child job made while its call was cancelled does not outlive the cal
     expect(r).toMatchObject({ success: false, errorKind: 'timeout' });
     expect(r.error).toMatch(/shutdown/);
     expect((await listJobs(db, { includeRemoved: true })).length).toBe(before);
+  });
+});
+
+describe('a child job made by a call that was not cancelled', () => {
+  it('is handed to the queue once made', async () => {
+    const db = database().db;
+    const enqueued: string[] = [];
+    const tool = taskTool(defaultConfig(), { db, enqueue: async (id) => { enqueued.push(id); } });
+    const r = await tool.execute({ action: 'create', prompt: 'tidy' }, buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }), { signal: new AbortController().signal });
+    expect(r.success).toBe(true);
+    expect(enqueued).toHaveLength(1);
+    expect((await listRuns(db, { states: ['queued'] })).map((run) => run.id)).toContain(enqueued[0]);
   });
 });
