@@ -66,7 +66,7 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     const p = execute(runId, delivery);
     inFlight.set(p, runId);
     try { await p; } finally { inFlight.delete(p); }
-  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: repeatLimitedWarn(opts.logger, 'queue worker connection error') });
+  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: queueWorkerErrorLog(opts.logger) });
 
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);
@@ -92,3 +92,14 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     },
   };
 }
+
+/**
+ * The queue worker's errors, each kind once per few seconds. A full Redis (maxmemory under noeviction) is no
+ * connection trouble: every write is refused, so runs are neither taken nor completed until memory is freed.
+ */
+export function queueWorkerErrorLog(logger: Logger): (err: Error) => void {
+  const full = repeatLimitedWarn(logger, 'the queue\'s Redis is full (maxmemory reached under noeviction) and refuses writes: runs are neither taken nor completed until memory is freed or maxmemory raised', { level: 'error', stack: false });
+  const other = repeatLimitedWarn(logger, 'queue worker error: a command to the queue or its connection failed');
+  return (err) => (/^OOM\b/.test(err.message) ? full : other)(err);
+}
+

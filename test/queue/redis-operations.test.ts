@@ -1,30 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
+import { useOwnRedis } from '../support/redis.ts';
 
 // a Redis of this test's own, so it can be set up badly and killed
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-const servers: ChildProcess[] = [];
-afterEach(() => { for (const s of servers.splice(0)) s.kill('SIGKILL'); });
-
-async function ownRedis(args: string[]): Promise<{ url: string; server: ChildProcess }> {
-  const port = await freePort();
-  const server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  servers.push(server);
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.on('data', (d: Buffer) => { if (/Ready to accept connections/.test(d.toString())) resolve(); });
-    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, server };
-}
+const ownRedis = useOwnRedis();
 
 describe('the run queue on an operator\'s Redis', () => {
   it('reports a Redis that evicts keys, naming the policy and the fix', async () => {
