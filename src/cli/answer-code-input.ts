@@ -26,7 +26,6 @@ async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
 
 /** A line typed without echo; Ctrl-C stops the command (130), Ctrl-D ends the line. */
 function askHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
-  output.write('the code shown where the request was asked (not echoed): ');
   return new Promise((resolve, reject) => {
     let typed = '';
     const done = (result: () => void) => {
@@ -44,8 +43,10 @@ function askHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promis
         else if (typed.length < MAX_LINE) typed += ch;
       }
     };
+    // echo off before the prompt shows: a code typed or pasted the moment it appears must not be echoed
     input.setRawMode(true);
     input.resume();
     input.on('data', onData);
+    output.write('the code shown where the request was asked (not echoed): ');
   });
 }
