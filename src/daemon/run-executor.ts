@@ -9,6 +9,7 @@ import type { AuditInput } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
+import { keepLease, LeaseNotRenewed } from './run-lease.ts';
 import { CommittedAnswerLost, delaysFor, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
@@ -202,46 +203,6 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
     clearInterval(renew);
     deps.shutdown?.removeEventListener('abort', onShutdown);
   }
-}
-
-/** Renewals stop being sent this often at most, so a cancel elsewhere reaches the run within seconds. */
-const MAX_RENEW_INTERVAL_MS = 5_000;
-
-/** Renewals failed (the database is away) for two thirds of the lease: the run stops before another replica may take it over. */
-class LeaseNotRenewed extends Error {
-  constructor(readonly forMs: number, readonly last: unknown) {
-    super('lease not renewed');
-  }
-
-  describe(): string {
-    return `the run's lease could not be renewed for ${Math.round(this.forMs / 1000)}s: ${this.last ? describeFailure(this.last) : 'no answer'}`;
-  }
-}
-
-/**
- * Renews the lease while the run works and aborts it when the lease is no
- * longer ours (cancelled, or taken over), or when renewals have failed for two
- * thirds of the lease: past that, another replica may soon take the run over.
- * Ours means this attempt's: this worker may have claimed the run again since.
- */
-function keepLease(deps: RunExecutorDeps, claimed: Pick<RunRow, 'id' | 'attempt'>, controller: AbortController): NodeJS.Timeout {
-  const { id: runId, attempt } = claimed;
-  const leaseMs = deps.config.daemon.lease_seconds * 1000;
-  // a monotonic clock: a step of the host's wall clock (NTP) must neither abort every run nor hide failing renewals
-  let renewedAt = performance.now();
-  let lastError: unknown = null;
-  return setInterval(() => {
-    const since = performance.now() - renewedAt;
-    if (since > (leaseMs * 2) / 3) controller.abort(new LeaseNotRenewed(since, lastError));
-    if (controller.signal.aborted) return;
-    renewLease(deps.db, { run_id: runId, owner: deps.workerId, attempt, lease_seconds: deps.config.daemon.lease_seconds }).then((ours) => {
-      if (ours) renewedAt = performance.now();
-      else controller.abort(new Error('lease lost'));
-    }, (err: unknown) => {
-      lastError = err;
-      deps.logger.warn({ run_id: runId, err: describeFailure(err) }, 'lease renewal failed');
-    });
-  }, Math.max(1000, Math.min(MAX_RENEW_INTERVAL_MS, leaseMs / 3)));
 }
 
 /** Every decision is audited (I8) and counted by step and outcome. */
