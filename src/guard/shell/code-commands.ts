@@ -2,15 +2,17 @@ import { codeText } from './code-text.ts';
 import { aliasShell } from './command-settings.ts';
 import { argumentCode, cronCommands, perFileCommands, scheduledSource } from './embedded-code.ts';
 import { childState, childVars } from './environment.ts';
-import { carriesDownload, interpreterView, isDownloadOrDecode } from './interpreters.ts';
+import { carriesDownload, interpreterView, isDownloadOrDecode, isStdin } from './interpreters.ts';
+import { awkCommands, awkProgram } from './awk-program.ts';
+import { AWK_EXEC, AWKS } from './program-tables.ts';
 import { staticOutput } from './static-output.ts';
 import { isLister } from './listers.ts';
 import type { Arg, Invocation } from './model.ts';
 import { HOME_DIR, canonical } from './paths.ts';
-import { runsFile, scriptFromSubstitution, scriptOnStdin } from './scripts.ts';
+import { fileText, runsFile, scriptFromSubstitution, scriptOnStdin } from './scripts.ts';
 import { makeCode, projectCode } from './project-files.ts';
-import { copy, type State } from './shell-state.ts';
-import { FIELD_SPLIT, UNKNOWN, plain } from './values.ts';
+import { copy, showArg, type State } from './shell-state.ts';
+import { FIELD_SPLIT, UNKNOWN, isKnown, plain } from './values.ts';
 import { isFdPath, otherDialect, type WalkHost } from './walk-support.ts';
 import { DOWNLOADED } from './written-files.ts';
 
@@ -39,6 +41,12 @@ export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): 
   } else if (view?.family === 'eval' && view.code) {
     w.nestedCode(plain(view.code.v), st);
   }
+  // `find -exec sh {} ;`, `fd -x bash`, `xargs sh`, `rg --pre sh`: each name found becomes the script of a shell or interpreter
+  if (view && (view.family === 'shell' || view.family === 'code') && !view.inline && (inv.appendsArgs || (inv.listedBy?.length ?? 0) > 0)) {
+    // `bash -n` only reads the script for its syntax
+    const noexec = view.family === 'shell' && inv.args.some((a) => /^-[A-Za-z]*n[A-Za-z]*$/.test(a.v));
+    if (!noexec && (view.script ? !isKnown(view.script.v) : view.readsStdin && inv.appendsArgs)) w.emit('shell.interpreter.unseen_script', `${inv.text} (runs each name it is given as a script)`);
+  }
   const how = view?.family === 'code' ? 'code' : 'shell';
   if (view?.script && isFdPath(view.script.v)) scriptFromSubstitution(w, view.script, runner, inv, how);
   else if (view?.script) runsFile(w, view.script, runner, inv.program, false, how);
@@ -48,7 +56,9 @@ export function walkCodeOf(w: WalkHost, inv: Invocation, st: State, head: Arg): 
   // a makefile, package.json or justfile this line wrote: their commands run with the shell
   for (const code of [...makeCode(inv, w.files, w.emit), ...projectCode(inv, w.files, w.emit)]) w.nestedCode(code, copy(runner, { upstream: [], stdinFrom: null }));
   // alias values, trap actions, git -c core.pager=…, printf -v LESSOPEN … run as shell code
-  for (const code of argumentCode(inv, w.emit, st.vars)) w.nestedCode(code, copy(st));
+  for (const code of argumentCode(inv, w.emit, st.vars, (f) => fileText(w.files, f, inv.cwd))) w.nestedCode(code, copy(st));
+  // `awk 'BEGIN { system("CMD") }'`, `awk -f prog.awk` this line wrote: the commands its strings run
+  for (const code of awkCode(w, inv)) w.nestedCode(code, copy(runner, { upstream: [], stdinFrom: null }));
   w.settings.remember(inv);
   const alias = aliasShell(inv, st);
   if (alias) w.nestedCode(...alias);
@@ -86,4 +96,26 @@ export function intoSubstitutions(w: WalkHost, inv: Invocation, st: State): void
     else if (text !== null && view.family === 'shell') w.nestedCode(text, copy(st, { upstream: [], stdinFrom: null }));
     else w.emit('shell.interpreter.inline', `${reader.text} (code on stdin from ${inv.program || 'a redirection'})`);
   }
+}
+
+/**
+ * awk's program: the commands its string literals run (`system("CMD")`, `"CMD" | getline`) are walked; a program file this
+ * line wrote or a substitution prints is read, and runs commands like inline code does; one downloaded, or from a
+ * substitution not known, is flagged; any other file is like `bash script.sh`.
+ */
+function awkCode(w: WalkHost, inv: Invocation): string[] {
+  if (!AWKS.has(inv.program)) return [];
+  const prog = awkProgram(inv.args);
+  const out = prog.texts.flatMap((t) => awkCommands(plain(t.v)));
+  for (const f of prog.files) {
+    const stdin = isStdin(f);
+    const text = stdin ? inv.stdinText ?? undefined : fileText(w.files, f, inv.cwd);
+    if (text === DOWNLOADED) w.emit('shell.download.exec', `${inv.text} (runs the downloaded awk program ${showArg(f.v)})`);
+    else if (typeof text === 'string') {
+      // code on stdin is flagged as such already (checkExec)
+      if (!stdin && AWK_EXEC.test(text)) w.emit('shell.interpreter.inline', `${inv.text} (the awk program this command line wrote runs commands: ${text.split('\n')[0]!.slice(0, 80)})`);
+      out.push(...awkCommands(text));
+    } else if (isFdPath(f.v)) w.emit('shell.interpreter.unseen_script', `${inv.text} (awk program from a process substitution)`);
+  }
+  return out;
 }

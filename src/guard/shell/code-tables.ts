@@ -42,12 +42,22 @@ export interface EmbeddedCodeSpec {
   readonly reads?: SettingsFormat;
 }
 
-/** Ex commands (vim -c, +CMD) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`, `system('cmd')`. */
+/**
+ * Ex commands (vim -c, +CMD, a script's lines) that run a shell: `!cmd`, `:r !cmd`, `:w !cmd`, `:%!filter`, `:terminal cmd`,
+ * `system('cmd')`, `:execute "!cmd"`; that source a file of Ex commands (`:so FILE`, read like `-S FILE`); or that run
+ * another interpreter's code (`:lua …`, `:py3 …`, `:perldo …`), flagged like `python -c`.
+ */
 const EX_SHELL: readonly RegExp[] = [
   /(?:^|\|)[\s:]*(?:sil(?:ent)?!?\s*)?[%.$,\d'<>+-]*\s*(?:(?:r(?:e(?:ad?)?)?|w(?:r(?:i(?:te?)?)?)?)\s+)?!(?<code>.*)$/s,
   /(?:^|\|)[\s:]*(?:sil(?:ent)?!?\s*)?ter(?:m(?:i(?:n(?:al?)?)?)?)?!?(?:\s+\+\+\S+)*\s+(?<code>.*)$/s,
+  // another interpreter's code: flagged, and a command it gives system(), os.execute() or popen() as a literal walked
+  /(?:^|\|)[\s:]*[%.$,\d'<>+-]*\s*(?<inline>(?:py(?:t(?:h(?:on?)?)?)?[3x]?|pythonx|lua|pe(?:rl?)?|rub(?:y)?|tcl|mz(?:sc(?:heme)?)?)(?:do)?)(?:[\s!]|$)(?:[\s\S]*?\b(?:system|execute|popen)\s*\(\s*(['"])(?<code>.*?)\2)?/s,
   /\b(?:system|systemlist|jobstart|termopen)\s*\(\s*\[?\s*(['"])(?<code>.*?)\1/s,
+  /(?:^|\|)[\s:]*exe(?:c(?:u(?:te?)?)?)?\s+(['"])\s*:?\s*(?:sil(?:ent)?!?\s*)?!(?<code>.*?)\1/s,
+  /(?:^|\|)[\s:]*so(?:u(?:r(?:ce?)?)?)?!?\s+(?<file>\S+)\s*$/s,
 ];
+/** Lua for `nvim -l SCRIPT`: read (and flagged like `lua -e`) when this line wrote it, unseen from a substitution not known. */
+const LUA_FILE: readonly RegExp[] = [/^(?<inline>[\s\S]*\S[\s\S]*)$/];
 /** vim's script files (`-S FILE`, a vimrc `-u FILE`, typed keys `-s FILE`): read, when this line wrote them, a line an Ex command. */
 // in Ex mode (`vim -es`, `ex`) the lines of stdin are Ex commands; read so whenever stdin is static
 const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL }, stdin: EX_SHELL };
@@ -202,7 +212,7 @@ export const EMBEDDED_CODE: Readonly<Record<string, EmbeddedCodeSpec>> = {
   tar: TAR, gtar: TAR, bsdtar: TAR,
   zip: { words: { '-TT': true, '--unzip-command': true } },
   bash: BASH_RC, rbash: BASH_RC,
-  vi: VIM, vim: VIM, nvim: VIM, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
+  vi: VIM, vim: VIM, nvim: { ...VIM, files: { ...VIM.files, '-l': LUA_FILE } }, view: VIM, vimdiff: VIM, gvim: VIM, ex: VIM, evim: VIM,
   less: LESS, zless: LESS, kitty: KITTY,
   // tmux -f: a configuration file (commands, hooks, run-shell) read when the server starts
   tmux: { spec: WRAPPERS.tmux!, options: { f: SETTINGS_FILE }, reads: 'tmux' },

@@ -34,7 +34,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     cur = w.settings.apply(name, cur, vars, cwd);
     const read: FileReader = (f) => fileText(w.files, f, cwd);
     // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
-    for (const code of embeddedCode(name, cur.slice(1), w.emit, vars, read, stdinText(redirs, st))) w.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
+    for (const code of embeddedCode(name, cur.slice(1), w.emit, vars, read, stdinText(redirs, st), stdinFile(redirs))) w.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
     // what it does to processes already running (`strace -p 1 CMD`): a wrapper's own arguments count too
     w.checks.program(name, cur.slice(1), w.emit, read, stdinText(redirs, st));
     checkDownloadedCommands(name, cur.slice(1), st.upstream, redirs, w.emit);
@@ -129,4 +129,10 @@ function candidates(head: Arg, checks: Checks): string[] {
   }
   const found = checks.programsMatching(re);
   return found.length > 0 ? [...found] : [name];
+}
+
+/** The file a command's stdin is redirected from (`< x`, `< <(…)`), the last one winning; null when none. */
+function stdinFile(redirs: readonly RedirFact[]): Arg | null {
+  const r = [...redirs].reverse().find((f) => (f.op === '<' || f.op === '<>') && (f.fd === '' || f.fd === '0') && f.target);
+  return r?.target ? { v: r.target.v, info: { ...r.target.info, inner: r.inner } } : null;
 }

@@ -9,9 +9,10 @@ import { gitCommand } from './git-command.ts';
 import { TREE_COPIES } from './program-tables.ts';
 import { gitGrep } from './checks/targets.ts';
 import { DOWNLOADED } from './written-files.ts';
-import { UNKNOWN, display, literal, plain } from './values.ts';
+import { UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 import { isFdPath } from './walk-support.ts';
 import { settingsCode } from './settings-files.ts';
+import { INPUT_OPTIONS, checkInputRunner } from './input-runners.ts';
 import { sqlShellCode } from './sql-shell.ts';
 import { sedCode } from './sed-script.ts';
 import { builtinCode } from './builtin-code.ts';
@@ -62,7 +63,9 @@ function gitSubcommand(args: readonly Arg[]): { name: string; args: readonly Arg
  * and so is a C call that runs a command in the debugged process (`gdb -ex 'call system("CODE")'`), whose string is
  * walked as well. A command file (`gdb -x FILE`, `source FILE`) is read line by line when this line wrote it, and static stdin (`echo 'shell CMD' | gdb`) too.
  */
-export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined, stdin: string | null = null): string[] {
+export function embeddedCode(
+  name: string, args: readonly Arg[], emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined, stdin: string | null = null, stdinFile: Arg | null = null,
+): string[] {
   if (name !== 'git') homeSettings(name, () => [name, ...args.map((a) => display(a.v))].join(' ').slice(0, 120), vars, emit);
   const wrapper = WRAPPERS[name];
   const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
@@ -97,7 +100,13 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
   };
   if (spec.options) {
     const p = parseOptions(words, spec.spec ?? {});
-    for (const [name, how] of Object.entries(spec.options)) for (const v of valuesOf(p, name)) push(plain(v.v), how);
+    for (const [opt, how] of Object.entries(spec.options)) {
+      for (const v of valuesOf(p, opt)) {
+        // `man -P sh`, `tar --to-command=bash`: a shell as pager or filter runs what it is given
+        if (INPUT_OPTIONS[name]?.includes(opt)) checkInputRunner(`${name} --${opt} ${display(v.v)}`, plain(v.v), emit);
+        push(plain(v.v), how);
+      }
+    }
   }
   if (spec.words || spec.plus || spec.files) {
     for (let i = 0; i < words.length; i++) {
@@ -112,8 +121,13 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
       else if (spec.plus && w.startsWith('+')) push(plain(words[i]!.v).slice(1), spec.plus);
     }
   }
-  // a debugger reads commands from a pipe or heredoc as from a command file
+  // a debugger reads commands from a pipe or heredoc as from a command file; from a redirected file (`vim -es < x`) as
+  // `sh < x` reads its script: read when this line wrote it or a substitution prints it, flagged when not known
   if (spec.stdin && stdin !== null) for (const line of stdin.split('\n')) push(line, spec.stdin);
+  else if (spec.stdin && stdinFile) {
+    if (!isKnown(stdinFile.v) && !isFdPath(stdinFile.v)) emit('shell.interpreter.unseen_script', `${name} reads commands on stdin from ${display(stdinFile.v)}`);
+    else file(stdinFile, spec.stdin, 0);
+  }
   if (spec.anyWord) for (const w of words) push(plain(w.v).replace(/^--?[A-Za-z0-9-]+=/, ''), spec.anyWord);
   const at = spec.restAfter ? words.findIndex((w) => spec.restAfter!.includes(literal(w.v) ?? '')) : -1;
   if (at >= 0) {
@@ -128,7 +142,7 @@ export function embeddedCode(name: string, args: readonly Arg[], emit: Emit, var
  * Shell code in the arguments of builtins and git: alias values, a trap's action, `export LESSOPEN=…`, `printf -v` /
  * `read` / `mapfile` into a code variable, `git -c core.pager=…` / `alias.x=!…`, `git config KEY VALUE`.
  */
-export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>): string[] {
+export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<string, string>, read: FileReader = () => undefined): string[] {
   const rest = inv.args.map((a) => literal(a.v));
   const set = builtinSetterCode(inv, emit, vars);
   if (DECLARERS.has(inv.program)) return [...set, ...assignmentCode(inv.args, false, emit, vars), ...builtinCode(inv, emit)];
@@ -139,7 +153,7 @@ export function argumentCode(inv: Invocation, emit: Emit, vars: ReadonlyMap<stri
   if (inv.program === 'git') return [...gitGrepPagers(inv), ...gitConfigCode(inv, emit, vars)];
   // a database client's shell escapes (`psql -c '\! CMD'`, sqlite3's `.system CMD`)
   // sed's `e` runs commands, `r` and `w` read and write files
-  return [...set, ...sqlShellCode(inv), ...sedCode(inv, emit), ...builtinCode(inv, emit)];
+  return [...set, ...sqlShellCode(inv), ...sedCode(inv, emit, read), ...builtinCode(inv, emit)];
 }
 
 /** `git grep -O<CMD>` / `--open-files-in-pager=CMD`: git runs CMD through a shell with the matching files. */

@@ -1,6 +1,7 @@
 import type { Arg, ArgInfo, Invocation } from './model.ts';
 import { canonValue, type Canon } from './paths.ts';
 import type { Stmt, Word, WordPart } from './syntax/ast.ts';
+import { patternRegex, trimmed } from './param-ops.ts';
 import { FIELD_SPLIT, HOME, UNKNOWN, expandBraces, isKnown, live } from './values.ts';
 
 /** What expansion needs from the walk: variables, the directory, and substitutions. */
@@ -17,6 +18,8 @@ export interface EvalContext {
    * like code when it is known (null: unknown), so what it would run counts.
    */
   expandsAsCode(value: string | null, text: string): void;
+  /** `${X:=/}` assigns its default to X when X is unset (or empty), which later words see. */
+  assignDefault?(name: string, value: string): void;
 }
 
 interface Acc {
@@ -77,22 +80,36 @@ function fields(value: string, ctx: EvalContext): string {
   return out;
 }
 
+const DEFAULTS: ReadonlySet<string> = new Set([':-', '-', ':=', '=', ':+', '+']);
+
 function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted: boolean, acc: Acc): string {
   acc.computed = true;
-  const argValue = (): string => (p.arg ? expandWord(p.arg, ctx, acc, true) : '');
+  const op = p.op;
+  // an unquoted default's word has its `~` expanded (`: ${D:=~}` sets D to the home directory), a quoted one's not
+  const argValue = (): string => (!p.arg ? '' : DEFAULTS.has(op) && !quoted ? parts(p.arg.parts, ctx, acc, false, true) : expandWord(p.arg, ctx, acc, true));
   if (p.index) expandWord(p.index, ctx, acc, true);
   let known: string | undefined;
   if (p.name === 'HOME') known = HOME;
   else if (p.name === 'PWD' && ctx.cwd) known = canonValue(ctx.cwd);
   else if (p.name === '*') known = ctx.vars.get('@')?.replaceAll(FIELD_SPLIT, quoted ? ' ' : FIELD_SPLIT);
   else known = ctx.vars.get(p.name); // "$@" keeps its words apart (FIELD_SPLIT survives quoting)
-  const op = p.op;
+  // with a colon an empty value counts as unset (`X=; rm -rf ${X:-/}` removes /)
+  const unset = known === undefined || (op.startsWith(':') && known === '');
   let out: string;
   if (op === '') out = known ?? UNKNOWN;
-  else if (op === ':-' || op === '-' || op === ':=' || op === '=') { const a = argValue(); out = known ?? a; }
+  else if (op === ':-' || op === '-' || op === ':=' || op === '=') {
+    const a = argValue();
+    out = unset ? a : known!;
+    if (unset && op.endsWith('=')) ctx.assignDefault?.(p.name, a);
+  }
   else if (op === ':?' || op === '?') { argValue(); out = known ?? UNKNOWN; }
-  else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : known === '' ? '' : a; }
+  else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : unset ? '' : a; }
   else if ((op === '%' || op === '%%') && known === HOME) { argValue(); out = HOME; }
+  else if (op === '#' && p.arg === null && known !== undefined && isKnown(known)) out = String([...known].length);
+  else if (known !== undefined && ['#', '##', '%', '%%', '^^', ',,'].includes(op)) {
+    argValue();
+    out = trimmed(known, op, p.arg ? patternRegex(p.arg.parts) : '') ?? UNKNOWN;
+  }
   else if (op === '@' && p.arg && /^P$/.test(argValue())) { ctx.expandsAsCode(known ?? null, `\${${p.name}@P}`); out = UNKNOWN; }
   else { argValue(); out = UNKNOWN; }
   if (p.name === 'IFS' && op === '' && known === undefined) out = ' ';

@@ -1,9 +1,11 @@
 import { CONFIG_HOME_READERS, ENV_CODE_OPTIONS, ENV_UNSEEN, PRELOAD_VARIABLES, SYSTEM_LIBRARY, GIT_CONFIG_CODE, GIT_CONFIG_UNSEEN, GIT_EXT_URL, GIT_HOME_UNSEEN, GIT_PROTOCOL_LIST, NOWHERE } from './code-tables.ts';
-import { codeOf } from './code-values.ts';
+import { codeOf, variableCode } from './code-values.ts';
+import { INPUT_GIT_KEYS, INPUT_VARIABLES, checkInputRunner } from './input-runners.ts';
 import { has, parseOptions, valuesOf, type OptionSpec } from './flags.ts';
 import { gitCommand } from './git-command.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { canonical, showCanon } from './paths.ts';
+import { checkPathVariable } from './path-variable.ts';
 import { GIT_GLOBAL } from './program-tables.ts';
 import { UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 
@@ -48,6 +50,8 @@ function settingCode(key: string | null, value: string | null, shown: string, em
   if (!how) return [];
   if (value === null) { emit(UNSEEN, shown); return []; }
   const code = codeOf(plain(value), how)?.shell;
+  // `core.pager=sh`: a pager or editor that is a shell runs what git gives it
+  if (code !== undefined && keys.some((k) => INPUT_GIT_KEYS.has(k))) checkInputRunner(shown, code, emit);
   return code === undefined ? [] : [code];
 }
 
@@ -224,6 +228,8 @@ export function envConfigCode(assigned: ReadonlyMap<string, string>, vars: Reado
   for (const [name, v] of assigned) {
     if (Object.hasOwn(ENV_UNSEEN, name)) unseenPath(v, ENV_UNSEEN[name]!, `${name}=${display(v)}`, emit);
     if (PRELOAD_VARIABLES.has(name) && v.split(/[:\s]+/).some(unseenLibrary)) emit(UNSEEN, `${name}=${display(v)}`);
+    checkPathVariable(name, v, emit);
+    if (INPUT_VARIABLES.has(name)) checkInputRunner(`${name}=${display(v)}`, variableCode(name, v), emit);
     const loads = Object.hasOwn(ENV_CODE_OPTIONS, name) ? ENV_CODE_OPTIONS[name]! : null;
     if (loads && (!isKnown(v) || loads.re.test(v))) emit(loads.inline && isKnown(v) ? 'shell.interpreter.inline' : UNSEEN, `${name}=${display(v)}`);
     if (name === GIT_PROTOCOL_LIST && (!isKnown(v) || v.split(':').some((p) => p.trim().toLowerCase() === 'ext'))) emit(UNSEEN, `${name}=${display(v)}`);

@@ -1,3 +1,4 @@
+import { awkProgram } from './awk-program.ts';
 import { has, parseOptions, valueOf } from './flags.ts';
 import type { Arg, Invocation } from './model.ts';
 import { AWK_EXEC, AWKS, DECODERS, DOWNLOADERS, INTERPRETERS, POWERSHELL, POWERSHELL_INLINE, SOURCERS } from './program-tables.ts';
@@ -17,7 +18,7 @@ export interface InterpreterView {
 }
 
 const STDIN = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
-const isStdin = (a: Arg | undefined): boolean => a !== undefined && STDIN.has(literal(a.v) ?? '');
+export const isStdin = (a: Arg | undefined): boolean => a !== undefined && STDIN.has(literal(a.v) ?? '');
 
 export function interpreterView(inv: Invocation): InterpreterView | null {
   const args = inv.args;
@@ -35,10 +36,10 @@ export function interpreterView(inv: Invocation): InterpreterView | null {
     return { ...none, family: 'code', readsStdin: args.length === 0 };
   }
   if (AWKS.has(inv.program)) {
-    const p = parseOptions(args, { short: 'fvFW', long: ['file', 'assign', 'field-separator'] });
-    const prog = has(p, 'f', 'file') ? null : p.operands[0] ?? null;
-    const runs = prog !== null && AWK_EXEC.test(plain(prog.v));
-    return { ...none, family: 'code', inline: runs, code: runs ? prog : null };
+    // program text that runs commands is inline code; `-f -` reads the program from stdin (files: see awkFileCode)
+    const prog = awkProgram(args);
+    const runs = prog.texts.find((t) => AWK_EXEC.test(plain(t.v))) ?? null;
+    return { ...none, family: 'code', inline: runs !== null, code: runs, readsStdin: prog.files.some(isStdin) };
   }
   if (inv.program === 'deno' && literal(args[0]?.v ?? '') === 'eval') {
     return { ...none, family: 'code', inline: true, code: args[1] ?? null };

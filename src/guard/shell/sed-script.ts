@@ -1,7 +1,10 @@
 import { has, parseOptions, valuesOf } from './flags.ts';
 import { shellWord } from './code-values.ts';
 import type { Emit, Invocation } from './model.ts';
-import { plain } from './values.ts';
+import type { FileReader } from './embedded-code.ts';
+import { display, literal, plain } from './values.ts';
+import { isFdPath } from './walk-support.ts';
+import { DOWNLOADED } from './written-files.ts';
 
 /**
  * GNU sed commands that reach outside the text they edit: `e CMD` runs CMD with the shell, and `e` alone or the `s///e`
@@ -79,16 +82,26 @@ export function sedScript(script: string): SedReach {
   return out;
 }
 
-/** The shell code a sed command line stands for beyond editing (`e CMD`; `cat -- FILE` for `r FILE`, `: > FILE` for `w FILE`). */
-export function sedCode(inv: Invocation, emit: Emit): string[] {
+/**
+ * The shell code a sed command line stands for beyond editing (`e CMD`; `cat -- FILE` for `r FILE`, `: > FILE` for `w FILE`).
+ * A script file (`-f FILE`, `-f -` for stdin) is read when this line wrote it or a substitution prints it; one downloaded,
+ * or from a substitution not known, is flagged; any other is like `bash script.sh`.
+ */
+export function sedCode(inv: Invocation, emit: Emit, read: FileReader = () => undefined): string[] {
   if (inv.program !== 'sed' && inv.program !== 'gsed') return [];
   const p = parseOptions(inv.args, SED_OPTIONS);
   if (has(p, 'sandbox')) return [];
   const given = valuesOf(p, 'e', 'expression');
-  const scripts = given.length > 0 || has(p, 'f', 'file') ? given : p.operands.slice(0, 1);
+  const scripts = (given.length > 0 || has(p, 'f', 'file') ? given : p.operands.slice(0, 1)).map((s) => plain(s.v));
+  for (const f of valuesOf(p, 'f', 'file')) {
+    const text = literal(f.v) === '-' ? inv.stdinText ?? undefined : read(f);
+    if (text === DOWNLOADED) emit('shell.download.exec', `${inv.text.slice(0, 120)} (runs the downloaded sed script ${display(f.v)})`);
+    else if (typeof text === 'string') scripts.push(text);
+    else if (isFdPath(f.v)) emit('shell.interpreter.unseen_script', `${inv.text.slice(0, 120)} (sed script from a process substitution)`);
+  }
   const out: string[] = [];
   for (const s of scripts) {
-    const r = sedScript(plain(s.v));
+    const r = sedScript(s);
     out.push(...r.code, ...r.reads.filter((f) => f !== '').map((f) => `cat -- ${shellWord(f)}`), ...r.writes.filter((f) => f !== '').map((f) => `: > ${shellWord(f)}`));
     if (r.unseen) emit('shell.interpreter.unseen_script', `${inv.text.slice(0, 120)} (sed runs the text it edits as a command)`);
   }

@@ -157,6 +157,7 @@ export class Walker implements WalkHost {
         if (value === null || !isKnown(value)) this.emit('shell.expansion.prompt', text);
         else this.nestedCode(`: "${value.replace(/["\\]/g, '\\$&')}"`, copy(st));
       },
+      assignDefault: (name, value) => setVar(st, name, value),
     };
   }
 

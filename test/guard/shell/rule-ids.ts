@@ -7,6 +7,7 @@ export const DETACH = 'shell.process.detach';
 export const DL = 'shell.download.exec';
 export const DW = 'shell.device.write';
 export const FB = 'shell.process.fork_bomb';
+export const HOST = 'shell.container.host_access';
 export const INLINE = 'shell.interpreter.inline';
 export const KA = 'shell.process.kill_all';
 export const MKFS = 'shell.device.mkfs';

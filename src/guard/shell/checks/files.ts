@@ -1,6 +1,7 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
 import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
+import { AWK_OPTIONS, AWK_PROGRAM_GIVEN } from '../awk-program.ts';
 import { AWKS, NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
 import { gitCommand } from '../git-command.ts';
@@ -21,14 +22,8 @@ const TRANSFER: Readonly<Record<string, OptionSpec>> = TRANSFER_OPTIONS;
 
 /** Searchers' and sed's options that give the pattern or script (then the first operand is a file), or take a value. */
 const SEARCH_PATTERN = { spec: { short: 'efABCmd', long: ['regexp', 'file', 'expression', 'max-count', 'context'] }, given: ['e', 'f', 'regexp', 'file', 'expression'] };
-/**
- * awk's: gawk's "F:f:v:W;bcCd::D::e:E:…" (-d, -D, -L, -o, -p take a value only attached: `gawk -d PROG FILE` runs PROG),
- * and the options giving the program text or file.
- */
-const AWK_PROGRAM = {
-  spec: { short: 'FfvWeEilZ', attached: 'dDLop', long: ['field-separator', 'file', 'assign', 'source', 'exec', 'include', 'load'] },
-  given: ['f', 'e', 'E', 'file', 'source', 'exec'],
-};
+/** awk's options and those giving the program (awk-program.ts). */
+const AWK_PROGRAM = { spec: AWK_OPTIONS, given: AWK_PROGRAM_GIVEN };
 
 /** What a copy reads: its operands but the destination. */
 function sources(inv: Invocation, spec: OptionSpec): readonly Arg[] {
