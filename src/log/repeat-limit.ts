@@ -11,7 +11,9 @@ export function repeatLimitedWarn(
   const windowMs = opts.windowMs ?? 5_000;
   const now = opts.now ?? Date.now;
   const last = new Map<string, { at: number; held: number }>();
-  return (err, context = {}) => {
+  return (outer, context = {}) => {
+    // one failure reached through different statements (a query wrapper's message quotes each) is one failure
+    const err = rootCause(outer);
     const key = `${Object.values(context).join('\u0000')}\u0000${err.message}`;
     const t = now();
     const seen = last.get(key);
@@ -54,3 +56,11 @@ export function loopFailureLog(logger: Logger, loop: string, opts: { windowMs?: 
     },
   };
 }
+
+/** The innermost Error of a cause chain: drizzle wraps a driver error in one whose message is the whole statement. */
+function rootCause(err: Error): Error {
+  let e = err;
+  for (let depth = 0; depth < 10 && e.cause instanceof Error; depth++) e = e.cause;
+  return e;
+}
+

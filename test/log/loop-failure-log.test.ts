@@ -50,7 +50,7 @@ describe('a daemon loop that keeps failing', () => {
       await pool.query(`drop schema if exists "${`lfl-${schema}`.replace(/[^A-Za-z0-9_]/g, '_').toLowerCase()}_queue" cascade`).catch(() => {});
     }
     const firing = lines.filter((l) => l.loop === 'firing');
-    expect(firing.filter((l) => l.msg === 'firing pass failed')).toHaveLength(1);
+    expect(firing.filter((l) => l.msg === 'firing pass failed'), JSON.stringify(firing)).toHaveLength(1);
     expect(firing.filter((l) => l.msg === 'firing pass succeeded again')).toHaveLength(1);
   }, 30_000);
 });

@@ -37,6 +37,17 @@ describe('a recurring warning is logged at most once per window, with how many w
     ]);
   });
 
+  it('one database failure reached through different statements is one message: keyed and logged by its cause', async () => {
+    const { lines, logger } = capture();
+    const warn = repeatLimitedWarn(logger, 'firing pass failed', { windowMs: 1000, now: () => 0 });
+    const cause = Object.assign(new Error('relation "jobs" does not exist'), { code: '42P01' });
+    warn(new Error('Failed query: select min(next_fire_at) from jobs\nparams: ', { cause }), { loop: 'firing' });
+    warn(new Error('Failed query: select id from jobs for update skip locked\nparams: ', { cause }), { loop: 'firing' });
+    warn(cause, { loop: 'firing' });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.map((l) => [l.msg, (l.err as { message: string }).message])).toEqual([['firing pass failed', 'relation "jobs" does not exist']]);
+  });
+
   it('stack: false logs an outage\'s message and code without a stack, unless the level is debug', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6390'), { code: 'ECONNREFUSED' });
     const { lines, logger } = capture();
