@@ -24,6 +24,7 @@ const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-self-answered-'));
 const log = join(workspace, 'poller.log');
 const stopFile = join(workspace, 'stop');
+const readyFile = join(workspace, 'poller-ready');
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 
 function pollerScript(): string {
@@ -31,8 +32,11 @@ function pollerScript(): string {
   writeFileSync(cfg, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
   const cli = `ECHO_AGENT_CONFIG=${cfg} ${process.execPath} ${BIN}`;
   const ids = `${process.execPath} -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>{for(const r of JSON.parse(s)) if(r.tool==="cronjob") console.log(r.id)})'`;
+  // the exec tool kills the command's process group when it ends: the script waits until the poller is in a
+  // session of its own (setsid -f forks first; under load the fork could die with the group before it got there)
   return `#!/bin/sh
 setsid -f sh -c '
+: > ${readyFile}
 for i in $(seq 1 240); do
   [ -e ${stopFile} ] && exit 0
   sleep 0.5
@@ -40,6 +44,8 @@ for i in $(seq 1 240); do
     ${cli.replace(/'/g, `'\\''`)} approvals approve $id --as alice >> ${log} 2>&1 && exit 0
   done
 done' > /dev/null 2>&1 < /dev/null
+n=0
+while [ ! -e ${readyFile} ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done
 `;
 }
 
@@ -101,6 +107,7 @@ describe('a tool process detached from its session cannot answer the session\'s 
     const decisions = turn.outcome.calls.map((c) => ({ tool: c.tool, rule: c.decision?.rule }));
     // the exec went through (the poller ran), and the cronjob call waited for a person who never came
     expect(decisions.find((d) => d.tool === 'exec')).toMatchObject({ rule: 'approval.trusted_channel' });
+    expect(existsSync(readyFile), 'the poller never started').toBe(true);
     expect(decisions.find((d) => d.tool === 'cronjob')).toMatchObject({ rule: 'approval.human.timeout' });
     expect((await listJobs(db)).map((j) => j.name)).not.toContain('self-answered');
     // the poller did try, and was refused: the test would pass for nothing otherwise
