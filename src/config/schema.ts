@@ -12,7 +12,8 @@ export const MAX_TIMER_SECONDS = 2_147_483;
 const seconds = (d: number, min = 0) => (min > 0 ? z.number().min(min) : z.number().positive()).max(MAX_TIMER_SECONDS).default(d);
 // fetch refuses a URL with credentials in it, so such a value would only fail later, at every call
 const optionalUrl = z.url({ protocol: /^https?$/ })
-  .refine((u) => { const url = new URL(u); return url.username === '' && url.password === ''; }, 'holds a user name or password, which HTTP clients refuse to send; put the key in api_key')
+  // zod runs this even when the URL check above failed: a value that is no URL is that check's to report
+  .refine((u) => { if (!URL.canParse(u)) return true; const url = new URL(u); return url.username === '' && url.password === ''; }, 'holds a user name or password, which HTTP clients refuse to send; put the key in api_key')
   .optional();
 
 const toolsSchema = z.strictObject({
