@@ -64,8 +64,10 @@ describe('model endpoint failures say which endpoint, which model and what went 
     const server = await endpoint(() => 'hang');
     const { out, ms } = await turn(server.url, { timeout_seconds: 1, max_retries: 2 });
     expect(out.status).toBe('model_error');
-    // the SDK's own retries made this three timeouts back to back
-    expect(ms).toBeLessThan(2_000);
+    // one attempt: the SDK's own retries would have made this three timeouts back to back
+    expect(server.requests).toBe(1);
+    // and nothing else held it: loose for a loaded machine, still below the 3 s of three timeouts
+    expect(ms).toBeLessThan(2_900);
     expect(out.error).toMatch(/did not answer within model\.timeout_seconds \(1 s/);
     expect(out.error).toMatch(/1 attempt made/);
     expect(out.error).toContain(`127.0.0.1:${server.port}/v1`);

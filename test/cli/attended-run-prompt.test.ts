@@ -12,9 +12,13 @@ import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
 const database = useTestDatabase();
 const SECRET = 'hunter2-a1b2c3d4e5';
 
+// the second call of 'two commands' is held until its test releases it, having typed ahead meanwhile
+let releaseSecond!: () => void;
+const secondCall = new Promise<void>((r) => { releaseSecond = r; });
+
 /** What the scripted model does for each prompt: harmless commands only (echo, ls). */
-const SCRIPTS: Record<string, { calls: string[]; delayBeforeSecondMs?: number }> = {
-  'two commands': { calls: ['echo one', 'ls'], delayBeforeSecondMs: 1_500 },
+const SCRIPTS: Record<string, { calls: string[]; holdSecond?: Promise<void> }> = {
+  'two commands': { calls: ['echo one', 'ls'], holdSecond: secondCall },
   'one command': { calls: ['echo one'] },
   'a command with a password': { calls: [`echo password=${SECRET}`] },
 };
@@ -28,7 +32,7 @@ beforeAll(async () => {
     const done = body.messages.filter((m) => m.role === 'tool').length;
     const next = script.calls[done];
     if (next === undefined) return { content: 'finished' };
-    return { tool_calls: [{ name: 'exec', arguments: { command: next } }], ...(done === 1 && script.delayBeforeSecondMs ? { delayMs: script.delayBeforeSecondMs } : {}) };
+    return { tool_calls: [{ name: 'exec', arguments: { command: next } }], ...(done === 1 && script.holdSecond ? { until: script.holdSecond } : {}) };
   });
   const dir = mkdtempSync(join(tmpdir(), 'echo-attended-prompt-'));
   configFile = scriptedSessionConfig(dir, database().schema, model.url);
@@ -43,7 +47,8 @@ function session(prompt: string) {
   const command = [process.execPath, BIN, 'run', prompt, '--as', 'alice'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ECHO_AGENT_CONFIG: configFile }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
-  const waiters: { re: RegExp; count: number; resolve: () => void }[] = [];
+  let ended = false;
+  const waiters: { re: RegExp; count: number; resolve: () => void; reject: (err: Error) => void }[] = [];
   const onData = (d: Buffer) => {
     out += d;
     for (const w of [...waiters]) {
@@ -55,13 +60,25 @@ function session(prompt: string) {
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
+    // all its output is in: whatever is still awaited will not come
+    ended = true;
+    for (const w of waiters.splice(0)) w.reject(new Error(`the session ended (code ${code}) before ${w.re} appeared ${w.count} time(s):\n${out}`));
+    resolve(code);
+  }));
   return {
     out: () => out,
     exited,
-    /** Resolves once `re` has appeared `count` times in all the output so far. */
-    seen: (re: RegExp, count = 1) => new Promise<void>((resolve) => {
-      waiters.push({ re, count, resolve });
+    ended: () => ended,
+    /** Resolves once `re` has appeared `count` times in all the output so far; fails after `ms`, or when the session ends first. */
+    seen: (re: RegExp, count = 1, ms = 30_000) => new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(w), 1);
+        reject(new Error(`${re} did not appear ${count} time(s) within ${ms / 1000} s:\n${out}`));
+      }, ms);
+      const w = { re, count, resolve: () => { clearTimeout(timer); resolve(); }, reject: (err: Error) => { clearTimeout(timer); reject(err); } };
+      if (ended) w.reject(new Error(`the session had ended before ${re} appeared:\n${out}`));
+      else waiters.push(w);
       onData(Buffer.from(''));
     }),
     type: (keys: string) => child.stdin.write(keys),
@@ -74,14 +91,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('echo-agent run on a terminal: the approval prompt', () => {
   it('a key typed while the model was busy does not answer the next call: the person is asked, and no "always" is recorded (I3)', async () => {
+    const before = model.requests.length;
     const s = session('two commands');
     await s.seen(PROMPT);
     s.type('o\r');
-    await sleep(300);
+    // the answer was read and its command ran: the model is asked for the next call, and holds its reply
+    const deadline = Date.now() + 30_000;
+    while (!model.requests.slice(before).some((b) => userPrompt(b) === 'two commands' && b.messages.some((m) => m.role === 'tool'))) {
+      if (s.ended() || Date.now() > deadline) throw new Error(`the model was not asked for the second call:\n${s.out()}`);
+      await sleep(50);
+    }
     // the model is still working on its next call: this "a" answers no question on the screen
     s.type('a\r');
+    // the terminal echoed it, so it waits in the terminal's input before the next question is shown
+    await s.seen(/\na\r?\n/);
+    releaseSecond();
     await s.seen(PROMPT, 2);
-    await sleep(700);
+    await s.seen(/what was typed before this question is ignored/);
     const asked = (await listApprovals(database().db, { limit: 10 })).filter((a) => a.args.command === 'ls');
     expect(asked.map((a) => a.state), s.out()).toEqual(['pending']);
     s.type('d\r');

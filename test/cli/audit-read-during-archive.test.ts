@@ -9,6 +9,8 @@ import { ChainWalk } from '../../src/store/audit-file.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 
+const READER_CEILING_MS = 60_000;
+
 /**
  * An archive that commits while `verify` or `export` reads the chain in batches. The reader is
  * held on a lock on audit_events after its first query (the archives table), the archive is made
@@ -23,8 +25,8 @@ async function readWhileArchiving(args: readonly string[]): Promise<{ result: Cl
   let reader: Promise<CliResult> | undefined;
   await d.db.transaction(async (tx) => {
     await tx.execute(sql`lock table audit_events in access exclusive mode`);
-    reader = runCli(args, { env: { ECHO_AGENT_CONFIG: config } });
-    await untilWaitingOnAuditEvents(d);
+    reader = runCli(args, { env: { ECHO_AGENT_CONFIG: config }, timeoutMs: 150_000 });
+    await untilWaitingOnAuditEvents(d, reader);
     const before = new Date(Date.now() + 60_000);
     const plan = (await planArchive(tx, before))!;
     const walk = new ChainWalk(plan.after);
@@ -35,15 +37,21 @@ async function readWhileArchiving(args: readonly string[]): Promise<{ result: Cl
   return { result: await reader!, d };
 }
 
-async function untilWaitingOnAuditEvents(d: TestDatabase): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+/** Until the reader waits on the lock: a CLI start is slow under load, so the ceiling is wide; a reader that exited ends it at once. */
+async function untilWaitingOnAuditEvents(d: TestDatabase, reader: Promise<CliResult>): Promise<void> {
+  const seen: { exited?: CliResult } = {};
+  reader.then((r) => { seen.exited = r; }, () => undefined);
+  const deadline = Date.now() + READER_CEILING_MS;
+  for (;;) {
     const res = await d.pool.query(
       `select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
         join pg_namespace s on s.oid = c.relnamespace where not l.granted and c.relname = 'audit_events' and s.nspname = $1`, [d.schema]);
     if (res.rows[0].n > 0) return;
+    const { exited } = seen;
+    if (exited) throw new Error(`the reader exited (code ${exited.code}) before it reached audit_events; stderr: ${exited.stderr || '(none)'}`);
+    if (Date.now() > deadline) throw new Error(`the reader did not reach audit_events within ${READER_CEILING_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('the reader never reached audit_events');
 }
 
 describe('reading the audit chain while an archive commits', () => {
@@ -56,7 +64,7 @@ describe('reading the audit chain while an archive commits', () => {
     } finally {
       await d.drop();
     }
-  });
+  }, 180_000);
 
   it('audit export writes a whole, checked chain when an archive commits part-way through', async () => {
     const { result, d } = await readWhileArchiving(['audit', 'export']);
@@ -68,5 +76,5 @@ describe('reading the audit chain while an archive commits', () => {
     } finally {
       await d.drop();
     }
-  });
+  }, 180_000);
 });

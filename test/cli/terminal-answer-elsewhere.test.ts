@@ -15,7 +15,8 @@ const database = useTestDatabase();
 function asked(id: string): ApprovalRequest {
   return {
     request_id: id, call_hash: `h-${id}`, tool: 'exec', args: { command: 'make deploy' }, risk: 'exec', flags: [], scopes: ['make deploy'],
-    allow_always: true, ctx: buildContext({ channel: 'cli', user_id: 'alice' }), expires_at: new Date(Date.now() + 30_000),
+    // long enough that a slow run of the test never sees it expire
+    allow_always: true, ctx: buildContext({ channel: 'cli', user_id: 'alice' }), expires_at: new Date(Date.now() + 300_000),
   };
 }
 
@@ -27,8 +28,15 @@ async function prompt(id: string) {
   let shown = '';
   output.on('data', (d) => (shown += d));
   const tty = await terminalApprover({ db }, config, builtinTools(config, { db }), 'alice', { input: new PassThrough(), output, typeAheadMs: 1 });
+  let settled = false;
   const answer = tty.ask(asked(id), new AbortController().signal);
-  for (let i = 0; i < 100 && !/Allow\?/.test(shown); i++) await new Promise((r) => setTimeout(r, 20));
+  void answer.then(() => { settled = true; }, () => { settled = true; });
+  const deadline = Date.now() + 30_000;
+  while (!/Allow\?/.test(shown)) {
+    if (settled) throw new Error(`the prompt ended before it asked: ${JSON.stringify(await answer.catch((e: unknown) => String(e)))}; shown:\n${shown}`);
+    if (Date.now() > deadline) throw new Error(`the prompt did not ask within 30 s; shown:\n${shown}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return { answer, shown: () => shown };
 }
 

@@ -8,10 +8,10 @@ import { insertRun, listRuns } from '../../src/store/runs.ts';
 import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { cronAt, thisMinute } from '../support/pinned-schedule.ts';
 
 const database = useTestDatabase();
 const minute = 60_000;
-const thisMinute = () => new Date(Math.floor(Date.now() / minute) * minute);
 const ctx = buildContext({ channel: 'cli', user_id: 'alice', approval_source: 'auto' });
 const deps = (now?: Date): JobChangeDeps => ({ db: database().db, checks: { knownTool: (n) => CATALOG_BY_NAME.has(n), notifyTargets: [] }, grantScope: () => [], ...(now ? { now: () => now } : {}) });
 
@@ -98,14 +98,16 @@ describe('the firing loop accounts for every due instant', () => {
 
   it('overlap skip of a due instant leaves last_fire_at where the last run was', async () => {
     const { db } = database();
-    const earlier = new Date(thisMinute().getTime() - 5 * minute);
-    const j = await job({ next_fire_at: thisMinute() });
+    // the clock read once: a minute turning before the pass only adds another skipped instant
+    const now = thisMinute();
+    const earlier = new Date(now.getTime() - 5 * minute);
+    const j = await job({ next_fire_at: now });
     await db.execute(sql`update jobs set last_fire_at = ${earlier} where id = ${j.id}`);
     const running = (await insertRun(db, { job_id: j.id, nominal_at: earlier }))!;
     await claimRun(db, { run_id: running.id, owner: 'w', lease_seconds: 60 });
     await fireDueJobs(db);
     const runs = await listRuns(db, { job_id: j.id });
-    expect(runs.find((r) => r.nominal_at.getTime() === thisMinute().getTime())).toMatchObject({ state: 'skipped' });
+    expect(runs.find((r) => r.nominal_at.getTime() === now.getTime())).toMatchObject({ state: 'skipped' });
     expect((await getJob(db, j.id))?.last_fire_at?.getTime()).toBe(earlier.getTime());
   });
 });
@@ -113,12 +115,14 @@ describe('the firing loop accounts for every due instant', () => {
 describe('a manual run never takes a scheduled instant', () => {
   it('a manual run requested at the very instant a scheduled run is due leaves that instant to the schedule', async () => {
     const { db } = database();
-    const j = await job({ next_fire_at: thisMinute(), overlap_policy: 'allow' });
-    const manual = await manualRun({ db, now: () => thisMinute() }, j.id, 'alice');
-    expect(manual?.nominal_at.getTime()).not.toBe(thisMinute().getTime());
+    // the schedule's only instant for a year: a minute turning before the pass adds no other
+    const at = thisMinute();
+    const j = await job({ schedule: cronAt(at), next_fire_at: at, overlap_policy: 'allow' });
+    const manual = await manualRun({ db, now: () => at }, j.id, 'alice');
+    expect(manual?.nominal_at.getTime()).not.toBe(at.getTime());
     await fireDueJobs(db);
     const cron = (await listRuns(db, { job_id: j.id })).filter((r) => r.trigger === 'cron');
-    expect(cron.map((r) => [r.nominal_at.getTime(), r.state])).toEqual([[thisMinute().getTime(), 'queued']]);
+    expect(cron.map((r) => [r.nominal_at.getTime(), r.state])).toEqual([[at.getTime(), 'queued']]);
   });
 });
 

@@ -27,13 +27,21 @@ function capture() {
   return { logger: createLogger('debug', stream), lines, messages: () => lines.map((l) => String(l.msg)) };
 }
 
+/**
+ * A free port below the kernel's range for outgoing connections (32768–60999), where a port a client connection
+ * holds (or left in TIME_WAIT) cannot be bound by the server; 10000–19999 stays clear of embedded-start's ports.
+ */
 async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+  const listens = (port: number) => new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+  for (let i = 0; i < 50; i++) {
+    const port = 10000 + Math.floor(Math.random() * 10000);
+    if (await listens(port)) return port;
+  }
+  throw new Error('no free port found in 10000–19999 after 50 tries');
 }
 
 async function tempDataDir(): Promise<string> {
@@ -267,18 +275,25 @@ describe('embedded PostgreSQL', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-child.ts'], {
       cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, detached: true, stdio: 'ignore',
     });
-    // kill the whole group (the node process and its initdb) as soon as initdb has written PG_VERSION
-    let killed = false;
-    for (let i = 0; i < 600 && !killed; i++) {
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    let gone = false;
+    void exited.then(() => { gone = true; });
+    // kill the whole group (the node process and its initdb) as soon as initdb has written PG_VERSION; the child
+    // starts tsx and initdb, slow under load, so the ceiling is wide, and a child that exited by itself ends the wait
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       const entries = await fs.readdir(dataDir).catch(() => [] as string[]);
       const hasVersion = async (dir: string) => entries.includes(dir) && (await fs.readdir(path.join(dataDir, dir)).catch(() => [] as string[])).includes('PG_VERSION');
-      if (await hasVersion('pg.init') || await hasVersion('pg')) {
+      if (await hasVersion('pg.init') || await hasVersion('pg')) break;
+      if (gone) throw new Error(`the child exited (code ${child.exitCode}, signal ${child.signalCode}) before initdb wrote PG_VERSION`);
+      if (Date.now() > deadline) {
         process.kill(-child.pid!, 'SIGKILL');
-        killed = true;
-      } else await new Promise((r) => setTimeout(r, 10));
+        throw new Error('initdb did not write PG_VERSION within 60 s');
+      }
+      await new Promise((r) => setTimeout(r, 10));
     }
-    expect(killed).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    process.kill(-child.pid!, 'SIGKILL');
+    await exited;
     // a complete cluster never existed, so <data_dir>/pg must not claim to be one
     expect(await fs.stat(path.join(dataDir, 'pg', 'PG_VERSION')).catch(() => null)).toBeNull();
     const server = await startEmbedded({ dataDir, port, logger: capture().logger });

@@ -21,12 +21,12 @@ async function queuedRun(over: Parameters<typeof aJob>[0] = {}) {
   return { job, run: run! };
 }
 
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await condition()) return;
+async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in 30 s`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error('condition not reached in 2 s');
 }
 
 describe('claiming a run', () => {
@@ -93,11 +93,14 @@ describe('claiming a run', () => {
     let racing: Promise<unknown> | undefined;
     await db.transaction(async (tx) => {
       expect(await claimRun(tx, { run_id: first.id, owner: 'a', lease_seconds: 60 })).not.toBeNull();
+      const holder = (await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)).rows[0]!.pid;
       // the second claim starts before the first commits, so its snapshot sees no running sibling
-      racing = claimRunWithJob(db, { run_id: second.id, owner: 'b', lease_seconds: 60 });
-      // it waits on the first one's uncommitted row (or, were nothing there to stop it, it is done)
-      await Promise.race([racing, waitUntil(async () => (await pool.query(
-        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%update runs r set state%'`)).rowCount! >= 1)]);
+      let raced = false;
+      racing = claimRunWithJob(db, { run_id: second.id, owner: 'b', lease_seconds: 60 }).finally(() => { raced = true; });
+      // it waits on this transaction's uncommitted row (or, were nothing there to stop it, it is done); only a
+      // session this one blocks counts, not a lock wait of another test file in the same database
+      await waitUntil(async () => raced || (await pool.query(
+        'select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holder])).rowCount! >= 1, 'the racing claim waiting on the first');
     });
     expect(await racing).toBe('busy');
     expect((await getRun(db, second.id))?.state).toBe('queued');

@@ -5,12 +5,17 @@ import type { Executor } from '../../src/store/db.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
 
-/** Short leases and ticks so a dead worker is noticed within seconds; `leaseSeconds` for tests that must not rely on the lease. */
+/**
+ * Short ticks so a dead worker is noticed soon after its lease runs out. The lease (10 s) is short enough for a
+ * takeover to be waited out, and long enough that a renewal slowed by load (renewals every lease/3, the run
+ * stopping after 2/3 of the lease without one) does not end a live worker's run. `leaseSeconds` for tests that
+ * must not rely on the lease.
+ */
 export function crashTestConfig(prefix: string, opts: { leaseSeconds?: number } = {}): ConfigInput {
   return {
     tools: { also_allow: ['test_slow'] },
     queue: { prefix },
-    daemon: { lease_seconds: opts.leaseSeconds ?? 2, tick_seconds: 0.2, reconcile_seconds: 0.5, stop_timeout_seconds: 2, concurrency: 2 },
+    daemon: { lease_seconds: opts.leaseSeconds ?? 10, tick_seconds: 0.2, reconcile_seconds: 0.5, stop_timeout_seconds: 2, concurrency: 2 },
   };
 }
 

@@ -13,6 +13,8 @@ export interface Reply {
   readonly content?: string | null;
   readonly tool_calls?: readonly { readonly name: string; readonly arguments: unknown }[];
   readonly delayMs?: number;
+  /** The reply is held until this settles (then delayMs, if any): a test releases it once it has done its part. */
+  readonly until?: Promise<unknown>;
   readonly status?: number;
   readonly tokens?: number;
 }
@@ -54,8 +56,9 @@ export async function startFakeModel(script: Script) {
           usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: reply.tokens ?? 15 },
         }));
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
+      const afterDelay = () => (reply.delayMs ? void setTimeout(send, reply.delayMs) : send());
+      if (reply.until) void reply.until.then(afterDelay, afterDelay);
+      else afterDelay();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -55,15 +55,19 @@ describe('tool executor', () => {
   it('a tool with effects that does not stop is not retried: its timeout is effectful, and recorded so a replay returns it', async () => {
     let started = 0;
     const late: Promise<void>[] = [];
+    // the effect lands only when the test lets it, after the timeout's result came back: never before, however the timers run
+    let landLate!: () => void;
+    const landed = new Promise<void>((r) => { landLate = r; });
     const t = tool({
       timeoutSeconds: 0.05, maxRetries: 2,
-      run: () => { started++; const done = new Promise<ToolResult>((resolve) => setTimeout(() => resolve(ok('written late')), 300)); late.push(done.then(() => {})); return done; },
+      run: () => { started++; const done = landed.then(() => ok('written late')); late.push(done.then(() => {})); return done; },
     });
     const ledger = new MemoryEffectLedger();
     const ctx = buildContext({ tool: 'probe', params: { name: 'a' } });
     const r = await executeTool(t, { name: 'a' }, ctx, { graceMs: 20, ledger });
     expect(r).toMatchObject({ success: false, errorKind: 'timeout', effectful: true });
     expect(r.error).toContain('may still happen');
+    landLate();
     await Promise.all(late);
     expect(started).toBe(1);
     expect(await executeTool(t, { name: 'a' }, { ...ctx, is_replay: true }, { graceMs: 20, ledger })).toEqual(r);

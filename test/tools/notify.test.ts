@@ -108,7 +108,7 @@ describe('notify', () => {
     const base = { trace_id: 'trace-notify-cancelled', tool: 'notify', params };
     const controller = new AbortController();
     const first = executeTool(notifyTool(config(), net()), params, buildContext(base), { ledger, signal: controller.signal, graceMs: 2_000 });
-    await expect.poll(() => hooks.requests.length).toBe(1);
+    await expect.poll(() => hooks.requests.length, { timeout: 30_000 }).toBe(1);
     controller.abort(new Error('shutdown'));
     expect(await first).toMatchObject({ success: false, errorKind: 'timeout', effectful: true });
     expect((await first).error).toContain('it may have been delivered');

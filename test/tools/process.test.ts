@@ -159,13 +159,17 @@ describe('process', () => {
   });
 
   it('forgets a left-behind group soon after it empties, without anyone asking', async () => {
-    const { start, table } = harness(2);
-    const { id } = await start('sleep 0.3 & echo started', { shell: true });
-    await until(() => table.get(id)?.running === false);
+    const { call, start, table } = harness(2);
+    // the member outlives the shell by far, whatever the load, until the test ends it
+    const { id } = await start('sleep 30 & echo "member $!"', { shell: true });
+    await until(() => table.get(id)?.running === false, 30_000);
+    const member = Number(/member (\d+)/.exec(read(await call({ action: 'read', id })).output)?.[1]);
+    expect(member).toBeGreaterThan(0);
     // the group is remembered while its member runs, then dropped by the sweep
     const groups = (table as unknown as { groups: Set<number> }).groups;
     expect(groups.size).toBe(1);
-    await until(() => groups.size === 0, 5_000);
+    process.kill(member, 'SIGKILL');
+    await until(() => groups.size === 0, 30_000);
   });
 
   it('lists and reads processes with their commands redacted (I11)', async () => {
