@@ -78,14 +78,15 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
     const proxy = await tcpProxy(5432);
     const held = heldTool();
     const job = await twoSteps('long-outage', 1);
-    // a 3 s lease: renewals failing for 2 s stop the run, long before the outage ends; no reconcile pass in between
-    const daemon = await daemonThroughProxy(proxy.port, held.tool, { lease_seconds: 3 });
+    // a 6 s lease: renewals failing for 4 s stop the run, long before the outage ends; no reconcile pass in between
+    // (not shorter: a renewal late by event-loop lag on a loaded machine would stop it before the outage)
+    const daemon = await daemonThroughProxy(proxy.port, held.tool, { lease_seconds: 6 });
     try {
       const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
       await held.started;
       await proxy.cut();
       held.release();
-      await sleep(8_000);
+      await sleep(12_000);
       await proxy.restore();
       // retried at once (backoff 0), and the second attempt runs both steps
       await until(async () => (await getRun(db, run.id))!.state === 'succeeded', 45_000);
