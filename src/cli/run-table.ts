@@ -2,6 +2,7 @@ import type { Executor } from '../store/db.ts';
 import type { RunRow } from '../store/schema.ts';
 import { authorizedAtStart } from './authority.ts';
 import { clip, printTable } from './output.ts';
+import { redactText } from '../util/redact.ts';
 
 /**
  * A run's error as a person reads it beside its state. A run still to end (running, retrying, queued) keeps the
@@ -32,4 +33,16 @@ export function printRuns(runs: readonly RunRow[], authorised: ReadonlyMap<strin
     r.id, ...(names ? [r.job_id, names.get(r.job_id) ?? '-'] : []), r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt,
     authorised.get(r.id) ? 'cron_authorized' : '-', clip(errorText(r), 120),
   ]));
+}
+
+/** The names of the runs' jobs (removed ones too), as the table's NAME column shows them. */
+export async function jobNames(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, string>> {
+  const { jobsById } = await import('../store/jobs.ts');
+  const jobs = await jobsById(exec, runs.map((r) => r.job_id));
+  return new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
+}
+
+/** Runs as `--json` prints them: each row whole, with its job's name beside its id, as the table shows it. */
+export function runsJson(runs: readonly RunRow[], names: ReadonlyMap<string, string>): (RunRow & { job_name: string | null })[] {
+  return runs.map((r) => ({ ...r, job_name: names.get(r.job_id) ?? null }));
 }

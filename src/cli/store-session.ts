@@ -1,18 +1,21 @@
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { LOG_LEVELS, type Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
+import type { Setup } from '../store/migrate.ts';
 import { CliError, EXIT } from './errors.ts';
 import { configFileOf } from './config-option.ts';
 import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../util/process-identity.ts';
 
 /**
- * Opens the configured database for one command (the embedded server is
- * started when no daemon runs it, and stopped again), migrated, then closed.
+ * Opens the configured database for one command (the embedded server is started when no daemon runs it, and
+ * stopped again), brought up to date, then closed. A schema no migration has set up is refused, not set up:
+ * a typo in database.url would otherwise become a new, empty deployment that no daemon serves.
+ * `migrate: false`: the caller (`echo-agent migrate`) sets the database up itself.
  */
 export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean; create?: boolean } = {}): Promise<T> {
-  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate }, { setRecordOrigin }] = await Promise.all([
+  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate, setupOf }, { setRecordOrigin }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'), import('../store/audit.ts'),
   ]);
   // what a command records (a revoke, a pause, a removal) names the account and host behind its --as name
@@ -31,7 +34,12 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
   try {
     // `echo-agent migrate` migrates itself, to say what it applied
     if (opts.migrate !== false) {
+      const setup = await setupOf(database.pool).catch((err: unknown) => {
+        throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
+      });
+      if (setup.migrations === 0) throw new CliError(notSetUp(config, setup, resolved.embedded), EXIT.unavailable);
       try {
+        // a newer release's migrations: its commands need their columns, as its daemon would apply them at start
         await migrate(database.pool);
       } catch (err) {
         throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
@@ -44,16 +52,30 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
   }
 }
 
+/** Where the command looked, and the two usual causes: a mistyped schema or database, or one nobody has set up yet. */
+function notSetUp(config: Config, setup: Setup, embedded: boolean): string {
+  const where = embedded ? `the embedded database in ${join(resolvePath(config.daemon.data_dir), 'pg')}` : 'database.url';
+  const state = setup.schemaExists ? 'has no echo-agent tables' : 'does not exist';
+  const causes = embedded ? 'It is not set up yet' : 'A typo in database.url (its database name, or the search_path in its options)? Or a database not set up yet';
+  return `${configRead(config)}: ${where}: database ${JSON.stringify(setup.database)}, schema ${JSON.stringify(setup.schema)} ${state}; nothing was created there. ${causes}: `
+    + 'start the daemon (echo-agent daemon, npm start) or run echo-agent migrate with this config (the daemon\'s: --config FILE or ECHO_AGENT_CONFIG)';
+}
+
 /** Says which config was read, since a forgotten ECHO_AGENT_CONFIG is the usual way to land here. */
 function noDatabase(config: Config, pgDir: string): string {
   const file = configFileOf(config);
-  const read = file ? `config ${file}` : 'no config file (none given with --config or ECHO_AGENT_CONFIG, and no config/echo-agent.yaml here), so the built-in defaults';
+  const read = configRead(config);
   // a relative data_dir is read from the current directory: from another one, the daemon's own config finds no database
   const relative = file && !isAbsolute(config.daemon.data_dir)
     ? ` daemon.data_dir (${config.daemon.data_dir}) is relative, so it was read from the current directory ${process.cwd()}: run this where the daemon runs, or make data_dir absolute.`
     : '';
   return `${read}: no database.url, and no embedded database in ${pgDir} yet.${relative} Give the daemon's config (--config FILE or ECHO_AGENT_CONFIG), `
     + 'or create it here by starting the daemon (echo-agent daemon, npm start) or with echo-agent migrate';
+}
+
+function configRead(config: Config): string {
+  const file = configFileOf(config);
+  return file ? `config ${file}` : 'no config file (none given with --config or ECHO_AGENT_CONFIG, and no config/echo-agent.yaml here), so the built-in defaults';
 }
 
 /** ECHO_AGENT_LOG_LEVEL, checked: a typo is a configuration error that names the variable, not an internal error. */

@@ -49,6 +49,8 @@ export function openDatabase(opts: OpenDatabaseOptions): Database {
     ...(opts.applicationName ? { application_name: opts.applicationName.slice(0, 63) } : {}),
     // a startup parameter, so no query can run on a connection before it is set
     ...(opts.schema ? { options: `-c search_path=${schema}` } : {}),
+    // awaited before the pool hands a new connection out; one that cannot answer it is closed, and the checkout fails
+    ...(opts.applicationName ? { onConnect: (client: pg.ClientBase) => tagSchema(client, opts.applicationName!.slice(0, 63)) } : {}),
   });
   // the pool listens on idle connections only: a connection lost while checked out (a transaction open
   // when the server restarts) would emit an 'error' nobody hears, which ends the process. Each connection
@@ -81,11 +83,39 @@ export async function databaseAnswers(pool: pg.Pool, limitMs: number): Promise<v
 /** What the daemon's connections are called: other replicas find each other by it. */
 export const DAEMON_APPLICATION = 'echo-agent daemon';
 
-/** The other daemons connected to this database now, by the names their connections carry (`echo-agent daemon host:pid`). */
+/**
+ * A named connection (a daemon's) adds the schema it serves to its name, `echo-agent daemon host:pid schema`, so
+ * a daemon of another schema of the database is not taken for one of this deployment. The schema is migrate()'s:
+ * the current one, else the first the search_path names (made by the migration this connection may be opened for).
+ * A name set in database.url is left as it is.
+ */
+const TAG_SCHEMA = `
+  select set_config('application_name', left($1 || ' ' || s, 63), false)
+  from (select coalesce(current_schema(), (
+    select case when btrim(e) like '"%' then btrim(btrim(e), '"') else lower(btrim(e)) end
+    from unnest(string_to_array(current_setting('search_path'), ',')) with ordinality as p(e, i)
+    where btrim(e) not in ('', '"$user"', '$user') order by i limit 1)) as s) as here
+  where s is not null and current_setting('application_name') = $1`;
+
+async function tagSchema(client: pg.ClientBase, name: string): Promise<void> {
+  // pg reads query_timeout per query; @types/pg's QueryConfig does not list it
+  const tag = { text: TAG_SCHEMA, values: [name], query_timeout: CONNECT_TIMEOUT_MS };
+  await client.query(tag);
+}
+
+/**
+ * The other daemons connected to this database now that serve the caller's schema, by the names their connections
+ * carry (`echo-agent daemon host:pid schema`). A name without its schema (a daemon of an older release, or one cut
+ * at PostgreSQL's 63 bytes) may be serving it, and counts.
+ */
 export async function otherDaemons(exec: Executor, mine: string): Promise<string[]> {
   const found = await exec.execute<{ name: string }>(sql`
-    select distinct application_name as name from pg_stat_activity
-    where datname = current_database() and application_name like ${`${DAEMON_APPLICATION} %`} and application_name <> ${mine}
+    select distinct name from (
+      select application_name as name, split_part(application_name, ' ', 4) as served, coalesce(current_schema(), 'public') as here
+      from pg_stat_activity
+      where datname = current_database() and application_name like ${`${DAEMON_APPLICATION} %`}
+        and application_name <> ${mine} and left(application_name, ${mine.length + 1}) <> ${`${mine} `}) as daemons
+    where served = '' or served = here or (octet_length(name) >= 63 and starts_with(here, served))
     order by 1`);
   return found.rows.map((r) => r.name);
 }

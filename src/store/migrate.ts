@@ -68,6 +68,27 @@ export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {})
   }
 }
 
+/** Where a connection's tables are, as migrate() would place them, and whether a migration has set that schema up. */
+export interface Setup {
+  readonly database: string;
+  readonly schema: string;
+  readonly schemaExists: boolean;
+  /** How many migrations the schema's ledger records: 0 before the first migration (no echo-agent tables). */
+  readonly migrations: number;
+}
+
+/** Reads the setup without changing anything: no schema or table is made. */
+export async function setupOf(pool: pg.Pool): Promise<Setup> {
+  const { database, current, path } = (await pool.query<{ database: string; current: string | null; path: string }>(
+    'select current_database() as database, current_schema() as current, current_setting(\'search_path\') as path')).rows[0]!;
+  const schema = current ?? firstNamedSchema(path) ?? 'public';
+  const found = (await pool.query<{ exists: boolean; ledger: boolean }>(
+    'select exists(select 1 from pg_namespace where nspname = $1) as exists, to_regclass(format(\'%I.%I\', $1::text, \'__drizzle_migrations\')) is not null as ledger',
+    [schema])).rows[0]!;
+  const migrations = found.ledger ? Number((await pool.query<{ n: string }>(`select count(*) as n from "${schema.replaceAll('"', '""')}"."__drizzle_migrations"`)).rows[0]!.n) : 0;
+  return { database, schema, schemaExists: found.exists, migrations };
+}
+
 /** The first schema a search_path names (`"$user"` skipped), unquoted; null when it names none. */
 export function firstNamedSchema(searchPath: string): string | null {
   for (const raw of searchPath.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? []) {

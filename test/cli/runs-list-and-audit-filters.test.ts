@@ -59,6 +59,14 @@ describe('runs list', () => {
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(31);
   });
 
+  it('jobs runs --json names the job in each row, as runs list --json does', async () => {
+    const r = await runCli(['jobs', 'runs', 'reports', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { id: string; job_name: string }[];
+    expect(rows.map((x) => x.id)).toEqual([ids.failed, ids.ok, ids.old]);
+    expect(rows.map((x) => x.job_name)).toEqual(['reports', 'reports', 'reports']);
+  });
+
   it('refuses an unknown state with the nearest one and the list, exit 64', async () => {
     const r = await runCli(['runs', 'list', '--state', 'faild'], { env });
     expect(r.code).toBe(64);

@@ -18,25 +18,32 @@ const logged = () => {
 };
 
 describe('daemons that share a database', () => {
-  it('name their connections, and a daemon starting says which other daemons are connected', async () => {
+  it('name their connections with their schema, and a daemon starting says which other daemons of its schema are connected', async () => {
     const { url, schema } = database();
     // another replica, as PostgreSQL shows it: a connection carrying a daemon's name
     const other = new pg.Client({ connectionString: url, application_name: 'echo-agent daemon otherhost:42' });
     await other.connect();
+    // a daemon of another deployment, in another schema of the database: no replica of this one
+    const neighbour = new pg.Client({ connectionString: url, application_name: 'echo-agent daemon otherhost:43 another_schema' });
+    await neighbour.connect();
     const { logger, lines } = logged();
     const daemon = await startDaemon(defaultConfig({ queue: { prefix }, daemon: { tick_seconds: 1 } }), {
       logger, database: { url, schema }, queue: { kind: 'redis', url: REDIS_URL }, http: false, work: false,
     });
     try {
-      const mine = `echo-agent daemon ${hostname()}:${process.pid}`;
+      // with the schema it serves
+      const mine = `echo-agent daemon ${hostname()}:${process.pid} ${schema}`;
       const names = await other.query<{ name: string }>('select application_name as name from pg_stat_activity where datname = current_database()');
       expect(names.rows.map((r) => r.name)).toContain(mine);
       const found = lines.find((l) => l.msg === 'other echo-agent daemons are connected to this database');
-      expect(found?.daemons).toContain('otherhost:42');
-      expect(found?.daemons).not.toContain(`${hostname()}:${process.pid}`);
+      const daemons = (found?.daemons ?? []) as string[];
+      expect(daemons).toContain('otherhost:42');
+      expect(daemons.join()).not.toContain(`${hostname()}:${process.pid}`);
+      expect(daemons.join()).not.toContain('otherhost:43');
     } finally {
       await daemon.stop();
       await other.end();
+      await neighbour.end();
     }
   }, 60_000);
 });

@@ -100,8 +100,8 @@ export function registerRunsCommands(program: Command): void {
       const { RUN_STATES } = await import('../../store/schema.ts');
       // a paused job records an instant every time one falls due: thousands a day would bury the runs that ran
       const states = opts.state === undefined ? RUN_STATES.filter((s) => s !== 'skipped') : parseStates(opts.state, RUN_STATES);
-      const [{ listRuns, skippedByRule }, { jobByRef }, { jobsById }, { runAuthorities, printRuns }] = await Promise.all([
-        import('../../store/runs.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../run-table.ts'),
+      const [{ listRuns, skippedByRule }, { jobByRef }, { runAuthorities, printRuns, jobNames, runsJson }] = await Promise.all([
+        import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts'),
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
         const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
@@ -109,17 +109,18 @@ export function registerRunsCommands(program: Command): void {
         // one more than shown: exactly `limit` runs is no cut
         const filter = { ...(job ? { job_id: job.id } : {}), ...(from ? { since: from } : {}) };
         const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1 });
-        const jobs = await jobsById(db.db, fetched.map((r) => r.job_id));
-        const names = new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
-        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : new Map<string, number>();
-        return { fetched, names, authorised: await runAuthorities(db.db, fetched), skipped };
+        // counted, not listed, only when --state left them out
+        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : null;
+        return { fetched, names: await jobNames(db.db, fetched), authorised: await runAuthorities(db.db, fetched), skipped };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
-      if (opts.json) { printJson(rows.map((r) => ({ ...r, job_name: found.names.get(r.job_id) ?? null }))); return; }
+      // a bare array, as before: scripts read it; skipped instants are listed with --state skipped
+      if (opts.json) { printJson(runsJson(rows, found.names)); return; }
       printRuns(rows, found.authorised, found.names);
-      const skipped = [...found.skipped.values()].reduce((a, b) => a + b, 0);
-      if (skipped > 0) {
-        process.stdout.write(`\n${skipped} skipped instant(s) not listed (${[...found.skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
+      const skipped = found.skipped ?? new Map<string, number>();
+      const count = [...skipped.values()].reduce((a, b) => a + b, 0);
+      if (count > 0) {
+        process.stdout.write(`\n${count} skipped instant(s) not listed (${[...skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
       }
     });
 
