@@ -22,7 +22,7 @@ const ARGS_SHOWN_CHARS = 160;
  * waits in the database for `echo-agent approvals approve` (SPEC §5 step 11: other channels answer
  * through the approvals CLI). Both persist the request first.
  */
-export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string, opts: { readonly channel?: string } = {}): Promise<HumanApprover> {
+export async function cliApprover(database: Database, config: Config, tools: ToolRegistry, actor: string, opts: { readonly channel?: string; readonly json?: boolean } = {}): Promise<HumanApprover> {
   const { storeApprover } = await import('../store/approver.ts');
   const toolScope = (req: ScopedCall) => grantScopeOf(database, config, tools, req);
   // a prompt on a redirected stderr would leave the person waiting blind
@@ -32,7 +32,9 @@ export async function cliApprover(database: Database, config: Config, tools: Too
     return storeApprover(database.db, {
       toolScope,
       onPending: (row, code) => process.stderr.write(
-        `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): ${waitingCall(row)}\n`
+        // --json: the request's id as a JSON line first, for a script (never the code: that is for the person told below)
+        (opts.json ? `${JSON.stringify({ approval_pending: { id: row.id, tool: row.tool, expires_at: row.expires_at.toISOString() } })}\n` : '')
+        + `approval ${row.id} is waiting (expires ${row.expires_at.toISOString()}): ${waitingCall(row)}\n`
         + `  run  ${cli} show ${row.id}  to see all of it, then  ${cli} approve ${row.id}  or  ${cli} deny ${row.id}\n`
         + `  and give it this code when asked: ${code}\n`
         + `  (shown only here, and typed at that prompt, never on a command line: the tools this session runs cannot answer without it)\n`,

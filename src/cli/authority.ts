@@ -1,4 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
+import { reasonForPeople } from '../approval/decision.ts';
 import type { Executor } from '../store/db.ts';
 import { NEEDS_NO_AUTHORITY, RULE_CONFIG_KEYS, type RuleId } from '../policy/rules.ts';
 import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type GrantRow } from '../store/schema.ts';
@@ -106,7 +107,8 @@ export function actorCell(r: Pick<AuditRow, 'actor' | 'data'>): string {
 
 /** A record with no reason of its own, in words: what a job change changed and what it did to the grant. */
 export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string {
-  if (r.reason) return r.reason;
+  // the advice a refusal gives the model (never retry) is not the reader's to follow
+  if (r.reason) return reasonForPeople(r.reason);
   const d = r.data as { changed?: unknown; definition_changed?: unknown; name?: unknown; trigger?: unknown };
   if (r.kind === 'job.updated' && Array.isArray(d.changed)) {
     return `changed ${d.changed.join(', ') || 'nothing'}; ${d.definition_changed ? 'a definition change: the grant ends unless a person approved it' : 'outside the definition: the grant stays'}`;

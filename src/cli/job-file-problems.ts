@@ -10,6 +10,29 @@ export interface Located {
   readonly column?: number;
   /** Set when the line is in a file the report's subject does not name (the --steps file). */
   readonly file?: string;
+  /** The field it is about, as a builder writes it (`payload.steps[0].args.path`), when known. */
+  readonly path?: string;
+}
+
+/**
+ * A job's problems, each with its line: one text for stderr (as every failing command's), and a document for
+ * --json (`{ok: false, file, problems: [{line, path, message}]}`, as `config validate --json` prints).
+ */
+export class JobProblemsError extends CliError {
+  constructor(readonly file: string | null, readonly problems: readonly Located[], subject: string) {
+    super(problemReport(subject, problems), EXIT.dataErr);
+  }
+}
+
+/** The --json document of a job's problems: in the order the text gives them; `in` names another file (the --steps file). */
+export function problemsDocument(file: string | null, problems: readonly Located[]) {
+  return {
+    ok: false as const, file,
+    problems: inReportOrder(problems).map((p) => ({
+      line: p.line ?? null, ...(p.column !== undefined ? { column: p.column } : {}), ...(p.file !== undefined ? { in: p.file } : {}),
+      path: p.path ?? null, message: p.text,
+    })),
+  };
 }
 
 /** The files a job's fields were read from: the job file (less the fields flags gave instead) and the --steps file. */
@@ -51,7 +74,7 @@ export function readStructured(file: string, what: string): unknown {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   // a warning (an unknown `!tag`) means the value read is not the one written
   const found = [...doc.errors, ...doc.warnings];
-  if (found.length > 0) throw new CliError(problemReport(`${what} ${file}: not valid YAML/JSON`, found.map(yamlProblem)), EXIT.dataErr);
+  if (found.length > 0) throw new JobProblemsError(file, found.map(yamlProblem), `${what} ${file}: not valid YAML/JSON`);
   return doc.toJS();
 }
 
@@ -67,10 +90,13 @@ function yamlProblem(e: YAMLError): Located {
  * their lines in the file, those in another file after them, those without a line last.
  */
 export function problemReport(subject: string, problems: readonly Located[]): string {
-  const rank = (p: Located) => (p.line === undefined ? 2 : p.file === undefined ? 0 : 1);
-  const sorted = [...problems].sort((a, b) => rank(a) - rank(b) || (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  const shown = sorted.map((p) => `${whereText(p)}${p.text}`);
+  const shown = inReportOrder(problems).map((p) => `${whereText(p)}${p.text}`);
   return shown.length === 1 ? `${subject}: ${shown[0]}` : `${subject}: ${shown.length} problems:\n${shown.map((s) => `  ${s}`).join('\n')}`;
+}
+
+function inReportOrder(problems: readonly Located[]): Located[] {
+  const rank = (p: Located) => (p.line === undefined ? 2 : p.file === undefined ? 0 : 1);
+  return [...problems].sort((a, b) => rank(a) - rank(b) || (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
 function whereText(p: Located): string {
@@ -84,13 +110,44 @@ function whereText(p: Located): string {
  * that does not start with a field path (`add list_dir to tools`) belongs to the problem before it.
  */
 export function splitProblems(said: string): string[] {
-  const out: string[] = [];
+  return joinedProblems(said).map((p) => p.text);
+}
+
+/**
+ * As splitProblems, each with the field path it names. A step's argument problems (`payload.steps[0] (write_file):
+ * invalid arguments: path: is required; content: is required`) are one problem each, every one naming the step,
+ * and its path is the argument's (`payload.steps[0].args.content`), so each gets the line nearest it.
+ */
+export function joinedProblems(said: string): { path: PropertyKey[] | null; text: string }[] {
+  const out: { path: PropertyKey[] | null; text: string }[] = [];
+  // the step whose arguments the problems since its `invalid arguments:` are about
+  let step: { prefix: string; path: PropertyKey[] } | null = null;
   for (const piece of said.split('; ')) {
-    if (out.length > 0 && leadingPath(piece) === null) out[out.length - 1] += `; ${piece}`;
-    else out.push(piece);
+    const path = leadingPath(piece);
+    if (out.length > 0 && path === null) {
+      out[out.length - 1]!.text += `; ${piece}`;
+      continue;
+    }
+    if (step && path !== null && !JOB_FIELDS.has(String(path[0]))) {
+      out.push({ path: [...step.path, 'args', ...path], text: `${step.prefix}${piece}` });
+      continue;
+    }
+    const args = /^(payload\.steps\[\d+\] \([^)]*\): invalid arguments: )(.*)$/.exec(piece);
+    step = args && path ? { prefix: args[1]!, path } : null;
+    const first = args ? leadingPath(args[2]!) : null;
+    out.push({ path: step && first ? [...step.path, 'args', ...first] : path, text: piece });
   }
   return out;
 }
+
+/**
+ * The first part of every path the definition checks name: a job's fields, and the cronjob call's own. A piece
+ * that starts with another name after a step's `invalid arguments:` is one of that step's argument problems.
+ */
+const JOB_FIELDS: ReadonlySet<string> = new Set([
+  'name', 'schedule', 'timezone', 'payload', 'tools', 'delivery', 'overlap_policy', 'misfire_policy', 'catchup_window_seconds',
+  'jitter_seconds', 'timeout_seconds', 'max_retries', 'retry_backoff_seconds', 'max_runs', 'options', 'id', 'action',
+]);
 
 /** Each problem with the line of the field it names, in the file that gave that field (none for a flag's). */
 export function locate(problems: readonly { path: readonly PropertyKey[] | null; text: string }[], sources: JobSources): Located[] {
@@ -103,17 +160,22 @@ export function locate(problems: readonly { path: readonly PropertyKey[] | null;
     // the cronjob tool's `options.tools` is a job file's `tools`
     const p = path?.[0] === 'options' ? path.slice(1) : path;
     if (!p || p.length === 0) return { text };
+    const named = { text, path: pathText(p) };
     if (sources.steps !== undefined && p[0] === 'payload') {
       const steps = read(sources.steps);
       // a steps file is a list of steps, or a mapping with `steps:`
       const line = steps !== null && p[1] === 'steps' && p.length > 2 ? lineOf(steps, p.slice(2)) ?? lineOf(steps, p.slice(1)) : undefined;
-      return line === undefined ? { text } : { text, line, file: `steps file ${sources.steps}` };
+      return line === undefined ? named : { ...named, line, file: `steps file ${sources.steps}` };
     }
     const job = sources.job && !sources.job.fromFlags.has(String(p[0])) ? read(sources.job.path) : null;
     const line = job === null ? undefined : lineOf(job, p);
-    return line === undefined ? { text } : { text, line };
+    return line === undefined ? named : { ...named, line };
   });
 }
+
+/** A path as a builder writes it: `payload.steps[1].args`. */
+const pathText = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${String(p)}` : String(p)), '');
 
 /** A problem's leading field path, as the checks write it (`payload.steps[1].tool:`, `tools[0]:`, `payload.steps[2] (exec):`, `timezone "X":`). */
 const PATH_AT_START = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\.\d+|\[\d+\])*)(?=:| \(| ")/;

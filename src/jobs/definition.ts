@@ -3,6 +3,8 @@ import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import { isTimeZone } from '../scheduler/zoned-time.ts';
 import { nearestName } from '../util/nearest-name.ts';
 import { nearestTimeZone } from '../util/time-zones.ts';
+import { printable } from '../util/printable.ts';
+import { meantName, TOOL_ALIASES } from './near-words.ts';
 
 export class JobInputError extends Error {
   /** validation: the caller's input is wrong; business: the input is fine but a limit or state refuses it. */
@@ -18,6 +20,27 @@ const typeError = (what: string) => (iss: { code?: string; input?: unknown }) =>
 
 /** A text that must be given: `must not be empty`, not the schema library's `at least 1 characters`. */
 const text = () => z.string({ error: typeError('text') }).refine((s) => s.length > 0, 'must not be empty');
+
+/** A wrong type said in the product's words, with what to write instead (`tools: list_dir`: a list). */
+const wrongType = (what: string, hint: string) => (iss: { code?: string; input?: unknown }) => {
+  const said = typeError(what)(iss);
+  return said && iss.input !== undefined ? `${said}; ${hint}` : said;
+};
+
+/** What a name may not hold: control and format characters (a line break, a bidi override) forge or hide what is printed beside it. */
+const UNPRINTABLE_IN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * A job's name, as people type it and read it in tables and approval prompts: not blank, nothing unprintable
+ * (each would be shown escaped, and a job found by another name than the one written), not shaped like an id.
+ */
+const jobName = () => text().max(200)
+  .refine((n) => n === '' || n.trim() !== '', 'must not be blank; give the job a name people can type')
+  .refine((n) => !UNPRINTABLE_IN_NAME.test(n), {
+    error: (iss) => `${printable(JSON.stringify(iss.input))} holds a control or formatting character (a line break, a tab, a bidi override, a zero-width character); give a name of printable characters`,
+  })
+  // a job is found by id or name: a name shaped like an id would hide the job behind it, or be unreachable
+  .refine((n) => !/^job_[a-z2-7]{26}$/.test(n), 'is shaped like a job id (job_…); job commands take an id or a name, so pick another name');
 
 /** A whole number (`expected a whole number, got "30s"`). */
 const whole = () => z.number({ error: typeError('a whole number') }).int();
@@ -40,11 +63,15 @@ const timeZone = () => text().refine((tz) => tz === '' || isTimeZone(tz), {
 
 const step = z.strictObject({
   tool: text(),
-  args: z.record(z.string(), z.unknown()).default({}),
-});
+  args: z.record(z.string(), z.unknown(), { error: wrongType('a mapping of the tool\'s arguments', 'write them as a mapping, e.g. args: { path: README.md }') }).default({}),
+}, { error: wrongType('a step { tool, args }', 'write each step as - tool: read_file, with its args: below it') });
 
 export const payloadSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('steps'), steps: z.array(step).refine((l) => l.length > 0, 'must have at least one step').max(200) }),
+  z.strictObject({
+    kind: z.literal('steps'),
+    steps: z.array(step, { error: wrongType('a list of steps', 'write each step as - tool: NAME (with args:) under steps:') })
+      .refine((l) => l.length > 0, 'must have at least one step').max(200),
+  }),
   z.strictObject({ kind: z.literal('agent'), prompt: text().max(100_000), model: text().optional() }),
 ], { error: 'expected kind "steps" (with steps) or "agent" (with prompt)' });
 
@@ -59,13 +86,13 @@ const seconds = (max: number) => whole().min(0).max(max);
  * tool). Durations are whole seconds.
  */
 export const jobDefinitionSchema = z.strictObject({
-  // a job is found by id or name: a name shaped like an id would hide the job behind it, or be unreachable
-  name: text().max(200).refine((n) => !/^job_[a-z2-7]{26}$/.test(n), 'is shaped like a job id (job_…); job commands take an id or a name, so pick another name'),
+  name: jobName(),
   schedule: text(),
   timezone: timeZone().default('UTC'),
   payload: payloadSchema,
-  tools: z.array(text()).default([]),
-  delivery: z.strictObject({ notify: text() }).nullable().default(null),
+  tools: z.array(text(), { error: wrongType('a list of tool names', 'write tools: [list_dir], or leave tools out for the default set') }).default([]),
+  // "none" is what the README's default column reads like: a delivery is a target, or nothing at all
+  delivery: z.strictObject({ notify: text() }, { error: wrongType('{ notify: TARGET }', 'leave delivery out (or write delivery: null) for no delivery') }).nullable().default(null),
   overlap_policy: oneOf(['skip', 'buffer_one', 'allow', 'cancel_other']).default('skip'),
   misfire_policy: oneOf(['skip', 'run_once', 'run_all']).default('run_once'),
   catchup_window_seconds: seconds(30 * DAY).default(3600),
@@ -131,7 +158,7 @@ export function definitionProblems(def: JobDefinition, checks: DefinitionChecks)
 
 /** The catalog's tool a typo most likely meant (`red_file`: read_file), as a hint. */
 function didYouMean(name: string, checks: DefinitionChecks): string {
-  const near = nearestName(name, [...CATALOG_BY_NAME.keys()].filter((t) => checks.knownTool(t)));
+  const near = meantName(name, [...CATALOG_BY_NAME.keys()].filter((t) => checks.knownTool(t)), TOOL_ALIASES);
   return near ? ` (did you mean ${near}?)` : '';
 }
 

@@ -26,9 +26,16 @@ export function futureFire(schedule: string, timezone: string, now: Date): Date 
   return firstAfter(scheduleOf(schedule, timezone), now);
 }
 
+/** A schedule with no instant left after now: an `at` instant that has passed. */
+export class NoInstantLeft extends JobInputError {
+  constructor(readonly schedule: Schedule) {
+    super('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
+  }
+}
+
 function firstAfter(schedule: Schedule, now: Date): Date {
   const next = nextInstant(schedule, now);
-  if (next === null) throw new JobInputError('schedule: has no instant after now (an "at" instant in the past?); the job would never run');
+  if (next === null) throw new NoInstantLeft(schedule);
   return next;
 }
 

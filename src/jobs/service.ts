@@ -9,10 +9,11 @@ import type { ApprovalRow, GrantRow, JobRow, RunRow } from '../store/schema.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { CallApproval } from '../tools/types.ts';
 import { JobInputError, definitionProblems, jobDefinitionSchema, type DefinitionChecks, type JobDefinition, type JobDefinitionInput } from './definition.ts';
-import { checkSchedule, futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
+import { NoInstantLeft, checkSchedule, futureFire, instantsDroppedByEdit, isInstantOf, nextFireAfterEdit, storedSchedule } from './next-fire.ts';
 import { GRANT_POLICY_RULES, grantForChange, type GrantVerdict } from './grant-policy.ts';
 import type { z } from 'zod';
-import { nearestName } from '../util/nearest-name.ts';
+import { JOB_FIELD_ALIASES, meantName } from './near-words.ts';
+import { canonicalTimeZone } from './time-zone-name.ts';
 
 export interface JobServiceDeps {
   readonly db: Executor;
@@ -45,7 +46,7 @@ export function parseDefinition(input: unknown, checks: DefinitionChecks, opts: 
     ? { ...input, catchup_window_seconds: checks.defaultCatchupWindowSeconds } : input;
   const parsed = jobDefinitionSchema.safeParse(withDefaults);
   if (!parsed.success) {
-    throw new JobInputError(parsed.error.issues.map(issueText).join('; '));
+    throw new JobInputError(tightest(parsed.error.issues).map(issueText).join('; '));
   }
   const problems = definitionProblems(parsed.data, checks);
   if (problems.length > 0) throw new JobInputError(problems.join('; '));
@@ -84,25 +85,51 @@ function limitText(i: z.core.$ZodIssue): string | null {
   return `${word} ${bound}${unit}${days}`;
 }
 
+/**
+ * The issues worth reading: of several upper (or lower) bounds one value breaks at one path (a whole number's
+ * safe-integer range and the field's own maximum), only the tightest; two limits would read as a contradiction.
+ */
+function tightest(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const bound = (i: z.core.$ZodIssue) => (i.code === 'too_big' ? Number(i.maximum) : i.code === 'too_small' ? -Number(i.minimum) : NaN);
+  return issues.filter((i) => Number.isNaN(bound(i)) || !issues.some((o) => o !== i && o.code === i.code && pathText(o.path) === pathText(i.path)
+    && (bound(o) < bound(i) || (bound(o) === bound(i) && issues.indexOf(o) < issues.indexOf(i)))));
+}
+
 function shapeIssues(i: z.core.$ZodIssue): ShapeIssue[] {
   if (i.code !== 'unrecognized_keys') return [{ path: i.path, text: `${pathText(i.path) || 'job definition'}: ${limitText(i) ?? i.message}` }];
   const known = knownKeysAt(i.path);
   return i.keys.map((k) => {
-    const near = nearestName(k, known) ?? (known.includes('args') && Object.hasOwn(STEP_ALIASES, k) ? STEP_ALIASES[k] : undefined);
+    const at = pathText([...i.path, k]);
+    // a field of the other payload kind: the kind is what is wrong, not the field's spelling
+    const otherKind = i.path.length === 1 && i.path[0] === 'payload' ? PAYLOAD_FIELD_KIND[k] : undefined;
+    if (otherKind) return { path: [...i.path, k], text: `${at}: ${otherKind}` };
+    const near = meantName(k, known, i.path.length === 0 ? JOB_FIELD_ALIASES : {}) ?? (known.includes('args') && Object.hasOwn(STEP_ALIASES, k) ? STEP_ALIASES[k] : undefined);
     // a top-level field written inside the payload (or a step): say where it belongs
     const misplaced = !near && i.path.length > 0 && k in jobDefinitionSchema.shape ? ` (${k} is a top-level field of the job, not of ${pathText(i.path)})` : '';
-    return { path: [...i.path, k], text: `${pathText([...i.path, k])}: is not a field of a job${near ? ` (did you mean ${near}?)` : misplaced}` };
+    return { path: [...i.path, k], text: `${at}: is not a field of a job${near ? ` (did you mean ${near}?)` : misplaced}` };
   });
 }
+
+/** A payload field its kind does not take, and what to write instead (the kind decides which fields a payload has). */
+const PAYLOAD_FIELD_KIND: Readonly<Record<string, string>> = {
+  steps: 'an agent payload takes a prompt, not steps; for a list of steps, write kind: steps (and leave prompt and model out)',
+  prompt: 'a steps payload takes steps, not a prompt; for a prompt the model follows, write kind: agent (and leave steps out)',
+  model: 'a steps payload has no model: its steps call their tools directly; for a model, write kind: agent with a prompt',
+};
 
 /**
  * The shape problems of a create call's definition, or of an update's result (the stored job with the patch),
  * each with its path, before anyone is asked: the job file's words, not the cronjob tool's `options.…`.
  */
 export function definitionShapeIssues(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): ShapeIssue[] {
-  const input = stored ? mergedInput(definitionInputOf(stored), fields) : fields;
-  const parsed = jobDefinitionSchema.safeParse(input);
-  return parsed.success ? [] : parsed.error.issues.flatMap(shapeIssues);
+  const parsed = jobDefinitionSchema.safeParse(stored ? mergedInput(definitionInputOf(stored), fields) : fields);
+  return parsed.success ? [] : tightest(parsed.error.issues).flatMap(shapeIssues);
+}
+
+/** The definition a create (or an update of `stored`) would leave, parsed; null when its shape is wrong (said by definitionShapeIssues). */
+export function definitionAfter(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): JobDefinition | null {
+  const parsed = jobDefinitionSchema.safeParse(stored ? mergedInput(definitionInputOf(stored), fields) : fields);
+  return parsed.success ? parsed.data : null;
 }
 
 /** What a step's fields are called elsewhere (OpenAI's function calls, other schedulers). */
@@ -190,16 +217,34 @@ export async function createJobFromCall(deps: JobChangeDeps, input: JobDefinitio
   // the schedule's first instant is judged once, below, on the scheduler's clock
   const def = parseDefinition(input, deps.checks);
   const now = await schedulerNow(deps);
+  const next_fire_at = await passedWhileAsked(deps, approval, 'created', async () => futureFire(def.schedule, def.timezone, now));
   const job = await createJob(deps.db, {
-    ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown',
-    next_fire_at: futureFire(def.schedule, def.timezone, now), paused: false, pause_note: null,
+    ...def, owner: ctx.user_id || 'unknown', created_by: ctx.user_id || 'unknown', next_fire_at, paused: false, pause_note: null,
   }, { call: callOf(ctx) });
   return { job, ...(await applyGrantPolicy(deps, job, ctx, approval)) };
 }
 
+/**
+ * An `at` instant checked before the person was asked and passed while they read the request: said so, with
+ * both times, not as a schedule written in the past (the approval was given, and is in the audit log).
+ */
+async function passedWhileAsked<T>(deps: JobServiceDeps, approval: CallApproval | undefined, verb: 'created' | 'changed', work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof NoInstantLeft) || approval?.approval_source !== 'human' || !approval.approval_id) throw err;
+    const request = await getApproval(deps.db, approval.approval_id);
+    if (!request) throw err;
+    const instant = err.schedule.kind === 'at' ? `its instant ${err.schedule.at.toISOString()}` : 'its last instant';
+    throw new JobInputError(`schedule: ${instant} passed while the request waited for approval (asked ${request.created_at.toISOString()}, answered `
+      + `${request.answered_at?.toISOString() ?? 'later'}); nothing was ${verb}: give a later instant and ask again`);
+  }
+}
+
 /** The definition fields of a cronjob call's arguments (`options` holds the optional ones). */
 export function definitionFields(params: Record<string, unknown>): Partial<JobDefinitionInput> {
-  const given = { name: params.name, schedule: params.schedule, timezone: params.timezone, payload: params.payload, ...(params.options as object ?? {}) };
+  // a zone written in another case is stored as the runtime names it, so the job shows and compares it that way
+  const given = { name: params.name, schedule: params.schedule, timezone: canonicalTimeZone(params.timezone), payload: params.payload, ...(params.options as object ?? {}) };
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<JobDefinitionInput>;
 }
 
@@ -220,7 +265,7 @@ export async function updateJobFromCall(
     const fire = nextFireAfterEdit(locked, merged, now);
     return { patch: { ...merged, ...fire }, skipped: instantsDroppedByEdit(locked, fire, merged, now) };
   };
-  const updated = await updateJob(deps.db, id, edit, changerOf(ctx), asked ? { unchangedSince: asked.created_at } : {}).catch((err: unknown) => {
+  const updated = await passedWhileAsked(deps, approval, 'changed', () => updateJob(deps.db, id, edit, changerOf(ctx), asked ? { unchangedSince: asked.created_at } : {})).catch((err: unknown) => {
     if (!(err instanceof DefinitionChangedSince)) throw err;
     throw new JobInputError(`${err.message}, after approval ${asked!.id} was asked for; nothing was changed: ask again to approve the change to the job as it is now`, 'business');
   });

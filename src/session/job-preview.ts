@@ -11,6 +11,8 @@ import { definitionFields, definitionInputOf } from '../jobs/service.ts';
 import type { JobRow } from '../store/schema.ts';
 import { scopeCovers } from '../store/grants.ts';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
+import { stepPaths } from '../jobs/step-paths.ts';
+import { resolve } from 'node:path';
 
 /** The part of a payload that decides which tools its runs call. */
 export interface PayloadShape {
@@ -140,7 +142,7 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   // all of what the grant authorises, never cut: a part left off the screen would be approved unseen (I2)
   if (payload.kind === 'steps') {
     const list = (payload.steps ?? []) as { tool: string; args?: unknown }[];
-    lines.push(`  steps (${list.length}), in full:`, ...list.map((s, i) => `    ${i + 1}. ${s.tool} ${compactWhitespace(JSON.stringify(s.args ?? {}))}`));
+    lines.push(`  steps (${list.length}), in full:`, ...list.flatMap((s, i) => [`    ${i + 1}. ${s.tool} ${compactWhitespace(JSON.stringify(s.args ?? {}))}`, ...stepPathLines(config, s)]));
   }
   if (payload.kind === 'agent') {
     const prompt = String(payload.prompt ?? '');
@@ -157,8 +159,9 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   // a step that starts agents is as open as an agent payload: they choose their calls at run time
   const steps = payload.kind === 'steps' && !hosting;
   lines.push(
-    steps ? '  approving makes the job cron_authorized: its steps may do their WRITE and EXEC calls unattended, as written, with:'
-      : '  approving makes the job cron_authorized: its runs may do WRITE and EXEC calls unattended with:',
+    // daemon runs are never offered exec (I4): what they may do is calls of the tools below, writes included
+    steps ? '  approving makes the job cron_authorized: its steps may make their calls, writes included, unattended, as written, with:'
+      : '  approving makes the job cron_authorized: its runs may call these tools, writes included, unattended with:',
     `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool offered now)' : ''}`,
   );
   if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
@@ -173,6 +176,17 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
     '  dangerous tools are refused in every run, whatever is approved here.',
   );
   return lines;
+}
+
+/**
+ * Where a file step reads or writes, resolved against this configuration's workspace (the daemon's must be the
+ * same): `../../etc/x` does not say /etc/x on its own. One outside the workspace says so, and why it is allowed.
+ */
+function stepPathLines(config: Config, step: { tool: string; args?: unknown }): string[] {
+  const args = step.args !== null && typeof step.args === 'object' && !Array.isArray(step.args) ? step.args as Record<string, unknown> : {};
+  const ws = resolve(config.tools.workspace);
+  return stepPaths(step.tool, args, ws).map((p) => `       ${p.access} ${p.resolved}${p.inside ? ''
+    : `  OUTSIDE the workspace ${ws}${config.tools.restrict_to_workspace ? ' (refused in every run: tools.restrict_to_workspace is on)' : ' (allowed: tools.restrict_to_workspace is off)'}`}`);
 }
 
 export interface ToolOutlook {

@@ -45,7 +45,7 @@ describe('what a run records of its calls', () => {
       : { content: 'done' }));
     const out = await runtime.run('read', unattended('job_calls'), { signal: signal(), scope: { job_id: 'job_calls' } });
     const [missing, secret, tooLong, refused] = out.calls;
-    expect(missing).toMatchObject({ tool: 'read_file', success: false, errorKind: 'business', error: 'read_file: nope.txt does not exist' });
+    expect(missing).toMatchObject({ tool: 'read_file', success: false, errorKind: 'business', error: `read_file: nope.txt does not exist in the workspace ${workspace}` });
     expect(secret!.error).toMatch(/does not exist/);
     expect(secret!.error).not.toContain('hunter2hunter2');
     expect(tooLong!.error!.length).toBe(CALL_ERROR_MAX_CHARS);

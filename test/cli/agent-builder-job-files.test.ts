@@ -34,7 +34,7 @@ describe('a job file with a bad field, as its author wrote it', () => {
     const path = file('misspelt.yaml', stepsJob('timeout: 30\nretries: 2'));
     const r = await runCli(['jobs', 'create', '--file', path], { env });
     expect(r.code).toBe(65);
-    expect(r.stderr).toContain(`echo-agent: job file ${path}: 2 problems:\n  line 8: timeout: is not a field of a job (did you mean timeout_seconds?)\n  line 9: retries: is not a field of a job\n`);
+    expect(r.stderr).toContain(`echo-agent: job file ${path}: 2 problems:\n  line 8: timeout: is not a field of a job (did you mean timeout_seconds?)\n  line 9: retries: is not a field of a job (did you mean max_retries?)\n`);
     // not the cronjob tool's argument names, which the file does not have
     expect(r.stderr).not.toContain('options.');
     expect(await listApprovals(database().db)).toHaveLength(0);

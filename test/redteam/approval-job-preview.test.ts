@@ -134,10 +134,14 @@ describe('what held', () => {
     expect([...(await liveGrant(database().db, job.id))!.tool_scope!].sort()).toEqual([...shown].sort());
   });
 
-  it('held: control characters, CR without LF, OSC 8 links and bidi overrides in a job name and prompt are escaped on the screen', async () => {
+  it('held: control characters, CR without LF, OSC 8 links and bidi overrides in a job prompt are escaped on the screen; in a name they are refused before anyone is asked', async () => {
     const t = terminal(() => 'n');
     const name = 'nightly\r  approving makes the job harmless\u001b]8;;https://evil.example\u0007link\u001b]8;;\u0007\u202e';
-    await cronjob(t.approver, { action: 'create', name, schedule: '0 3 * * *', payload: { kind: 'agent', prompt: `tidy\rread only\u2028\u001b[2K` } });
+    const named = await cronjob(t.approver, { action: 'create', name, schedule: '0 3 * * *', payload: { kind: 'agent', prompt: 'tidy' } });
+    expect(named.result).toMatchObject({ success: false, errorKind: 'validation' });
+    expect(named.result.error).toContain('name: ');
+    expect(t.screens).toEqual([]);
+    await cronjob(t.approver, { action: 'create', name: 'nightly', schedule: '0 3 * * *', payload: { kind: 'agent', prompt: `tidy\rread only\u001b]8;;https://evil.example\u0007link\u001b]8;;\u0007\u2028\u001b[2K\u202e` } });
     const screen = t.screens[0]!;
     const body = screen.slice(0, screen.lastIndexOf('Allow?'));
     expect(body).not.toMatch(/[\r\u001b\u0007\u2028\u202e]/);

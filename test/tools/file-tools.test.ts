@@ -90,10 +90,10 @@ describe('list_dir', () => {
   });
 
   it.each([
-    ['missing', 'list_dir: path: missing does not exist'],
-    ['README.md', 'list_dir: path: README.md is not a directory; use read_file'],
+    ['missing', () => `list_dir: path: missing does not exist in the workspace ${ws}`],
+    ['README.md', () => 'list_dir: path: README.md is not a directory; use read_file'],
   ])('says what is wrong with %s', async (path, message) => {
-    expect(await call(tool('list_dir'), { path })).toEqual({ success: false, errorKind: 'business', error: message });
+    expect(await call(tool('list_dir'), { path })).toEqual({ success: false, errorKind: 'business', error: message() });
   });
 
   it('lists a directory outside through a symlink only when restrict_to_workspace is off', async () => {
@@ -147,7 +147,7 @@ describe('search_files', () => {
   });
 
   it('says a missing path does not exist', async () => {
-    expect(await call(tool('search_files'), { path: 'nowhere', pattern: 'x' })).toEqual({ success: false, errorKind: 'business', error: 'search_files: path: nowhere does not exist' });
+    expect(await call(tool('search_files'), { path: 'nowhere', pattern: 'x' })).toEqual({ success: false, errorKind: 'business', error: `search_files: path: nowhere does not exist in the workspace ${ws}` });
   });
 
   it('refuses a FIFO at once instead of blocking on it, named or met in a walk', async () => {

@@ -86,10 +86,11 @@ describe('read_file', () => {
   });
 
   it.each([
-    ['missing.txt', 'read_file: missing.txt does not exist'],
-    ['dir', 'read_file: dir is a directory; use list_dir'],
+    // where it was looked for: a relative path is the workspace's, which the name alone does not say
+    ['missing.txt', () => `read_file: missing.txt does not exist in the workspace ${ws}`],
+    ['dir', () => 'read_file: dir is a directory; use list_dir'],
   ])('says what is wrong with %s', async (path, message) => {
-    expect(await read({ path })).toEqual({ success: false, errorKind: 'business', error: message });
+    expect(await read({ path })).toEqual({ success: false, errorKind: 'business', error: message() });
   });
 
   it.each([

@@ -10,6 +10,7 @@ import { jsonLines, printableLines } from '../../util/printable.ts';
 import { redactText } from '../../util/redact.ts';
 import { alwaysCovers, noAlwaysBecause } from '../../approval/tty-approver.ts';
 import { storedJob } from '../attended-deps.ts';
+import { liveNamesakes, namesakeText } from '../job-warnings.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
@@ -87,6 +88,10 @@ export function registerApprovalCommands(program: Command): void {
         // read against the job as it is now: true of a waiting request only, not of one answered before later changes
         const job = row?.tool !== 'cronjob' ? [] : row.state === 'pending' ? describeJobCall(config, builtinTools(config, { db: db.db }), row.args, stored, row.tool_scope)
           : [`  the job as this call would change it is shown while the request waits; what was granted: grants show JOB, audit list --job JOB --kind grant.issued`];
+        // the asking terminal was warned of a name taken already; the approver, in another shell, reads this instead
+        const namesakes = row?.tool === 'cronjob' && row.state === 'pending' && (row.args.action === 'create' || row.args.action === 'update')
+          ? await liveNamesakes(db, row.args.name, typeof row.args.id === 'string' ? row.args.id : null) : [];
+        if (namesakes.length > 0) job.push(`  warning: ${namesakeText(String(row!.args.name), namesakes)}`);
         return row ? { row, job } : null;
       });
       if (!shown) throw new CliError(`no approval request ${id}`, EXIT.failure);

@@ -1,7 +1,6 @@
 import type { Config } from '../../config/schema.ts';
 import type { JobRow } from '../../store/schema.ts';
-import { CliError, EXIT } from '../errors.ts';
-import { locate, problemReport, type JobSources } from '../job-file-problems.ts';
+import { JobProblemsError, locate, type JobSources } from '../job-file-problems.ts';
 
 /**
  * Checks a job's fields, from a job file, flags or both, before anyone is asked to approve it, and names each
@@ -12,7 +11,7 @@ import { locate, problemReport, type JobSources } from '../job-file-problems.ts'
 export async function checkJobShape(subject: string, args: Record<string, unknown>, sources: JobSources, stored: JobRow | null = null): Promise<void> {
   const { definitionFields, definitionShapeIssues } = await import('../../jobs/service.ts');
   const issues = definitionShapeIssues(definitionFields(args), stored);
-  if (issues.length > 0) throw new CliError(problemReport(subject, locate(issues, sources)), EXIT.dataErr);
+  if (issues.length > 0) throw new JobProblemsError(sources.job?.path ?? null, locate(issues, sources), subject);
 }
 
 /**

@@ -10,9 +10,11 @@ import { printJson, printTable, warn } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
-import { checkJobShape, namedToolsNotOffered, settingsKeptFromJob } from './jobs-file.ts';
-import { leadingPath, locate, problemReport, readStructured, splitProblems, type JobSources } from '../job-file-problems.ts';
+import { checkJobShape, settingsKeptFromJob } from './jobs-file.ts';
+import { joinedProblems, JobProblemsError, locate, problemsDocument, readStructured, type JobSources } from '../job-file-problems.ts';
+import { liveNamesakes, namesakeText, warnBeforeCreate, warnDefinition, warnOverrides, warnToolsNotOffered } from '../job-warnings.ts';
 import { redact, redactText } from '../../util/redact.ts';
+import { canonicalTimeZone } from '../../jobs/time-zone-name.ts';
 
 interface DefinitionFlags {
   file?: string;
@@ -68,7 +70,8 @@ export function cronjobArgs(action: 'create' | 'update', flags: DefinitionFlags,
   }
   const args: Record<string, unknown> = {
     action, ...(id ? { id } : {}),
-    name: flags.name ?? name, schedule: flags.schedule ?? schedule, timezone: flags.timezone ?? timezone, payload: flagPayload ?? payload,
+    // a zone in another case is stored as the runtime names it: shown so in the request, as the job will have it
+    name: flags.name ?? name, schedule: flags.schedule ?? schedule, timezone: canonicalTimeZone(flags.timezone ?? timezone), payload: flagPayload ?? payload,
     ...(Object.keys(options).length > 0 ? { options } : {}),
   };
   for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
@@ -101,12 +104,13 @@ async function passesToolChecks(tools: ToolRegistry, args: Record<string, unknow
 }
 
 /** Runs a cronjob call in an attended cli context through the gate; its human step asks. */
-async function attendedCronjob(config: Config, database: Database, tools: ToolRegistry, args: Record<string, unknown>, as?: string) {
+async function attendedCronjob(config: Config, database: Database, tools: ToolRegistry, args: Record<string, unknown>, flags: Pick<DefinitionFlags, 'as' | 'json'>) {
   const [{ createGuard }, { attendedCall }, { buildContext }, { cliApprover }] = await Promise.all([
     import('../../guard/index.ts'), import('../../session/attended-call.ts'), import('../../tools/context.ts'), import('../attended-deps.ts'),
   ]);
-  const actor = await actorName(as);
-  const approver = await cliApprover(database, config, tools, actor);
+  const actor = await actorName(flags.as);
+  // with --json, a request that waits is announced as a JSON line too: a script learns its id without parsing prose
+  const approver = await cliApprover(database, config, tools, actor, { json: Boolean(flags.json) });
   const ctx = buildContext({ channel: 'cli', user_id: actor, session_key: `cli:${actor}`, unattended: false });
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped) while the request waits:
   // it is withdrawn and the refusal recorded, not left answerable with nobody waiting
@@ -119,30 +123,47 @@ async function attendedCronjob(config: Config, database: Database, tools: ToolRe
   }
 }
 
+/**
+ * With --json, a create or update refused before it reaches the gate (a bad file, a bad flag) prints a problems
+ * document on stdout, as `config validate --json` does; the text still goes to stderr and the exit code stays.
+ */
+async function withJsonProblems(flags: DefinitionFlags, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    if (flags.json && err instanceof CliError) {
+      printJson(err instanceof JobProblemsError ? problemsDocument(err.file, err.problems) : problemsDocument(flags.file ?? null, [{ text: err.message }]));
+    }
+    throw err;
+  }
+}
+
 /** What a job's problems are reported against: the job file, or the command when flags gave it all; and where its fields came from. */
-interface JobGiven { readonly subject: string; readonly sources: JobSources }
+interface JobGiven { readonly subject: string; readonly sources: JobSources; readonly file: string | null }
 
 async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json: boolean | undefined, given: JobGiven): Promise<void> {
-  if (json) printJson(outcome);
-  else if (outcome.result.success) {
+  const { reasonForPeople } = await import('../../approval/decision.ts');
+  // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
+  const decision = outcome.decision && { ...outcome.decision, reason: reasonForPeople(outcome.decision.reason) };
+  const result = outcome.result.error === undefined ? outcome.result : { ...outcome.result, error: reasonForPeople(outcome.result.error) };
+  // the job's problems in its files' words and lines, one a line, not as the cronjob call it became
+  const problems = !result.success && result.errorKind === 'validation'
+    ? locate(joinedProblems((result.error ?? '').replace(/^invalid arguments for cronjob: /, '')), given.sources) : null;
+  if (json) printJson({ ok: result.success, ...outcome, decision, result, ...(problems ? problemsDocument(given.file, problems) : {}) });
+  else if (result.success) {
     const { GRANT_POLICY_RULES } = await import('../../jobs/grant-policy.ts');
-    process.stdout.write(`${changeLine(verb, outcome.result.output, outcome.decision, GRANT_POLICY_RULES)}\n`);
+    process.stdout.write(`${changeLine(verb, result.output, decision, GRANT_POLICY_RULES)}\n`);
   }
-  if (!outcome.result.success) {
-    const { reasonForPeople } = await import('../../approval/decision.ts');
-    // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
-    let said = reasonForPeople(outcome.result.error ?? '');
-    if (outcome.result.errorKind === 'validation') {
-      // the job's problems in its files' words and lines, one a line, not as the cronjob call it became
-      const problems = splitProblems(said.replace(/^invalid arguments for cronjob: /, '')).map((text) => ({ path: leadingPath(text), text }));
-      said = problemReport(given.subject, locate(problems, given.sources));
-    } else {
+  if (!result.success) {
+    let said = result.error ?? '';
+    if (problems) said = new JobProblemsError(given.file, problems, given.subject).message;
+    else {
       // who said no, and that nothing happened: a refusal reads otherwise like an error halfway through
       const by = outcome.decision?.rule === 'approval.human.deny' && outcome.decision.approver ? ` (refused by ${outcome.decision.approver})` : '';
       said = `${said.replace(/\.$/, '')}${by}; nothing was ${verb === 'created' ? 'created' : 'changed'}`;
     }
     process.stderr.write(`echo-agent: ${said}\n`);
-    process.exitCode = outcome.result.errorKind === 'validation' ? EXIT.dataErr : EXIT.failure;
+    process.exitCode = problems ? EXIT.dataErr : EXIT.failure;
   }
   // the shell's convention for a command ended by a signal, when the signal is what ended it (not after an approval)
   if (outcome.interrupted && outcome.decision?.rule === 'approval.human.cancelled') process.exitCode = signalExitCode(outcome.interrupted);
@@ -154,8 +175,8 @@ function jobGiven(flags: DefinitionFlags, command: string): JobGiven {
   const sources: JobSources = {
     ...(flags.file !== undefined ? { job: { path: flags.file, fromFlags } } : {}), ...(flags.steps !== undefined ? { steps: flags.steps } : {}),
   };
-  if (flags.file === undefined) return { subject: command, sources };
-  return { subject: `job file ${flags.file}${fromFlags.size > 0 ? ' (with the options given beside it)' : ''}`, sources };
+  if (flags.file === undefined) return { subject: command, sources, file: null };
+  return { subject: `job file ${flags.file}${fromFlags.size > 0 ? ' (with the options given beside it)' : ''}`, sources, file: flags.file };
 }
 
 /** The definition fields a flag gave, in place of the job file's. */
@@ -165,37 +186,10 @@ function flaggedFields(flags: DefinitionFlags): Set<string> {
   return new Set(given.filter(([, v]) => v !== undefined).map(([k]) => k));
 }
 
-/** Says, before the approval is asked, which named tools the grant would leave out under this configuration. */
-async function warnToolsNotOffered(config: Config, database: Database, args: Record<string, unknown>, stored: JobRow | null): Promise<void> {
-  const left = await namedToolsNotOffered(config, database.db, args, stored);
-  if (left.length === 0) return;
-  process.stderr.write(`echo-agent: warning: the job names tools its runs are not offered under this configuration: ${left.join('; ')}. `
-    + 'A grant approved now does not cover them, not even once the configuration offers them: fix the configuration first, or approve an update then\n');
-}
-
-/**
- * What bites only later, said before the approval is asked: a second live job of the same name (commands that take
- * a name then refuse it and ask for the id), and an agent job this configuration has no model for (every run fails).
- */
-async function warnBeforeCreate(config: Config, database: Database, args: Record<string, unknown>): Promise<void> {
-  const [{ jobsNamed }, { jobModelMissing }] = await Promise.all([import('../../store/jobs.ts'), import('../../session/job-preview.ts')]);
-  const name = typeof args.name === 'string' ? args.name : '';
-  const live = name ? (await jobsNamed(database.db, name)).filter((j) => j.removed_at === null) : [];
-  if (live.length > 0) {
-    process.stderr.write(`echo-agent: warning: a live job is named ${JSON.stringify(name)} already (${live.map((j) => j.id).join(', ')}); `
-      + 'commands given that name will ask for the id instead; choose another name, or update that job\n');
-  }
-  const payload = args.payload as { kind?: string; model?: string } | undefined;
-  const missing = payload?.kind ? jobModelMissing(config, payload as Parameters<typeof jobModelMissing>[1]) : [];
-  if (missing.length > 0) {
-    process.stderr.write(`echo-agent: warning: this configuration has no ${missing.join(' or ')}: every run of this job fails ("agent turns need a model") until the daemon's config sets it\n`);
-  }
-}
-
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
   const definitionOptions = (c: Command) => c
-    .option('--file <file>', 'job definition (YAML), e.g. jobs/nightly-report.yaml')
+    .option('--file <file>', 'job definition (YAML), e.g. jobs/nightly-report.yaml; a flag beside it replaces the field the file gives (with a warning)')
     .option('--name <name>', 'job name')
     .option('--schedule <schedule>', 'cron (5/6 fields), "every 5m" or "at 2026-12-24T18:00:00Z"')
     .option('--timezone <tz>', 'IANA time zone for cron schedules')
@@ -205,10 +199,10 @@ export function registerJobsCommands(program: Command): void {
     .option('--tools <list>', 'comma-separated tool subset the runs may use')
     .option('--as <user>', 'who you are (default: the OS account)')
     .option('--yes', 'refused, with the reason: only a person\'s answer approves a job')
-    .option('--json', 'print JSON');
+    .option('--json', 'print JSON: the outcome; a refused job as {ok: false, file, problems}; a request that waits as a JSON line {"approval_pending": …} on stderr');
 
   definitionOptions(jobs.command('create').description('create a job; a human approval of this call makes it cron_authorized'))
-    .action(async (flags: DefinitionFlags, cmd: Command) => {
+    .action(async (flags: DefinitionFlags, cmd: Command) => withJsonProblems(flags, async () => {
       const config = configOf(cmd);
       const args = cronjobArgs('create', flags);
       const given = jobGiven(flags, 'jobs create');
@@ -217,15 +211,17 @@ export function registerJobsCommands(program: Command): void {
         const tools = await toolsOf(config, db);
         // a job that is refused gets its problems only, not warnings about runs it will never have
         if (await passesToolChecks(tools, args)) {
+          warnOverrides(flags.file, flaggedFields(flags), given.subject);
+          await warnDefinition(config, db, args, null, given.subject, given.sources);
           await warnToolsNotOffered(config, db, args, null);
           await warnBeforeCreate(config, db, args);
         }
-        return attendedCronjob(config, db, tools, args, flags.as);
+        return attendedCronjob(config, db, tools, args, flags);
       }), flags.json, given);
-    });
+    }));
 
   definitionOptions(jobs.command('update').argument('<job>', 'job id or name').description('change a job through the gate, as jobs create: an approved change of the definition gets a grant of its own; a refused or unanswered one changes nothing'))
-    .action(async (ref: string, flags: DefinitionFlags, cmd: Command) => {
+    .action(async (ref: string, flags: DefinitionFlags, cmd: Command) => withJsonProblems(flags, async () => {
       const config = configOf(cmd);
       const args = cronjobArgs('update', flags, ref);
       const given = jobGiven(flags, `jobs update ${ref}`);
@@ -243,11 +239,15 @@ export function registerJobsCommands(program: Command): void {
         if (await passesToolChecks(tools, call)) {
           const kept = flags.file !== undefined ? await settingsKeptFromJob(config, args, job) : [];
           if (kept.length > 0) process.stderr.write(redactText(`echo-agent: note: job file ${flags.file} leaves out settings the job has, and the update keeps them: ${kept.join(', ')}; write them in the file to change them\n`));
+          warnOverrides(flags.file, flaggedFields(flags), given.subject);
+          await warnDefinition(config, db, call, job, given.subject, given.sources);
           await warnToolsNotOffered(config, db, call, job);
+          const live = args.name === undefined ? [] : await liveNamesakes(db, args.name, job.id);
+          if (live.length > 0) process.stderr.write(`echo-agent: warning: ${namesakeText(String(args.name), live)}\n`);
         }
-        return attendedCronjob(config, db, tools, call, flags.as);
+        return attendedCronjob(config, db, tools, call, flags);
       }), flags.json, given);
-    });
+    }));
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
     .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
@@ -351,14 +351,14 @@ export function registerJobsCommands(program: Command): void {
   jobs.command('runs').argument('<job>', 'job id or name').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
     .action(async (ref: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
-      const [{ listRuns }, { jobByRef }, { runAuthorities, printRuns }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts')]);
-      const { fetched, authorised } = await withStore(configOf(cmd), async (db) => {
+      const [{ listRuns }, { jobByRef }, { runAuthorities, printRuns, jobNames, runsJson }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts')]);
+      const { fetched, authorised, names } = await withStore(configOf(cmd), async (db) => {
         // one more than shown: exactly `limit` runs is no cut
         const fetched = await listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 });
-        return { fetched, authorised: await runAuthorities(db.db, fetched) };
+        return { fetched, authorised: await runAuthorities(db.db, fetched), names: await jobNames(db.db, fetched) };
       });
       const rows = noteIfCut(fetched, limit, 'newest');
-      if (opts.json) printJson(rows);
+      if (opts.json) printJson(runsJson(rows, names));
       else printRuns(rows, authorised);
     });
 }

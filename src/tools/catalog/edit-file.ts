@@ -5,7 +5,7 @@ import { fail, ok } from '../types.ts';
 import { stoppedByAbort } from './abort.ts';
 import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
-import { confine, inWorkspace, openConfined } from './workspace-files.ts';
+import { confine, doesNotExist, inWorkspace, openConfined } from './workspace-files.ts';
 
 export function countOccurrences(haystack: string, needle: string): number {
   let n = 0;
@@ -23,7 +23,7 @@ export function editFileTool(config: Config) {
       if (refused) return refused;
       const file = inWorkspace(config, path);
       const info = await stat(file).catch(() => null);
-      if (!info) return fail('business', `edit_file: ${path} does not exist`);
+      if (!info) return fail('business', `edit_file: ${doesNotExist(config, path)}`);
       if (!info.isFile()) return fail('business', `edit_file: ${path} is not a regular file`);
       const max = config.tools.read_max_bytes;
       if (info.size > max) return fail('business', `edit_file: ${path} is ${info.size} bytes, over the ${max}-byte size limit (tools.read_max_bytes)`);

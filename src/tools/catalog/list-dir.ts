@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 import { stoppedByAbort } from './abort.ts';
-import { confine, inWorkspace, SKIPPED_DIRS, protectedFilesOf, walk } from './workspace-files.ts';
+import { confine, doesNotExist, inWorkspace, protectedFilesOf, SKIPPED_DIRS, walk } from './workspace-files.ts';
 
 export const LIST_DIR_MAX_ENTRIES = 5000;
 
@@ -36,7 +36,7 @@ export function listDirTool(config: Config) {
       } catch (err) {
         if (signal.aborted) return stoppedByAbort('list_dir', signal, 'the listing is incomplete');
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return fail('business', `list_dir: path: ${path} does not exist`);
+        if (code === 'ENOENT') return fail('business', `list_dir: path: ${doesNotExist(config, path)}`);
         if (code === 'ENOTDIR') return fail('business', `list_dir: path: ${path} is not a directory; use read_file`);
         return fail('business', `list_dir: cannot list ${path}: ${code ?? (err as Error).message}`);
       }

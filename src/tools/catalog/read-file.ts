@@ -5,7 +5,7 @@ import { defineTool } from '../define.ts';
 import { charCount, previewOf, SpillQuotaError, type SpillStore } from '../spill.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { stoppedByAbort } from './abort.ts';
-import { confine, eachLineBlock, inWorkspace, openConfined } from './workspace-files.ts';
+import { confine, doesNotExist, eachLineBlock, inWorkspace, openConfined } from './workspace-files.ts';
 
 /** As git decides: a NUL byte in the first 8 KiB makes a file binary. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -148,7 +148,7 @@ export function readFileTool(config: Config, spill: SpillStore) {
       if (refused) return refused;
       const file = inWorkspace(config, path);
       const info = await stat(file).catch(() => null);
-      if (!info) return fail('business', `read_file: ${path} does not exist`);
+      if (!info) return fail('business', `read_file: ${doesNotExist(config, path)}`);
       if (info.isDirectory()) return fail('business', `read_file: ${path} is a directory; use list_dir`);
       if (!info.isFile()) return fail('business', `read_file: ${path} is not a regular file`);
       const max = config.tools.read_max_bytes;

@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
-import { confine, eachLineBlock, inWorkspace, openedPath, protectedFilesOf, walk, type LineBlock, type WalkEntry } from './workspace-files.ts';
+import { confine, doesNotExist, eachLineBlock, inWorkspace, openedPath, protectedFilesOf, type LineBlock, type WalkEntry, walk } from './workspace-files.ts';
 
 const MAX_LINE_CHARS = 400;
 /** How long a pattern may take on one file before it counts as runaway backtracking. */
@@ -97,7 +97,7 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
         contentRe = new LineMatcher(params.pattern, '', opts.patternBudgetMs ?? PATTERN_BUDGET_MS);
       }
       const info = await stat(root).catch(() => null);
-      if (!info) return fail('business', `search_files: path: ${path} does not exist`);
+      if (!info) return fail('business', `search_files: path: ${doesNotExist(config, path)}`);
       if (!info.isDirectory() && !info.isFile()) return fail('business', `search_files: path: ${path} is neither a directory nor a regular file`);
       // a single file is searched as it is; a directory is walked without following symlinks
       const exclude = await protectedFilesOf(config)();

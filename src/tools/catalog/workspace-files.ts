@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { checkPaths, daemonStateRoots, isInside, resolveRoots, type StateRoots } from '../../guard/paths/index.ts';
 import { protectedFiles } from '../../store/embedded-files.ts';
@@ -60,6 +60,17 @@ export const stateRootsFor = perConfig((config): (() => Promise<StateRoots>) => 
 /** Relative paths are relative to the workspace, as the guard resolves them. */
 export function inWorkspace(config: Config, path: string): string {
   return resolve(config.tools.workspace, path);
+}
+
+/**
+ * `PATH does not exist`, saying where it was looked for: a relative path is the workspace's, which a person
+ * reading a run's error (or a model) cannot tell from the name alone.
+ */
+export function doesNotExist(config: Config, path: string): string {
+  if (isAbsolute(path)) return `${path} does not exist`;
+  const ws = resolve(config.tools.workspace);
+  const file = inWorkspace(config, path);
+  return isInside(file, ws) ? `${path} does not exist in the workspace ${ws}` : `${path} does not exist (${file}; relative paths start in the workspace ${ws})`;
 }
 
 /** Directories listed but never descended into by the recursive file tools. */
