@@ -105,7 +105,7 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   else if (op === ':?' || op === '?') { argValue(); out = known ?? UNKNOWN; }
   else if (op === ':+' || op === '+') { const a = argValue(); out = known === undefined ? UNKNOWN : unset ? '' : a; }
   else if ((op === '%' || op === '%%') && known === HOME) { argValue(); out = HOME; }
-  else if (op === '#' && p.arg === null && known !== undefined && isKnown(known)) out = String([...known].length);
+  else if (op === 'length' && known !== undefined && isKnown(known)) out = String([...known].length);
   else if (known !== undefined && ['#', '##', '%', '%%', '^^', ',,'].includes(op)) {
     argValue();
     out = trimmed(known, op, p.arg ? patternRegex(p.arg.parts) : '') ?? UNKNOWN;

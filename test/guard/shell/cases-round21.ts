@@ -155,11 +155,13 @@ const DEFAULT_EXPANSIONS: readonly ShellCase[] = [
   ]),
   ...as('deny', RS, [
     'X=/usr/local; rm -rf "${X%/*}"', 'X=/usr/local/x; rm -rf "${X%%/local*}"', 'X=a/etc; rm -rf "/${X#*/}"', 'X=a/b/etc; rm -rf "/${X##*/}"', 'X=ETC; rm -rf /${X,,}',
+    // an empty pattern trims nothing: `${X#}` is X, not its length (the parser gives both the same operator)
+    'X=etc; rm -rf /${X#}', 'X=etc; rm -rf "/${X##}"',
   ]),
   ...as('deny', RH, [': ${D:=~}; rm -rf "$D"', 'rm -rf ${X:-~}', 'rm -rf ${X:-~/}', 'rm -rf ${HOME%/*}']),
   ...as('ask', REC, [
     'X=; rm -rf ${X-/}', '(: ${X:=/}); rm -rf "$X"', 'X=build; rm -rf "${X:-/}"', 'X=build; rm -rf "${X:=/}"', ': "${D:=~}"; rm -rf "$D"', 'rm -rf "${X:-~}"',
-    'X=/tmp/x; rm -rf ${X%/*}', 'rm -rf "${TMPDIR:-/tmp}/build"', 'B=${B:-build}; rm -rf "$B"', 'X=/a; rm -rf "${X%\'/a\'}"',
+    'X=/tmp/x; rm -rf ${X%/*}', 'rm -rf "${TMPDIR:-/tmp}/build"', 'X=etc; rm -rf /${#X}', 'B=${B:-build}; rm -rf "$B"', 'X=/a; rm -rf "${X%\'/a\'}"',
   ]),
   ...allow(['X=/usr/local; echo "${X%/*}"', 'f=src/a.ts; echo "${f##*/}" "${f%.ts}.js"', ': ${X:=/}; ls "$X"', 'rm -f "${LOG:-build.log}"']),
 ];

@@ -143,7 +143,7 @@ export abstract class WordLowerer {
 
   private param(p: mv.ParamExp): WordPart {
     const name = present(p.Param) ? goString(p.Param.Value) : '';
-    let op = p.Length ? '#' : p.Excl ? '!' : '';
+    let op = p.Length ? 'length' : p.Excl ? '!' : '';
     let arg: Word | null = null;
     const exp = present(p.Exp);
     const repl = present(p.Repl);
