@@ -28,7 +28,9 @@ export function repeatLimitedWarn(
     // stack: false for an outage's messages (a refused connection), whose stack says nothing; at debug level it is kept
     const code = (err as NodeJS.ErrnoException).code;
     const what = opts.stack === false && !logger.isLevelEnabled('debug') ? { error: err.message, ...(code ? { code } : {}) } : { err };
-    logger[opts.level ?? 'warn']({ ...what, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
+    // where it surfaced (the first statement or step that met it), without the wrapper's parameters
+    const during = outer === err ? {} : { during: outer.message.split('\n')[0]!.slice(0, 200) };
+    logger[opts.level ?? 'warn']({ ...what, ...during, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);
   };
 }
 

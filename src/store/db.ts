@@ -109,6 +109,8 @@ async function tagSchema(client: pg.ClientBase, name: string): Promise<void> {
  * at PostgreSQL's 63 bytes) may be serving it, and counts.
  */
 export async function otherDaemons(exec: Executor, mine: string): Promise<string[]> {
+  // as the server keeps it: a long host name leaves a name cut at 63 bytes, which is still this daemon's
+  mine = mine.slice(0, 63);
   const found = await exec.execute<{ name: string }>(sql`
     select distinct name from (
       select application_name as name, split_part(application_name, ' ', 4) as served, coalesce(current_schema(), 'public') as here

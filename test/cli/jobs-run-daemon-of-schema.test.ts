@@ -60,7 +60,7 @@ describe('jobs run with daemons on other schemas of the database', () => {
     try {
       const alone = await runCli(['jobs', 'run', 'first'], { env });
       expect(alone.code, alone.stderr).toBe(0);
-      expect(alone.stderr).toContain('no daemon is connected to this database now: the run waits in the queue until one starts');
+      expect(alone.stderr).toContain('no daemon serving this database and schema is connected now: the run waits in the queue until one starts');
     } finally {
       await neighbour.stop();
     }

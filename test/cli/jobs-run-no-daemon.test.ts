@@ -46,7 +46,7 @@ describe('jobs run', () => {
     const alone = await runCli(['jobs', 'run', 'by-hand'], { env });
     expect(alone.code, alone.stderr).toBe(0);
     expect(alone.stdout).toMatch(/^run run_\S+ of job_\S+ queued\n$/);
-    expect(alone.stderr).toContain('no daemon is connected to this database now: the run waits in the queue until one starts');
+    expect(alone.stderr).toContain('no daemon serving this database and schema is connected now: the run waits in the queue until one starts');
     // a daemon, as PostgreSQL shows it
     const daemon = new pg.Client({ connectionString: url, application_name: 'echo-agent daemon elsewhere:7' });
     await daemon.connect();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { otherDaemons } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
@@ -46,4 +47,17 @@ describe('daemons that share a database', () => {
       await neighbour.end();
     }
   }, 60_000);
+
+  it('a daemon on a host whose name is long finds its own connection, cut at 63 bytes by the server, not another daemon', async () => {
+    const { url, db } = database();
+    const mine = `echo-agent daemon ip-10-20-30-40.eu-central-1.compute.internal.example:4242`;
+    expect(mine.length).toBeGreaterThan(63);
+    const self = new pg.Client({ connectionString: url, application_name: mine.slice(0, 63) });
+    await self.connect();
+    try {
+      expect(await otherDaemons(db, mine)).toEqual([]);
+    } finally {
+      await self.end();
+    }
+  });
 });

@@ -46,6 +46,8 @@ describe('a recurring warning is logged at most once per window, with how many w
     warn(cause, { loop: 'firing' });
     await new Promise((r) => setImmediate(r));
     expect(lines.map((l) => [l.msg, (l.err as { message: string }).message])).toEqual([['firing pass failed', 'relation "jobs" does not exist']]);
+    // where it surfaced first, without the parameters line
+    expect(lines[0]!.during).toBe('Failed query: select min(next_fire_at) from jobs');
   });
 
   it('stack: false logs an outage\'s message and code without a stack, unless the level is debug', async () => {

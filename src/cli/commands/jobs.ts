@@ -333,7 +333,7 @@ export function registerJobsCommands(program: Command): void {
           const queued = await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
           // "queued" alone reads as "running soon": with no daemon connected, nothing takes it until one starts
           if (queued && (await otherDaemons(db.db, '').catch(() => ['?'])).length === 0) {
-            warn('no daemon is connected to this database now: the run waits in the queue until one starts (npm start, or the service)');
+            warn('no daemon serving this database and schema is connected now: the run waits in the queue until one starts (npm start, or the service)');
           }
           return queued;
         } catch (err) {
