@@ -1,5 +1,6 @@
 import { interpreterView } from './interpreters.ts';
 import type { Arg, Emit } from './model.ts';
+import { programName, unwrapOnce } from './unwrap.ts';
 import { literal } from './values.ts';
 
 /**
@@ -30,12 +31,19 @@ const word = (v: string): Arg => ({ v, info: { computed: false, ansi: false, quo
 
 /** The interpreter a pager or editor command is, when it has no code of its own and so runs what it is given; else null. */
 export function inputInterpreter(code: string): string | null {
-  const words = code.trim().split(/\s+/).filter((w) => w !== '');
-  while (words.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!) || words[0] === 'exec' || words[0] === 'env')) words.shift();
-  const head = words[0]?.replace(/^['"]|['"]$/g, '');
+  let words = code.trim().split(/\s+/).filter((w) => w !== '').map((w) => word(w.replace(/^['"]|['"]$/g, '')));
+  // wrappers off (`env -i sh`, `nice sh`, `timeout 9 bash`), as the rest of the guard takes them off
+  for (let hop = 0; hop < 16 && words.length > 0; hop++) {
+    while (words.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!.v) || words[0]!.v === 'exec')) words = words.slice(1);
+    const name = words[0] ? programName(words[0].v) : null;
+    const inner = name === null ? null : unwrapOnce(name, words.slice(1));
+    if (!inner || inner.rest.length === 0) break;
+    words = [...inner.rest];
+  }
+  const head = words[0]?.v;
   if (!head) return null;
   const program = head.slice(head.lastIndexOf('/') + 1).toLowerCase();
-  const args = words.slice(1).map(word);
+  const args = words.slice(1);
   const view = interpreterView({ program, args, cwd: null, redirs: [], stdinText: null, upstream: [], appendsArgs: false, depth: 0, text: code });
   if (!view || (view.family !== 'shell' && view.family !== 'code') || view.inline) return null;
   return view.readsStdin || (view.script !== null && PLACEHOLDER.test(literal(view.script.v) ?? '')) ? program : null;

@@ -116,11 +116,14 @@ const INPUT_RUNNERS: readonly ShellCase[] = [
     'tar xf x.tar --to-command=sh', 'tar -I sh -xf x.tar', 'git config core.pager sh', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log',
     'env PAGER=sh git log', 'sudo PAGER=sh man ls', 'git -c "core.pager=sh" log', 'git -C /repo -c core.pager=sh log', '"/usr/bin/rg" --pre "sh" x',
     'git -c diff.x.textconv=perl diff', "git -c filter.x.smudge='python3 -' checkout .", "git -c credential.helper='!sh' push", 'sudo GIT_EDITOR=/bin/bash git rebase -i HEAD~2',
+    // behind a wrapper it is the same shell
+    "git -c core.pager='/usr/bin/env sh' log", "git -c core.pager='nice sh' log", "git -c core.pager='env -i sh' log", "PAGER='timeout 9 bash' man ls",
   ]),
   ...allow([
     'git -c core.pager=less log', "git -c core.pager='less -R' log", 'git -c core.editor=vim commit', "git -c alias.x='!sh' x", "LESSOPEN='|lesspipe %s' less x",
     "LESSOPEN='||/usr/bin/lesspipe.sh %s' less x", 'man -P cat ls', "tar xf x.tar --to-command='md5sum'", 'tar -I zstd -xf x.tar', "EDITOR='code --wait' git commit",
     'git -c credential.helper=store push', "PAGER='python3 pager.py' man ls", 'less x', 'rg --pre sh --no-pre x',
+    "git -c core.pager='env LESS=R less' log", "PAGER='nice less' man ls",
   ]),
 ];
 
