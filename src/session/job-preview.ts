@@ -11,6 +11,7 @@ import { definitionFields, definitionInputOf } from '../jobs/service.ts';
 import type { JobRow } from '../store/schema.ts';
 import { scopeCovers } from '../store/grants.ts';
 import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
+import { isInside } from '../guard/paths/real-path.ts';
 import { stepPaths } from '../jobs/step-paths.ts';
 import { resolve } from 'node:path';
 
@@ -185,8 +186,15 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
 function stepPathLines(config: Config, step: { tool: string; args?: unknown }): string[] {
   const args = step.args !== null && typeof step.args === 'object' && !Array.isArray(step.args) ? step.args as Record<string, unknown> : {};
   const ws = resolve(config.tools.workspace);
-  return stepPaths(step.tool, args, ws).map((p) => `       ${p.access} ${p.resolved}${p.inside ? ''
-    : `  OUTSIDE the workspace ${ws}${config.tools.restrict_to_workspace ? ' (refused in every run: tools.restrict_to_workspace is on)' : ' (allowed: tools.restrict_to_workspace is off)'}`}`);
+  // writes go below safe_write_root when one is set (relative to the workspace, as the guard resolves it)
+  const safe = config.tools.safe_write_root !== '' ? resolve(ws, config.tools.safe_write_root) : null;
+  return stepPaths(step.tool, args, ws).map((p) => {
+    const unsafe = p.access === 'writes' && safe !== null && !isInside(p.resolved, safe);
+    const note = unsafe ? `  (refused in every run: outside tools.safe_write_root ${safe})`
+      : p.inside ? ''
+        : `  OUTSIDE the workspace ${ws}${config.tools.restrict_to_workspace ? ' (refused in every run: tools.restrict_to_workspace is on)' : ' (allowed: tools.restrict_to_workspace is off)'}`;
+    return `       ${p.access} ${p.resolved}${note}`;
+  });
 }
 
 export interface ToolOutlook {
