@@ -54,6 +54,7 @@ export async function warnDefinition(config: Config, database: Database, args: R
   if (!def) return;
   const warnings = definitionWarnings(def, {
     workspace: resolve(config.tools.workspace), restrictToWorkspace: config.tools.restrict_to_workspace, now: await databaseNow(database.db),
+    safeWriteRoot: config.tools.safe_write_root === '' ? '' : resolve(config.tools.workspace, config.tools.safe_write_root),
   });
   for (const w of locate(warnings, sources)) say(problemReport(subject, [w]));
 }

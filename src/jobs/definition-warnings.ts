@@ -1,5 +1,6 @@
 import { parseSchedule, nextInstant, type Schedule } from '../scheduler/schedule.ts';
 import type { JobDefinition } from './definition.ts';
+import { isInside } from '../guard/paths/real-path.ts';
 import { stepPaths } from './step-paths.ts';
 
 /** Something a valid definition does that its writer most likely did not mean, with the field it is about. */
@@ -12,6 +13,8 @@ export interface DefinitionWarning {
 export interface WarningContext {
   readonly workspace: string;
   readonly restrictToWorkspace: boolean;
+  /** tools.safe_write_root resolved against the workspace, or '' when none is set: writes outside it are refused. */
+  readonly safeWriteRoot?: string;
   /** The clock the gaps between instants are measured from (the next few instants). */
   readonly now: Date;
 }
@@ -57,9 +60,17 @@ export function definitionWarnings(def: JobDefinition, ctx: WarningContext): Def
   if (gap !== null && def.jitter_seconds > 0 && def.jitter_seconds * 1000 >= gap) {
     out.push({ path: ['jitter_seconds'], text: `${def.jitter_seconds} s is ${def.jitter_seconds * 1000 > gap ? 'longer than' : 'as long as'} the ${seconds(gap)} between the schedule's instants: a run may start after the next instant is due, and overlap_policy ${def.overlap_policy} then decides that instant's run` });
   }
-  if (def.payload.kind === 'steps' && !ctx.restrictToWorkspace) {
+  if (def.payload.kind === 'steps') {
     def.payload.steps.forEach((s, i) => {
-      for (const p of stepPaths(s.tool, s.args, ctx.workspace).filter((x) => !x.inside)) {
+      for (const p of stepPaths(s.tool, s.args, ctx.workspace)) {
+        if (p.access === 'writes' && ctx.safeWriteRoot && !isInside(p.resolved, ctx.safeWriteRoot)) {
+          out.push({
+            path: ['payload', 'steps', i, 'args', p.arg],
+            text: `payload.steps[${i}] (${s.tool}) writes ${p.resolved}, outside tools.safe_write_root ${ctx.safeWriteRoot}: every run refuses this write; write below it`,
+          });
+          continue;
+        }
+        if (p.inside || ctx.restrictToWorkspace) continue;
         out.push({
           path: ['payload', 'steps', i, 'args', p.arg],
           text: `payload.steps[${i}] (${s.tool}) ${p.access} ${p.resolved}, outside the workspace ${ctx.workspace}: tools.restrict_to_workspace is off, so its runs ${p.access === 'writes' ? 'write' : 'read'} there; set it to keep file steps in the workspace`,
