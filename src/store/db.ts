@@ -85,22 +85,37 @@ export const DAEMON_APPLICATION = 'echo-agent daemon';
 
 /**
  * A named connection (a daemon's) adds the schema it serves to its name, `echo-agent daemon host:pid schema`, so
- * a daemon of another schema of the database is not taken for one of this deployment. The schema is migrate()'s:
- * the current one, else the first the search_path names (made by the migration this connection may be opened for).
+ * a daemon of another schema of the database is not taken for one of this deployment (the schema migrate() uses).
  * A name set in database.url is left as it is.
  */
-const TAG_SCHEMA = `
-  select set_config('application_name', left($1 || ' ' || s, 63), false)
-  from (select coalesce(current_schema(), (
-    select case when btrim(e) like '"%' then btrim(btrim(e), '"') else lower(btrim(e)) end
-    from unnest(string_to_array(current_setting('search_path'), ',')) with ordinality as p(e, i)
-    where btrim(e) not in ('', '"$user"', '$user') order by i limit 1)) as s) as here
-  where s is not null and current_setting('application_name') = $1`;
-
 async function tagSchema(client: pg.ClientBase, name: string): Promise<void> {
+  const { schema } = await targetSchema(client, CONNECT_TIMEOUT_MS);
   // pg reads query_timeout per query; @types/pg's QueryConfig does not list it
-  const tag = { text: TAG_SCHEMA, values: [name], query_timeout: CONNECT_TIMEOUT_MS };
+  const tag = {
+    text: 'select set_config(\'application_name\', left($1 || \' \' || $2, 63), false) where current_setting(\'application_name\') = $1',
+    values: [name, schema], query_timeout: CONNECT_TIMEOUT_MS,
+  };
   await client.query(tag);
+}
+
+/**
+ * Where migrate() puts a connection's tables: its current schema, else the first its search_path names (one
+ * not made yet: that migration makes it), else public. Also what the CLI checks is set up, and what a daemon's
+ * connection name says it serves.
+ */
+export async function targetSchema(q: pg.ClientBase | pg.Pool, timeoutMs?: number): Promise<{ database: string; schema: string }> {
+  const read = { text: 'select current_database() as database, current_schema() as current, current_setting(\'search_path\') as path', ...(timeoutMs ? { query_timeout: timeoutMs } : {}) };
+  const { database, current, path } = (await (q as pg.ClientBase).query<{ database: string; current: string | null; path: string }>(read)).rows[0]!;
+  return { database, schema: current ?? firstNamedSchema(path) ?? 'public' };
+}
+
+/** The first schema a search_path names (`"$user"` skipped), unquoted; null when it names none. */
+export function firstNamedSchema(searchPath: string): string | null {
+  for (const raw of searchPath.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? []) {
+    const name = raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw.toLowerCase();
+    if (name !== '$user' && name !== '') return name;
+  }
+  return null;
 }
 
 /**

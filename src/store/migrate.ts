@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
-import { assertSchemaName } from './db.ts';
+import { assertSchemaName, targetSchema } from './db.ts';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -40,9 +40,8 @@ export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise
 export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {}): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
-    const { current, path } = (await client.query<{ current: string | null; path: string }>('select current_schema() as current, current_setting(\'search_path\') as path')).rows[0]!;
     // a search_path naming only schemas not made yet: its first is where the tables go (and what the pool will read), not public
-    const schema = assertSchemaName(opts.schema ?? current ?? firstNamedSchema(path) ?? 'public');
+    const schema = assertSchemaName(opts.schema ?? (await targetSchema(client)).schema);
     await client.query('select pg_advisory_lock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]);
     try {
       await client.query(`create schema if not exists "${schema}"`);
@@ -79,9 +78,7 @@ export interface Setup {
 
 /** Reads the setup without changing anything: no schema or table is made. */
 export async function setupOf(pool: pg.Pool): Promise<Setup> {
-  const { database, current, path } = (await pool.query<{ database: string; current: string | null; path: string }>(
-    'select current_database() as database, current_schema() as current, current_setting(\'search_path\') as path')).rows[0]!;
-  const schema = current ?? firstNamedSchema(path) ?? 'public';
+  const { database, schema } = await targetSchema(pool);
   const found = (await pool.query<{ exists: boolean; ledger: boolean }>(
     'select exists(select 1 from pg_namespace where nspname = $1) as exists, to_regclass(format(\'%I.%I\', $1::text, \'__drizzle_migrations\')) is not null as ledger',
     [schema])).rows[0]!;
@@ -89,14 +86,6 @@ export async function setupOf(pool: pg.Pool): Promise<Setup> {
   return { database, schema, schemaExists: found.exists, migrations };
 }
 
-/** The first schema a search_path names (`"$user"` skipped), unquoted; null when it names none. */
-export function firstNamedSchema(searchPath: string): string | null {
-  for (const raw of searchPath.match(/"(?:[^"]|"")*"|[^,\s]+/g) ?? []) {
-    const name = raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw.toLowerCase();
-    if (name !== '$user' && name !== '') return name;
-  }
-  return null;
-}
 
 /** drizzle-kit's journal: each migration's `when` (drizzle's folderMillis) to its tag, e.g. `0000_init`. */
 function journalTags(folder: string): Map<number, string> {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
-import { firstNamedSchema, migrate } from '../../src/store/migrate.ts';
+import { firstNamedSchema } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { TEST_DATABASE_URL } from '../support/db.ts';
 
 // An operator keeps echo-agent's tables in a schema of a shared database by setting search_path in database.url.
