@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { pastQueryWrappers } from '../util/query-errors.ts';
 
 /**
  * Logs a recurring warning at most once per `windowMs` for each message, with how many were held back:
@@ -12,8 +13,9 @@ export function repeatLimitedWarn(
   const now = opts.now ?? Date.now;
   const last = new Map<string, { at: number; held: number }>();
   return (outer, context = {}) => {
-    // one failure reached through different statements (a query wrapper's message quotes each) is one failure
-    const err = rootCause(outer);
+    // one failure reached through different statements (drizzle's wrapper message quotes each) is one failure
+    const inner = pastQueryWrappers(outer);
+    const err = inner instanceof Error ? inner : outer;
     const key = `${Object.values(context).join('\u0000')}\u0000${err.message}`;
     const t = now();
     const seen = last.get(key);
@@ -58,11 +60,3 @@ export function loopFailureLog(logger: Logger, loop: string, opts: { windowMs?: 
     },
   };
 }
-
-/** The innermost Error of a cause chain: drizzle wraps a driver error in one whose message is the whole statement. */
-function rootCause(err: Error): Error {
-  let e = err;
-  for (let depth = 0; depth < 10 && e.cause instanceof Error; depth++) e = e.cause;
-  return e;
-}
-

@@ -1,3 +1,5 @@
+import { pastQueryWrappers } from '../util/query-errors.ts';
+
 /** PostgreSQL errors the store turns into outcomes, looked for along drizzle's `cause` chain. */
 
 /** A unique violation of this very constraint: another writer got there first. */
@@ -71,9 +73,7 @@ export function withoutSql(text: string): string {
  * Callers redact it as any other error.
  */
 export function describeFailure(err: unknown): string {
-  // past drizzle's wrappers only: another error's own message says more than what it wraps
-  let inner: unknown = err;
-  for (let depth = 0; inner instanceof Error && inner.message.startsWith('Failed query:') && inner.cause && depth < 8; depth++) inner = inner.cause;
+  const inner = pastQueryWrappers(err);
   const code = (inner as { code?: unknown }).code;
   // an AggregateError (every address of a host refused) has no message of its own
   const first = inner instanceof AggregateError ? inner.errors[0] : undefined;
