@@ -122,15 +122,18 @@ const PAYLOAD_FIELD_KIND: Readonly<Record<string, string>> = {
  * each with its path, before anyone is asked: the job file's words, not the cronjob tool's `options.…`.
  */
 export function definitionShapeIssues(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): ShapeIssue[] {
-  const parsed = jobDefinitionSchema.safeParse(stored ? mergedInput(definitionInputOf(stored), fields) : fields);
+  const parsed = parsedAfter(fields, stored);
   return parsed.success ? [] : tightest(parsed.error.issues).flatMap(shapeIssues);
 }
 
 /** The definition a create (or an update of `stored`) would leave, parsed; null when its shape is wrong (said by definitionShapeIssues). */
 export function definitionAfter(fields: Partial<JobDefinitionInput>, stored: JobRow | null = null): JobDefinition | null {
-  const parsed = jobDefinitionSchema.safeParse(stored ? mergedInput(definitionInputOf(stored), fields) : fields);
+  const parsed = parsedAfter(fields, stored);
   return parsed.success ? parsed.data : null;
 }
+
+const parsedAfter = (fields: Partial<JobDefinitionInput>, stored: JobRow | null) =>
+  jobDefinitionSchema.safeParse(stored ? mergedInput(definitionInputOf(stored), fields) : fields);
 
 /** What a step's fields are called elsewhere (OpenAI's function calls, other schedulers). */
 const STEP_ALIASES: Readonly<Record<string, string>> = { arguments: 'args', params: 'args', parameters: 'args', input: 'args', name: 'tool', function: 'tool' };

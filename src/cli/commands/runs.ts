@@ -109,18 +109,16 @@ export function registerRunsCommands(program: Command): void {
         // one more than shown: exactly `limit` runs is no cut
         const filter = { ...(job ? { job_id: job.id } : {}), ...(from ? { since: from } : {}) };
         const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1 });
-        // counted, not listed, only when --state left them out
-        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : null;
+        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : new Map<string, number>();
         return { fetched, names: await jobNames(db.db, fetched), authorised: await runAuthorities(db.db, fetched), skipped };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
       // a bare array, as before: scripts read it; skipped instants are listed with --state skipped
       if (opts.json) { printJson(runsJson(rows, found.names)); return; }
       printRuns(rows, found.authorised, found.names);
-      const skipped = found.skipped ?? new Map<string, number>();
-      const count = [...skipped.values()].reduce((a, b) => a + b, 0);
-      if (count > 0) {
-        process.stdout.write(`\n${count} skipped instant(s) not listed (${[...skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
+      const skipped = [...found.skipped.values()].reduce((a, b) => a + b, 0);
+      if (skipped > 0) {
+        process.stdout.write(`\n${skipped} skipped instant(s) not listed (${[...found.skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
       }
     });
 
