@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { createLogger } from '../../src/log/logger.ts';
@@ -12,26 +11,20 @@ import { openDatabase } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { runCli } from '../support/cli.ts';
-import { TEST_DATABASE_URL } from '../support/db.ts';
+import { useOwnDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 import { aJob } from '../store/fixtures.ts';
 
 // Two deployments in two schemas of one database. A daemon serves one of them: `jobs run` in the other is told
 // that nothing will take its run, rather than reassured by the neighbour's daemon. A database of its own, since
 // other test files connect stand-in daemons to the shared one.
-const name = `echo_schema_${randomBytes(4).toString('hex')}`;
-const url = TEST_DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+const { url } = useOwnDatabase('echo_schema');
 const inSchema = (schema: string) => `${url}?options=-c%20search_path%3D${schema}`;
 const prefix = useRedisPrefix('test-run-schema');
-const admin = () => new pg.Client({ connectionString: TEST_DATABASE_URL });
 const silent = createLogger('warn', new Writable({ write(_c, _e, cb) { cb(); } }));
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  const c = admin();
-  await c.connect();
-  await c.query(`create database ${name}`);
-  await c.end();
   for (const schema of ['served', 'neighbour']) {
     const d = openDatabase({ url, schema, poolMax: 1 });
     await migrate(d.pool, { schema });
@@ -41,13 +34,6 @@ beforeAll(async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'echo-run-schema-')), 'echo-agent.yaml');
   writeFileSync(file, `database:\n  url: ${inSchema('served')}\nqueue:\n  redis_url: ${TEST_REDIS_URL}\n  prefix: ${prefix}\n`);
   env = { ECHO_AGENT_CONFIG: file };
-});
-
-afterAll(async () => {
-  const c = admin();
-  await c.connect();
-  await c.query(`drop database if exists ${name} with (force)`);
-  await c.end();
 });
 
 const daemonOn = (database: { url: string; schema?: string }) => startDaemon(defaultConfig({ queue: { prefix } }), {

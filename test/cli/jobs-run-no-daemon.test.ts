@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,22 +7,16 @@ import { openDatabase, type Database } from '../../src/store/db.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { runCli } from '../support/cli.ts';
-import { TEST_DATABASE_URL } from '../support/db.ts';
+import { useOwnDatabase } from '../support/db.ts';
 import { aJob } from '../store/fixtures.ts';
 
 // A database of its own: whether a daemon is connected is asked of the whole database, and other test
 // files run daemons in schemas of the shared one.
-const name = `echo_run_${randomBytes(4).toString('hex')}`;
-const url = TEST_DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
-const admin = () => new pg.Client({ connectionString: TEST_DATABASE_URL });
+const { name, url } = useOwnDatabase('echo_run');
 let database: Database;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  const c = admin();
-  await c.connect();
-  await c.query(`create database ${name}`);
-  await c.end();
   database = openDatabase({ url, poolMax: 2 });
   await migrate(database.pool);
   await createJob(database.db, aJob({ name: 'by-hand' }));
@@ -35,10 +28,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await database.close();
-  const c = admin();
-  await c.connect();
-  await c.query(`drop database if exists ${name} with (force)`);
-  await c.end();
 });
 
 describe('jobs run', () => {

@@ -65,3 +65,16 @@ export async function tamper(d: Database, ...statements: string[]): Promise<void
     client.release();
   }
 }
+
+/**
+ * A database of the calling test file's own (`<prefix>_<random>`), made before its tests and dropped after them: for
+ * tests of what is asked of a whole database (which daemons are connected), which other files' daemons would disturb.
+ */
+export function useOwnDatabase(prefix: string): { readonly name: string; readonly url: string } {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const url = TEST_DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+  beforeAll(() => admin(`create database ${name}`));
+  afterAll(() => admin(`drop database if exists ${name} with (force)`));
+  return { name, url };
+}
+
