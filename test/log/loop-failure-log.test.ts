@@ -1,25 +1,19 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import { loopFailureLog } from '../../src/log/repeat-limit.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { capturedLog } from '../support/captured-log.ts';
 
 // An outage fails a daemon loop on every tick. One error with a stack trace per tick (once a second for the
 // firing loop) buried the log; an operator wants when it began, how often it repeated, and when it ended.
 const database = useTestDatabase();
 
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-  return { lines, logger: createLogger('info', stream) };
-}
 const settle = () => new Promise((r) => setImmediate(r));
 
 describe('a daemon loop that keeps failing', () => {
   it('logs the same failure once a window with the count held back, and one line when a pass succeeds again', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     let t = 0;
     const firing = loopFailureLog(logger, 'firing', { windowMs: 30_000, now: () => t });
     firing.succeeded();
@@ -36,7 +30,7 @@ describe('a daemon loop that keeps failing', () => {
   });
 
   it('in a daemon whose tables vanish for a while: one error, not one per tick, then the recovery', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     const { schema, pool } = database();
     const config = defaultConfig({ database: { url: `postgres://postgres@127.0.0.1:5432/test?options=${encodeURIComponent(`-c search_path=${schema}`)}` }, daemon: { tick_seconds: 0.05 }, queue: { prefix: `lfl-${schema}` } });
     const daemon = await startDaemon(config, { logger, http: false, database: { url: 'postgres://postgres@127.0.0.1:5432/test', schema } });

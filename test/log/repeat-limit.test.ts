@@ -1,17 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log/logger.ts';
 import { repeatLimitedWarn } from '../../src/log/repeat-limit.ts';
+import { capturedLog } from '../support/captured-log.ts';
 
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-  return { lines, logger: createLogger('info', stream) };
-}
 
 describe('a recurring warning is logged at most once per window, with how many were held back', () => {
   it('holds back repeats of one message within the window and counts them in the next line', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     let t = 0;
     const warn = repeatLimitedWarn(logger, 'queue connection error', { windowMs: 1000, now: () => t });
     for (let i = 0; i < 500; i++) warn(new Error('Connection terminated unexpectedly'), { where: 'worker' });
@@ -25,7 +19,7 @@ describe('a recurring warning is logged at most once per window, with how many w
   });
 
   it('keeps different messages, and the same message from different places, apart', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     const warn = repeatLimitedWarn(logger, 'queue connection error', { windowMs: 1000, now: () => 0 });
     warn(new Error('read ECONNRESET'), { where: 'worker' });
     warn(new Error('read ECONNRESET'), { where: 'queue' });
@@ -38,7 +32,7 @@ describe('a recurring warning is logged at most once per window, with how many w
   });
 
   it('one database failure reached through different statements is one message: keyed and logged by its cause', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     const warn = repeatLimitedWarn(logger, 'firing pass failed', { windowMs: 1000, now: () => 0 });
     const cause = Object.assign(new Error('relation "jobs" does not exist'), { code: '42P01' });
     warn(new Error('Failed query: select min(next_fire_at) from jobs\nparams: ', { cause }), { loop: 'firing' });
@@ -52,10 +46,9 @@ describe('a recurring warning is logged at most once per window, with how many w
 
   it('stack: false logs an outage\'s message and code without a stack, unless the level is debug', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6390'), { code: 'ECONNREFUSED' });
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     repeatLimitedWarn(logger, 'queue connection error', { stack: false })(refused, { where: 'queue' });
-    const debugLines: Record<string, unknown>[] = [];
-    const debug = createLogger('debug', new Writable({ write(chunk, _enc, done) { debugLines.push(JSON.parse(String(chunk))); done(); } }));
+    const { lines: debugLines, logger: debug } = capturedLog('debug');
     repeatLimitedWarn(debug, 'queue connection error', { stack: false })(refused, { where: 'queue' });
     await new Promise((r) => setImmediate(r));
     expect(lines[0]).toMatchObject({ error: 'connect ECONNREFUSED 127.0.0.1:6390', code: 'ECONNREFUSED', where: 'queue' });

@@ -1,25 +1,19 @@
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { queueWorkerErrorLog } from '../../src/daemon/worker.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
 import { useOwnRedis } from '../support/redis.ts';
+import { capturedLog } from '../support/captured-log.ts';
 
 // A Redis that reached maxmemory under noeviction refuses every write: the worker can neither take nor
 // complete a run. Logged as "connection error", an operator looks at the network instead of the memory.
 const ownRedis = useOwnRedis();
 
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
-  return { lines, logger: createLogger('info', stream) };
-}
 
 describe('the queue worker on a Redis that is full', () => {
   it('logs at error that Redis is full and refuses writes, naming maxmemory, not a connection error', async () => {
     const { url } = await ownRedis(['--maxmemory-policy', 'noeviction']);
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLog();
     const queue = openRunQueue({ kind: 'redis', url }, 'full', {});
     try {
       await queue.enqueue('run_before_full');
