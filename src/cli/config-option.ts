@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig, type LoadedConfig } from '../config/load.ts';
 import { CliError } from './errors.ts';
-import { warn } from './output.ts';
+import { byPosition, locatedLine } from '../config/locate.ts';
 
 /** Loads the config the way every command does: problems stop with exit 78, warnings go to stderr. */
 export function loadConfigOrExit(file: string | undefined, opts: { quietWarnings?: boolean } = {}): LoadedConfig {
   try {
     const loaded = loadConfig(file);
     sources.set(loaded.config, loaded.file);
-    if (!opts.quietWarnings) for (const w of loaded.warnings) warn(`${w.path}: ${w.message}`);
+    // compiler style (`file:line:col: warning: …`), as `config validate` prints them, so editors can jump
+    if (!opts.quietWarnings) for (const w of byPosition(loaded.warnings)) process.stderr.write(`${locatedLine(loaded.file, w, 'warning')}\n`);
     return loaded;
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT_CONFIG, { redacted: true });

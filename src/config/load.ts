@@ -1,29 +1,32 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
 import { knownToRedaction } from './secrets.ts';
-import { isSecretKey, redactText } from '../util/redact.ts';
-import { configWarnings } from './warnings.ts';
+import { isSecretKey } from '../util/redact.ts';
+import { configWarnings, type ConfigWarning } from './warnings.ts';
 import { keysAt } from './schema-keys.ts';
 import { nearestName } from '../util/nearest-name.ts';
 import { unreadable } from '../util/file-errors.ts';
+import { byPosition, formatPath, locatedLine, nowhere, yamlLocator, type KeyPath, type Locate, type Location } from './locate.ts';
+
+export { formatPath } from './locate.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/echo-agent.yaml';
 /** EX_CONFIG from sysexits.h: what operators' tooling expects for a bad configuration. */
 export const EXIT_CONFIG = 78;
 
-export interface ConfigProblem {
+/** A problem, with its line and column in the file (or the variable its value came from) where it has one. */
+export interface ConfigProblem extends Location {
   readonly path: string;
   readonly message: string;
 }
 
 export class ConfigError extends Error {
+  /** `problems` in the order given: parseConfigText gives them in file order. */
   constructor(readonly file: string, readonly problems: readonly ConfigProblem[]) {
-    // each message redacted on its own: redacting the whole line would take a key path (`…api_key: environment
-    // variable X is not set`) for a credential and its value, and hide what is wrong
-    super(`${file}: ${problems.length} problem(s)\n${problems.map((p) => `  ${p.path}: ${redactText(p.message)}`).join('\n')}`);
+    super(`${file}: ${problems.length} problem(s)\n${problems.map((p) => locatedLine(file, p)).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
@@ -31,7 +34,9 @@ export class ConfigError extends Error {
 export interface LoadedConfig {
   readonly config: Config;
   readonly file: string | null;
-  readonly warnings: readonly ConfigProblem[];
+  readonly warnings: readonly ConfigWarning[];
+  /** Where a key path is in the file read, for checks made after loading (`config validate`'s directories). */
+  readonly locate: Locate;
 }
 
 /** Which file to read: the flag, then ECHO_AGENT_CONFIG, then the default path if it exists. */
@@ -45,7 +50,7 @@ export function resolveConfigPath(flag?: string, env: NodeJS.ProcessEnv = proces
 
 export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolveConfigPath(flag, env);
-  if (file === null) return { config: configSchema.parse({}), file: null, warnings: [] };
+  if (file === null) return { config: configSchema.parse({}), file: null, warnings: [], locate: nowhere };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -57,21 +62,25 @@ export function loadConfig(flag?: string, env: NodeJS.ProcessEnv = process.env):
 }
 
 export function parseConfigText(text: string, file = '(inline)', env: NodeJS.ProcessEnv = process.env): Omit<LoadedConfig, 'file'> {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: lines });
   // a warning (an unknown `!tag`, say) means the value read is not the one written
   const yamlProblems = [...doc.errors, ...doc.warnings];
   if (yamlProblems.length > 0) {
-    throw new ConfigError(file, yamlProblems.map((e) => ({
-      path: e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(yaml)',
+    throw new ConfigError(file, byPosition(yamlProblems.map((e) => ({
+      path: '(yaml)',
       message: (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, ''),
-    })));
+      ...(e.linePos?.[0] ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
+    }))));
   }
+  const fromEnv = new Map<string, string[]>();
+  const locate = yamlLocator(doc, lines, fromEnv);
   const raw: unknown = doc.toJS() ?? {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError(file, [{ path: '(root)', message: `expected a mapping of sections, got ${describe(raw)}` }]);
+    throw new ConfigError(file, [{ path: '(root)', message: `expected a mapping of sections, got ${describe(raw)}`, ...locate([]) }]);
   }
-  const envProblems: ConfigProblem[] = [];
-  let substituted = substituteEnv(raw, [], env, envProblems);
+  const envProblems: Found[] = [];
+  let substituted = substituteEnv(raw, [], env, envProblems, fromEnv);
   let result = configSchema.safeParse(substituted);
   if (!result.success) {
     // `port: ${PORT}` is text after substitution; where the schema wants a number or a boolean, read it as one
@@ -82,29 +91,45 @@ export function parseConfigText(text: string, file = '(inline)', env: NodeJS.Pro
     }
   }
   // a value emptied by a missing variable fails the schema too; the variable is the one problem to report
-  const envPaths = new Set(envProblems.map((p) => p.path));
-  const schemaProblems = result.success ? [] : result.error.issues.map((i) => toProblem(i, substituted)).filter((p) => !envPaths.has(p.path));
-  const problems = [...envProblems, ...schemaProblems];
-  if (problems.length > 0 || !result.success) throw new ConfigError(file, problems);
-  return { config: knownToRedaction(result.data), warnings: configWarnings(result.data) };
+  const envPaths = new Set(envProblems.map((p) => formatPath(p.keys)));
+  const schemaProblems = result.success ? [] : result.error.issues.flatMap((i) => toProblems(i, substituted)).filter((p) => !envPaths.has(formatPath(p.keys)));
+  const problems = [...envProblems, ...schemaProblems].map(({ keys, at, message }) => ({ path: formatPath(keys), message, ...locate(keys, at) }));
+  if (problems.length > 0 || !result.success) throw new ConfigError(file, byPosition(problems));
+  return { config: knownToRedaction(result.data), warnings: byPosition(configWarnings(result.data, undefined, locate)), locate };
+}
+
+/** A problem at a key path, before it is given its place in the file. */
+interface Found {
+  readonly keys: KeyPath;
+  readonly at: 'key' | 'value' | 'written';
+  readonly message: string;
 }
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** Replaces `${VAR}` / `${VAR:-fallback}` in string values; an unset VAR without fallback is a problem. */
-function substituteEnv(value: unknown, path: (string | number)[], env: NodeJS.ProcessEnv, problems: ConfigProblem[]): unknown {
+/**
+ * Replaces `${VAR}` / `${VAR:-fallback}` in string values; an unset VAR without fallback is a problem, at the
+ * reference. `fromEnv` gets, per key path, the variables whose values were used there.
+ */
+function substituteEnv(value: unknown, path: (string | number)[], env: NodeJS.ProcessEnv, problems: Found[], fromEnv: Map<string, string[]>): unknown {
   if (typeof value === 'string') {
-    return value.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
+    const used: string[] = [];
+    const out = value.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
       const v = env[name];
-      if (v !== undefined && v !== '') return v;
+      if (v !== undefined && v !== '') {
+        used.push(name);
+        return v;
+      }
       if (fallback !== undefined) return fallback;
-      problems.push({ path: formatPath(path), message: `environment variable ${name} is ${v === undefined ? 'not set' : 'empty'} (referenced as ${whole})` });
+      problems.push({ keys: path, at: 'written', message: `environment variable ${name} is ${v === undefined ? 'not set' : 'empty'} (referenced as ${whole})` });
       return '';
     });
+    if (used.length > 0) fromEnv.set(formatPath(path), [...new Set(used)]);
+    return out;
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, problems));
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, problems, fromEnv));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, problems)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, problems, fromEnv)]));
   }
   return value;
 }
@@ -143,22 +168,22 @@ function mayHoldSecret(path: readonly PropertyKey[]): boolean {
   return path.some((k, i) => typeof k === 'string' && (isSecretKey(k) || MAY_EMBED_SECRET.test(k) || (k === 'headers' && i < path.length - 1)));
 }
 
-function toProblem(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
-  const path = formatPath(issue.path);
+function toProblems(issue: z.core.$ZodIssue, input: unknown): Found[] {
+  const keys = issue.path as KeyPath;
   const value = valueAt(input, issue.path);
-  const got = mayHoldSecret(issue.path) && value !== null && typeof value !== 'object'
+  const got = mayHoldSecret(issue.path) && value !== null && value !== undefined && typeof value !== 'object'
     ? `${describeType(value)} (not shown: it may hold a credential)` : describe(value);
+  const at = (message: string): Found[] => [{ keys, at: 'value', message }];
   switch (issue.code) {
     case 'invalid_value':
-      return { path, message: `expected one of ${issue.values.map(String).join(', ')}, got ${got}` };
+      return at(`expected one of ${issue.values.map(String).join(', ')}, got ${got}`);
     case 'invalid_type':
-      return { path, message: `expected ${issue.expected}, got ${got}` };
+      return at(`expected ${issue.expected}, got ${got}`);
     case 'unrecognized_keys':
-      return issue.keys.length === 1
-        ? { path: formatPath([...issue.path, issue.keys[0]!]), message: unknownKey(issue.keys[0]!, issue.path) }
-        : { path, message: `unknown keys ${issue.keys.join(', ')}` };
+      // one a key, each at its own line
+      return issue.keys.map((k) => ({ keys: [...keys, k], at: 'key', message: unknownKey(k, issue.path) }));
     default:
-      return { path, message: `${issue.message.replace(/^Invalid input: /, '')}, got ${got}` };
+      return at(`${issue.message.replace(/^Invalid input: /, '')}, got ${got}`);
   }
 }
 
@@ -188,9 +213,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return JSON.stringify(value);
-}
-
-export function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return '(root)';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }

@@ -1,23 +1,24 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from './schema.ts';
-import type { ConfigWarning } from './warnings.ts';
+import { nowhere, type Locate } from './locate.ts';
+import { warningAt, type ConfigWarning } from './warnings.ts';
 
 /**
  * Directories the daemon must be able to make and write, checked on this machine as `config validate`
  * runs: a file in the path stops the daemon (exit 78) whoever runs it (the data dir: when it runs the embedded database); a directory this account cannot
  * write is only a warning, since the daemon may run as another account.
  */
-export function directoryWarnings(config: Config): ConfigWarning[] {
+export function directoryWarnings(config: Config, locate: Locate = nowhere): ConfigWarning[] {
   const out: ConfigWarning[] = [];
-  const check = (path: string, dir: string) => {
+  const check = (keys: [string, string], dir: string) => {
     const problem = unusableDirectory(resolve(dir));
     // a file in the path stops the daemon whoever runs it; the data dir matters only for the embedded database
-    const fatal = problem?.fileInPath && (path === 'tools.workspace' || !config.database.url);
-    if (problem) out.push({ path, message: `${resolve(dir)} ${problem.text}`, ...(fatal ? { fatal: true as const } : {}) });
+    const fatal = problem?.fileInPath && (keys[0] === 'tools' || !config.database.url);
+    if (problem) out.push(warningAt(locate, keys, `${resolve(dir)} ${problem.text}`, fatal));
   };
-  check('daemon.data_dir', config.daemon.data_dir);
-  check('tools.workspace', config.tools.workspace);
+  check(['daemon', 'data_dir'], config.daemon.data_dir);
+  check(['tools', 'workspace'], config.tools.workspace);
   return out;
 }
 

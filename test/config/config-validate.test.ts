@@ -25,8 +25,8 @@ const MALFORMED: ReadonlyArray<[string, string, string, string]> = [
   ['max denials zero', 'permissions:\n  approval:\n    max_denials_per_run: 0\n', 'permissions.approval.max_denials_per_run', '0'],
   ['http port out of range', 'daemon:\n  http:\n    port: 70000\n', 'daemon.http.port', '70000'],
   ['unset env reference', 'model:\n  api_key: ${ECHO_TEST_SURELY_UNSET_VAR}\n', 'model.api_key', 'ECHO_TEST_SURELY_UNSET_VAR is not set'],
-  ['yaml syntax error', 'tools:\n  profile: [full\n', 'line', ''],
-  ['duplicate key', 'tools:\n  profile: full\n  profile: minimal\n', 'line', 'unique'],
+  ['yaml syntax error', 'tools:\n  profile: [full\n', '(yaml)', ''],
+  ['duplicate key', 'tools:\n  profile: full\n  profile: minimal\n', '(yaml)', 'unique'],
   ['root is a list', '- tools\n- security\n', '(root)', 'expected a mapping'],
   ['section is a scalar', 'tools: full\n', 'tools', 'expected object, got "full"'],
   ['lease shorter than its renewal', 'daemon:\n  lease_seconds: 0.5\n', 'daemon.lease_seconds', '2'],
@@ -34,7 +34,7 @@ const MALFORMED: ReadonlyArray<[string, string, string, string]> = [
   ['stop timeout past the timer limit', 'daemon:\n  stop_timeout_seconds: 3000000\n', 'daemon.stop_timeout_seconds', '2147483'],
   ['notify target without url', 'notify:\n  targets:\n    ops:\n      headers: {}\n', 'notify.targets.ops.url', 'expected'],
   ['empty http host (Node would listen on every interface)', 'daemon:\n  http:\n    host: ""\n', 'daemon.http.host', 'every interface'],
-  ['an unknown YAML tag', 'model:\n  name: !foo bar\n', 'line 2', 'tag'],
+  ['an unknown YAML tag', 'model:\n  name: !foo bar\n', '(yaml)', 'tag'],
   ['an infinite timeout', 'model:\n  timeout_seconds: .inf\n', 'model.timeout_seconds', 'got Infinity'],
   ['a NaN timeout', 'model:\n  timeout_seconds: .nan\n', 'model.timeout_seconds', 'got NaN'],
 ];
@@ -85,7 +85,8 @@ describe('config validation', () => {
       parseConfigText('daemon:\n  http:\n    port: ${PORT}\n', 'x.yaml', { PORT: '' });
       expect.unreachable();
     } catch (err) {
-      expect((err as ConfigError).problems).toEqual([{ path: 'daemon.http.port', message: 'environment variable PORT is empty (referenced as ${PORT})' }]);
+      // at the reference: the file asks for a variable the environment does not give
+      expect((err as ConfigError).problems).toEqual([{ path: 'daemon.http.port', message: 'environment variable PORT is empty (referenced as ${PORT})', line: 3, column: 11 }]);
     }
   });
 

@@ -33,7 +33,7 @@ describe('config validate checks the directories the daemon must make', () => {
     const r = await runCli(['config', 'validate', config]);
     expect(r.code).toBe(78);
     expect(r.stdout).not.toContain(': ok');
-    expect(r.stderr).toContain(`${config}: 1 problem(s)\n  tools.workspace: ${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file`);
+    expect(r.stderr).toContain(`${config}: 1 problem(s)\n${config}:2:14: tools.workspace: ${join(dir, 'a-file', 'ws')} cannot be made: ${join(dir, 'a-file')} is a file`);
   });
 
   it('keeps a data_dir under a file a warning when database.url is set (the embedded database is not used), exit 0', async () => {
@@ -41,6 +41,6 @@ describe('config validate checks the directories the daemon must make', () => {
     writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test\ndaemon:\n  data_dir: ${join(dir, 'a-file', 'data')}\ntools:\n  workspace: ${join(dir, 'ok')}\n`);
     const r = await runCli(['config', 'validate', config]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`warning: daemon.data_dir: ${join(dir, 'a-file', 'data')} cannot be made`);
+    expect(r.stdout).toContain(`${config}:4:13: warning: daemon.data_dir: ${join(dir, 'a-file', 'data')} cannot be made`);
   });
 });

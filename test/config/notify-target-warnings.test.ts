@@ -16,7 +16,8 @@ describe('a notify target the guarded fetch always refuses', () => {
     ['http://localhost:9000/hook', 'localhost is a localhost name (ssrf.name.localhost)'],
     ['https://hooks.internal/x', 'hooks.internal is an internal suffix name (ssrf.name.internal_suffix)'],
   ])('%s: warns at notify.targets.ops.url, in the guard\'s terms', (url, why) => {
-    expect(warningsFor(url)).toEqual([{ path: 'notify.targets.ops.url', message: `${why}; the guarded fetch refuses it, so deliveries to it will fail` }]);
+    // line 3, where the URL is written inside the flow map
+    expect(warningsFor(url)).toEqual([{ path: 'notify.targets.ops.url', message: `${why}; the guarded fetch refuses it, so deliveries to it will fail`, line: 3, column: 17 }]);
   });
 
   it('a public name or address gets no warning (DNS is left to the fetch)', () => {
@@ -29,6 +30,6 @@ describe('a notify target the guarded fetch always refuses', () => {
     writeFileSync(file, 'notify:\n  targets:\n    ops: { url: "http://127.0.0.1:18081/hook" }\n');
     const r = await runCli(['config', 'validate', file]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('warning: notify.targets.ops.url: 127.0.0.1 is loopback (ssrf.ip.loopback); the guarded fetch refuses it, so deliveries to it will fail');
+    expect(r.stdout).toContain(`${file}:3:17: warning: notify.targets.ops.url: 127.0.0.1 is loopback (ssrf.ip.loopback); the guarded fetch refuses it, so deliveries to it will fail`);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG, loadConfig } from '../../config/load.ts';
+import { byPosition, locatedLine } from '../../config/locate.ts';
 import { directoryWarnings } from '../../config/path-checks.ts';
 import type { ConfigWarning } from '../../config/warnings.ts';
 import { configFlag } from '../config-option.ts';
@@ -18,22 +19,19 @@ export function registerConfigCommands(program: Command): void {
         const loaded = loadConfig(target);
         const where = loaded.file ?? '(no file: built-in defaults)';
         // the directories are checked on this machine, here only: other commands need not touch them
-        const all: ConfigWarning[] = [...loaded.warnings, ...directoryWarnings(loaded.config)];
+        const all: ConfigWarning[] = byPosition([...loaded.warnings, ...directoryWarnings(loaded.config, loaded.locate)]);
         // what stops the daemon whoever runs it is a problem, not a warning: a deploy check must fail on it
-        const problems = all.filter((w) => w.fatal).map(({ path, message }) => ({ path, message }));
+        const problems = all.filter((w) => w.fatal).map(({ fatal: _, ...problem }) => problem);
         const warnings = all.filter((w) => !w.fatal);
+        const warningLines = warnings.map((w) => `${locatedLine(loaded.file, w, 'warning')}\n`).join('');
         if (problems.length > 0) {
           if (opts.json) printJson({ ok: false, file: loaded.file, problems, warnings });
-          process.stderr.write(`${new ConfigError(where, problems).message}\n`);
-          for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+          process.stderr.write(`${new ConfigError(where, problems).message}\n${warningLines}`);
           process.exitCode = EXIT_CONFIG;
           return;
         }
         if (opts.json) printJson({ ok: true, file: loaded.file, problems: [], warnings });
-        else {
-          process.stdout.write(`${where}: ok\n`);
-          for (const w of warnings) process.stdout.write(`warning: ${w.path}: ${w.message}\n`);
-        }
+        else process.stdout.write(`${where}: ok\n${warningLines}`);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         // the JSON is for tools; the error always reaches stderr too, as every other failing command's does

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { byPosition, locatedLine } from '../../config/locate.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
@@ -23,7 +24,7 @@ export function registerDaemonCommands(program: Command): void {
       ]);
       const logger = createLogger(config.logging.level);
       logger.info({ config: file ?? '(built-in defaults)' }, 'configuration loaded');
-      for (const w of warnings) logger.warn({ path: w.path }, `config: ${w.path}: ${w.message}`);
+      for (const w of byPosition(warnings)) logger.warn({ path: w.path, line: w.line, column: w.column, env: w.env }, `config: ${locatedLine(file, w)}`);
       // listening before the start: a SIGTERM during initdb or migrations stops cleanly once the start is done
       let signalled: string | null = null;
       let fatal: string | null = null;
