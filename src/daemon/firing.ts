@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
+import { sql } from 'drizzle-orm';
 import { planFiring, type FiringPlan } from '../scheduler/misfire.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import { jitteredStart } from '../scheduler/jitter.ts';
 import { nextInstant, parseSchedule, type Schedule } from '../scheduler/schedule.ts';
 import { appendInTransaction, type AuditInput } from '../store/audit.ts';
-import { databaseNow, type Db } from '../store/db.ts';
+import { databaseNow, type Db, type Executor } from '../store/db.ts';
 import { advanceJobs, lockDueJobs, type DueJob } from '../store/jobs.ts';
+import { pgColumn } from '../store/pg-array.ts';
+import { jobs } from '../store/schema.ts';
 import { activeRunsOf, cancelRun, createRuns, type ActiveRun, type CreatedRun, type NewRun } from '../store/runs.ts';
 import type { Progress } from './hung-passes.ts';
 
@@ -18,6 +21,13 @@ export interface FiringReport {
   readonly lateness: readonly number[];
   /** Some job still has due instants (a long outage, or more due jobs than one batch): fire again at once. */
   readonly more: boolean;
+  /** Due jobs the pass selected. */
+  readonly due: number;
+  /**
+   * Whether the pass changed any of them: an instant fired or skipped, a next_fire_at moved. One that selected due jobs
+   * and changed none (a next_fire_at that does not move) would select them again on every pass, for ever.
+   */
+  readonly changed: boolean;
   /** The database clock when the pass planned, and this process's monotonic clock then: delays are reckoned from these. */
   readonly dbNow: Date;
   readonly monoAt: number;
@@ -79,11 +89,14 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     }).concat(invalid.map((i) => ({ id: i.job_id, next_fire_at: null, fired: 0 }))));
     await appendInTransaction(tx, invalid.map((i) => i.record));
     const queued = [...queuedBy.values()].flat();
+    // read back, not taken from the plan: a stored row can refuse the move (a trigger, a rule) as well as a plan miss it
+    const changed = created.length > 0 || (due.length > 0 && await nextFireMoved(tx, due));
     return {
       queued,
       skipped: skipsByRule(created),
       lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
       more: due.length === batch || plans.some((p) => p.plan.more),
+      due: due.length, changed,
       dbNow: now, monoAt,
     };
   });
@@ -113,11 +126,15 @@ export async function fireUntilDone(db: Db, opts: FiringBurst): Promise<number> 
   const pass = async (): Promise<boolean> => {
     const report = await fireDueJobs(db, { ...(opts.batch ? { batch: opts.batch } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
     total += report.queued.length;
-    opts.progress?.('firing batches committed');
-    opts.progress?.('runs fired', report.queued.length);
+    // a batch that found nothing due has done its part; one that found due jobs and moved none has not
+    if (report.due === 0 || report.changed) {
+      opts.progress?.('firing batches committed');
+      if (report.queued.length > 0) opts.progress?.('runs fired', report.queued.length);
+    } else opts.progress?.stalled?.('firing batches that changed nothing');
     // observed at once: a hand-off failing while passes still run must not be an unhandled rejection
     handed.push(opts.onFired(report).catch((err: unknown) => { failure ??= { err }; }));
-    return report.more;
+    // the same batch again would change nothing again: the loop's next pass tries after its pause
+    return report.more && report.changed;
   };
   const stopping = opts.stopping ?? (() => false);
   const lanes: Promise<void>[] = [];
@@ -201,6 +218,16 @@ function jitterBound(schedule: Schedule, instant: Date, jitterSeconds: number): 
   if (jitterSeconds <= 0) return jitterSeconds;
   const next = nextInstant(schedule, instant);
   return next ? Math.min(jitterSeconds, (next.getTime() - instant.getTime()) / 2000) : jitterSeconds;
+}
+
+/** Whether any of the jobs' next_fire_at now differs from the one it was selected with (in the pass's transaction). */
+async function nextFireMoved(tx: Executor, due: readonly DueJob[]): Promise<boolean> {
+  const res = await tx.execute<{ moved: boolean }>(sql`
+    select exists (
+      select 1 from ${jobs} join unnest(${pgColumn(due, (j) => j.id)}::text[], ${pgColumn(due, (j) => j.next_fire_at?.toISOString() ?? null)}::timestamptz[]) as v(id, selected)
+        on ${jobs.id} = v.id
+      where ${jobs.next_fire_at} is distinct from v.selected) as moved`);
+  return res.rows[0]!.moved;
 }
 
 function skipsByRule(created: readonly CreatedRun[]): Record<string, number> {

@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgDatabase } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import * as tables from './schema.ts';
 
@@ -40,17 +41,18 @@ export function assertSchemaName(schema: string): string {
 
 export function openDatabase(opts: OpenDatabaseOptions): Database {
   const schema = assertSchemaName(opts.schema ?? 'public');
+  const named = opts.applicationName;
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.poolMax ?? 10,
     // a server that does not answer (a partition, not a restart) fails a checkout instead of hanging every loop
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
-    ...(opts.applicationName ? { application_name: opts.applicationName.slice(0, 63) } : {}),
+    ...(named ? { application_name: startupName(named) } : {}),
     // a startup parameter, so no query can run on a connection before it is set
     ...(opts.schema ? { options: `-c search_path=${schema}` } : {}),
     // awaited before the pool hands a new connection out; one that cannot answer it is closed, and the checkout fails
-    ...(opts.applicationName ? { onConnect: (client: pg.ClientBase) => tagSchema(client, opts.applicationName!.slice(0, 63)) } : {}),
+    ...(named ? { onConnect: (client: pg.ClientBase) => tagSchema(client, named) } : {}),
   });
   // the pool listens on idle connections only: a connection lost while checked out (a transaction open
   // when the server restarts) would emit an 'error' nobody hears, which ends the process. Each connection
@@ -84,18 +86,75 @@ export async function databaseAnswers(pool: pg.Pool, limitMs: number): Promise<v
 export const DAEMON_APPLICATION = 'echo-agent daemon';
 
 /**
- * A named connection (a daemon's) adds the schema it serves to its name, `echo-agent daemon host:pid schema`, so
- * a daemon of another schema of the database is not taken for one of this deployment (the schema migrate() uses).
+ * A named connection (a daemon's) adds the schema it serves to its name (daemonConnectionName), so a daemon of
+ * another schema of the database is not taken for one of this deployment (the schema migrate() uses).
  * A name set in database.url is left as it is.
  */
 async function tagSchema(client: pg.ClientBase, name: string): Promise<void> {
   const { schema } = await targetSchema(client, CONNECT_TIMEOUT_MS);
   // pg reads query_timeout per query; @types/pg's QueryConfig does not list it
   const tag = {
-    text: 'select set_config(\'application_name\', left($1 || \' \' || $2, 63), false) where current_setting(\'application_name\') = $1',
-    values: [name, schema], query_timeout: CONNECT_TIMEOUT_MS,
+    text: 'select set_config(\'application_name\', $2, false) where current_setting(\'application_name\') = $1',
+    values: [startupName(name), daemonConnectionName(name, schema)], query_timeout: CONNECT_TIMEOUT_MS,
   };
   await client.query(tag);
+}
+
+/** What pg_stat_activity keeps of a connection's name: NAMEDATALEN - 1 bytes, the rest cut. */
+const NAME_BYTES = 63;
+/** A schema a name can carry as it is: printable ASCII (kept as it is by the server) without space or `~` (the hash's mark). */
+const PLAIN_SCHEMA = /^[!-}]+$/;
+/** A schema carried as its first characters and a hash (hashedSchema): `echo_staging_eu_~1f0c9a33be`. */
+const HASHED_SCHEMA = /^[!-}]{0,16}~[0-9a-f]{10}$/;
+
+/**
+ * The name a daemon's connection carries: `<name> <schema>`, or, for a schema that is long or not plain, its first
+ * 16 characters, `~` and 10 hex digits of its SHA-256 (`echo-agent daemon web-1:42 echo_staging_eu_~1f0c9a33be`).
+ * The name is cut (keeping its `:pid`) so the whole fits 63 bytes and the server never cuts the schema, and a plain
+ * schema ends a name of 62 bytes at most: one of 63 ending in a plain schema is an older release's, maybe cut.
+ */
+export function daemonConnectionName(name: string, schema: string): string {
+  const hashed = hashedSchema(schema);
+  const plain = PLAIN_SCHEMA.test(schema) && (asciiName(name).length + 1 + schema.length < NAME_BYTES || schema.length <= hashed.length);
+  const served = plain ? schema : hashed;
+  // a plain schema leaves the 63rd byte unused: servesSchema tells this release's names from older ones' by it
+  const room = (plain ? NAME_BYTES - 1 : NAME_BYTES) - 1 - served.length;
+  return `${cutName(asciiName(name), room)} ${served}`;
+}
+
+/**
+ * Whether a daemon's connection name (as pg_stat_activity shows it) says it serves `schema`: exactly, for names
+ * this release makes. Of an older release's, one that names no schema may serve it, and so may one cut by the
+ * server at 63 bytes whose schema part begins `schema`: what was cut away is not known.
+ */
+function servesSchema(connectionName: string, schema: string): boolean {
+  const served = connectionName.split(' ').slice(3).join(' ');
+  if (served === '') return true;
+  if (HASHED_SCHEMA.test(served)) return served === hashedSchema(schema);
+  return served === schema || (Buffer.byteLength(connectionName) >= NAME_BYTES && schema.startsWith(served));
+}
+
+/** The name a connection starts with, before tagSchema adds its schema: as the server would keep it. */
+function startupName(name: string): string {
+  return cutName(asciiName(name), NAME_BYTES);
+}
+
+/** Its first 16 characters, readable (`_` for what is not plain), and 40 bits of its SHA-256, which two schemas of one database share only by a one-in-a-trillion chance. */
+function hashedSchema(schema: string): string {
+  const readable = [...schema].map((c) => (PLAIN_SCHEMA.test(c) ? c : '_')).join('').slice(0, 16);
+  return `${readable}~${createHash('sha256').update(schema).digest('hex').slice(0, 10)}`;
+}
+
+/** The server replaces what is not printable ASCII in a name; replaced here first, one `?` a character, lengths are known. */
+function asciiName(name: string): string {
+  return name.replace(/[^ -~]/gu, '?');
+}
+
+/** At most `max` characters, the head cut rather than a trailing `:pid`: replicas on one long host name stay apart. */
+function cutName(name: string, max: number): string {
+  if (name.length <= max) return name;
+  const pid = /:\d+$/.exec(name)?.[0] ?? '';
+  return pid.length < max / 2 ? name.slice(0, max - pid.length) + pid : name.slice(0, max);
 }
 
 /**
@@ -106,7 +165,12 @@ async function tagSchema(client: pg.ClientBase, name: string): Promise<void> {
 export async function targetSchema(q: pg.ClientBase | pg.Pool, timeoutMs?: number): Promise<{ database: string; schema: string }> {
   const read = { text: 'select current_database() as database, current_schema() as current, current_setting(\'search_path\') as path', ...(timeoutMs ? { query_timeout: timeoutMs } : {}) };
   const { database, current, path } = (await (q as pg.ClientBase).query<{ database: string; current: string | null; path: string }>(read)).rows[0]!;
-  return { database, schema: current ?? firstNamedSchema(path) ?? 'public' };
+  return { database, schema: schemaOfSettings(current, path) };
+}
+
+/** targetSchema's rule, from a connection's current_schema() and search_path. */
+function schemaOfSettings(current: string | null, searchPath: string): string {
+  return current ?? firstNamedSchema(searchPath) ?? 'public';
 }
 
 /** The first schema a search_path names (`"$user"` skipped), unquoted; null when it names none. */
@@ -119,22 +183,22 @@ export function firstNamedSchema(searchPath: string): string | null {
 }
 
 /**
- * The other daemons connected to this database now that serve the caller's schema, by the names their connections
- * carry (`echo-agent daemon host:pid schema`). A name without its schema (a daemon of an older release, or one cut
- * at PostgreSQL's 63 bytes) may be serving it, and counts.
+ * The other daemons connected to this database now that serve the caller's schema (targetSchema's), by the names
+ * their connections carry (daemonConnectionName; servesSchema). `mine`: the name this process's connections were
+ * opened with, which are left out; '' leaves none out.
  */
 export async function otherDaemons(exec: Executor, mine: string): Promise<string[]> {
-  // as the server keeps it: a long host name leaves a name cut at 63 bytes, which is still this daemon's
-  mine = mine.slice(0, 63);
-  const found = await exec.execute<{ name: string }>(sql`
-    select distinct name from (
-      select application_name as name, split_part(application_name, ' ', 4) as served, coalesce(current_schema(), 'public') as here
-      from pg_stat_activity
-      where datname = current_database() and application_name like ${`${DAEMON_APPLICATION} %`}
-        and application_name <> ${mine} and left(application_name, ${mine.length + 1}) <> ${`${mine} `}) as daemons
-    where served = '' or served = here or (octet_length(name) >= 63 and starts_with(here, served))
+  const found = await exec.execute<{ name: string; current: string | null; path: string }>(sql`
+    select distinct application_name as name, current_schema() as current, current_setting('search_path') as path
+    from pg_stat_activity
+    where datname = current_database() and application_name like ${`${DAEMON_APPLICATION} %`}
     order by 1`);
-  return found.rows.map((r) => r.name);
+  const first = found.rows[0];
+  if (!first) return [];
+  const here = schemaOfSettings(first.current, first.path);
+  // this process's connections: tagged, or (for a moment after connecting) not yet
+  const own = new Set(mine ? [startupName(mine), daemonConnectionName(mine, here)] : []);
+  return found.rows.map((r) => r.name).filter((name) => !own.has(name) && servesSchema(name, here));
 }
 
 /** The database clock: every replica agrees on it, whatever the hosts' clocks say. */

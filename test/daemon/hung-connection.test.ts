@@ -137,6 +137,56 @@ describe('watching passes', () => {
     }
   });
 
+  it('times a pass whose calls return having changed nothing across its calls, and stops it once the limit passes', async () => {
+    const { logger, lines } = capturingLogger();
+    const hung: string[] = [];
+    const watch = watchPasses({ logger, warnAfterMs: 750, exitAfterMs: 1_500, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      // the firing loop over a job it cannot move: each call returns at once, 20 ms apart
+      let calls = 0;
+      const pass = watch.around('firing', async (progress) => {
+        if (calls++ === 0) progress('runs fired');
+        progress.stalled?.('firing batches that changed nothing');
+      });
+      while (hung.length === 0 && calls < 2_000) {
+        await pass();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(hung[0]).toMatch(/^the firing pass has made no progress for \d+ s \(daemon\.hung_pass_seconds; running \d+ s, so far 1 runs fired, then \d+ firing batches that changed nothing\): it repeats work that changes nothing$/);
+      expect(lines.find((l) => l.level === 'error')?.msg).toMatch(/: it repeats work that changes nothing$/);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('starts the clock of such a pass again once a call makes progress', async () => {
+    const hung: string[] = [];
+    const watch = watchPasses({ logger: silentLogger, warnAfterMs: 2_000, exitAfterMs: 2_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
+    try {
+      let moving = false;
+      const pass = watch.around('firing', async (progress) => {
+        if (moving) progress('runs fired');
+        else progress.stalled?.('firing batches that changed nothing');
+      });
+      const since = performance.now();
+      // three stretches of stalled calls, each well under the limit, with one call that fires between them
+      for (let stretch = 0; stretch < 3; stretch++) {
+        const start = performance.now();
+        while (performance.now() - start < 800) {
+          await pass();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        moving = true;
+        await pass();
+        moving = false;
+      }
+      expect(performance.now() - since).toBeGreaterThan(2_000);
+      expect(hung).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
   it('tells the daemon to stop once, however many passes hang', async () => {
     const hung: string[] = [];
     const watch = watchPasses({ logger: silentLogger, warnAfterMs: 50, exitAfterMs: 100, checkEveryMs: 20, onHung: (why) => hung.push(why) });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { otherDaemons } from '../../src/store/db.ts';
+import { openDatabase, otherDaemons } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
@@ -48,16 +48,18 @@ describe('daemons that share a database', () => {
     }
   }, 60_000);
 
-  it('a daemon on a host whose name is long finds its own connection, cut at 63 bytes by the server, not another daemon', async () => {
-    const { url, db } = database();
+  it('a daemon on a host whose name is long finds its own connection, whose name was cut to fit 63 bytes, not another daemon', async () => {
+    const { url, schema } = database();
     const mine = `echo-agent daemon ip-10-20-30-40.eu-central-1.compute.internal.example:4242`;
     expect(mine.length).toBeGreaterThan(63);
-    const self = new pg.Client({ connectionString: url, application_name: mine.slice(0, 63) });
-    await self.connect();
+    // its connections, named as the daemon names them
+    const self = openDatabase({ url, schema, applicationName: mine, poolMax: 1 });
     try {
-      expect(await otherDaemons(db, mine)).toEqual([]);
+      const names = await self.pool.query<{ name: string }>('select application_name as name from pg_stat_activity where pid = pg_backend_pid()');
+      expect(Buffer.byteLength(names.rows[0]!.name)).toBeLessThanOrEqual(63);
+      expect(await otherDaemons(self.db, mine)).toEqual([]);
     } finally {
-      await self.end();
+      await self.close();
     }
   });
 });
