@@ -194,6 +194,15 @@ describe('write_file', () => {
     expect((await readdir(join(ws, 'new', 'dir'))).sort()).toEqual(['file.txt']);
   });
 
+  it('a file system error names the file written, not its temp file, and its cause', async () => {
+    // a name the path policy accepts whose temp file's name passes the 255-byte limit: the error is the temp file's
+    const name = 'n'.repeat(250);
+    const r = await call(tool('write_file'), { path: name, content: 'x' });
+    expect(r.success).toBe(false);
+    expect(r.error).toContain(`cannot write ${join(ws, name)}: name too long (ENAMETOOLONG)`);
+    expect(r.error).not.toContain('echo-agent.tmp');
+  });
+
   it('writes through a symlink inside the workspace to its target, keeping the link', async () => {
     out(await call(tool('write_file'), { path: 'link-in.ts', content: 'rewritten\n' }));
     expect(await readlink(join(ws, 'link-in.ts'))).toBe('src/main.ts');

@@ -50,9 +50,21 @@ export async function atomicWrite(file: string, content: string, confinedBy?: Co
     signal?.throwIfAborted();
     await rename(tmp, target);
   } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
+    // the write's own error is the one to report: a temp file that cannot be removed was never made (a name too long)
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw withPath(err, file);
   }
+}
+
+/**
+ * A file system error as "cannot write PATH: no space left on device (ENOSPC)": a write's own errors (ENOSPC,
+ * EDQUOT, EIO on a handle) do not name the file, and the one reading a run's output must know which. `code` is kept.
+ */
+function withPath(err: unknown, file: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (err instanceof PathChangedError || !(err instanceof Error) || typeof e.code !== 'string' || !/^E[A-Z]+$/.test(e.code)) return err;
+  const what = e.message.replace(new RegExp(`^${e.code}: `), '').replace(/, \w+( '[^']*')*$/, '');
+  return Object.assign(new Error(`cannot write ${file}: ${what} (${e.code})`, { cause: err }), { code: e.code });
 }
 
 export function writeFileTool(config: Config) {
