@@ -40,6 +40,8 @@ export interface EmbeddedCodeSpec {
   readonly program?: (words: readonly Arg[]) => Arg | null;
   /** How it reads a `setting` file, which is read when this line wrote it (see settings-files.ts). */
   readonly reads?: SettingsFormat;
+  /** Its commands (and VIMINIT, EXINIT, $SHELL) are read for the shell and programs vim runs commands with (see vim-options.ts). */
+  readonly vimOptions?: true;
 }
 
 /**
@@ -60,7 +62,9 @@ const EX_SHELL: readonly RegExp[] = [
 const LUA_FILE: readonly RegExp[] = [/^(?<inline>[\s\S]*\S[\s\S]*)$/];
 /** vim's script files (`-S FILE`, a vimrc `-u FILE`, typed keys `-s FILE`): read, when this line wrote them, a line an Ex command. */
 // in Ex mode (`vim -es`, `ex`) the lines of stdin are Ex commands; read so whenever stdin is static
-const VIM: EmbeddedCodeSpec = { words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL }, stdin: EX_SHELL };
+const VIM: EmbeddedCodeSpec = {
+  words: { '-c': EX_SHELL, '--cmd': EX_SHELL }, plus: EX_SHELL, stop: ['--'], files: { '-S': EX_SHELL, '-u': EX_SHELL, '-s': EX_SHELL }, stdin: EX_SHELL, vimOptions: true,
+};
 /** bash's start-up file for an interactive shell (`bash --rcfile FILE -i`), read when this line wrote it. */
 const BASH_RC: EmbeddedCodeSpec = { files: { '--rcfile': true, '--init-file': true }, stop: ['-c', '--'] };
 

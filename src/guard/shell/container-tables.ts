@@ -1,6 +1,8 @@
+import type { OptionSpec } from './flags.ts';
+
 /**
  * Tables for containers and namespaces that reach the host (see checks/containers.ts): docker's, podman's and nerdctl's
- * `run`/`create`/`exec` options, systemd-nspawn's, and what among their values hands over the host.
+ * `run`/`create`/`exec` options, compose's `run` and `exec`, systemd-nspawn's, and what among their values hands over the host.
  */
 
 /** The container engines whose `run`, `create` and `exec` verbs are read (after CONTAINER_GLOBALS). */
@@ -52,3 +54,53 @@ export const NSPAWN_BINDS: readonly string[] = ['bind', 'bind-ro', 'overlay', 'o
 /** nsenter: PID 1's namespaces are the host's own (a container's way out); a target or namespace file not known may be them. */
 export const HOST_PID = '1';
 export const HOST_NAMESPACE_FILE = /(?:^|=)\/proc\/1\/ns(?:\/|$)/;
+
+/**
+ * compose (`docker compose`, `podman compose`, `nerdctl compose`, docker-compose, podman-compose): its options before
+ * the verb, podman-compose's own among them (`--podman-run-args` are more `podman run` options for every container).
+ */
+export const COMPOSE_GLOBALS: OptionSpec = {
+  posix: true, short: 'fpcH',
+  long: [
+    'file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel', 'context', 'host', 'log-level', 'tlscacert', 'tlscert',
+    'tlskey', 'podman-path', 'podman-args', 'podman-pull-args', 'podman-push-args', 'podman-build-args', 'podman-inspect-args', 'podman-run-args',
+    'podman-start-args', 'podman-stop-args', 'podman-rm-args', 'podman-volume-args', 'in-pod', 'pod-args',
+  ],
+};
+export const COMPOSE_PROGRAMS: ReadonlySet<string> = new Set(['docker-compose', 'podman-compose']);
+/** podman-compose options whose value is more options for each container it starts. */
+export const COMPOSE_RUN_ARGS: readonly string[] = ['podman-run-args'];
+/**
+ * compose's `run SERVICE` (options end at the service) and `exec SERVICE`: short options taking a value, long ones
+ * taking none (as CONTAINER_SHORT_VALUES and CONTAINER_LONG_FLAGS for `docker run`).
+ */
+export const COMPOSE_VERBS: Readonly<Record<string, { readonly verb: 'start' | 'exec'; readonly short: string; readonly flags: ReadonlySet<string> }>> = {
+  run: {
+    verb: 'start', short: 'elpuvw',
+    flags: new Set([
+      'detach', 'interactive', 'tty', 'no-TTY', 'no-deps', 'rm', 'service-ports', 'use-aliases', 'remove-orphans', 'quiet-pull', 'build', 'quiet', 'help', 'dry-run',
+    ]),
+  },
+  exec: { verb: 'exec', short: 'euw', flags: new Set(['detach', 'privileged', 'no-TTY', 'interactive', 'tty', 'help', 'dry-run']) },
+};
+
+/** kubectl and oc (pflag: options anywhere before `--`), with the options of `run` and `debug` that take a value. */
+export const KUBE_PROGRAMS: ReadonlySet<string> = new Set(['kubectl', 'oc']);
+export const KUBECTL_OPTIONS: OptionSpec = {
+  short: 'nsvlofc',
+  long: [
+    'v', 'namespace', 'context', 'kubeconfig', 'server', 'cluster', 'user', 'token', 'as', 'as-group', 'as-uid', 'certificate-authority', 'client-certificate',
+    'client-key', 'request-timeout', 'cache-dir', 'tls-server-name', 'log-dir', 'log-file', 'vmodule', 'password', 'username', 'kuberc', 'image', 'overrides',
+    'override-type', 'env', 'port', 'labels', 'restart', 'annotations', 'pod-running-timeout', 'output', 'field-manager', 'template', 'image-pull-policy',
+    'grace-period', 'timeout', 'cascade', 'filename', 'limits', 'requests', 'hostport', 'serviceaccount', 'profile', 'container', 'target', 'copy-to',
+    'custom', 'set-image', 'env-from', 'selector',
+  ],
+};
+/** `kubectl run --overrides=JSON`: a pod spec merged (or a JSON patch applied) over the generated one. */
+export const KUBE_OVERRIDES = 'overrides';
+/** `kubectl debug node/NAME` starts a pod in the node's namespaces with its root file system mounted at /host. */
+export const KUBE_NODE = /^(?:nodes?|no)\/./;
+/** `kubectl debug --profile=sysadmin` runs the debug container privileged. */
+export const KUBE_PRIVILEGED_PROFILES: readonly string[] = ['sysadmin'];
+/** Pod spec fields (the last key) that give the host when true: the container privileged, the host's process namespace. */
+export const POD_HOST_FLAGS: Readonly<Record<string, string>> = { privileged: 'privileged', hostPID: 'the host PID namespace' };

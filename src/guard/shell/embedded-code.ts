@@ -20,6 +20,7 @@ import { quoteArg } from './unwrap.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
 import { fdCommands } from './listers.ts';
 import { ugrepFilterCommands } from './ugrep.ts';
+import { vimOptionCode } from './vim-options.ts';
 
 /**
  * Shell code in `NAME=VALUE` words: all of them (`export`, through a name reference), or those before the command
@@ -83,9 +84,13 @@ export function embeddedCode(
     else if (isFdPath(f.v)) emit('shell.interpreter.unseen_script', `${name} runs the commands a process substitution prints`);
   };
   const program = spec.program?.(words) ?? null;
+  // vim: every Ex command, and the shell commands among them, for the options that change what runs them
+  const ex: string[] = spec.vimOptions ? ['VIMINIT', 'EXINIT'].flatMap((v) => (vars.has(v) ? [plain(vars.get(v)!)] : [])) : [];
+  const shellCommands: string[] = [];
   const push = (value: string, how: CodeIn, depth = 0): void => {
     const code = codeOf(value, how, program === null ? null : plain(program.v));
-    if (code?.shell !== undefined) out.push(code.shell);
+    if (spec.vimOptions) ex.push(value);
+    if (code?.shell !== undefined) { out.push(code.shell); shellCommands.push(code.shell); }
     if (code?.inline !== undefined) emit('shell.interpreter.inline', `${name}: ${code.inline}`);
     if (code?.file !== undefined) file({ v: code.file, info: { computed: false, ansi: false, quoted: true, inner: [], raw: code.file } }, how, depth);
     if (code?.setting !== undefined && !NOWHERE.includes(code.setting)) setting(code.setting);
@@ -128,6 +133,7 @@ export function embeddedCode(
     if (!isKnown(stdinFile.v) && !isFdPath(stdinFile.v)) emit('shell.interpreter.unseen_script', `${name} reads commands on stdin from ${display(stdinFile.v)}`);
     else file(stdinFile, spec.stdin, 0);
   }
+  if (spec.vimOptions) out.push(...vimOptionCode(name, ex, shellCommands, vars, emit));
   if (spec.anyWord) for (const w of words) push(plain(w.v).replace(/^--?[A-Za-z0-9-]+=/, ''), spec.anyWord);
   const at = spec.restAfter ? words.findIndex((w) => spec.restAfter!.includes(literal(w.v) ?? '')) : -1;
   if (at >= 0) {

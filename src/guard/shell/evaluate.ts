@@ -1,7 +1,7 @@
 import type { Arg, ArgInfo, Invocation } from './model.ts';
 import { canonValue, type Canon } from './paths.ts';
 import type { Stmt, Word, WordPart } from './syntax/ast.ts';
-import { patternRegex, trimmed } from './param-ops.ts';
+import { patternRegex, replaced, sliced, trimmed } from './param-ops.ts';
 import { FIELD_SPLIT, HOME, UNKNOWN, expandBraces, isKnown, live } from './values.ts';
 
 /** What expansion needs from the walk: variables, the directory, and substitutions. */
@@ -110,10 +110,24 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
     argValue();
     out = trimmed(known, op, p.arg ? patternRegex(p.arg.parts) : '') ?? UNKNOWN;
   }
+  else if (p.repl) out = replacement(p.repl, op, single(p) ? known : undefined, ctx, acc);
+  else if (op === ':' && p.slice) { argValue(); out = (single(p) && known !== undefined ? sliced(known, p.slice.offset, p.slice.length) : null) ?? UNKNOWN; }
   else if (op === '@' && p.arg && /^P$/.test(argValue())) { ctx.expandsAsCode(known ?? null, `\${${p.name}@P}`); out = UNKNOWN; }
   else { argValue(); out = UNKNOWN; }
   if (p.name === 'IFS' && op === '' && known === undefined) out = ' ';
   return quoted ? out : live(fields(out, ctx));
+}
+
+/** A plain variable's value: not `$@`/`$*` (a list of words), an array element or `${!X…}` (another variable's name). */
+const single = (p: Extract<WordPart, { kind: 'param' }>): boolean => !p.index && p.name !== '@' && p.name !== '*' && !p.op.startsWith('!');
+
+/** `${X/pat/rep}` and its anchored and global forms (their substitutions walked), worked out when X is known. */
+function replacement(r: NonNullable<Extract<WordPart, { kind: 'param' }>['repl']>, op: string, known: string | undefined, ctx: EvalContext, acc: Acc): string {
+  expandWord(r.pattern, ctx, acc, true);
+  const by = expandWord(r.with, ctx, acc, true);
+  // an unquoted `~` in the replacement is the home directory (tilde expansion), even inside double quotes
+  const tilde = r.with.parts.some((q) => q.kind === 'lit' && q.value.includes('~'));
+  return (known === undefined || tilde ? null : replaced(known, op, patternRegex(r.pattern.parts), by)) ?? UNKNOWN;
 }
 
 function parts(list: readonly WordPart[], ctx: EvalContext, acc: Acc, quoted: boolean, first: boolean, mode: TildeMode = 'word'): string {

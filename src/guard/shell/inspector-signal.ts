@@ -4,6 +4,7 @@ import { showArg } from './shell-state.ts';
 import { SYSTEMD_OPTIONS } from './systemd-options.ts';
 import { literal } from './values.ts';
 import { CONTAINER_GLOBALS } from './wrapper-tables.ts';
+import { COMPOSE_GLOBALS } from './container-tables.ts';
 
 /**
  * SIGUSR1 makes a running Node process open its inspector (127.0.0.1:9229), through which anything that connects runs
@@ -79,8 +80,6 @@ interface SignalVerb {
   readonly signal: readonly string[];
 }
 
-/** compose's options before its verb (docker's, podman's and nerdctl's own: CONTAINER_GLOBALS). */
-const COMPOSE: OptionSpec = { posix: true, short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'] };
 const CONTAINER_KILL: SignalVerb = { globals: CONTAINER_GLOBALS, verbs: ['kill', 'container kill'], spec: { short: 's', long: ['signal', 'cidfile'] }, signal: ['s', 'signal'] };
 
 const SIGNAL_VERBS: Readonly<Record<string, SignalVerb>> = {
@@ -90,8 +89,8 @@ const SIGNAL_VERBS: Readonly<Record<string, SignalVerb>> = {
   docker: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'compose kill'] },
   podman: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'pod kill', 'compose kill'] },
   nerdctl: { ...CONTAINER_KILL, verbs: ['kill', 'container kill', 'compose kill'] },
-  'docker-compose': { globals: COMPOSE, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
-  'podman-compose': { globals: COMPOSE, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
+  'docker-compose': { globals: COMPOSE_GLOBALS, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
+  'podman-compose': { globals: COMPOSE_GLOBALS, verbs: ['kill'], spec: { short: 's', long: ['signal'] }, signal: ['s', 'signal'] },
   // procps skill: `skill -USR1 EXPRESSION`, whose words may be users or terminals as well as names
   skill: { globals: { short: 'cptu', digits: true }, verbs: [''], signal: [] },
 };
@@ -102,7 +101,7 @@ function verbSignal(s: SignalVerb) {
     const g = parseOptions(args, s.globals);
     let ops = g.operands;
     // compose's own options come between `compose` and its verb
-    if (literal(ops[0]?.v ?? '') === 'compose') ops = [ops[0]!, ...parseOptions(ops.slice(1), COMPOSE).operands];
+    if (literal(ops[0]?.v ?? '') === 'compose') ops = [ops[0]!, ...parseOptions(ops.slice(1), COMPOSE_GLOBALS).operands];
     const verb = s.verbs.map((v) => v.split(' ').filter((w) => w !== '')).find((v) => v.every((w, i) => literal(ops[i]?.v ?? '') === w));
     if (!verb) return null;
     const p = s.spec ? parseOptions(ops.slice(verb.length), s.spec) : g;

@@ -10,7 +10,8 @@ import { HOME, UNKNOWN, display } from './values.ts';
  */
 const WRITABLE = /^\/(?:tmp|var\/tmp|dev\/shm)(?:\/|$)/;
 
-function writableEntry(dir: string): string | null {
+/** Why programs in `dir` may be files this line wrote (see above), or null. */
+export function writableEntry(dir: string): string | null {
   if (dir === '') return 'the working directory (an empty entry)';
   if (dir.startsWith(UNKNOWN)) return null;
   if (!dir.startsWith('/') && !dir.startsWith(HOME)) return `the relative directory ${display(dir)}`;

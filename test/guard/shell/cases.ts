@@ -47,6 +47,7 @@ import { KITTY_SETTINGS, LESS_OPTIONS, SGDISK_TABLES, SUDO_HOST, TMUX_NESTED } f
 import { ROUND19_TABLES } from './cases-round19.ts';
 import { ROUND20_TABLES } from './cases-round20.ts';
 import { ROUND21_TABLES } from './cases-round21.ts';
+import { ROUND22_TABLES } from './cases-round22.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -191,6 +192,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   ...ROUND19_TABLES,
   ...ROUND20_TABLES,
   ...ROUND21_TABLES,
+  ...ROUND22_TABLES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

@@ -1,9 +1,10 @@
 import {
-  CONTAINER_ENGINES, CONTAINER_LONG_FLAGS, CONTAINER_SHORT_VALUES, CONTAINER_VERBS, DEVICE_OPTIONS, FINE_DEVICES, HOST_CAPABILITIES, HOST_NAMESPACE_FILE,
+  COMPOSE_GLOBALS, COMPOSE_PROGRAMS, COMPOSE_RUN_ARGS, COMPOSE_VERBS, CONTAINER_ENGINES, CONTAINER_LONG_FLAGS, CONTAINER_SHORT_VALUES, CONTAINER_VERBS,
+  DEVICE_OPTIONS, FINE_DEVICES, HOST_CAPABILITIES, HOST_NAMESPACE_FILE,
   HOST_NAMESPACE_OPTIONS, HOST_PID, MOUNT_OPTIONS, MOUNT_SOURCE, NSPAWN_BINDS, NSPAWN_IMAGES, NSPAWN_LONG_FLAGS, NSPAWN_ROOTS, NSPAWN_SHORT_VALUES,
   RUNTIME_DIRS, RUNTIME_SOCKET, VOLUME_OPTIONS,
 } from '../container-tables.ts';
-import { parseOptions, valueOf } from '../flags.ts';
+import { parseOptions, valueOf, valuesOf } from '../flags.ts';
 import type { Arg, Emit } from '../model.ts';
 import { canonical, deleteClass, holdsSecret, isBlockDevice, showCanon } from '../paths.ts';
 import { showArg } from '../shell-state.ts';
@@ -51,7 +52,7 @@ const values = (s: Scanned, names: readonly string[]): Arg[] => s.opts.filter((o
 const has = (s: Scanned, name: string): boolean => s.opts.some((o) => o.name === name && (o.value === null || literal(o.value.v) !== 'false'));
 
 /** Why a host path given to a container (a mount's source, a root directory) hands over the host, or null. */
-function hostPath(v: string): string | null {
+export function hostPath(v: string): string | null {
   // `$XDG_RUNTIME_DIR/docker.sock` is the engine's socket wherever the variable points
   if (RUNTIME_SOCKET.test(plain(v))) return `the container runtime's socket ${display(v)}`;
   // `-v NAME:/dst` is a named volume: only a path (absolute, `~`, `./`) is a host directory
@@ -86,10 +87,26 @@ function containerReach(s: Scanned, verb: 'start' | 'exec', rootfs: Arg | null):
   return out;
 }
 
-/** `docker [GLOBALS] run|create|exec OPTIONS IMAGE …`: what reaches the host, or nothing for other verbs. */
+/**
+ * `docker compose [GLOBALS] run|exec OPTIONS SERVICE …`, `docker-compose …`, `podman-compose …`: what its options give
+ * the container (a `-v` mount, `--cap-add`, exec's `--privileged`, podman-compose's `--podman-run-args` for any verb).
+ * What the compose file gives it is not seen.
+ */
+function composeReach(args: readonly Arg[]): string[] {
+  const g = parseOptions(args, COMPOSE_GLOBALS);
+  const key = literal(g.operands[0]?.v ?? '');
+  const verb = key !== null && Object.hasOwn(COMPOSE_VERBS, key) ? COMPOSE_VERBS[key]! : null;
+  // `--podman-run-args` go to each container `up` or `run` starts
+  const more = valuesOf(g, ...COMPOSE_RUN_ARGS).flatMap((v) => plain(v.v).split(/\s+/).filter((w) => w !== '').map((w): Arg => ({ v: w, info: v.info })));
+  const given = containerReach(scan(more, CONTAINER_SHORT_VALUES, CONTAINER_LONG_FLAGS), 'start', null);
+  return verb === null ? given : [...given, ...containerReach(scan(g.operands.slice(1), verb.short, verb.flags), verb.verb, null)];
+}
+
+/** `docker [GLOBALS] run|create|exec OPTIONS IMAGE …` (and `compose …`): what reaches the host, or nothing for other verbs. */
 function engineReach(name: string, args: readonly Arg[]): string[] {
   const ops = parseOptions(args, CONTAINER_GLOBALS).operands;
   const one = literal(ops[0]?.v ?? '');
+  if (one === 'compose') return composeReach(ops.slice(1));
   const two = one === 'container' ? `container ${literal(ops[1]?.v ?? '')}` : null;
   const key = two !== null && Object.hasOwn(CONTAINER_VERBS, two) ? two : one !== null && Object.hasOwn(CONTAINER_VERBS, one) ? one : null;
   if (key === null) return [];
@@ -125,9 +142,10 @@ function nsenterReach(args: readonly Arg[]): string[] {
  * systemd-nspawn on the host's root; nsenter into PID 1. Called for every program of a line, wrappers included.
  */
 export function checkContainerHost(name: string, args: readonly Arg[], emit: Emit): void {
-  const reach = CONTAINER_ENGINES.has(name) ? engineReach(name, args) : name === 'systemd-nspawn' ? nspawnReach(args) : name === 'nsenter' ? nsenterReach(args) : [];
+  const reach = CONTAINER_ENGINES.has(name) ? engineReach(name, args) : COMPOSE_PROGRAMS.has(name) ? composeReach(args)
+    : name === 'systemd-nspawn' ? nspawnReach(args) : name === 'nsenter' ? nsenterReach(args) : [];
   if (reach.length === 0) return;
   emit(RULE, `${[name, ...args.map((a) => showArg(a.v))].join(' ').slice(0, 160)} (${[...new Set(reach)].join(', ')})`);
 }
 
-export const CONTAINER_PROGRAMS: readonly string[] = [...CONTAINER_ENGINES, 'systemd-nspawn', 'nsenter'];
+export const CONTAINER_PROGRAMS: readonly string[] = [...CONTAINER_ENGINES, ...COMPOSE_PROGRAMS, 'systemd-nspawn', 'nsenter'];

@@ -15,6 +15,7 @@ import { PROCESS_READER_PROGRAMS, checkProcessSecrets } from './processes.ts';
 import { checkAttach } from './attach.ts';
 import { ATTACH_PROGRAMS } from '../attach-tables.ts';
 import { CONTAINER_PROGRAMS, checkContainerHost } from './containers.ts';
+import { POD_PROGRAMS, checkPodHost } from './pods.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
   checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
@@ -23,7 +24,7 @@ const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS,
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS, ...POD_PROGRAMS,
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 
@@ -38,6 +39,7 @@ export const shellChecks: Checks = {
     checkAttach(name, args, emit, read, stdin ?? null);
     checkWrapperOutputs(name, args, emit);
     checkContainerHost(name, args, emit);
+    checkPodHost(name, args, emit);
   },
   programsMatching(glob) {
     return RULE_PROGRAMS.filter((p) => glob.test(p));

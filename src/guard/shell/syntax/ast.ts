@@ -11,7 +11,13 @@ export type WordPart =
   /** `$'…'`, already decoded. */
   | { readonly kind: 'ansi'; readonly value: string }
   | { readonly kind: 'dq'; readonly parts: readonly WordPart[] }
-  | { readonly kind: 'param'; readonly name: string; readonly op: string; readonly arg: Word | null; readonly index: Word | null }
+  | {
+    readonly kind: 'param'; readonly name: string; readonly op: string; readonly arg: Word | null; readonly index: Word | null;
+    /** `${X/PAT/REP}` (op `/`, `//`, `/#`, `/%`): the pattern, its `#` or `%` anchor taken off, and the replacement apart. */
+    readonly repl?: { readonly pattern: Word; readonly with: Word };
+    /** `${X:OFF:LEN}` (op `:`): each a whole number when written as one (`-2`), else null; `length` undefined when absent. */
+    readonly slice?: { readonly offset: number | null; readonly length?: number | null };
+  }
   | { readonly kind: 'cmd'; readonly stmts: readonly Stmt[] }
   | { readonly kind: 'proc'; readonly op: '<' | '>'; readonly stmts: readonly Stmt[] }
   | { readonly kind: 'arith'; readonly expr: Word };

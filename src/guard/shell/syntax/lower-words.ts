@@ -155,16 +155,41 @@ export abstract class WordLowerer {
       arg = present(exp.Word) ? this.word(exp.Word) : null;
     } else if (repl) {
       op += repl.All ? '//' : '/';
-      const parts = this.word(repl.Orig).parts.slice();
+      const orig = this.word(repl.Orig);
+      const parts = orig.parts.slice();
       pushLit(parts, '/');
-      parts.push(...this.word(repl.With).parts);
+      const by = this.word(repl.With);
+      parts.push(...by.parts);
       arg = { parts, raw: this.src.of(p) };
+      // bash reads a pattern starting with `/` (`${X////Z}` replaces each `/`), mvdan an empty one: not worked out then
+      const whole = this.src.of(p);
+      if (!present(repl.Orig) && !(whole.endsWith(`${op}}`) && whole[whole.length - op.length - 2] !== '/')) return { kind: 'param', name, op, arg, index: this.index(p) };
+      // an unquoted `#` or `%` first anchors the pattern at the start or end (`${X/#a/b}`), not after `//`
+      const head = orig.parts[0];
+      const anchor = !repl.All && head?.kind === 'lit' && (head.value[0] === '#' || head.value[0] === '%') ? head.value[0] : '';
+      op += anchor;
+      const first = head?.kind === 'lit' && head.value.length > 1 ? [{ kind: 'lit' as const, value: head.value.slice(1) }] : [];
+      const rest = anchor === '' ? orig.parts : [...first, ...orig.parts.slice(1)];
+      return { kind: 'param', name, op, arg, index: this.index(p), repl: { pattern: { parts: rest, raw: orig.raw }, with: by } };
     } else if (slice) {
       op += ':';
       arg = { parts: [...this.arith(slice.Offset).parts, ...this.arith(slice.Length).parts], raw: this.src.of(p) };
+      const length = kind(slice.Length) ? this.wholeNumber(slice.Length) : undefined;
+      return { kind: 'param', name, op, arg, index: this.index(p), slice: { offset: this.wholeNumber(slice.Offset), ...(length === undefined ? {} : { length }) } };
     }
-    const index = kind(p.Index) ? this.arith(p.Index) : null;
-    return { kind: 'param', name, op, arg, index };
+    return { kind: 'param', name, op, arg, index: this.index(p) };
+  }
+
+  private index(p: mv.ParamExp): Word | null {
+    return kind(p.Index) ? this.arith(p.Index) : null;
+  }
+
+  /** An arithmetic operand written as a whole number (`2`, `-2`, none at all: 0), else null (octal, names, sums). */
+  private wholeNumber(e: GoNode | null): number | null {
+    const text = kind(e) ? this.src.of(e!) : '';
+    const m = /^\s*([+-]?)\s*(0|[1-9][0-9]{0,14})\s*$/.exec(text);
+    if (text.trim() === '') return 0;
+    return m ? Number(m[1]! + m[2]!) : null;
   }
 
   /** Arithmetic as one word of every expansion in it (its value is never known). */
