@@ -1,6 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import { reasonForPeople } from '../approval/decision.ts';
 import type { Executor } from '../store/db.ts';
+import { ANSWER_VIA, type AnswerVia } from '../store/approvals.ts';
 import { NEEDS_NO_AUTHORITY, RULE_CONFIG_KEYS, type RuleId } from '../policy/rules.ts';
 import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type GrantRow } from '../store/schema.ts';
 
@@ -10,7 +11,8 @@ import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type Grant
  * `audit list` after an incident should not have to join grants, approvals and allowlist records by hand.
  */
 export interface Authority {
-  readonly kind: 'grant' | 'allowlist' | 'human' | 'config' | 'none_needed';
+  /** `actor`: a record of an admin's or the system's own act (a grant revoked, cleared or superseded), on its actor's authority. */
+  readonly kind: 'grant' | 'allowlist' | 'human' | 'config' | 'none_needed' | 'actor';
   /** The grant, "always" record or approval request behind it; the config key for a policy pass. */
   readonly ref: string;
   readonly by?: string | null;
@@ -23,6 +25,32 @@ export interface Authority {
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? '-';
 const fromText = (f: { os_account: string; host: string } | null | undefined) => (f ? `, from ${f.os_account}@${f.host}` : '');
+
+type Account = { os_account: string; host: string };
+const account = (v: unknown): Account | null => {
+  const a = v as { os_account?: unknown; host?: unknown } | null | undefined;
+  return a && typeof a === 'object' && typeof a.os_account === 'string' ? { os_account: a.os_account, host: typeof a.host === 'string' ? a.host : '?' } : null;
+};
+
+/**
+ * The OS account and host a command-line record came from: `data.from`, or `data.origin` on an answer written
+ * before this build (a child job's older run.queued holds its kind there, a string, which is no account).
+ */
+export function recordFrom(data: AuditRow['data']): Account | null {
+  return account(data.from) ?? account(data.origin);
+}
+
+/** The records that end a grant, in words: they act on the grant, on their actor's authority, not its approver's. */
+const GRANT_ENDINGS: Readonly<Record<string, string>> = { 'grant.revoked': 'revoked', 'grant.cleared': 'cleared', 'grant.superseded': 'superseded' };
+
+function endingAuthority(r: AuditRow, gid: string, g: GrantRow | undefined): Authority {
+  const from = recordFrom(r.data);
+  const ended = g ? `the grant was approved by ${g.approver ?? '-'} (${g.approval_id ?? 'no approval'})` : 'the grant is not in the database';
+  return {
+    kind: 'actor', ref: gid, by: r.actor, at: r.at, from,
+    text: `${GRANT_ENDINGS[r.kind]} by ${r.actor ?? '-'}${from ? ` (${from.os_account}@${from.host})` : ''} at ${iso(r.at)}; ${ended}`,
+  };
+}
 
 function grantAuthority(g: GrantRow): Authority {
   return {
@@ -70,7 +98,8 @@ export async function authorities(exec: Executor, rows: readonly AuditRow[]): Pr
     const gid = grantOf(r);
     if (gid) {
       const g = grantById.get(gid);
-      out.set(r.seq, g ? grantAuthority(g) : { kind: 'grant', ref: gid, text: `grant ${gid} (not in the database)` });
+      if (GRANT_ENDINGS[r.kind]) out.set(r.seq, endingAuthority(r, gid, g));
+      else out.set(r.seq, g ? grantAuthority(g) : { kind: 'grant', ref: gid, text: `grant ${gid} (not in the database)` });
       continue;
     }
     if (r.kind !== 'gate.decision' || r.outcome !== 'allow' || !r.rule) continue;
@@ -99,22 +128,21 @@ export async function authorities(exec: Executor, rows: readonly AuditRow[]): Pr
 
 /** Who acted, and from which OS account and host when the record says so (a `--as` name is only a claim). */
 export function actorCell(r: Pick<AuditRow, 'actor' | 'data'>): string {
-  const d = r.data as { from?: unknown; origin?: unknown; decided_by?: unknown; unattended?: unknown };
-  const origin = (d.from ?? d.origin ?? (d.unattended === true ? null : d.decided_by)) as { os_account?: unknown; host?: unknown } | null | undefined;
-  const where = origin && typeof origin.os_account === 'string' ? ` (${origin.os_account}@${String(origin.host ?? '?')})` : '';
-  return `${r.actor ?? ''}${where}`;
+  const origin = recordFrom(r.data) ?? (r.data.unattended === true ? null : account(r.data.decided_by));
+  return `${r.actor ?? ''}${origin ? ` (${origin.os_account}@${origin.host})` : ''}`;
 }
 
 /** A record with no reason of its own, in words: what a job change changed and what it did to the grant. */
 export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string {
   // the advice a refusal gives the model (never retry) is not the reader's to follow
   if (r.reason) return reasonForPeople(r.reason);
-  const d = r.data as { changed?: unknown; definition_changed?: unknown; name?: unknown; trigger?: unknown };
+  const d = r.data as { changed?: unknown; definition_changed?: unknown; name?: unknown; trigger?: unknown; answered_via?: unknown };
   if (r.kind === 'job.updated' && Array.isArray(d.changed)) {
     return `changed ${d.changed.join(', ') || 'nothing'}; ${d.definition_changed ? 'a definition change: the grant ends unless a person approved it' : 'outside the definition: the grant stays'}`;
   }
   if (r.kind === 'job.created' && typeof d.name === 'string') return `created "${d.name}"`;
   if (r.kind === 'run.queued' && typeof d.trigger === 'string') return `trigger ${d.trigger}`;
+  if (r.kind === 'approval.answered' && typeof d.answered_via === 'string') return ANSWER_VIA[d.answered_via as AnswerVia] ?? '';
   return '';
 }
 

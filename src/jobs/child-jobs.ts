@@ -77,7 +77,8 @@ export async function createChildJob(deps: JobServiceDeps, input: ChildJobInput,
     const run = await insertRun(tx, { job_id: job.id, nominal_at: now, trigger: 'manual' });
     await appendAudit(tx, {
       kind: 'run.queued', actor: actorOf(ctx), job_id: job.id, run_id: run!.id, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
-      data: { trigger: 'manual', origin: input.origin, parent_job_id: job.parent_job_id, parent_grant_id: job.parent_grant_id },
+      // the tool that made the child (the jobs row's origin); older records call it data.origin, a key that elsewhere held an account
+      data: { trigger: 'manual', job_origin: input.origin, parent_job_id: job.parent_job_id, parent_grant_id: job.parent_grant_id },
     });
     return { job, run: run! };
   });

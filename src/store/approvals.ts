@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import { systemClock, type Clock } from '../approval/ports.ts';
-import type { ProcessRef } from '../util/process-identity.ts';
+import { pidSpace, processIdentity, thisProcess, type ProcessRef } from '../util/process-identity.ts';
 import { redact } from '../util/redact.ts';
 import { answerProof, codeMatches } from './answer-code.ts';
 import { appendAudit, jobNamedByCall, jsonSafe } from './audit.ts';
@@ -78,7 +78,6 @@ export type AnswerResult =
   | { readonly ok: true; readonly approval: ApprovalRow }
   | { readonly ok: false; readonly refusal: AnswerRefusal; readonly reason: string; readonly approval: ApprovalRow | null };
 
-/** An answer counts only for this request id and this call hash, while the request is pending and unexpired. */
 /** Where an answer was given: the OS account and host of the process that recorded it. */
 export interface AnswerOrigin {
   readonly os_account: string;
@@ -89,6 +88,17 @@ export interface AnswerOrigin {
   readonly pidSpace?: { readonly boot_id: string; readonly pid_ns: string } | null;
   readonly hasEnded?: (p: ProcessRef) => boolean;
 }
+
+/**
+ * How an answer reached the request, for its audit record (`data.answered_via`): at the prompt of the session
+ * that asked, through `echo-agent approvals approve|deny` (another shell), or from some other process.
+ */
+export const ANSWER_VIA = {
+  asking_session: 'answered at the prompt of the session that asked',
+  approvals_command: 'answered with echo-agent approvals approve|deny, not at the asking prompt',
+  other_process: 'answered by another process than the one that asked',
+} as const;
+export type AnswerVia = keyof typeof ANSWER_VIA;
 
 /** Whether the asking process is known to have ended: only said from the same kernel and pid namespace. */
 function askerGone(asked: AskingProcess | null, origin: AnswerOrigin | undefined): boolean {
@@ -103,21 +113,42 @@ function fromAskingSession(asked: AskingProcess | null, origin: AnswerOrigin | u
   return origin.ancestors.some((p) => p.pid === asked.pid && p.started === asked.started);
 }
 
+/**
+ * How an answer came, when its caller does not say: the asking process itself answers only at its own prompt.
+ * Null when it cannot be told (no /proc where the request was asked).
+ */
+function answeredVia(asked: AskingProcess | null): AnswerVia | null {
+  const self = thisProcess();
+  const space = pidSpace();
+  if (!asked || !self) return null;
+  const same = asked.host === processIdentity().host && asked.pid === self.pid && asked.started === self.started
+    && (!asked.boot_id || asked.boot_id === space?.boot_id) && (!asked.pid_ns || asked.pid_ns === space?.pid_ns);
+  return same ? 'asking_session' : 'other_process';
+}
+
+/** An answer counts only for this request id and this call hash, while the request is pending and unexpired. */
 export async function answerApproval(
   exec: Executor,
-  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin; code?: string },
+  a: { id: string; call_hash: string; answer: ApprovalAnswerKind; answered_by: string; origin?: AnswerOrigin; code?: string; via?: AnswerVia },
 ): Promise<AnswerResult> {
-  // answered_by is who the answerer says they are; origin is the account the answer really came from
+  // answered_by is who the answerer says they are; origin is the account the answer really came from,
+  // recorded as data.from like every other record a command writes (records before this build: data.origin)
   const origin = a.origin ? { os_account: a.origin.os_account, host: a.origin.host } : null;
-  const from = origin ? { origin } : {};
+  const from = origin ? { from: origin } : {};
   return exec.transaction(async (tx) => {
     const [found] = await tx.select({ row: approvals, expired: sql<boolean>`${approvals.expires_at} <= now()` })
       .from(approvals).where(eq(approvals.id, a.id)).for('update');
+    const via = (row: ApprovalRow | null) => {
+      const how = a.via ?? answeredVia(row?.asked_from ?? null);
+      return how ? { answered_via: how } : {};
+    };
     const refuse = async (refusal: AnswerRefusal, approval: ApprovalRow | null): Promise<AnswerResult> => {
+      // filed under the job the request is about, as its request and answer are: a wrong code is part of that job's history
       await appendAudit(tx, {
         kind: 'approval.answer_refused', actor: a.answered_by, outcome: refusal, reason: ANSWER_REFUSALS[refusal],
+        job_id: approval ? jobNamedByCall(approval.tool, approval.args) : null, risk: approval?.risk ?? null,
         execution_id: approval?.execution_id, trace_id: approval?.trace_id,
-        data: { approval_id: a.id, call_hash: a.call_hash, answer: a.answer, ...from },
+        data: { approval_id: a.id, ...(approval ? { tool: approval.tool } : {}), call_hash: a.call_hash, answer: a.answer, ...from, ...via(approval) },
       });
       return { ok: false, refusal, reason: ANSWER_REFUSALS[refusal], approval };
     };
@@ -149,7 +180,7 @@ export async function answerApproval(
     await appendAudit(tx, {
       kind: 'approval.answered', actor: a.answered_by, outcome: a.answer, risk: row.risk, job_id: jobNamedByCall(row.tool, row.args),
       execution_id: row.execution_id, trace_id: row.trace_id,
-      data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel, ...from },
+      data: { approval_id: row.id, tool: row.tool, call_hash: row.call_hash, channel: row.channel, ...from, ...via(row) },
     });
     return { ok: true, approval: answered! };
   });

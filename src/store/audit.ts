@@ -205,14 +205,15 @@ let processOrigin: { readonly os_account: string; readonly host: string } | null
 /**
  * Set once by the CLI: each record it writes then names, as `data.from`, the account and host behind the name its
  * actor column gives (`--as` is only what the caller says), unless the record names its origin already
- * (`from`, an answer's `origin`, a decision's `decided_by`).
+ * (`from`, a decision's `decided_by`). Records before this build also used `origin` for an answer's account
+ * and for a child job's kind (now `job_origin`); readers take both (cli/authority.ts recordFrom).
  */
 export function setRecordOrigin(from: { readonly os_account: string; readonly host: string } | null): void {
   processOrigin = from;
 }
 
 function withOrigin(data: Record<string, unknown>): Record<string, unknown> {
-  if (!processOrigin || 'from' in data || 'origin' in data || 'decided_by' in data) return data;
+  if (!processOrigin || 'from' in data || 'decided_by' in data) return data;
   return { ...data, from: processOrigin };
 }
 

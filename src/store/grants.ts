@@ -4,6 +4,11 @@ import type { Executor } from './db.ts';
 import { definitionHash } from './definition-hash.ts';
 import { newId } from './ids.ts';
 import { jobGrants, jobs, type GrantRow, type JobRow } from './schema.ts';
+import type { GrantPolicyRule } from '../jobs/grant-policy.ts';
+
+/** A grant.issued record's outcome: whether the grant authorises unattended runs. */
+export const GRANT_ISSUED_OUTCOMES = ['cron_authorized', 'not_authorized'] as const;
+type GrantIssuedOutcome = (typeof GRANT_ISSUED_OUTCOMES)[number];
 
 export interface IssueGrantInput {
   readonly job_id: string;
@@ -42,7 +47,9 @@ export async function issueGrant(exec: Executor, g: IssueGrantInput): Promise<Gr
       tool_scope: g.tool_scope ? [...g.tool_scope] : null,
     }).returning();
     await appendAudit(tx, {
-      kind: 'grant.issued', actor, job_id: g.job_id, ...callColumns(g.call), outcome: authorized ? 'cron_authorized' : 'not_authorized',
+      // the grant policy's rule (jobs/grant-policy.ts), as grant.not_issued names its own: a human approval, or a policy's (no authority)
+      kind: 'grant.issued', actor, job_id: g.job_id, ...callColumns(g.call), rule: (authorized ? 'grant.human_approved' : 'grant.not_human') satisfies GrantPolicyRule,
+      outcome: (authorized ? 'cron_authorized' : 'not_authorized') satisfies GrantIssuedOutcome,
       reason: authorized ? `Approved by ${g.approver} on ${g.channel ?? 'an unknown channel'}.` : 'Recorded without cron authorisation (no human approval).',
       data: { grant_id: id, approval_id: g.approval_id, approver: g.approver, channel: g.channel, definition_hash: grant!.definition_hash, definition_matches: grant!.definition_hash === definitionHash(job), tool_scope: grant!.tool_scope, ...(g.tool_scope_from ? { tool_scope_from: g.tool_scope_from } : {}) },
     });
@@ -58,8 +65,11 @@ export async function clearGrant(exec: Executor, jobId: string, by: GrantEnder):
   });
 }
 
+/** A grant taken back: its row, which keeps the cron_authorized it was issued with, and that it is no longer in force. */
+export type RevokedGrant = GrantRow & { readonly in_force: false };
+
 /** An admin takes a grant back (`grants revoke --why`). */
-export async function revokeGrant(exec: Executor, r: { job_id?: string; grant_id?: string; by: string; why: string }): Promise<GrantRow | null> {
+export async function revokeGrant(exec: Executor, r: { job_id?: string; grant_id?: string; by: string; why: string }): Promise<RevokedGrant | null> {
   if (!r.why.trim()) throw new Error('revoking a grant needs a reason');
   return exec.transaction(async (tx) => {
     let jobId = r.job_id;
@@ -70,7 +80,8 @@ export async function revokeGrant(exec: Executor, r: { job_id?: string; grant_id
     }
     if (!jobId) throw new Error('revokeGrant needs job_id or grant_id');
     await lockJob(tx, jobId);
-    return endLive(tx, jobId, r, 'grant.revoked', r.grant_id);
+    const ended = await endLive(tx, jobId, r, 'grant.revoked', r.grant_id);
+    return ended && { ...ended, in_force: false };
   });
 }
 
@@ -89,7 +100,8 @@ async function endLive(tx: Executor, jobId: string, { by, why, call }: GrantEnde
   if (!ended) return null;
   await appendAudit(tx, {
     kind, actor: by, job_id: jobId, ...callColumns(call), reason: why,
-    data: { grant_id: ended.id, approval_id: ended.approval_id, approver: ended.approver, cron_authorized: ended.cron_authorized },
+    // cron_authorized is what the grant was issued with; in_force says it authorises nothing from now on
+    data: { grant_id: ended.id, approval_id: ended.approval_id, approver: ended.approver, cron_authorized: ended.cron_authorized, in_force: false },
   });
   return ended;
 }

@@ -54,7 +54,7 @@ describe('approvals show', () => {
     const r = await runCli(['approvals', 'approve', row.id, '--as', 'alice'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const [answered] = await listAudit(database().db, { kind: 'approval.answered', limit: 1 });
-    expect(answered).toMatchObject({ actor: 'alice', data: { approval_id: row.id, origin: { os_account: userInfo().username, host: hostname() } } });
+    expect(answered).toMatchObject({ actor: 'alice', data: { approval_id: row.id, from: { os_account: userInfo().username, host: hostname() }, answered_via: 'approvals_command' } });
     // who answered, as the person asking "who approved that?" needs it; no expiry for a request nobody waits on
     const shown = await runCli(['approvals', 'show', row.id], { env: env() });
     expect(shown.stdout).toMatch(new RegExp(`^request ${row.id}: write_file {2}\\[risk write\\] {2}approved once by alice from ${userInfo().username}@${hostname()} at \\d{4}-`));

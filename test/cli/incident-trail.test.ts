@@ -235,7 +235,7 @@ describe('time: --since, paging and the export', () => {
     const page1 = JSON.parse(first.stdout) as Shown[];
     expect(page1).toHaveLength(1000);
     const last = page1[page1.length - 1]!.seq;
-    expect(first.stderr).toContain(`showing the newest 1000; use --limit for more, or the same command with --before ${last} for the older ones`);
+    expect(first.stderr).toContain(`showing the newest 1000; use --limit for more, --all for every one, or the same command with --before ${last} for the older ones`);
     const page2 = await json<Shown[]>(['audit', 'list', '--job', big.id, '--limit', '1000', '--before', String(last)]);
     expect(page2[0]!.seq).toBe(last - 1);
     expect(page2.every((r) => r.seq < last)).toBe(true);

@@ -53,7 +53,7 @@ describe('audit list --limit', () => {
     const r = await runCli(['audit', 'list', '--limit', '2', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { seq: number }[]).map((x) => x.seq)).toEqual([3, 2]);
-    expect(r.stderr).toBe('warning: showing the newest 2; use --limit for more, or the same command with --before 2 for the older ones\n');
+    expect(r.stderr).toBe('warning: showing the newest 2; use --limit for more, --all for every one, or the same command with --before 2 for the older ones\n');
     const text = await runCli(['audit', 'list', '--limit', '2'], { env });
     expect(text.stdout.trim().split('\n')).toHaveLength(3);
   });

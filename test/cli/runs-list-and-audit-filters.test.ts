@@ -85,6 +85,6 @@ describe('audit list --outcome and --rule', () => {
   it('a value no record holds is named, with the nearest one the log holds, exit 64', async () => {
     const r = await runCli(['audit', 'list', '--rule', 'unattended.policy_dny'], { env });
     expect(r.code).toBe(64);
-    expect(r.stderr).toContain('--rule: no audit record has rule "unattended.policy_dny" (did you mean "unattended.policy_deny"?)');
+    expect(r.stderr).toContain('--rule: no rule id "unattended.policy_dny" is known to this build, and no audit record has it (did you mean "unattended.policy_deny"?)');
   });
 });

@@ -56,6 +56,12 @@ function refusalText(result: { refusal: string; reason: string; approval: Approv
   return result.reason;
 }
 
+/** Who answered: the name given, and the OS account and host the answer came from (the name is only a claim). */
+function answererCell(a: ApprovalRow): string {
+  if (!a.answered_by) return '';
+  return `${a.answered_by}${a.answered_from ? ` (${a.answered_from.os_account}@${a.answered_from.host})` : ''}`;
+}
+
 /** How an answered request was answered, for a second answer that came too late. */
 function answeredBy(a: ApprovalRow): string {
   const from = a.answered_from ? ` from ${a.answered_from.os_account}@${a.answered_from.host}` : '';
@@ -71,8 +77,14 @@ export function registerApprovalCommands(program: Command): void {
       const { listApprovals } = await import('../../store/approvals.ts');
       const rows = noteIfCut(await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit: limit + 1 })), limit);
       if (opts.json) printJson(rows);
+      else if (rows.length === 0) process.stdout.write(opts.all ? 'no approval requests\n' : 'no pending approval requests: nothing waits for an answer (--all lists answered and expired ones)\n');
       else {
-        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', 'ARGS'], rows.map((a) => [a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(), JSON.stringify(a.args).slice(0, 80)]));
+        // who answered each one, and when: what "who approved that?" asks of an answered request
+        const answered = opts.all ? ['ANSWERED BY', 'ANSWERED AT'] : [];
+        printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', ...answered, 'ARGS'], rows.map((a) => [
+          a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(),
+          ...(opts.all ? [answererCell(a), a.answered_at?.toISOString() ?? ''] : []), JSON.stringify(a.args).slice(0, 80),
+        ]));
         if (rows.some((a) => a.state === 'pending')) process.stdout.write('\nsee a request in full before answering it:  echo-agent approvals show ID\n');
       }
     });
@@ -119,7 +131,7 @@ export function registerApprovalCommands(program: Command): void {
         // asked only of a request that waits for one: a closed or stale request says so without asking
         const code = row.code_hash !== null && row.state === 'pending' ? await readAnswerCode() : undefined;
         return answerApproval(db.db, {
-          id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin(), ...(code !== undefined ? { code } : {}),
+          id, call_hash: row.call_hash, answer: opts.always ? 'always' : answer, answered_by: by, origin: answerOrigin(), via: 'approvals_command', ...(code !== undefined ? { code } : {}),
         });
       });
       if (!result) throw new CliError(`no approval request ${id}`, EXIT.failure);

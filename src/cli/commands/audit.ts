@@ -6,7 +6,7 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { parseLimit, parseSince, refuseEmptyText, sinceOn, type Since } from '../option-values.ts';
 import { clip, printJson, printTable, warn } from '../output.ts';
-import { actorCell, authorities, detailOf } from '../authority.ts';
+import { actorCell, authorities, detailOf, type Authority } from '../authority.ts';
 import { withStore } from '../store-session.ts';
 import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
@@ -63,14 +63,21 @@ const FILTER_FLAGS = ['job', 'run', 'kind', 'outcome', 'rule', 'trace', 'since']
 /** The filters whose empty value would list everything, the opposite of narrowing. */
 const TEXT_FILTERS = ['job', 'run', 'kind', 'outcome', 'rule', 'trace'] as const;
 
-/** --outcome, --rule: a value some record holds; else the nearest one held, and what the log holds. */
+/**
+ * --outcome, --rule: a value some record holds, or one this build can write (a known rule id or outcome with no
+ * records yet lists nothing, exit 0, as a known --kind does: "no unattended.dangerous refusals" is good news);
+ * else the nearest one known or held, and what the log holds.
+ */
 async function checkValue(exec: Executor, column: 'outcome' | 'rule', value: string): Promise<void> {
-  const { auditValues, listAudit } = await import('../../store/audit.ts');
+  const [{ auditValues, listAudit }, { knownOutcomes, knownRuleIds }] = await Promise.all([import('../../store/audit.ts'), import('../audit-vocabulary.ts')]);
+  const known = await (column === 'rule' ? knownRuleIds() : knownOutcomes());
+  if (known.has(value)) return;
   if ((await listAudit(exec, { [column]: value, limit: 1 })).length > 0) return;
   const held = await auditValues(exec, column);
-  const near = nearestName(value, held);
+  const near = nearestName(value, [...new Set([...held, ...known])]);
   const shown = held.length > 20 ? `${held.slice(0, 20).join(', ')}, … (${held.length})` : held.join(', ');
-  throw new CliError(`--${column}: no audit record has ${column} ${JSON.stringify(value)}${near ? ` (did you mean "${near}"?)` : ''}; the log holds: ${shown || 'none'}`, EXIT.usage);
+  const what = column === 'rule' ? 'rule id' : 'outcome';
+  throw new CliError(`--${column}: no ${what} ${JSON.stringify(value)} is known to this build, and no audit record has it${near ? ` (did you mean "${near}"?)` : ''}; the log holds: ${shown || 'none'}`, EXIT.usage);
 }
 
 /** The filter the options give, each checked first: a filter no record can match is a mistake to name, not an empty listing. */
@@ -88,6 +95,34 @@ async function recordFilter(exec: Executor, opts: FilterOptions, given: Since | 
     ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.rule ? { rule: opts.rule } : {}),
     ...(opts.trace ? { trace_id: opts.trace } : {}), ...(since ? { since } : {}),
   };
+}
+
+/** `audit list` without --limit: one screen of the newest records. */
+const DEFAULT_LIST_LIMIT = 50;
+
+/** How many records --all reads (and looks up authorities for) at a time. */
+const ALL_PAGE = 5_000;
+
+/**
+ * The newest records of a filter and the authority behind each: `limit` + 1 of them (one more than shown: exactly
+ * `limit` is no cut), or with no limit all of them, read page by page so each authority lookup stays small.
+ */
+async function listRecords(exec: Executor, filter: AuditFilter, before: number | undefined, limit: number | undefined): Promise<{ found: AuditRow[]; authority: Map<number, Authority> }> {
+  const { listAudit } = await import('../../store/audit.ts');
+  if (limit !== undefined) {
+    const found = await listAudit(exec, { ...filter, ...(before ? { beforeSeq: before } : {}), limit: limit + 1 });
+    return { found, authority: await authorities(exec, found.slice(0, limit)) };
+  }
+  const found: AuditRow[] = [];
+  const authority = new Map<number, Authority>();
+  // records appended meanwhile come after the first page's newest, so paging down by seq misses and repeats none
+  for (let below = before; ;) {
+    const page = await listAudit(exec, { ...filter, ...(below ? { beforeSeq: below } : {}), limit: ALL_PAGE });
+    for (const [seq, a] of await authorities(exec, page)) authority.set(seq, a);
+    found.push(...page);
+    if (page.length < ALL_PAGE) return { found, authority };
+    below = page[page.length - 1]!.seq;
+  }
 }
 
 /** The filters given, as a person typed them: `--job, --kind`. */
@@ -182,8 +217,8 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 function filterOptions(cmd: Command): Command {
   return cmd.option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run')
     .option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
-    .option('--outcome <outcome>', 'one outcome, e.g. deny (every refusal), ask, allow, failed')
-    .option('--rule <rule>', 'one rule id, e.g. unattended.policy_deny or shell.rm.recursive_root')
+    .option('--outcome <outcome>', 'one outcome, e.g. deny (every refusal), allow, failed (a known one with no records lists nothing)')
+    .option('--rule <rule>', 'one rule id, e.g. unattended.policy_deny or shell.rm.recursive_root (a known one with no records lists nothing; an unknown one is refused)')
     .option('--trace <id>', 'one call\'s or run\'s records: the trace_id a record carries (a daemon run\'s is its run id); leads from a job.created or grant.issued line to the decision behind it')
     .option('--since <when>', 'ISO date or instant, or a time ago: 90m, 24h, 2d, 1w');
 }
@@ -192,23 +227,23 @@ export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the append-only, hash-chained audit log');
   filterOptions(audit.command('list').description('newest records first'))
     .option('--before <seq>', 'only records before this SEQ: the next page of a long history')
-    .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: FilterOptions & { before?: string; limit: string; json?: boolean }, cmd: Command) => {
+    .option('--limit <n>', `how many (default ${DEFAULT_LIST_LIMIT}); when more match, a warning on standard error says so, with --json too`)
+    .option('--all', 'every matching record, not one page (a whole log is better read with audit export, which streams it)')
+    .option('--json', 'print JSON: an array of the same records the table shows')
+    .action(async (opts: FilterOptions & { before?: string; limit?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       // an empty filter would list everything, the opposite of narrowing
       refuseEmptyText(opts, [...TEXT_FILTERS]);
-      const limit = parseLimit('--limit', opts.limit);
+      if (opts.all && opts.limit !== undefined) throw new CliError('--all and --limit: give one; --all lists every matching record');
+      const limit = opts.all ? undefined : parseLimit('--limit', opts.limit ?? String(DEFAULT_LIST_LIMIT));
       const since = parseSince('--since', opts.since);
       const before = opts.before === undefined ? undefined : parseSeq('--before', opts.before);
-      const { listAudit } = await import('../../store/audit.ts');
-      const { found, authority } = await withStore(configOf(cmd), async (db) => {
-        const filter = await recordFilter(db.db, opts, since);
-        // one more than shown: exactly --limit rows is no cut
-        const found = await listAudit(db.db, { ...filter, ...(before ? { beforeSeq: before } : {}), limit: limit + 1 });
-        return { found, authority: await authorities(db.db, found.slice(0, limit)) };
-      });
-      const shown = found.slice(0, limit);
-      // the warning says how to reach the rest: an incident's history is often longer than one page
-      if (found.length > limit) warn(`showing the newest ${limit}; use --limit for more, or the same command with --before ${shown[shown.length - 1]!.seq} for the older ones`);
+      const { found, authority } = await withStore(configOf(cmd), async (db) => listRecords(db.db, await recordFilter(db.db, opts, since), before, limit));
+      const shown = limit === undefined ? found : found.slice(0, limit);
+      // the same page in text and JSON, so a script's query reads the same as the table a person checks it with; the
+      // cut is said on stderr (stdout stays the bare array) with how to reach the rest: an incident's history is often longer
+      if (limit !== undefined && found.length > limit) {
+        warn(`showing the newest ${limit}; use --limit for more, --all for every one, or the same command with --before ${shown[shown.length - 1]!.seq} for the older ones`);
+      }
       if (opts.json) printJson(shown.map((r) => ({ ...r, authority: authority.get(r.seq) ?? null })));
       else printTable(['SEQ', 'AT', 'KIND', 'ACTOR', 'JOB', 'RUN', 'STEP', 'OUTCOME', 'TOOL', 'RULE', 'AUTHORITY', 'REASON'], shown.map((r) => [
         r.seq, r.at.toISOString(), r.kind, actorCell(r), r.job_id ?? '', r.run_id ?? '', r.step ?? '', r.outcome ?? '', toolCell(r.data), r.rule ?? '', authority.get(r.seq)?.text ?? '', clip(detailOf(r), 100),
