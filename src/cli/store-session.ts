@@ -3,49 +3,55 @@ import { LOG_LEVELS, type Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
 import type { Database } from '../store/db.ts';
-import type { Setup } from '../store/migrate.ts';
+import type { MigrationStatus, Setup } from '../store/migrate.ts';
 import { CliError, EXIT } from './errors.ts';
 import { configFileOf } from './config-option.ts';
+import { storeFailure, type StoreWhere } from './store-failure.ts';
 import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../util/process-identity.ts';
 
 /**
  * Opens the configured database for one command (the embedded server is started when no daemon runs it, and
- * stopped again), brought up to date, then closed. A schema no migration has set up is refused, not set up:
- * a typo in database.url would otherwise become a new, empty deployment that no daemon serves.
- * `migrate: false`: the caller (`echo-agent migrate`) sets the database up itself.
+ * stopped again), then closed. The command changes no schema: one no migration has set up is refused (a typo in
+ * database.url would otherwise become a new, empty deployment that no daemon serves), and so is one with
+ * migrations pending, which only `migrate` and the daemon apply: a read-only role can run the reading commands,
+ * and trying a new build against a live schema does not upgrade it under the daemons serving it.
+ * `migrate: false`: the caller (`echo-agent migrate`) migrates, so neither refusal applies.
  */
 export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean; create?: boolean } = {}): Promise<T> {
-  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrate, setupOf }, { setRecordOrigin }] = await Promise.all([
+  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrationStatus, unknownMigrationsWarning }, { setRecordOrigin }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'), import('../store/audit.ts'),
   ]);
   // what a command records (a revoke, a pause, a removal) names the account and host behind its --as name
   setRecordOrigin(processIdentity());
   // CLI output is for people; the store's own logs go to stderr and only when they matter
   const logger = createLogger(cliLogLevel(), process.stderr);
+  const where: StoreWhere = { embedded: !config.database.url, dataDir: resolvePath(config.daemon.data_dir) };
   let resolved;
   try {
     // only `migrate` (and the daemon) set a database up; any other command answers from the one there is
     resolved = await resolveDatabaseUrl(config, logger, { create: opts.create ?? false });
   } catch (err) {
     if (err instanceof NoEmbeddedDatabase) throw new CliError(noDatabase(config, err.pgDir), EXIT.unavailable);
-    throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
+    // the embedded server's own refusals (another one serves the directory, it did not start) say what they are
+    throw storeFailure(err, where, { opening: true }) ?? new CliError(`the embedded database in ${where.dataDir}: ${(err as Error).message}`, EXIT.unavailable);
   }
   const database = openDatabase({ url: resolved.url, poolMax: 4 });
   try {
-    // `echo-agent migrate` migrates itself, to say what it applied
-    if (opts.migrate !== false) {
-      const setup = await setupOf(database.pool).catch((err: unknown) => {
-        throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
-      });
-      if (setup.migrations === 0) throw new CliError(notSetUp(config, setup, resolved.embedded), EXIT.unavailable);
-      try {
-        // a newer release's migrations: its commands need their columns, as its daemon would apply them at start
-        await migrate(database.pool);
-      } catch (err) {
-        throw new CliError(`cannot reach the database: ${(err as Error).message}`, EXIT.unavailable);
-      }
+    const status = await migrationStatus(database.pool).catch((err: unknown) => {
+      if (opts.migrate === false) return null; // `migrate` says itself what failed
+      throw storeFailure(err, where, { opening: true }) ?? err;
+    });
+    if (status && status.unknown.length > 0) process.stderr.write(`echo-agent: warning: ${unknownMigrationsWarning(status)}\n`);
+    if (status && opts.migrate !== false) {
+      if (status.migrations === 0) throw new CliError(notSetUp(config, status, resolved.embedded), EXIT.unavailable);
+      if (status.pending.length > 0) throw new CliError(behind(config, status, resolved.embedded), EXIT.unavailable);
     }
-    return await fn(database, resolved.url);
+    try {
+      return await fn(database, resolved.url);
+    } catch (err) {
+      // a read-only role's write, a lost connection: said as such, not as an internal error
+      throw storeFailure(err, where) ?? err;
+    }
   } finally {
     await database.close();
     await resolved.stop();
@@ -54,11 +60,23 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
 
 /** Where the command looked, and the two usual causes: a mistyped schema or database, or one nobody has set up yet. */
 function notSetUp(config: Config, setup: Setup, embedded: boolean): string {
-  const where = embedded ? `the embedded database in ${join(resolvePath(config.daemon.data_dir), 'pg')}` : 'database.url';
+  const where = lookedAt(config, embedded);
   const state = setup.schemaExists ? 'has no echo-agent tables' : 'does not exist';
   const causes = embedded ? 'It is not set up yet' : 'A typo in database.url (its database name, or the search_path in its options)? Or a database not set up yet';
   return `${configRead(config)}: ${where}: database ${JSON.stringify(setup.database)}, schema ${JSON.stringify(setup.schema)} ${state}; nothing was created there. ${causes}: `
     + 'start the daemon (echo-agent daemon, npm start) or run echo-agent migrate with this config (the daemon\'s: --config FILE or ECHO_AGENT_CONFIG)';
+}
+
+/** A schema an older release set up: what this build would add, and who adds it. */
+function behind(config: Config, status: MigrationStatus, embedded: boolean): string {
+  const n = status.pending.length;
+  return `${configRead(config)}: ${lookedAt(config, embedded)}: database ${JSON.stringify(status.database)}, schema ${JSON.stringify(status.schema)} is behind this build: `
+    + `${n} migration${n === 1 ? '' : 's'} pending (${status.pending.join(', ')}). Commands change no schema, so nothing was changed; `
+    + 'with this config, run `echo-agent migrate` (the daemon also applies them at start)';
+}
+
+function lookedAt(config: Config, embedded: boolean): string {
+  return embedded ? `the embedded database in ${join(resolvePath(config.daemon.data_dir), 'pg')}` : 'database.url';
 }
 
 /** Says which config was read, since a forgotten ECHO_AGENT_CONFIG is the usual way to land here. */

@@ -24,6 +24,8 @@ export interface MigrationReport {
   readonly applied: readonly string[];
   /** How many migrations the folder holds. */
   readonly known: number;
+  /** The ledger's migrations this build does not know (a newer release's): when each was made (ISO), oldest first. */
+  readonly unknown: readonly string[];
 }
 
 /**
@@ -31,9 +33,9 @@ export interface MigrationReport {
  * number of replicas may start at once: one migrates, the others wait and find nothing to do.
  * The bookkeeping table lives in the target schema, so each schema migrates on its own.
  */
-export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise<{ schema: string; applied: number }> {
+export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise<{ schema: string; applied: number; unknown: readonly string[] }> {
   const report = await migrateReporting(pool, opts);
-  return { schema: report.schema, applied: report.applied.length };
+  return { schema: report.schema, applied: report.applied.length, unknown: report.unknown };
 }
 
 /** Migrates like migrate(), and names the migrations this call applied. */
@@ -49,15 +51,12 @@ export async function migrateReporting(pool: pg.Pool, opts: MigrateOptions = {})
       const folder = opts.migrationsFolder ?? MIGRATIONS_FOLDER;
       const migrations = readMigrationFiles({ migrationsFolder: folder }).map(unqualify);
       const tags = journalTags(folder);
-      const table = `"${schema}"."__drizzle_migrations"`;
-      // drizzle applies, in one transaction, every migration newer than the newest one recorded
-      const last = await lastApplied(client, table);
-      const pending = migrations.filter((m) => last === null || last < m.folderMillis).map((m) => tags.get(m.folderMillis) ?? String(m.folderMillis));
+      const { pending, unknown } = compareLedger(migrations.map((m) => ({ when: m.folderMillis, tag: tags.get(m.folderMillis) ?? String(m.folderMillis) })), await recorded(client, schema));
       const db = drizzle({ client });
       // drizzle's node-postgres migrate() reads the files itself; we hand its dialect the unqualified copies
       const internals = db as unknown as { dialect: PgDialect; session: PgSession };
       await internals.dialect.migrate(migrations, internals.session, { migrationsFolder: '', migrationsSchema: schema });
-      return { schema, applied: pending, known: migrations.length };
+      return { schema, applied: pending, known: migrations.length, unknown };
     } finally {
       await client.query('select pg_advisory_unlock($1, hashtext($2))', [MIGRATE_LOCK_CLASS, schema]).catch(() => {});
       await client.query('reset search_path').catch(() => {});
@@ -76,16 +75,50 @@ export interface Setup {
   readonly migrations: number;
 }
 
-/** Reads the setup without changing anything: no schema or table is made. */
-export async function setupOf(pool: pg.Pool): Promise<Setup> {
+/** How a schema's ledger compares with the migrations this build knows. */
+export interface MigrationStatus extends Setup {
+  /** Tags of the migrations `migrate` would apply, in order. */
+  readonly pending: readonly string[];
+  /** The ledger's migrations this build does not know (a newer release's): when each was made (ISO), oldest first. */
+  readonly unknown: readonly string[];
+  /** How many migrations this build knows. */
+  readonly known: number;
+}
+
+/**
+ * The setup, and what a migration would apply or this build does not know, read without changing anything and
+ * with SELECT alone: a read-only role can ask, and a command can refuse a schema it would have to migrate.
+ */
+export async function migrationStatus(pool: pg.Pool, opts: Pick<MigrateOptions, 'migrationsFolder'> = {}): Promise<MigrationStatus> {
   const { database, schema } = await targetSchema(pool);
   const found = (await pool.query<{ exists: boolean; ledger: boolean }>(
     'select exists(select 1 from pg_namespace where nspname = $1) as exists, to_regclass(format(\'%I.%I\', $1::text, \'__drizzle_migrations\')) is not null as ledger',
     [schema])).rows[0]!;
-  const migrations = found.ledger ? Number((await pool.query<{ n: string }>(`select count(*) as n from "${schema.replaceAll('"', '""')}"."__drizzle_migrations"`)).rows[0]!.n) : 0;
-  return { database, schema, schemaExists: found.exists, migrations };
+  const rows = found.ledger ? await recorded(pool, schema) : [];
+  const known = [...journalTags(opts.migrationsFolder ?? MIGRATIONS_FOLDER)].map(([when, tag]) => ({ when, tag }));
+  return { database, schema, schemaExists: found.exists, migrations: rows.length, known: known.length, ...compareLedger(known, rows) };
 }
 
+/**
+ * Pending: what drizzle applies, every known migration newer than the newest recorded (one older that is missing
+ * would never be applied, so it is not called pending). Unknown: recorded ones no known migration made.
+ */
+export function compareLedger(known: readonly { when: number; tag: string }[], recordedAt: readonly (number | null)[]): { pending: string[]; unknown: string[] } {
+  const last = recordedAt.reduce<number | null>((max, t) => (t !== null && (max === null || t > max) ? t : max), null);
+  const ours = new Set(known.map((m) => m.when));
+  return {
+    pending: known.filter((m) => last === null || last < m.when).map((m) => m.tag),
+    unknown: recordedAt.filter((t) => t === null || !ours.has(t)).sort((a, b) => (a ?? 0) - (b ?? 0)).map((t) => (t === null ? 'undated' : new Date(t).toISOString())),
+  };
+}
+
+/** The warning for a schema with migrations this build does not know, for the daemon's start and any command. */
+export function unknownMigrationsWarning(s: { schema: string; unknown: readonly string[] }): string {
+  const n = s.unknown.length;
+  const made = n === 1 ? `made ${s.unknown[0]}` : `made ${s.unknown[0]} to ${s.unknown[n - 1]}`;
+  return `schema ${s.schema} has ${n} migration${n === 1 ? '' : 's'} this build does not know (${made}): a newer release migrated it `
+    + '(a rollback, or replicas of different releases). This build runs without them; see that release\'s notes for what a rollback needs';
+}
 
 /** drizzle-kit's journal: each migration's `when` (drizzle's folderMillis) to its tag, e.g. `0000_init`. */
 function journalTags(folder: string): Map<number, string> {
@@ -98,13 +131,13 @@ function unqualify(m: MigrationMeta): MigrationMeta {
   return { ...m, sql: m.sql.map((s) => s.replaceAll('"public".', '')) };
 }
 
-/** created_at of the newest migration recorded, as drizzle reads it; null before the first. */
-async function lastApplied(client: pg.PoolClient, table: string): Promise<number | null> {
+/** created_at of every migration recorded, as drizzle wrote it (its folderMillis); none before the first. */
+async function recorded(q: pg.PoolClient | pg.Pool, schema: string): Promise<(number | null)[]> {
   try {
-    const row = (await client.query<{ created_at: string | null }>(`select created_at from ${table} order by created_at desc limit 1`)).rows[0];
-    return row?.created_at == null ? null : Number(row.created_at);
+    const rows = (await q.query<{ created_at: string | null }>(`select created_at from "${schema.replaceAll('"', '""')}"."__drizzle_migrations"`)).rows;
+    return rows.map((r) => (r.created_at == null ? null : Number(r.created_at)));
   } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return null; // not created yet
+    if ((err as { code?: string }).code === '42P01') return []; // not created yet
     throw err;
   }
 }

@@ -75,17 +75,30 @@ describe('a command pointed at a schema with no echo-agent tables', () => {
 });
 
 describe('a command pointed at a schema an older release set up', () => {
-  it('applies the pending migrations, as before, and answers', async () => {
+  // a `jobs list` of a build being tried out against a live schema must not upgrade it under the daemons serving it
+  it('refuses with exit 69, naming the database, schema and pending migrations, and applies none; after `migrate` it answers', async () => {
     const older = await freshDatabase({ migrate: false });
     try {
-      const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+      const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
       const folder = mkdtempSync(join(tmpdir(), 'echo-not-set-up-older-'));
       cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, -1) }));
+      writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, -2) }));
       await migrate(older.pool, { schema: older.schema, migrationsFolder: folder });
-      const r = await runCli(['jobs', 'list'], { env: configFor(older.schema) });
-      expect(r.code, r.stderr).toBe(0);
-      expect(await migrations(older.schema)).toBe(MIGRATION_COUNT);
+      const pending = journal.entries.slice(-2).map((e) => e.tag);
+      const env = configFor(older.schema);
+      for (const args of [['jobs', 'list'], ['audit', 'verify']]) {
+        const r = await runCli(args, { env });
+        expect(r.code, r.stderr).toBe(69);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toContain(`database.url: database "test", schema "${older.schema}" is behind this build: 2 migrations pending (${pending.join(', ')}).`);
+        expect(r.stderr).toContain('run `echo-agent migrate` (the daemon also applies them at start)');
+        expect(await migrations(older.schema)).toBe(MIGRATION_COUNT - 2);
+      }
+      const set = await runCli(['migrate'], { env });
+      expect(set.code, set.stderr).toBe(0);
+      const listed = await runCli(['jobs', 'list', '--json'], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([]);
     } finally {
       await older.drop();
     }
