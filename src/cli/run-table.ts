@@ -1,6 +1,6 @@
 import type { Executor } from '../store/db.ts';
-import type { RunRow } from '../store/schema.ts';
-import { authorizedAtStart } from './authority.ts';
+import { sql } from 'drizzle-orm';
+import { JOB_ORIGINS, type RunRow } from '../store/schema.ts';
 import { clip, printTable } from './output.ts';
 import { redactText } from '../util/redact.ts';
 
@@ -16,22 +16,80 @@ export function errorText(r: Pick<RunRow, 'state' | 'attempt' | 'error' | 'skip_
   return unended && failed >= 1 ? `attempt ${failed}: ${r.error}` : r.error;
 }
 
-/** Per run, whether it was cron_authorized: the runs row's answer, or for a run without one its run.started record's. */
-export async function runAuthorities(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, boolean>> {
-  // the row learns it as the run finishes: one running, or ended for it by a lease expiry, has it only in its run.started record
-  const started = await authorizedAtStart(exec, runs.filter((r) => r.cron_authorized === null && r.started_at !== null).map((r) => r.id));
-  return new Map(runs.map((r) => [r.id, r.cron_authorized ?? started.get(r.id) ?? false]));
+/** What a table row says of a run beyond its row: whether it held cron_authorized and why not, and what queued it. */
+export interface RunShown {
+  readonly authorised: boolean;
+  /** The authorisation rule its run.started record names (grant.valid, grant.none, grant.definition_changed, …); null before it started. */
+  readonly authorization_rule: string | null;
+  /** The tool whose call made the child job and queued this run (task, workflow, spawn_task); null for a person's or the schedule's. */
+  readonly trigger_origin: string | null;
 }
 
 /**
- * Runs as `runs list` and `jobs runs` print them; `names` (job id → name) adds the job columns for runs of
- * several jobs. A run that "succeeded" after refusals did less than it was asked: its denials stand beside its state.
+ * Per run, what its audit records add to its row, in one query for all of them: cron_authorized (the row's answer,
+ * or for a run without one its run.started record's), the rule behind it, and a child job's run's origin, which the
+ * stored trigger (cron | manual) does not hold.
  */
-export function printRuns(runs: readonly RunRow[], authorised: ReadonlyMap<string, boolean>, names?: ReadonlyMap<string, string>): void {
+export async function runsShown(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, RunShown>> {
+  const records = await runRecords(exec, runs);
+  return new Map(runs.map((r) => {
+    const rec = records.get(r.id);
+    // the row learns it as the run finishes: one running, or ended for it by a lease expiry, has it only in its run.started record
+    const authorised = r.cron_authorized ?? rec?.cron_authorized ?? false;
+    return [r.id, { authorised, authorization_rule: rec?.rule ?? null, trigger_origin: r.trigger === 'manual' ? rec?.origin ?? null : null }];
+  }));
+}
+
+interface RunRecords { readonly cron_authorized: boolean | null; readonly rule: string | null; readonly origin: string | null }
+
+/** The origins of child jobs (JOB_ORIGINS less cronjob): what a child job's run shows as its trigger. */
+export const CHILD_ORIGINS: readonly string[] = JOB_ORIGINS.filter((o) => o !== 'cronjob');
+
+/**
+ * The newest run.started (its rule and cron_authorized) and run.queued record of each run: a child job's run.queued
+ * names the tool that made it as data.job_origin (data.origin in records written before that key).
+ */
+async function runRecords(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, RunRecords>> {
+  if (runs.length === 0) return new Map();
+  const list = (values: readonly string[]) => sql.join([...new Set(values)].map((v) => sql`${v}`), sql`, `);
+  // job_id too: the audit table is indexed by job, not by run
+  const { rows } = await exec.execute<{ run_id: string; kind: string; rule: string | null; cron_authorized: boolean | null; origin: string | null }>(sql`
+    select distinct on (run_id, kind) run_id, kind, rule,
+      case when kind = 'run.started' and jsonb_typeof(data->'cron_authorized') = 'boolean' then (data->>'cron_authorized')::boolean end as cron_authorized,
+      case when kind = 'run.queued' then coalesce(
+        case when jsonb_typeof(data->'job_origin') = 'string' then data->>'job_origin' end,
+        case when jsonb_typeof(data->'origin') = 'string' then data->>'origin' end) end as origin
+    from audit_events
+    where job_id in (${list(runs.map((r) => r.job_id))}) and run_id in (${list(runs.map((r) => r.id))}) and kind in ('run.started', 'run.queued')
+    order by run_id, kind, seq desc`);
+  const out = new Map<string, RunRecords>();
+  for (const row of rows) {
+    const was = out.get(row.run_id) ?? { cron_authorized: null, rule: null, origin: null };
+    out.set(row.run_id, row.kind === 'run.started' ? { ...was, cron_authorized: row.cron_authorized, rule: row.rule }
+      : { ...was, origin: CHILD_ORIGINS.includes(row.origin ?? '') ? row.origin : null });
+  }
+  return out;
+}
+
+/** The AUTH cell: cron_authorized, or why not (the rule its start recorded), or `-` for a run not started. */
+function authCell(shown: RunShown | undefined): string {
+  if (shown?.authorised) return 'cron_authorized';
+  return shown?.authorization_rule ? `no (${shown.authorization_rule})` : '-';
+}
+
+/** The TRIGGER cell: cron, manual, or for a child job's run the tool that made it (`workflow`; stored as manual). */
+export const triggerText = (r: Pick<RunRow, 'trigger'>, shown: RunShown | undefined): string => shown?.trigger_origin ?? r.trigger;
+
+/**
+ * Runs as `runs list` and `jobs runs` print them; `names` (job id → name) adds the job columns for runs of
+ * several jobs. A run that "succeeded" after refusals did less than it was asked: its denials stand beside its
+ * state, and its error names what was refused.
+ */
+export function printRuns(runs: readonly RunRow[], shown: ReadonlyMap<string, RunShown>, names?: ReadonlyMap<string, string>): void {
   const jobColumns = names ? ['JOB', 'NAME'] : [];
   printTable(['RUN', ...jobColumns, 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ATTEMPT', 'AUTH', 'ERROR'], runs.map((r) => [
-    r.id, ...(names ? [r.job_id, names.get(r.job_id) ?? '-'] : []), r.nominal_at.toISOString(), r.trigger, r.state, r.denials, r.attempt,
-    authorised.get(r.id) ? 'cron_authorized' : '-', clip(errorText(r), 120),
+    r.id, ...(names ? [r.job_id, names.get(r.job_id) ?? '-'] : []), r.nominal_at.toISOString(), triggerText(r, shown.get(r.id)), r.state, r.denials, r.attempt,
+    authCell(shown.get(r.id)), clip(errorText(r), 120),
   ]));
 }
 
@@ -42,7 +100,13 @@ export async function jobNames(exec: Executor, runs: readonly RunRow[]): Promise
   return new Map([...jobs].map(([id, j]) => [id, redactText(j.name)]));
 }
 
-/** Runs as `--json` prints them: each row whole, with its job's name beside its id, as the table shows it. */
-export function runsJson(runs: readonly RunRow[], names: ReadonlyMap<string, string>): (RunRow & { job_name: string | null })[] {
-  return runs.map((r) => ({ ...r, job_name: names.get(r.job_id) ?? null }));
+/**
+ * Runs as `--json` prints them: each row whole, with its job's name beside its id, as the table shows it, and
+ * (added beside the row's own fields) the authorisation rule its start recorded and a child job's run's origin.
+ */
+export function runsJson(runs: readonly RunRow[], names: ReadonlyMap<string, string>, shown: ReadonlyMap<string, RunShown>) {
+  return runs.map((r) => ({
+    ...r, job_name: names.get(r.job_id) ?? null,
+    authorization_rule: shown.get(r.id)?.authorization_rule ?? null, trigger_origin: shown.get(r.id)?.trigger_origin ?? null,
+  }));
 }

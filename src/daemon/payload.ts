@@ -1,6 +1,6 @@
 import type { AgentRuntime, RunScope } from '../agent/runtime.ts';
 import { reasonForPeople } from '../approval/decision.ts';
-import { ARGS_INVALID, type ApprovalGate } from '../approval/gate.ts';
+import { ARGS_INVALID, OVER_CALL_LIMIT, type ApprovalGate } from '../approval/gate.ts';
 import type { RunGrant } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
@@ -17,6 +17,8 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolResult } from '../tools/types.ts';
 import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
 import { onlyResolverDown } from '../guard/ssrf/check-url.ts';
+import type { CallRecord } from '../agent/loop.ts';
+import { redactText } from '../util/redact.ts';
 
 export interface StepRecord {
   readonly index: number;
@@ -108,8 +110,9 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       failed = true;
       const fix = RULE_REMEDIES[decision.rule as RuleId];
       error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}${fix ? ` (to fix: ${fix})` : ''}`;
-      if (count.tally.denials >= maxDenials) return end(true);
-      continue;
+      // as at a failed step: the steps after it may depend on what it was to do, and there is no model to adapt;
+      // `denied` only where this refusal reached the run's limit
+      return end(count.tally.denials >= maxDenials);
     }
     steps.push({ index, tool: step.tool, decision: brief, result });
     // a step's sub-agent may have used up the run's refusals
@@ -147,6 +150,7 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
       });
     })
     : null;
+  const refused = refusalSummary(out.calls, out.denials);
   return {
     output: { agent: { status: out.status, final: out.final, turns: out.turns, tokens: out.tokens, transcript_id: transcript?.id ?? null }, calls: out.calls },
     denials: out.denials,
@@ -154,6 +158,32 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
     // an endpoint that is down may be up next time; a refused model name or a bad answer will not change
     retryable: out.status === 'model_error' && out.transient === true,
     failed: out.status !== 'completed',
-    error: out.error,
+    // a run whose model finished keeps its state, but what was refused is said beside it, not only in the output;
+    // at the limit the run's end says "stopped after N refusals" itself (settle)
+    error: out.status === 'denied' ? refused ?? out.error : [out.error, refused].filter((e) => e).join('; ') || null,
   };
+}
+
+/** A refusal as the loop counts it toward max_denials_per_run: not bad arguments, not a surplus call. */
+const countsAsRefusal = (c: CallRecord): boolean =>
+  c.decision !== null && c.decision.outcome !== 'allow' && c.decision.rule !== ARGS_INVALID && c.decision.rule !== OVER_CALL_LIMIT;
+
+/**
+ * An agent run's refused calls in one line, for its error: `2 calls refused: notify (unattended.outside_grant),
+ * exec (security.daemon.capability)`; the same call refused again is counted (×2), and refusals of its sub-agents,
+ * counted in `denials` but not among its own calls, are named as theirs. Null when nothing was refused.
+ */
+export function refusalSummary(calls: readonly CallRecord[], denials: number): string | null {
+  const own = calls.filter(countsAsRefusal);
+  const total = Math.max(denials, own.length);
+  if (total === 0) return null;
+  const seen = new Map<string, number>();
+  // a tool's name is the model's text: cut short, and redacted with the rest of the error
+  for (const c of own) {
+    const key = `${c.tool.length > 40 ? `${c.tool.slice(0, 40)}…` : c.tool} (${c.decision!.rule})`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  const named = [...seen].map(([key, n]) => (n > 1 ? `${key} ×${n}` : key));
+  if (total > own.length) named.push(`${total - own.length} by its sub-agents (their audit records name them)`);
+  return redactText(`${total} call${total === 1 ? '' : 's'} refused: ${named.join(', ')}`);
 }

@@ -249,7 +249,7 @@ async function settle(
   // an interrupted run is retried as one whose worker was killed would be (the reconciler's rule): a restart loses no run
   const canRetry = (state === 'failed' && o.retryable) || state === 'timed_out' || state === 'interrupted';
   if (canRetry && run.attempt <= job.max_retries) return retry(deps, job, run, o, state, reason, writing);
-  const error = withoutSql(state === 'denied' ? `stopped after ${o.denials} refusals (max_denials_per_run)` : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error ?? '') || null;
+  const error = withoutSql(state === 'denied' ? deniedText(o) : state === 'interrupted' ? `interrupted: ${reason}` : state === 'timed_out' ? `timed out after ${job.timeout_seconds}s` : o.error ?? '') || null;
   // the final state and its record commit together; a database that is away gets up to a lease
   // before the run is left to it, so an outage does not turn a finished run into an interrupted one
   let writes = 0;
@@ -281,6 +281,12 @@ async function settle(
     return { kind: 'ended_elsewhere', state: now?.state ?? null };
   }
   return afterFinish(deps, job, finished, o, state, grant, grantInForce);
+}
+
+/** A run stopped at max_denials_per_run, and what was refused: the step and rule (a steps run), or the calls (an agent's). */
+function deniedText(o: PayloadOutcome): string {
+  const stopped = `stopped after ${o.denials} refusals (max_denials_per_run)`;
+  return o.error && !o.error.startsWith(stopped) ? `${stopped}: ${o.error}` : stopped;
 }
 
 /** Whether the run's last state record is this worker's, naming `outcome` for this attempt. */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
 import { namedQuery, runNamed, type Executor, type NamedStatement } from './db.ts';
@@ -228,11 +228,14 @@ export async function getRun(exec: Executor, id: string): Promise<RunRow | null>
   return row ?? null;
 }
 
-/** Newest instant first. */
-export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; since?: Date; limit?: number } = {}): Promise<RunRow[]> {
+/**
+ * Runs, newest instant first. `refused`: only runs that had a call or step refused (denials above 0), whatever their
+ * state: an agent run can succeed with calls refused, and `runs list --refused` must still find it.
+ */
+export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; since?: Date; limit?: number; refused?: boolean } = {}): Promise<RunRow[]> {
   return exec.select().from(runs)
     .where(and(f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.states?.length ? inArray(runs.state, [...f.states]) : undefined,
-      f.since ? gte(runs.nominal_at, f.since) : undefined))
+      f.since ? gte(runs.nominal_at, f.since) : undefined, f.refused ? gt(runs.denials, 0) : undefined))
     .orderBy(desc(runs.nominal_at), desc(runs.id)).limit(f.limit ?? 100);
 }
 

@@ -90,34 +90,39 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
   });
 
   it('refuses cronjob, skill_install and exec inside a run, each audited with step and rule (I1, I4)', async () => {
-    // such steps are refused when the job is defined (below); this job was stored without that check
-    // (before it existed, or by hand), with a human grant for exactly this definition
+    // such steps are refused when the job is defined (below); these jobs were stored without that check
+    // (before it existed, or by hand), with a human grant for exactly their definition. A steps run stops at its
+    // first refused step, so each escalation is tried in a run of its own, after the steps that are allowed
     const db = database().db;
-    const job = await storeJob(db, {
-      name: 'escalation', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'Europe/Berlin', paused: false, tools: [],
-      payload: { kind: 'steps', steps: [...steps,
-        { tool: 'cronjob', args: { action: 'create', name: 'child', schedule: '* * * * *', payload: { kind: 'steps', steps } } },
-        { tool: 'skill_install', args: { source: './evil-skill' } },
-        { tool: 'exec', args: { command: 'id' } },
-      ] },
-    });
-    await issueGrant(db, { job_id: job.id, approval_id: 'apr_stored_by_hand', approver: 'alice', channel: 'cli', tool_scope: ['write_file', 'read_file', 'cronjob', 'skill_install', 'exec'] });
-    const run = await runNow(job.id);
-    expect(run.cron_authorized).toBe(true);
-    expect(run.denials).toBe(3);
-    const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
-    const byTool = Object.fromEntries(decisions.map((d) => [(d.data as { tool: string }).tool, d]));
-    expect(byTool.cronjob).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous' });
-    // the decision record keeps the gate's words; the run's output is read by people (no model in a steps job): no advice never to retry
-    expect(byTool.cronjob!.reason).toMatch(/Do not retry/);
-    const shown = (run.output as { steps: { tool: string; decision: { reason: string } }[] }).steps.find((s) => s.tool === 'cronjob');
-    expect(shown?.decision.reason).toMatch(/dangerous/i);
-    expect(shown?.decision.reason).not.toMatch(/retry/i);
-    expect(byTool.skill_install).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
-    expect(byTool.exec).toMatchObject({ outcome: 'deny', step: 0, rule: 'security.daemon.capability' });
-    expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
-    // the daemon decided, for the job's owner, who did nothing at the time
-    for (const d of decisions) expect(d).toMatchObject({ actor: 'daemon', data: { on_behalf_of: 'alice', unattended: true } });
+    const escalations = [
+      { step: { tool: 'cronjob', args: { action: 'create', name: 'child', schedule: '* * * * *', payload: { kind: 'steps', steps } } }, gate: 4, rule: 'unattended.dangerous' },
+      { step: { tool: 'skill_install', args: { source: './evil-skill' } }, gate: 0, rule: 'security.daemon.capability' },
+      { step: { tool: 'exec', args: { command: 'id' } }, gate: 0, rule: 'security.daemon.capability' },
+    ];
+    for (const { step, gate, rule } of escalations) {
+      const job = await storeJob(db, {
+        name: `escalation-${step.tool}`, owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'Europe/Berlin', paused: false, tools: [],
+        payload: { kind: 'steps', steps: [...steps, step] },
+      });
+      await issueGrant(db, { job_id: job.id, approval_id: 'apr_stored_by_hand', approver: 'alice', channel: 'cli', tool_scope: ['write_file', 'read_file', 'cronjob', 'skill_install', 'exec'] });
+      const run = await runNow(job.id);
+      expect(run.cron_authorized).toBe(true);
+      expect(run).toMatchObject({ state: 'failed', denials: 1 });
+      const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
+      const byTool = Object.fromEntries(decisions.map((d) => [(d.data as { tool: string }).tool, d]));
+      expect(byTool[step.tool], step.tool).toMatchObject({ outcome: 'deny', step: gate, rule });
+      expect(run.error).toContain(`step 3 (${step.tool}) refused at step ${gate}: ${rule}`);
+      expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
+      // the daemon decided, for the job's owner, who did nothing at the time
+      for (const d of decisions) expect(d).toMatchObject({ actor: 'daemon', data: { on_behalf_of: 'alice', unattended: true } });
+      if (step.tool === 'cronjob') {
+        // the decision record keeps the gate's words; the run's output is read by people (no model in a steps job): no advice never to retry
+        expect(byTool.cronjob!.reason).toMatch(/Do not retry/);
+        const shown = (run.output as { steps: { tool: string; decision: { reason: string } }[] }).steps.find((s) => s.tool === 'cronjob');
+        expect(shown?.decision.reason).toMatch(/dangerous/i);
+        expect(shown?.decision.reason).not.toMatch(/retry/i);
+      }
+    }
     expect(existsSync(join(workspace, 'evil-skill'))).toBe(false);
   });
 

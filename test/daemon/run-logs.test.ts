@@ -82,12 +82,14 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     expect(line.error).toContain('(to fix: have a person approve the job (echo-agent jobs update JOB');
   });
 
-  it('a run refused more than once names one refusal throughout: its error, rule and tool agree (the first)', async () => {
+  it('a steps run refused at a step names that refusal throughout: its error, rule and tool agree, and no later step is tried', async () => {
     const { run, log } = await runJob({ name: 'twice-refused', payload: { kind: 'steps', steps: [
       { tool: 'write_file', args: { path: 'x.txt', content: 'y' } }, { tool: 'edit_file', args: { path: 'x.txt', old_text: 'y', new_text: 'z' } },
     ] } });
     const line = log.finished()!;
-    expect(run.denials, JSON.stringify(run.output)).toBe(2);
+    // it stops at the first refused step, as at a failed one: the edit is never tried
+    expect(run.denials, JSON.stringify(run.output)).toBe(1);
+    expect((run.output as { steps: unknown[] }).steps).toHaveLength(1);
     expect(line).toMatchObject({ refused_tool: 'write_file', error: expect.stringMatching(/^step 1 \(write_file\) refused at step \d+: /) });
     expect(String(line.error)).toContain(`: ${String(line.rule)}`);
   });
@@ -99,7 +101,9 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     );
     expect(run.state).toBe('denied');
     expect(log.finished()).toMatchObject({
-      level: 'warn', job_name: 'denied-job', state: 'denied', denials: 1, error: 'stopped after 1 refusals (max_denials_per_run)',
+      level: 'warn', job_name: 'denied-job', state: 'denied', denials: 1,
+      // the limit, and the refusal that reached it: step, rule
+      error: expect.stringMatching(/^stopped after 1 refusals \(max_denials_per_run\): step 1 \(write_file\) refused at step \d+: unattended\./),
       rule: expect.stringMatching(/^unattended\./), refused_tool: 'write_file',
     });
   });

@@ -141,7 +141,12 @@ async function withJsonProblems(flags: DefinitionFlags, work: () => Promise<void
 /** What a job's problems are reported against: the job file, or the command when flags gave it all; and where its fields came from. */
 interface JobGiven { readonly subject: string; readonly sources: JobSources; readonly file: string | null }
 
-async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>>, json: boolean | undefined, given: JobGiven): Promise<void> {
+/**
+ * `--json`: the outcome, and beside it `grant`, the job's live grant as an object (id, approver, channel, approval,
+ * tools), as `runs show --json` and `grants show --json` give one. `result.output.grant`, the grant policy's sentence,
+ * stays where scripts read it: it is the cronjob tool's own output, the same a model is given.
+ */
+async function reportCall(verb: 'created' | 'updated', outcome: Awaited<ReturnType<typeof attendedCronjob>> & { grant: unknown }, json: boolean | undefined, given: JobGiven): Promise<void> {
   const { reasonForPeople } = await import('../../approval/decision.ts');
   // a timed-out or refused request may well be asked again by a person: drop the advice meant for a model
   const decision = outcome.decision && { ...outcome.decision, reason: reasonForPeople(outcome.decision.reason) };
@@ -186,6 +191,13 @@ function flaggedFields(flags: DefinitionFlags): Set<string> {
   return new Set(given.filter(([, v]) => v !== undefined).map(([k]) => k));
 }
 
+/** The job's grant after a create or update (null when none is live or nothing was done). */
+async function grantAfter(database: Database, outcome: Awaited<ReturnType<typeof attendedCronjob>>): Promise<unknown> {
+  const jobId = (outcome.result.output as { job?: { id?: unknown } } | undefined)?.job?.id;
+  if (!outcome.result.success || typeof jobId !== 'string') return null;
+  return (await import('../jobs-authorization.ts')).liveGrantShown(database.db, jobId);
+}
+
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('scheduled jobs: create and change them (through the gate), list, pause, run');
   const definitionOptions = (c: Command) => c
@@ -216,7 +228,8 @@ export function registerJobsCommands(program: Command): void {
           await warnToolsNotOffered(config, db, args, null);
           await warnBeforeCreate(config, db, args);
         }
-        return attendedCronjob(config, db, tools, args, flags);
+        const outcome = await attendedCronjob(config, db, tools, args, flags);
+        return { ...outcome, grant: flags.json ? await grantAfter(db, outcome) : null };
       }), flags.json, given);
     }));
 
@@ -245,16 +258,23 @@ export function registerJobsCommands(program: Command): void {
           const live = args.name === undefined ? [] : await liveNamesakes(db, args.name, job.id);
           if (live.length > 0) process.stderr.write(`echo-agent: warning: ${namesakeText(String(args.name), live)}\n`);
         }
-        return attendedCronjob(config, db, tools, call, flags);
+        const outcome = await attendedCronjob(config, db, tools, call, flags);
+        return { ...outcome, grant: flags.json ? await grantAfter(db, outcome) : null };
       }), flags.json, given);
     }));
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
     .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
-      const { listJobs } = await import('../../store/jobs.ts');
-      const rows = (await withStore(configOf(cmd), (db) => listJobs(db.db, { includeRemoved: Boolean(opts.all) }))).map(shownJob);
-      if (opts.json) printJson(rows);
-      else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], rows.map(jobLine));
+      const [{ listJobs }, { listedAuthorizations, authorisedCell }] = await Promise.all([import('../../store/jobs.ts'), import('../jobs-authorization.ts')]);
+      const { jobs: listed, auth } = await withStore(configOf(cmd), async (db) => {
+        const jobs = await listJobs(db.db, { includeRemoved: Boolean(opts.all) });
+        // whether each job's runs hold cron_authorized tonight, as they would judge it: a revoked or outdated grant shows here
+        return { jobs, auth: await listedAuthorizations(db.db, jobs) };
+      });
+      const rows = listed.map(shownJob);
+      // added beside the row's own fields: the authorisation as jobs show --json gives it, and the grant ended if none is live
+      if (opts.json) printJson(rows.map((j) => ({ ...j, authorization: auth.get(j.id)?.authorization ?? null, grant_ended: auth.get(j.id)?.grant_ended ?? null })));
+      else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE', 'AUTHORISED'], rows.map((j) => [...jobLine(j), authorisedCell(auth.get(j.id))]));
     });
 
   jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
@@ -327,10 +347,14 @@ export function registerJobsCommands(program: Command): void {
       ]);
       let id = ref;
       const run = await withStore(config, async (db, url) => {
-        id = (await jobByRef(db.db, ref)).id;
+        const job = await jobByRef(db.db, ref);
+        id = job.id;
         const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix, { name: runQueueName(await deploymentOf(db.db)) });
         try {
           const queued = await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+          // queued all the same (its refusals are worth seeing), but said now rather than found out from the run
+          const unauthorised = queued ? await (await import('../jobs-authorization.ts')).notAuthorisedWarning(db.db, job) : null;
+          if (unauthorised) warn(unauthorised);
           // "queued" alone reads as "running soon": with no daemon connected, nothing takes it until one starts
           if (queued && (await otherDaemons(db.db, '').catch(() => ['?'])).length === 0) {
             warn('no daemon serving this database and schema is connected now: the run waits in the queue until one starts (npm start, or the service)');
@@ -351,14 +375,14 @@ export function registerJobsCommands(program: Command): void {
   jobs.command('runs').argument('<job>', 'job id or name').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')
     .action(async (ref: string, opts: { limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
-      const [{ listRuns }, { jobByRef }, { runAuthorities, printRuns, jobNames, runsJson }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts')]);
-      const { fetched, authorised, names } = await withStore(configOf(cmd), async (db) => {
+      const [{ listRuns }, { jobByRef }, { runsShown, printRuns, jobNames, runsJson }] = await Promise.all([import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts')]);
+      const { fetched, shown, names } = await withStore(configOf(cmd), async (db) => {
         // one more than shown: exactly `limit` runs is no cut
         const fetched = await listRuns(db.db, { job_id: (await jobByRef(db.db, ref, { includeRemoved: true })).id, limit: limit + 1 });
-        return { fetched, authorised: await runAuthorities(db.db, fetched), names: await jobNames(db.db, fetched) };
+        return { fetched, shown: await runsShown(db.db, fetched), names: await jobNames(db.db, fetched) };
       });
       const rows = noteIfCut(fetched, limit, 'newest');
-      if (opts.json) printJson(runsJson(rows, names));
-      else printRuns(rows, authorised);
+      if (opts.json) printJson(runsJson(rows, names, shown));
+      else printRuns(rows, shown);
     });
 }

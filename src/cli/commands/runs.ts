@@ -13,9 +13,9 @@ import { redactText } from '../../util/redact.ts';
 import { toolCell } from './audit.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { instantIn } from '../job-display.ts';
-import { errorText } from '../run-table.ts';
+import { CHILD_ORIGINS, errorText } from '../run-table.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
-import type { AuditRow, GrantRow, RunState } from '../../store/schema.ts';
+import type { AuditRow, GrantRow, RunRow, RunState } from '../../store/schema.ts';
 
 
 /** `--state failed,denied`: run states, each checked. */
@@ -65,6 +65,22 @@ function cronAuthorizedText(r: { cron_authorized: boolean | null; state: string;
   return `${started.data.cron_authorized} (from its run.started record: ${why})`;
 }
 
+/**
+ * A child job's run: the tool that made the job and queued the run, as its run.queued record names it (data.job_origin;
+ * data.origin in older records); the stored trigger is manual.
+ */
+function childOrigin(r: Pick<RunRow, 'trigger'>, audit: readonly AuditRow[]): string | null {
+  const data = audit.find((a) => a.kind === 'run.queued')?.data;
+  const origin = typeof data?.job_origin === 'string' ? data.job_origin : data?.origin;
+  return r.trigger === 'manual' && typeof origin === 'string' && CHILD_ORIGINS.includes(origin) ? origin : null;
+}
+
+/** ` in a run of job P`, from the run.queued record of a child job's run. */
+function parentOf(audit: readonly AuditRow[]): string {
+  const parent = audit.find((a) => a.kind === 'run.queued')?.data.parent_job_id;
+  return typeof parent === 'string' ? ` in a run of job ${parent}` : '';
+}
+
 export function registerRunsCommands(program: Command): void {
   const runs = program.command('runs').description('the run history of every job');
   runs.command('prune').description('delete ended runs older than the retention now (the daemon does it hourly); each job\'s newest run stays')
@@ -92,15 +108,16 @@ export function registerRunsCommands(program: Command): void {
   runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight (skipped instants are counted, not listed, unless --state names skipped)')
     .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,skipped,…')
     .option('--since <when>', 'instants from then on: ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
+    .option('--refused', 'only runs that had a call or step refused (DENIALS above 0), in any state: an agent run can succeed with calls refused')
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: { job?: string; state?: string; since?: string; limit: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { job?: string; state?: string; since?: string; refused?: boolean; limit: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job', 'state']);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
       const { RUN_STATES } = await import('../../store/schema.ts');
       // a paused job records an instant every time one falls due: thousands a day would bury the runs that ran
       const states = opts.state === undefined ? RUN_STATES.filter((s) => s !== 'skipped') : parseStates(opts.state, RUN_STATES);
-      const [{ listRuns, skippedByRule }, { jobByRef }, { runAuthorities, printRuns, jobNames, runsJson }] = await Promise.all([
+      const [{ skippedByRule, listRuns }, { jobByRef }, { runsShown, printRuns, jobNames, runsJson }] = await Promise.all([
         import('../../store/runs.ts'), import('../job-ref.ts'), import('../run-table.ts'),
       ]);
       const found = await withStore(configFor(cmd).config, async (db) => {
@@ -108,14 +125,15 @@ export function registerRunsCommands(program: Command): void {
         const from = await sinceOn(db.db, since);
         // one more than shown: exactly `limit` runs is no cut
         const filter = { ...(job ? { job_id: job.id } : {}), ...(from ? { since: from } : {}) };
-        const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1 });
-        const skipped = opts.state === undefined ? await skippedByRule(db.db, filter) : new Map<string, number>();
-        return { fetched, names: await jobNames(db.db, fetched), authorised: await runAuthorities(db.db, fetched), skipped };
+        const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1, refused: Boolean(opts.refused) });
+        // a skipped instant refuses nothing: with --refused there is none to count
+        const skipped = opts.state === undefined && !opts.refused ? await skippedByRule(db.db, filter) : new Map<string, number>();
+        return { fetched, names: await jobNames(db.db, fetched), shown: await runsShown(db.db, fetched), skipped };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
       // a bare array, as before: scripts read it; skipped instants are listed with --state skipped
-      if (opts.json) { printJson(runsJson(rows, found.names)); return; }
-      printRuns(rows, found.authorised, found.names);
+      if (opts.json) { printJson(runsJson(rows, found.names, found.shown)); return; }
+      printRuns(rows, found.shown, found.names);
       const skipped = [...found.skipped.values()].reduce((a, b) => a + b, 0);
       if (skipped > 0) {
         process.stdout.write(`\n${skipped} skipped instant(s) not listed (${[...found.skipped].map(([rule, n]) => `${rule} ${n}`).join(', ')}): --state skipped lists them\n`);
@@ -143,7 +161,7 @@ export function registerRunsCommands(program: Command): void {
         const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
         const authority = await authorities(db.db, audit);
         return {
-          run, job: job ? { id: job.id, name: job.name, timezone: job.timezone, removed_at: job.removed_at } : null,
+          run, job: job ? { id: job.id, name: job.name, timezone: job.timezone, removed_at: job.removed_at } : null, trigger_origin: run ? childOrigin(run, audit) : null,
           grant: grant ? { ...grant, answered_from: answeredFrom } : null,
           audit: audit.map((a) => ({ ...a, authority: authority.get(a.seq) ?? null })), ...(transcript !== undefined ? { transcript } : {}),
         };
@@ -156,7 +174,7 @@ export function registerRunsCommands(program: Command): void {
       const lines: [string, unknown][] = [
         ['job', found.job ? `${found.job.id} (${found.job.name})${found.job.removed_at ? ', removed' : ''}` : '-'],
         ...(r ? [
-          ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', r.trigger], ['state', r.state], ['attempt', r.attempt],
+          ['nominal', found.job ? instantIn(r.nominal_at, found.job.timezone) : r.nominal_at.toISOString()], ['trigger', found.trigger_origin ? `${found.trigger_origin} (a child job's run, made by a ${found.trigger_origin} call${parentOf(found.audit)}; stored as manual)` : r.trigger], ['state', r.state], ['attempt', r.attempt],
           ['started', r.started_at?.toISOString() ?? '-'], ['finished', r.finished_at?.toISOString() ?? '-'],
           ['cron_authorized', cronAuthorizedText(r, found.audit)], ['grant', grantText(found.grant, r.grant_id ?? found.grant?.id ?? null, [...found.audit].reverse().find((a) => a.kind === 'run.started'))],
           ['denials', r.denials], ['error', errorText(r) || '-'], ['output', r.output === null ? '-' : clipped(JSON.stringify(r.output))],
