@@ -19,6 +19,7 @@ import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
 import { onlyResolverDown } from '../guard/ssrf/check-url.ts';
 import type { CallRecord } from '../agent/loop.ts';
 import { redactText } from '../util/redact.ts';
+import { untilAnswered } from './run-lease.ts';
 
 export interface StepRecord {
   readonly index: number;
@@ -138,7 +139,7 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
     signal, scope: scopeOf(deps, job, runId), onDenial, ...(model ? { model } : {}),
   });
   let tries = 0;
-  // a database that is away for a moment (~30 s) does not fail a run whose work is done
+  // a database that is away does not fail a run whose work is done: tried until the run stops (its lease decides)
   const transcript = out.messages.length > 0
     ? await whileUnreachable(async () => {
       // a try whose answer was lost may have saved it: this execution's transcript is not saved twice
@@ -148,7 +149,7 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
         kind: 'run', session_key: ctx.session_key, memory_scope: ctx.memory_scope, run_id: runId, job_id: job.id,
         execution_id: ctx.execution_id, prompt, messages: out.messages as unknown as TranscriptMessage[], secrets: Object.values(ctx.credentials),
       });
-    })
+    }, { signal, delaysMs: untilAnswered(deps.config) })
     : null;
   const refused = refusalSummary(out.calls, out.denials);
   return {

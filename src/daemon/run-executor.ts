@@ -9,8 +9,8 @@ import type { AuditInput } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
-import { keepLease, LeaseNotRenewed } from './run-lease.ts';
-import { CommittedAnswerLost, delaysFor, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
+import { keepLease, LeaseNotRenewed, untilAnswered } from './run-lease.ts';
+import { CommittedAnswerLost, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
 import { abortReason } from '../util/abort-reason.ts';
@@ -67,13 +67,13 @@ export type RunResult =
 /** Where a run's records go: the daemon's shared writer, or straight to the database. */
 const appender = (deps: RunExecutorDeps): AuditAppend => deps.audit ?? directAppend(deps.db);
 
-/** How long the run's own writes keep trying while the database is away: a lease (at least ~30 s), then its lease decides. */
-const untilAnswered = (config: Config): number[] => delaysFor(Math.max(30_000, config.daemon.lease_seconds * 1000));
-
-/** A read of the run's path, tried again while the database cannot be reached (~30 s, less once the run is stopped). */
+/**
+ * A read of the run's path, tried again while the database cannot be reached: with the run's signal, until the run
+ * stops (its lease decides, as the README promises); without one (before the run starts), about 30 s.
+ */
 function ridden<T>(deps: RunExecutorDeps, runId: string, what: string, read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   return whileUnreachable(read, {
-    ...(signal ? { signal } : {}),
+    ...(signal ? { signal, delaysMs: untilAnswered(deps.config) } : {}),
     onRetry: (err, attempt) => deps.logger.warn({ run_id: runId, err: describeFailure(err), attempt }, `${what} failed: the database cannot be reached; trying again`),
   });
 }
@@ -83,8 +83,8 @@ function ridden<T>(deps: RunExecutorDeps, runId: string, what: string, read: () 
  * reached the server cannot be written twice, and the call it decides waits for it (I8). A failure that may
  * have committed (the connection broke mid-write) is not sent again; the run then fails with it.
  */
-function resendUnsent(audit: AuditAppend, signal: AbortSignal): AuditAppend {
-  const append = (event: AuditInput) => whileUnreachable(() => audit(event), { retryIf: neverSent, signal });
+function resendUnsent(audit: AuditAppend, signal: AbortSignal, config: Config): AuditAppend {
+  const append = (event: AuditInput) => whileUnreachable(() => audit(event), { retryIf: neverSent, signal, delaysMs: untilAnswered(config) });
   return Object.assign(append, { ...(audit.ordered ? { ordered: true } : {}), ...(audit.withChange ? { withChange: audit.withChange } : {}) });
 }
 
@@ -161,7 +161,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   }
   const ctx = unattendedRunContext(job, auth.cron_authorized, claimed.attempt, ids);
   // run.started commits with the run's first decision (or its end), not on its own
-  const { audit, lead: started } = withLeadingRecord(resendUnsent(appender(deps), controller.signal), {
+  const { audit, lead: started } = withLeadingRecord(resendUnsent(appender(deps), controller.signal, deps.config), {
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id,

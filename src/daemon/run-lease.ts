@@ -1,7 +1,11 @@
-import { describeFailure } from '../store/pg-errors.ts';
+import { delaysFor, describeFailure } from '../store/pg-errors.ts';
 import { renewLease } from '../store/runs.ts';
 import type { RunRow } from '../store/schema.ts';
 import type { RunExecutorDeps } from './run-executor.ts';
+import type { Config } from '../config/schema.ts';
+
+/** How long a run's own reads and writes keep trying while the database is away: a lease (at least ~30 s); the lease decides before. */
+export const untilAnswered = (config: Config): number[] => delaysFor(Math.max(30_000, config.daemon.lease_seconds * 1000));
 
 /** Renewals stop being sent this often at most, so a cancel elsewhere reaches the run within seconds. */
 const MAX_RENEW_INTERVAL_MS = 5_000;

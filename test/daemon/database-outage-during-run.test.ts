@@ -11,6 +11,7 @@ import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { heldTool } from '../support/held-tool.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
+import { startFakeModel } from '../support/fake-model.ts';
 import type { Tool } from '../../src/tools/types.ts';
 
 const database = useTestDatabase();
@@ -72,6 +73,44 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
       await proxy.close();
     }
   }, 90_000);
+
+  it('an agent run whose model answers while the database is away keeps its answer: the transcript waits for the lease, not a fixed 30 s', async () => {
+    const { db, url, schema } = database();
+    const proxy = await tcpProxy(5432);
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    const model = await startFakeModel(() => ({ content: 'the report is done', until: answered }));
+    const job = await createJob(db, {
+      name: 'agent-outage', owner: 'test', created_by: 'test', schedule: '0 0 1 1 *', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'agent', prompt: 'write the report' },
+    });
+    // a 90 s lease stops the run after 60 s of failed renewals; the outage ends well before, past the old 30 s of tries
+    const config = defaultConfig({
+      ...crashTestConfig(`test-outage-${randomBytes(3).toString('hex')}`),
+      daemon: { lease_seconds: 90, tick_seconds: 0.5, reconcile_seconds: 60 },
+      model: { base_url: model.url, name: 'scripted', api_key: 'sk-outage-test-1234' },
+    });
+    const daemon = await startDaemon(config, {
+      logger: silentLogger, database: { url: url.replace(':5432', `:${proxy.port}`), schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, http: false,
+    });
+    try {
+      const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
+      await until(async () => model.requests.length > 0, 30_000);
+      await proxy.cut();
+      await sleep(500);
+      answer(); // the loop ends now, and its transcript has to be saved while nothing answers
+      await sleep(36_000);
+      await proxy.restore();
+      await until(async () => (await getRun(db, run.id))!.state !== 'running', 60_000);
+      const ended = (await getRun(db, run.id))!;
+      expect(ended).toMatchObject({ state: 'succeeded', attempt: 1 });
+      expect((ended.output as { agent: { final: string; transcript_id: string | null } }).agent).toMatchObject({ final: 'the report is done', transcript_id: expect.any(String) });
+    } finally {
+      await daemon.stop();
+      await proxy.close();
+      await model.close();
+    }
+  }, 150_000);
 
   it('an outage longer than the lease allows settles the run as soon as the database answers: a retried failure naming the unreachable database', async () => {
     const { db } = database();
