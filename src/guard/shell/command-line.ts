@@ -36,7 +36,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     // code in option values (`tar --to-command=…`, `vim -c '!…'`) runs like `sh -c`
     for (const code of embeddedCode(name, cur.slice(1), w.emit, vars, read, stdinText(redirs, st), stdinFile(redirs))) w.nestedCode(code, copy(st, { cwd, vars: childVars(vars), upstream: [], stdinFrom: null }));
     // what it does to processes already running (`strace -p 1 CMD`): a wrapper's own arguments count too
-    w.checks.program(name, cur.slice(1), w.emit, read, stdinText(redirs, st));
+    w.checks.program(name, cur.slice(1), w.emit, read, stdinText(redirs, st), { vars, stdinFile: stdinFile(redirs) });
     checkDownloadedCommands(name, cur.slice(1), st.upstream, redirs, w.emit);
     const u = printsOnly(name, cur.slice(1), st.feeds ?? false, redirs) ? PRINTS_ONLY : unwrapOnce(name, cur.slice(1), read);
     if (detaches(name, cur.slice(1), u)) w.emit('shell.process.detach', cur.map((a) => showArg(a.v)).join(' ').slice(0, 200));

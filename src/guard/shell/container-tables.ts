@@ -67,6 +67,13 @@ export const COMPOSE_GLOBALS: OptionSpec = {
     'podman-start-args', 'podman-stop-args', 'podman-rm-args', 'podman-volume-args', 'in-pod', 'pod-args',
   ],
 };
+/** compose's verbs that create and start a project's services from its files (checks/manifest-files.ts). */
+export const COMPOSE_STARTS: readonly string[] = ['up', 'run', 'create', 'watch'];
+/** The files compose reads without -f or COMPOSE_FILE (compose.yaml first, then docker-compose.yml; an override file merged on top). */
+export const COMPOSE_DEFAULT_FILES: readonly string[] = [
+  'compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml', 'compose.override.yaml', 'compose.override.yml', 'docker-compose.override.yaml',
+  'docker-compose.override.yml',
+];
 export const COMPOSE_PROGRAMS: ReadonlySet<string> = new Set(['docker-compose', 'podman-compose']);
 /** podman-compose options whose value is more options for each container it starts. */
 export const COMPOSE_RUN_ARGS: readonly string[] = ['podman-run-args'];
@@ -96,6 +103,8 @@ export const KUBECTL_OPTIONS: OptionSpec = {
     'custom', 'set-image', 'env-from', 'selector',
   ],
 };
+/** kubectl verbs that create or change objects from the manifests `-f` names. */
+export const KUBE_MANIFEST_VERBS: readonly string[] = ['apply', 'create', 'replace'];
 /** `kubectl run --overrides=JSON`: a pod spec merged (or a JSON patch applied) over the generated one. */
 export const KUBE_OVERRIDES = 'overrides';
 /** `kubectl debug node/NAME` starts a pod in the node's namespaces with its root file system mounted at /host. */

@@ -21,6 +21,7 @@ import { WRAPPERS } from './wrapper-tables.ts';
 import { fdCommands } from './listers.ts';
 import { ugrepFilterCommands } from './ugrep.ts';
 import { vimOptionCode } from './vim-options.ts';
+import { shellVariableCode } from './shell-variable.ts';
 
 /**
  * Shell code in `NAME=VALUE` words: all of them (`export`, through a name reference), or those before the command
@@ -72,7 +73,8 @@ export function embeddedCode(
   const out = wrapper?.assignments ? assignmentCode(parseOptions(args, wrapper).operands, true, emit, vars) : [];
   const git = name === 'git' ? gitSubcommand(args) : null;
   const spec = EMBEDDED_CODE[git?.name ?? name];
-  if (!spec) return out;
+  // `SHELL=/tmp/x sudo -s`: a shell the program starts (see shell-variable.ts)
+  if (!spec) return [...out, ...shellVariableCode(name, args, vars, [], emit)];
   const words = git?.args ?? args;
   // a command file is read when this line wrote it or a substitution prints it; else it is like `bash script.sh`
   const file = (f: Arg, how: CodeIn, depth: number): void => {
@@ -141,7 +143,8 @@ export function embeddedCode(
     const [first, ...rest] = p.operands;
     if (first) out.push([plain(first.v), ...rest.map(quoteArg)].join(' '));
   }
-  return out;
+  // less's and gdb's shell commands run with $SHELL
+  return [...out, ...shellVariableCode(name, words, vars, shellCommands, emit)];
 }
 
 /**

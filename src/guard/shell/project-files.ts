@@ -2,7 +2,7 @@ import { parseOptions, valuesOf } from './flags.ts';
 import type { Arg, Emit, Invocation } from './model.ts';
 import { canonical } from './paths.ts';
 import { fileText } from './scripts.ts';
-import { display, literal } from './values.ts';
+import { display, literal, plain } from './values.ts';
 import { DOWNLOADED, type WrittenFiles } from './written-files.ts';
 
 /**
@@ -50,7 +50,11 @@ export function makeCode(inv: Invocation, files: WrittenFiles, emit: Emit): stri
   for (const d of valuesOf(p, 'C')) cwd = canonical(d.v, cwd);
   const given = valuesOf(p, 'f');
   const named: (Arg | string)[] = given.length > 0 ? given : DEFAULTS;
-  const out: string[] = [];
+  // a definition on the command line runs a command too: `X != CMD`, `X=$(shell CMD)`
+  const out: string[] = p.operands.flatMap((a) => {
+    const m = /^\s*[A-Za-z_][A-Za-z0-9_.-]*\s*(!|:{1,3}|\+|\?)?=([\s\S]*)$/.exec(plain(a.v));
+    return !m ? [] : [...(m[1] === '!' ? [m[2]!] : []), ...[...m[2]!.matchAll(SHELL_FN)].map((f) => f[1]!)];
+  });
   for (const f of named) {
     const arg: Arg = typeof f === 'string' ? { v: f, info: { computed: false, ansi: false, quoted: false, inner: [], raw: f } } : f;
     const text = arg.v === '-' ? inv.stdinText ?? undefined : fileText(files, arg, cwd);

@@ -105,7 +105,7 @@ export function assignVar(vars: Map<string, string>, name: string, v: string): v
   // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN),
   // and so does a GIT_CONFIG_COUNT set to something unseen (not the same as none, see envConfigCount)
   if (isKnown(v)) vars.set(name, v);
-  else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT') vars.set(name, UNKNOWN);
+  else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT' || name === INHERITED_SHELL) vars.set(name, UNKNOWN);
   else vars.delete(name);
   if (vars.has(ALLEXPORT)) setExported(vars, name, true);
 }
@@ -115,12 +115,15 @@ export function setExported(vars: Map<string, string>, name: string, on: boolean
   else vars.delete(exportKey(name));
 }
 
+/** $SHELL, which a shell inherits exported and programs start (see shell-variable.ts): set to something unseen, it is not the user's own. */
+const INHERITED_SHELL = 'SHELL';
+
 /**
  * Whether a child process gets the variable: exported, or one the shell usually inherits from its environment already
- * (HOME always, XDG_CONFIG_HOME often), where a plain assignment changes what children see. Only those git and other CONFIG_HOME_READERS judge (GIT_HOME_UNSEEN).
+ * (HOME always, XDG_CONFIG_HOME often, SHELL), where a plain assignment changes what children see. Only those git and other CONFIG_HOME_READERS judge (GIT_HOME_UNSEEN).
  */
 export const isExported = (vars: ReadonlyMap<string, string>, name: string): boolean =>
-  vars.has(exportKey(name)) || Object.hasOwn(GIT_HOME_UNSEEN, name);
+  vars.has(exportKey(name)) || Object.hasOwn(GIT_HOME_UNSEEN, name) || name === INHERITED_SHELL;
 
 /** `export` marks names (`-n` unmarks), `declare -x` / `+x` too; null when the builtin leaves the mark alone. */
 function exporting(program: string, args: readonly Arg[]): boolean | null {

@@ -73,6 +73,22 @@ export function suUnwrap(name: string, args: readonly Arg[]): SuRun | null {
   return { rest: shellArgs.length > 0 ? [shell ?? word('sh', shellArgs[0]!), ...shellArgs] : [], code: null };
 }
 
+/**
+ * The shell su or runuser starts: its -s value (`given`), else $SHELL (null) with -m/-p and no login (util-linux su:
+ * "the shell specified in the environment variable SHELL, if the --preserve-environment option is used"), with the -c
+ * command; null when it starts the target's passwd shell, or `runuser -u USER CMD…` runs the command itself.
+ */
+export function suShell(name: string, args: readonly Arg[]): { shell: Arg | null; command: string | null } | null {
+  if (name !== 'su' && name !== 'runuser') return null;
+  const p = parseOptions(args, SU);
+  if (runuserCommand(name, p)) return null;
+  const code = valueOf(p, 'c', 'command', 'session-command');
+  const command = code ? plain(code.v) : null;
+  const shell = valueOf(p, 's');
+  if (shell) return { shell, command };
+  return has(p, 'p', 'm') && !suOperands(p.operands).login && !has(p, 'l') ? { shell: null, command } : null;
+}
+
 /** Names su and runuser set for the target user, whatever was exported. */
 const SU_SETS = new Set(['HOME', 'SHELL', 'USER', 'LOGNAME', 'PATH']);
 const ROOT_HOME = canonical('/root', null);

@@ -69,7 +69,7 @@ export function vimSettings(commands: readonly string[]): Setting[] {
 }
 
 /** A shell vim can run commands with as it would with /bin/sh: a known shell, named or at a path the line cannot write, with flags only. */
-function plainShell(words: readonly string[]): boolean {
+export function plainShell(words: readonly string[]): boolean {
   const [program, ...rest] = words;
   if (!program) return false;
   if (INTERPRETERS[program.slice(program.lastIndexOf('/') + 1)]?.family !== 'shell') return false;

@@ -20,12 +20,18 @@ export { argFileReads } from './arg-files.ts';
 /** Re-parses shell code found inside a command (`bash -c`, `eval`, …); null when it does not parse. */
 export type Reparse = (code: string) => readonly Stmt[] | null;
 
+/** More of what a program word is given: the variables it runs with and the file its stdin is redirected from. */
+export interface ProgramContext {
+  readonly vars: ReadonlyMap<string, string>;
+  readonly stdinFile: Arg | null;
+}
+
 /** The rule checks the walk runs on what it finds. */
 export interface Checks {
   invocation(inv: Invocation, emit: Emit): void;
   redirect(r: RedirFact, emit: Emit): void;
   /** Every program word of a command line, wrappers included (`strace -p 1 CMD`), with its own arguments, the files this line wrote and its static stdin. */
-  program(name: string, args: readonly Arg[], emit: Emit, read: FileReader, stdin?: string | null): void;
+  program(name: string, args: readonly Arg[], emit: Emit, read: FileReader, stdin?: string | null, context?: ProgramContext): void;
   /** Program names a glob in program position could stand for. */
   programsMatching(glob: RegExp): readonly string[];
 }
@@ -87,7 +93,8 @@ export function redirFact(r: Redirect, ctx: EvalContext, cwd: Canon | null): Red
   let target: Arg | null = null;
   let text: string | null = null;
   if (r.heredoc) {
-    const body = expand(r.heredoc.body, ctx);
+    // a body expands as inside double quotes: no braces, globs, `~` or word splitting (`{a, b}` in YAML stays)
+    const body = expand({ parts: [{ kind: 'dq', parts: r.heredoc.body.parts }], raw: r.heredoc.body.raw }, ctx);
     inner.push(...body.info.inner);
     text = plain(body.values[0] ?? '');
   } else {

@@ -1,15 +1,16 @@
 import {
   COMPOSE_GLOBALS, COMPOSE_PROGRAMS, COMPOSE_RUN_ARGS, COMPOSE_VERBS, CONTAINER_ENGINES, CONTAINER_LONG_FLAGS, CONTAINER_SHORT_VALUES, CONTAINER_VERBS,
-  DEVICE_OPTIONS, FINE_DEVICES, HOST_CAPABILITIES, HOST_NAMESPACE_FILE,
-  HOST_NAMESPACE_OPTIONS, HOST_PID, MOUNT_OPTIONS, MOUNT_SOURCE, NSPAWN_BINDS, NSPAWN_IMAGES, NSPAWN_LONG_FLAGS, NSPAWN_ROOTS, NSPAWN_SHORT_VALUES,
-  RUNTIME_DIRS, RUNTIME_SOCKET, VOLUME_OPTIONS,
+  DEVICE_OPTIONS, HOST_CAPABILITIES, HOST_NAMESPACE_FILE, HOST_NAMESPACE_OPTIONS, HOST_PID, MOUNT_OPTIONS, MOUNT_SOURCE, NSPAWN_BINDS, NSPAWN_IMAGES,
+  NSPAWN_LONG_FLAGS, NSPAWN_ROOTS, NSPAWN_SHORT_VALUES, VOLUME_OPTIONS,
 } from '../container-tables.ts';
 import { parseOptions, valueOf, valuesOf } from '../flags.ts';
 import type { Arg, Emit } from '../model.ts';
-import { canonical, deleteClass, holdsSecret, isBlockDevice, showCanon } from '../paths.ts';
+import { canonical, isBlockDevice, showCanon } from '../paths.ts';
 import { showArg } from '../shell-state.ts';
-import { display, isKnown, literal, plain } from '../values.ts';
+import { isKnown, literal, plain } from '../values.ts';
 import { CONTAINER_GLOBALS, WRAPPERS } from '../wrapper-tables.ts';
+import { hostDevice, hostPath } from './host-paths.ts';
+import { composeFileReach, type ManifestInput } from './manifest-files.ts';
 
 const RULE = 'shell.container.host_access';
 
@@ -51,22 +52,6 @@ function scan(args: readonly Arg[], shortValues: string, longFlags: ReadonlySet<
 const values = (s: Scanned, names: readonly string[]): Arg[] => s.opts.filter((o) => names.includes(o.name) && o.value).map((o) => o.value!);
 const has = (s: Scanned, name: string): boolean => s.opts.some((o) => o.name === name && (o.value === null || literal(o.value.v) !== 'false'));
 
-/** Why a host path given to a container (a mount's source, a root directory) hands over the host, or null. */
-export function hostPath(v: string): string | null {
-  // `$XDG_RUNTIME_DIR/docker.sock` is the engine's socket wherever the variable points
-  if (RUNTIME_SOCKET.test(plain(v))) return `the container runtime's socket ${display(v)}`;
-  // `-v NAME:/dst` is a named volume: only a path (absolute, `~`, `./`) is a host directory
-  if (!/^[/.~\uE010]/.test(v)) return null;
-  const c = canonical(v, null);
-  if (c === null) return null;
-  const shown = showCanon(c);
-  if (RUNTIME_DIRS.test(shown)) return `the run-time directory ${shown}`;
-  if (deleteClass(c) !== null) return `the host's ${shown}`;
-  if (holdsSecret(c)) return `secrets in ${shown}`;
-  if (isBlockDevice(c)) return `the device ${shown}`;
-  return null;
-}
-
 /** `SRC:DST[:OPTS]` (no source: an anonymous volume) and `type=bind,source=SRC,…`. */
 const volumeSource = (v: string): string | null => (v.includes(':') ? v.slice(0, v.indexOf(':')) : null);
 const mountSource = (v: string): string | null => v.split(',').map((f) => MOUNT_SOURCE.exec(f)?.[1]).find((s) => s !== undefined) ?? null;
@@ -78,10 +63,7 @@ function containerReach(s: Scanned, verb: 'start' | 'exec', rootfs: Arg | null):
   if (verb === 'exec') return out;
   for (const o of HOST_NAMESPACE_OPTIONS) for (const v of values(s, [o])) if (literal(v.v) === 'host') out.push(`--${o}=host`);
   for (const v of values(s, ['cap-add'])) for (const cap of (literal(v.v) ?? '').split(',')) if (HOST_CAPABILITIES.test(cap.trim())) out.push(`--cap-add=${cap.trim()}`);
-  for (const v of values(s, DEVICE_OPTIONS)) {
-    const dev = canonical(v.v.split(':')[0]!, null);
-    if (dev && isBlockDevice(dev) && !FINE_DEVICES.test(showCanon(dev))) out.push(`--device=${showCanon(dev)}`);
-  }
+  for (const v of values(s, DEVICE_OPTIONS)) { const dev = hostDevice(v.v); if (dev) out.push(`--device=${dev}`); }
   const sources = [...values(s, VOLUME_OPTIONS).map((v) => volumeSource(v.v)), ...values(s, MOUNT_OPTIONS).map((v) => mountSource(v.v)), rootfs?.v ?? null];
   for (const src of sources) { const why = src === null ? null : hostPath(src); if (why) out.push(`mounts ${why}`); }
   return out;
@@ -89,24 +71,24 @@ function containerReach(s: Scanned, verb: 'start' | 'exec', rootfs: Arg | null):
 
 /**
  * `docker compose [GLOBALS] run|exec OPTIONS SERVICE …`, `docker-compose …`, `podman-compose …`: what its options give
- * the container (a `-v` mount, `--cap-add`, exec's `--privileged`, podman-compose's `--podman-run-args` for any verb).
- * What the compose file gives it is not seen.
+ * the container (a `-v` mount, `--cap-add`, exec's `--privileged`, podman-compose's `--podman-run-args` for any verb),
+ * and what a compose file this line wrote gives the services `up`, `run` and `create` start (see manifest-files.ts).
  */
-function composeReach(args: readonly Arg[]): string[] {
+function composeReach(args: readonly Arg[], input: ManifestInput): string[] {
   const g = parseOptions(args, COMPOSE_GLOBALS);
   const key = literal(g.operands[0]?.v ?? '');
   const verb = key !== null && Object.hasOwn(COMPOSE_VERBS, key) ? COMPOSE_VERBS[key]! : null;
   // `--podman-run-args` go to each container `up` or `run` starts
   const more = valuesOf(g, ...COMPOSE_RUN_ARGS).flatMap((v) => plain(v.v).split(/\s+/).filter((w) => w !== '').map((w): Arg => ({ v: w, info: v.info })));
-  const given = containerReach(scan(more, CONTAINER_SHORT_VALUES, CONTAINER_LONG_FLAGS), 'start', null);
+  const given = [...containerReach(scan(more, CONTAINER_SHORT_VALUES, CONTAINER_LONG_FLAGS), 'start', null), ...composeFileReach(g, key, input)];
   return verb === null ? given : [...given, ...containerReach(scan(g.operands.slice(1), verb.short, verb.flags), verb.verb, null)];
 }
 
 /** `docker [GLOBALS] run|create|exec OPTIONS IMAGE …` (and `compose …`): what reaches the host, or nothing for other verbs. */
-function engineReach(name: string, args: readonly Arg[]): string[] {
+function engineReach(name: string, args: readonly Arg[], input: ManifestInput): string[] {
   const ops = parseOptions(args, CONTAINER_GLOBALS).operands;
   const one = literal(ops[0]?.v ?? '');
-  if (one === 'compose') return composeReach(ops.slice(1));
+  if (one === 'compose') return composeReach(ops.slice(1), input);
   const two = one === 'container' ? `container ${literal(ops[1]?.v ?? '')}` : null;
   const key = two !== null && Object.hasOwn(CONTAINER_VERBS, two) ? two : one !== null && Object.hasOwn(CONTAINER_VERBS, one) ? one : null;
   if (key === null) return [];
@@ -139,10 +121,11 @@ function nsenterReach(args: readonly Arg[]): string[] {
 /**
  * A container or namespace given the host: docker/podman/nerdctl `run` with --privileged, --pid=host, host capabilities
  * or devices, or the host's root, a system directory, secrets or the engine's socket mounted; `exec --privileged`;
- * systemd-nspawn on the host's root; nsenter into PID 1. Called for every program of a line, wrappers included.
+ * compose's options and the compose files this line wrote; systemd-nspawn on the host's root; nsenter into PID 1.
+ * Called for every program of a line, wrappers included.
  */
-export function checkContainerHost(name: string, args: readonly Arg[], emit: Emit): void {
-  const reach = CONTAINER_ENGINES.has(name) ? engineReach(name, args) : COMPOSE_PROGRAMS.has(name) ? composeReach(args)
+export function checkContainerHost(name: string, args: readonly Arg[], emit: Emit, input: ManifestInput): void {
+  const reach = CONTAINER_ENGINES.has(name) ? engineReach(name, args, input) : COMPOSE_PROGRAMS.has(name) ? composeReach(args, input)
     : name === 'systemd-nspawn' ? nspawnReach(args) : name === 'nsenter' ? nsenterReach(args) : [];
   if (reach.length === 0) return;
   emit(RULE, `${[name, ...args.map((a) => showArg(a.v))].join(' ').slice(0, 160)} (${[...new Set(reach)].join(', ')})`);

@@ -35,11 +35,12 @@ export const shellChecks: Checks = {
   redirect(r: RedirFact, emit) {
     checkRedirect(r, emit);
   },
-  program(name, args, emit, read, stdin) {
+  program(name, args, emit, read, stdin, context) {
     checkAttach(name, args, emit, read, stdin ?? null);
     checkWrapperOutputs(name, args, emit);
-    checkContainerHost(name, args, emit);
-    checkPodHost(name, args, emit);
+    const input = { read, stdin: stdin ?? null, vars: context?.vars ?? new Map<string, string>(), stdinFile: context?.stdinFile ?? null };
+    checkContainerHost(name, args, emit, input);
+    checkPodHost(name, args, emit, input);
   },
   programsMatching(glob) {
     return RULE_PROGRAMS.filter((p) => glob.test(p));
