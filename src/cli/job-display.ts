@@ -1,4 +1,5 @@
-import type { GrantRow, JobRow } from '../store/schema.ts';
+import { redactText } from '../util/redact.ts';
+import type { GrantRow, JobRow, Payload } from '../store/schema.ts';
 
 /** Zones whose wall clock is UTC's all year: the instant alone says it. */
 const UTC_ZONES = /^(?:Etc\/)?(?:UTC|UCT|GMT|Zulu|Universal)$/i;
@@ -48,11 +49,75 @@ export function policiesLine(j: JobRow): string {
   return `overlap ${j.overlap_policy}, misfire ${misfire}, timeout ${j.timeout_seconds}s, retries ${retries}, max_runs ${maxRuns}${j.jitter_seconds ? `, jitter ${j.jitter_seconds}s` : ''}`;
 }
 
-/** Who approved the job's live grant, for `jobs show`; `grants show` has the rest. */
-export function grantLine(j: JobRow, grant: GrantRow | null): string {
+/** A job's last grant, ended: who approved it, and who ended it, when, from where and why. */
+export interface EndedGrant {
+  readonly id: string;
+  readonly approver: string | null;
+  readonly approved_at: Date | null;
+  readonly ended_at: Date | null;
+  readonly ended_by: string | null;
+  /** The OS account and host its ending record names (a CLI revoke records them). */
+  readonly ended_from: { readonly os_account: string; readonly host: string } | null;
+  readonly why: string | null;
+}
+
+/** A job without a live grant, whose last one ended: the line `grants show` prints, and `jobs show` can. */
+export function endedGrantLine(g: EndedGrant): string {
+  const from = g.ended_from ? ` (OS account ${g.ended_from.os_account} on ${g.ended_from.host})` : '';
+  return `grant: none; the last one, ${g.id} (approved by ${g.approver ?? '-'} at ${g.approved_at?.toISOString() ?? '-'}), ended at ${g.ended_at?.toISOString() ?? '-'} by ${g.ended_by ?? '-'}${from}: ${g.why ?? '-'}`;
+}
+
+/**
+ * Who approved the job's live grant, for `jobs show`; `grants show` has the rest. `ended`: the job's last grant when
+ * it has no live one, so a revoked job names who revoked it and why rather than "never approved".
+ */
+export function grantLine(j: JobRow, grant: GrantRow | null, ended: EndedGrant | null = null): string {
   if (grant) return `grant: ${grant.id}, approved by ${grant.approver ?? '-'} on ${grant.channel ?? '-'} at ${grant.approved_at?.toISOString() ?? '-'}`;
   if (j.parent_job_id) return `grant: none of its own; a ${j.origin} child of job ${j.parent_job_id}, runs under that job's grant`;
+  if (ended) return endedGrantLine(ended);
   return `grant: none (see: grants show ${j.id})`;
+}
+
+/** Where a job's runs deliver: only a run holding the grant posts its outcome, so a job without one delivers nothing. */
+export function deliveryLine(target: string | null, delivers: boolean): string {
+  if (!target) return 'delivery: none';
+  return delivers ? `delivery: each finished run's outcome is posted to notify target ${target}`
+    : `delivery: notify target ${target}, but nothing is posted while the job has no live grant`;
+}
+
+/**
+ * The model an agent job's runs use, and where each part comes from. The human approved the payload, so a model
+ * named there is part of the grant; the configuration's model.name and model.base_url are not, and may change
+ * without a new approval.
+ */
+export interface JobModel {
+  /** Null: neither the payload nor model.name names one. */
+  readonly name: string | null;
+  readonly name_from: 'payload' | 'config';
+  /** model.base_url, a key in its query redacted (I11; the configuration refuses a user or password in it); null when unset. */
+  readonly endpoint: string | null;
+  readonly endpoint_from: 'config';
+  readonly name_in_grant: boolean;
+  readonly endpoint_in_grant: false;
+}
+
+/** The model of an agent job's runs (null for a steps job), as the daemon picks it: the payload's name, else the config's. */
+export function jobModel(payload: Payload, model: { readonly name: string; readonly base_url?: string | undefined }): JobModel | null {
+  if (payload.kind !== 'agent') return null;
+  const named = typeof payload.model === 'string' && payload.model !== '' ? payload.model : null;
+  return {
+    name: named ?? (model.name || null), name_from: named ? 'payload' : 'config',
+    endpoint: model.base_url ? redactText(model.base_url) : null, endpoint_from: 'config', name_in_grant: named !== null, endpoint_in_grant: false,
+  };
+}
+
+/** `model: NAME @ ENDPOINT (…)`, saying which part is outside the grant: for `grants show` and `jobs show`. */
+export function modelLine(m: JobModel): string {
+  const endpoint = m.endpoint ?? '(model.base_url not set)';
+  const outside = 'from config, not part of the grant: it may change without a new approval';
+  return m.name_from === 'payload'
+    ? `model: ${m.name} (named by the job's payload, part of the grant) @ ${endpoint} (endpoint ${outside})`
+    : `model: ${m.name ?? '(model.name not set)'} @ ${endpoint} (${outside})`;
 }
 
 /** What `jobs create|update` did, in one line: the job, and whether (and by whom) it is authorised. */

@@ -1,7 +1,7 @@
 import type { Executor } from '../store/db.ts';
 import type { RunGrant } from '../approval/ports.ts';
 import { AUTHORIZATION_RULES, authorization, liveGrant, scopeCovers, type Authorization } from '../store/grants.ts';
-import { jobLineage, liveJobsMadeUnder } from '../store/jobs.ts';
+import { jobLineage, jobsById, liveJobsMadeUnder } from '../store/jobs.ts';
 import type { GrantRow, JobRow } from '../store/schema.ts';
 
 /** Child jobs of child jobs are followed this far up, no further. */
@@ -20,15 +20,22 @@ export async function runAuthorization(
 ): Promise<Authorization> {
   if (job.origin === 'cronjob') return authorization(job, opts.liveGrant !== undefined ? opts.liveGrant : await liveGrant(db, job.id));
   if (job.removed_at) return authorization(job, null);
-  const ancestors = opts.ancestors ?? (job.parent_job_id ? await jobLineage(db, job.parent_job_id, MAX_ANCESTRY) : []);
-  return inherited(db, job, ancestors.slice(0, MAX_ANCESTRY));
+  const ancestors = (opts.ancestors ?? (job.parent_job_id ? await jobLineage(db, job.parent_job_id, MAX_ANCESTRY) : [])).slice(0, MAX_ANCESTRY);
+  // the chain is followed up to its first cronjob job, whose grant is the only one it can hold
+  const holder = ancestors.find((a) => a.origin === 'cronjob' && !a.removed_at);
+  const grant = holder ? await liveGrant(db, holder.id) : null;
+  return inherited(job, ancestors, (id) => (id === holder?.id ? grant : null));
 }
 
-/** A live child job's authorization: what its parent's run held, if the child was made under that very grant. */
-async function inherited(db: Executor, job: JobRow, ancestors: readonly JobRow[]): Promise<Authorization> {
+/**
+ * A live child job's authorization: what its parent's run held, if the child was made under that very grant.
+ * Pure: `liveGrantOf` answers for the cronjob job the chain leads to (null: it has none).
+ */
+function inherited(job: JobRow, ancestors: readonly JobRow[], liveGrantOf: (jobId: string) => GrantRow | null): Authorization {
   const [parent, ...above] = ancestors;
   const held = !parent || parent.id !== job.parent_job_id ? null
-    : parent.origin === 'cronjob' || parent.removed_at ? await runAuthorization(db, parent) : await inherited(db, parent, above);
+    : parent.removed_at ? authorization(parent, null)
+      : parent.origin === 'cronjob' ? authorization(parent, liveGrantOf(parent.id)) : inherited(parent, above, liveGrantOf);
   // a grant issued after the child was made (or replacing the one it was made under) covers a definition, not this child
   const rule = !held?.cron_authorized ? 'grant.parent_none'
     : job.parent_grant_id !== null && held.grant_id === job.parent_grant_id ? 'grant.inherited' : 'grant.parent_changed';
@@ -41,16 +48,42 @@ export function runGrant(auth: Authorization, inForce: () => Promise<boolean>): 
   return { id: auth.grant_id, inForce, covers: (tool) => scopeCovers(auth.tool_scope, tool) };
 }
 
+/** The child jobs a grant authorises: those with something left to do, and how many have finished. */
+export interface CoveredChildren {
+  /** An instant left to fire, or a run queued, running or waiting to retry: revoking the grant stops them. */
+  readonly live: JobRow[];
+  /** One-shot children done with: no instant left and no run under way (a manual `jobs run` would still run under the grant). */
+  readonly finished: JobRow[];
+}
+
 /**
- * The child jobs whose runs a grant authorises now, by grant id: the answer to "what else runs under this
- * approval tonight". Each is judged as its run would be, so a child cut off (parent removed, grant replaced) is left out.
+ * The child jobs whose runs these live grants authorise now, by grant id: the answer to "what else runs under
+ * this approval tonight". Each is judged as its run would be (runAuthorization), so a child cut off (parent removed,
+ * grant replaced) is left out; in a query per generation above them, not one per child.
  */
-export async function childJobsCovered(db: Executor, grantIds: readonly string[]): Promise<Map<string, JobRow[]>> {
-  const covered = new Map<string, JobRow[]>();
-  for (const child of await liveJobsMadeUnder(db, grantIds)) {
-    const auth = await runAuthorization(db, child);
+export async function childJobsCovered(db: Executor, grants: readonly GrantRow[]): Promise<Map<string, CoveredChildren>> {
+  const live = grants.filter((g) => !g.revoked_at);
+  const made = await liveJobsMadeUnder(db, live.map((g) => g.id));
+  const byId = new Map(made.map((m) => [m.job.id, m.job]));
+  // the jobs above them not made under these grants: the granted jobs themselves, or a removed one between
+  const asked = new Set<string>();
+  for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
+    const missing = [...new Set([...byId.values()].map((j) => j.parent_job_id).filter((id): id is string => id !== null && !byId.has(id) && !asked.has(id)))];
+    if (missing.length === 0) break;
+    missing.forEach((id) => asked.add(id));
+    for (const [id, j] of await jobsById(db, missing)) byId.set(id, j);
+  }
+  // a child's chain leads to one of these grants' jobs or its cover fails anyway: another job's grant is not its own
+  const grantOfJob = new Map(live.map((g) => [g.job_id, g]));
+  const covered = new Map<string, CoveredChildren>();
+  for (const { job, underway } of made) {
+    const ancestors: JobRow[] = [];
+    for (let p = job.parent_job_id ? byId.get(job.parent_job_id) : undefined; p && ancestors.length < MAX_ANCESTRY; p = p.parent_job_id ? byId.get(p.parent_job_id) : undefined) ancestors.push(p);
+    const auth = inherited(job, ancestors, (id) => grantOfJob.get(id) ?? null);
     if (!auth.cron_authorized || !auth.grant_id) continue;
-    covered.set(auth.grant_id, [...(covered.get(auth.grant_id) ?? []), child]);
+    const entry = covered.get(auth.grant_id) ?? { live: [], finished: [] };
+    (job.next_fire_at || underway ? entry.live : entry.finished).push(job);
+    covered.set(auth.grant_id, entry);
   }
   return covered;
 }

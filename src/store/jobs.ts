@@ -8,7 +8,7 @@ import { clearGrant } from './grants.ts';
 import { newId } from './ids.ts';
 import { pgColumn } from './pg-array.ts';
 import { insertRuns, type NewRun } from './runs.ts';
-import { jobs, runs, type GrantRow, type JobRow } from './schema.ts';
+import { FINAL_RUN_STATES, jobs, RUN_STATES, runs, type GrantRow, type JobRow } from './schema.ts';
 
 type Computed = 'id' | 'definition_hash' | 'fired_count' | 'created_at' | 'updated_at' | 'removed_at' | 'last_fire_at';
 export type NewJob = Omit<typeof jobs.$inferInsert, Computed>;
@@ -128,11 +128,27 @@ export async function jobLineage(exec: Executor, id: string, limit: number): Pro
   return line;
 }
 
-/** Live child jobs made under one of these grants (their `parent_grant_id`), grandchildren included: they carry it down. */
-export async function liveJobsMadeUnder(exec: Executor, grantIds: readonly string[]): Promise<JobRow[]> {
+/** A live child job made under a grant, and whether a run of it is queued, running or waiting to retry. */
+export interface MadeUnder {
+  readonly job: JobRow;
+  readonly underway: boolean;
+}
+
+/** Run states that are not final: a job with such a run still does something, whatever its schedule says. */
+const UNDERWAY = RUN_STATES.filter((s) => !(FINAL_RUN_STATES as readonly string[]).includes(s));
+
+/**
+ * Live child jobs made under one of these grants (their `parent_grant_id`), grandchildren included: they carry it
+ * down; each with whether a run of it is under way (a one-shot child with none and no instant left is finished).
+ */
+export async function liveJobsMadeUnder(exec: Executor, grantIds: readonly string[]): Promise<MadeUnder[]> {
   const unique = [...new Set(grantIds)];
   if (unique.length === 0) return [];
-  return exec.select().from(jobs).where(and(inArray(jobs.parent_grant_id, unique), isNull(jobs.removed_at))).orderBy(asc(jobs.created_at), asc(jobs.id));
+  const made = await exec.select().from(jobs).where(and(inArray(jobs.parent_grant_id, unique), isNull(jobs.removed_at))).orderBy(asc(jobs.created_at), asc(jobs.id));
+  if (made.length === 0) return [];
+  const busy = new Set((await exec.selectDistinct({ job_id: runs.job_id }).from(runs)
+    .where(and(inArray(runs.job_id, made.map((j) => j.id)), inArray(runs.state, UNDERWAY)))).map((r) => r.job_id));
+  return made.map((job) => ({ job, underway: busy.has(job.id) }));
 }
 
 /** Several jobs by id in one query, removed ones included (lists that name the job of each row). */

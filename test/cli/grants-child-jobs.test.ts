@@ -15,10 +15,11 @@ const database = useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), 'echo-grant-children-'));
 let env: NodeJS.ProcessEnv;
 const steps = { kind: 'steps' as const, steps: [{ tool: 'read_file', args: { path: 'x' } }] };
-const later = () => `at ${new Date(Date.now() + 3_600_000).toISOString()}`;
+// a one-shot child with its instant still ahead, as the scheduler stores it: a child with none left has finished
+const later = () => new Date(Date.now() + 3_600_000);
 const base = (name: string): NewJob => ({ name, owner: 'alice', created_by: 'alice', schedule: '0 4 * * *', timezone: 'UTC', tools: [], paused: false, payload: steps });
-const childOf = (parent: JobRow, grant: GrantRow | { id: string }, name: string, origin: 'task' | 'spawn_task' | 'workflow' = 'task') => createJob(database().db, {
-  ...base(name), schedule: later(), origin, parent_job_id: parent.id, parent_execution_id: `exec-${parent.id}`, parent_grant_id: grant.id,
+const childOf = (parent: JobRow, grant: GrantRow | { id: string }, name: string, origin: 'task' | 'spawn_task' | 'workflow' = 'task', at = later()) => createJob(database().db, {
+  ...base(name), schedule: `at ${at.toISOString()}`, next_fire_at: at, origin, parent_job_id: parent.id, parent_execution_id: `exec-${parent.id}`, parent_grant_id: grant.id,
 });
 
 let top: JobRow;

@@ -5,25 +5,14 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable } from '../output.ts';
-import { deliveryTarget, instantIn } from '../job-display.ts';
+import { deliveryLine, endedGrantLine, instantIn, modelLine } from '../job-display.ts';
 import { actorName, withStore } from '../store-session.ts';
-import { redactText } from '../../util/redact.ts';
 import type { Executor } from '../../store/db.ts';
-import { shownJob } from './jobs.ts';
+import type { JobRow } from '../../store/schema.ts';
+import type { GrantReport } from '../grant-report.ts';
+import type { Origin, RecordedChange } from '../grant-history.ts';
 
 const configOf = (cmd: Command): Config => configFor(cmd).config;
-
-/** The account and host a grant's ending record names (a CLI revoke records them), or null. */
-async function endingOrigin(
-  exec: Executor, listAudit: typeof import('../../store/audit.ts').listAudit, jobId: string, grantId: string,
-): Promise<{ os_account: string; host: string } | null> {
-  for (const kind of ['grant.revoked', 'grant.cleared', 'grant.superseded']) {
-    const found = (await listAudit(exec, { job_id: jobId, kind, limit: 20 })).find((r) => r.data.grant_id === grantId);
-    const from = found?.data.from as { os_account?: unknown; host?: unknown } | undefined;
-    if (found) return typeof from?.os_account === 'string' && typeof from.host === 'string' ? { os_account: from.os_account, host: from.host } : null;
-  }
-  return null;
-}
 
 /** Why a live grant authorises no run, in a table cell; the rule's sentence is in grants show. */
 const NOT_AUTHORISING: Readonly<Record<string, string>> = {
@@ -35,36 +24,18 @@ export function registerGrantCommands(program: Command): void {
   grants.command('list').description('live grants (all with --all)').option('--job <job>', 'one job (id or name)').option('--all', 'include revoked and cleared grants').option('--json', 'print JSON')
     .action(async (opts: { job?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
-      const [{ authorization, listGrants }, { jobByRef }, { jobsById }, { childJobsCovered }] = await Promise.all([
-        import('../../store/grants.ts'), import('../job-ref.ts'), import('../../store/jobs.ts'), import('../../jobs/run-authorization.ts'),
-      ]);
-      const rows = await withStore(configOf(cmd), async (db) => {
-        const job = opts.job ? await jobByRef(db.db, opts.job, { includeRemoved: true }) : null;
-        const grants = await listGrants(db.db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
-        // an id alone does not tell an admin which job holds the grant
-        const jobs = await jobsById(db.db, grants.map((g) => g.job_id));
-        // child jobs run under their parent's grant: an admin counting what holds cron authority must see them
-        const children = await childJobsCovered(db.db, grants.filter((g) => !g.revoked_at).map((g) => g.id));
-        return grants.map((g) => {
-          const held = jobs.get(g.job_id) ?? null;
-          // as a run judges it (a grant row says what was approved, not whether it still covers the job)
-          const now = held && !g.revoked_at ? authorization(held, g) : null;
-          // names and reasons are free text: shown redacted, as jobs show shows them (I11)
-          return {
-            ...g, job_name: redactOrNull(held?.name ?? null), revoked_why: redactOrNull(g.revoked_why),
-            authorizes_now: now?.cron_authorized ?? false, authorization_rule: now?.rule ?? (g.revoked_at ? 'grant.none' : 'grant.job_removed'),
-            child_jobs: (children.get(g.id) ?? []).map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin })),
-          };
-        });
-      });
+      const { grantListRows } = await import('../grant-report.ts');
+      const rows = await withStore(configOf(cmd), (db) => grantListRows(db.db, opts));
       if (opts.json) printJson(rows);
-      else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'CHILD JOBS', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'ENDED'], rows.map((g) => [
+      else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'CHILD JOBS', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'REQUESTED BY', 'ENDED'], rows.map((g) => [
         // an ended grant authorises nothing any more, whatever it once did
         g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.authorizes_now ? 'yes' : `no (${NOT_AUTHORISING[g.authorization_rule] ?? g.authorization_rule})`,
-        g.child_jobs.length > 0 ? String(g.child_jobs.length) : '-',
+        // finished one-shot children (no instant left, no run under way) are counted apart: they are not what runs tonight
+        `${g.child_jobs.length > 0 ? g.child_jobs.length : '-'}${g.finished_child_jobs > 0 ? ` (${g.finished_child_jobs} finished)` : ''}`,
         g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
-        g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}: ${g.revoked_why}` : '',
+        requesterCell(g.requested_by, g.approver),
+        g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}${g.revoked_from ? ` (${g.revoked_from.os_account}@${g.revoked_from.host})` : ''}: ${g.revoked_why}` : '',
       ]));
     });
 
@@ -72,53 +43,8 @@ export function registerGrantCommands(program: Command): void {
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       if (ref.trim() === '') throw new CliError('grants show: the job is empty; give a job id or name', EXIT.usage);
       const config = configOf(cmd);
-      const [{ jobByRef }, { liveGrant, listGrants }, { definitionHash }, { getApproval }, { runAuthorization, childJobsCovered }, { builtinTools }, { jobModelMissing, jobToolSet, toolOutlook }, { listAudit }] = await Promise.all([
-        import('../job-ref.ts'), import('../../store/grants.ts'), import('../../store/definition-hash.ts'), import('../../store/approvals.ts'), import('../../jobs/run-authorization.ts'),
-        import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'), import('../../store/audit.ts'),
-      ]);
-      const report = await withStore(config, async (db) => {
-        const job = await jobByRef(db.db, ref, { includeRemoved: true });
-        // a child job (task, workflow, spawn_task) has no grant of its own: it runs under its parent's
-        const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
-        // the approver is the name the answerer gave; the approval row knows the account it came from
-        const answeredFrom = grant?.approval_id ? (await getApproval(db.db, grant.approval_id))?.answered_from ?? null : null;
-        const auth = await runAuthorization(db.db, job);
-        const children = grant ? (await childJobsCovered(db.db, [grant.id])).get(grant.id) ?? [] : [];
-        // no live grant: who ended the last one, and why, is the rest of "who said so"
-        const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db.db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
-        // the OS account behind the name that ended it (`--as` is only what the caller says), from the ending record
-        const endedFrom = ended ? await endingOrigin(db.db, listAudit, job.id, ended.id) : null;
-        // a change approved after the grant that kept it (a timeout, a name): the grant's approver did not make it
-        // after the grant's own record, not its approval: the approved change itself is recorded between the two
-        const [update] = grant ? await listAudit(db.db, { job_id: job.id, kind: 'job.updated', limit: 1 }) : [];
-        const issued = grant && update ? (await listAudit(db.db, { job_id: job.id, kind: 'grant.issued', limit: 50 })).find((r) => r.data.grant_id === grant.id) : undefined;
-        const after = update && grant && (issued ? update.seq > issued.seq : update.at > grant.issued_at);
-        const changedSince = after ? { at: update.at, by: update.actor, fields: ((update.data as { changed?: string[] }).changed ?? []) } : null;
-        const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
-        const target = deliveryTarget(job.delivery);
-        const modelMissing = jobModelMissing(config, job.payload);
-        const shown = shownJob(job);
-        return {
-          job: {
-            // the stored row decides (its hash, its tools); only its text is shown redacted
-            id: job.id, name: shown.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: shown.pause_note, removed_at: job.removed_at,
-            next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind, tools: job.tools,
-          },
-          /** Where each finished run's outcome goes: part of what the human approved. */
-          delivery: target ? { notify: target, configured: Object.hasOwn(config.notify.targets, target), delivers: auth.cron_authorized } : null,
-          /** The model settings its agent runs need and this configuration lacks: each such run fails. */
-          model_missing: modelMissing,
-          /** Why the job fires nothing tonight, or null when it fires on schedule. */
-          will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
-          authorization: auth,
-          last_grant: ended ? { id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: endedFrom, why: redactOrNull(ended.revoked_why) } : null,
-          grant: grant ? { id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: answeredFrom, definition_matches: grant.definition_hash === definitionHash(job), changed_since: changedSince } : null,
-          /** Live child jobs (task, workflow, spawn_task) made by its runs, which run under this grant too; revoking it stops them (I5). */
-          child_jobs: children.map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin, schedule: c.schedule, next_fire_at: c.next_fire_at })),
-          unattended_policy: config.permissions.approval.unattended_policy,
-          tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
-        };
-      });
+      const { grantReport } = await import('../grant-report.ts');
+      const report = await withStore(config, (db) => grantReport(config, db.db, ref));
       const warnings = reportWarnings(report);
       if (opts.json) {
         printJson({ ...report, warnings });
@@ -131,15 +57,15 @@ export function registerGrantCommands(program: Command): void {
       process.stdout.write(printableLines([
         `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}, ${firesLine(report.job)}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
-        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}); definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
+        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''})${requestedText(g)}; definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})`
-            : report.last_grant ? `grant: none; the last one, ${report.last_grant.id} (approved by ${report.last_grant.approver ?? '-'} at ${report.last_grant.approved_at?.toISOString() ?? '-'}), ended at ${report.last_grant.ended_at?.toISOString()} by ${report.last_grant.ended_by}${report.last_grant.ended_from ? ` (OS account ${report.last_grant.ended_from.os_account} on ${report.last_grant.ended_from.host})` : ''}: ${report.last_grant.why}`
+            : report.last_grant ? endedGrantLine(report.last_grant)
               : 'grant: none (never approved by a human)',
-        ...(g?.changed_since ? [`  changed since, keeping the grant: ${g.changed_since.fields.join(', ') || 'nothing'} by ${g.changed_since.by ?? '-'} at ${g.changed_since.at.toISOString()} (audit list --job ${report.job.id} --kind job.updated)`] : []),
+        ...(g ? grantHistoryLines(g, report.job.id) : []),
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
-        ...(report.child_jobs.length > 0 ? [`also authorises ${report.child_jobs.length} child job(s) its runs made (revoking the grant stops them): ${report.child_jobs.map((c) => `${c.id} (${c.origin} ${c.name ?? '-'})`).join(', ')}`] : []),
-        !d ? 'delivery: none' : d.delivers ? `delivery: each finished run's outcome is posted to notify target ${d.notify}`
-          : `delivery: notify target ${d.notify}, but nothing is posted while the job has no live grant`,
+        ...childLines(report),
+        ...(report.model ? [modelLine(report.model)] : []),
+        deliveryLine(d?.notify ?? null, d?.delivers ?? false),
         ...warnings.map((w) => `WARNING: ${w}`),
         // one heading either way: "tonight" is only true of a job that fires
         report.will_not_fire ? `it will not fire (${report.will_not_fire}); if it ran, per tool:` : 'tonight, per tool:',
@@ -166,7 +92,10 @@ export function registerGrantCommands(program: Command): void {
       const by = await actorName(opts.as);
       let jobId = ref;
       const result = await withStore(configOf(cmd), async (db) => {
-        jobId = (await jobByRef(db.db, ref, { includeRemoved: true })).id;
+        const job = await jobByRef(db.db, ref, { includeRemoved: true });
+        jobId = job.id;
+        // a child job holds no grant to revoke: say whose it runs under, rather than "no live grant" as if it had none
+        if (job.origin !== 'cronjob') throw new CliError(await childRevokeText(db.db, job), EXIT.failure);
         const revoked = await revokeGrant(db.db, { job_id: jobId, by, why: opts.why });
         return revoked ? { revoked, running: (await listRuns(db.db, { job_id: jobId, states: ['running'] })).map((r) => r.id) } : null;
       });
@@ -180,7 +109,65 @@ export function registerGrantCommands(program: Command): void {
     });
 }
 
-const redactOrNull = (text: string | null): string | null => (text === null ? null : redactText(text));
+/** Why `grants revoke` of a child job revokes nothing, and what would stop it. */
+async function childRevokeText(db: Executor, job: JobRow): Promise<string> {
+  const [{ runAuthorization }, { getGrant }] = await Promise.all([import('../../jobs/run-authorization.ts'), import('../../store/grants.ts')]);
+  const auth = await runAuthorization(db, job);
+  const grant = auth.cron_authorized && auth.grant_id ? await getGrant(db, auth.grant_id) : null;
+  const under = grant ? `runs under grant ${grant.id} of job ${grant.job_id}; to stop it and every job under that grant, revoke that one: grants revoke ${grant.job_id} --why "..."`
+    : `runs under no grant now (${auth.rule})`;
+  return `job ${job.id} has no grant of its own: it is a ${job.origin} child of job ${job.parent_job_id ?? '-'} and ${under}; to stop only this job: jobs remove ${job.id}`;
+}
+
+const originText = (o: Origin | null, lead: string) => (o ? `${lead}OS account ${o.os_account} on ${o.host}` : '');
+
+/** Who asked for the grant's approval, beside its approver: a person approving their own request shows here. */
+function requestedText(g: { requested_by: string | null; requested_from: Origin | null; approver: string | null }): string {
+  if (!g.requested_by) return '';
+  return `, requested by ${g.requested_by}${originText(g.requested_from, ' from ')}${g.requested_by === g.approver ? ' too (self-approved)' : ''}`;
+}
+
+/** The REQUESTED BY cell of `grants list`. */
+const requesterCell = (requester: string | null, approver: string | null) => (requester ? `${requester}${requester === approver ? ' (self)' : ''}` : '-');
+
+/** At most this many differing fields are named in text; --json has them all. */
+const FIELDS_SHOWN = 8;
+
+/** A recorded change since the grant, with who asked for it and who approved it (the grant's approver did not). */
+function changeText(c: RecordedChange, jobId: string): string {
+  const fields = c.fields.join(', ') || 'nothing';
+  const at = c.at.toISOString();
+  const approval = c.approved_by
+    ? `, requested by ${c.requested_by ?? '-'} at ${at}, approved by ${c.approved_by} (approval ${c.approval_id ?? '-'}${originText(c.answered_from, ', answered from ')})${c.approved_by === c.requested_by ? ', self-approved' : ''}`
+    : c.approval_rule ? ` by ${c.by ?? '-'} at ${at}, let through by ${c.approval_rule} (no person approved it)` : ` by ${c.by ?? '-'} at ${at}, with no approval on record`;
+  return `${fields}${approval}; see: audit list ${c.trace_id ? `--trace ${c.trace_id}` : `--job ${jobId} --kind job.updated`}`;
+}
+
+/** Under the grant line: why the definition no longer matches, if it does not, and each change since that kept the grant. */
+function grantHistoryLines(g: NonNullable<GrantReport['grant']>, jobId: string): string[] {
+  const lines: string[] = [];
+  const d = g.definition_change;
+  if (d) {
+    const fields = d.fields === null ? 'the approved definition is not in the audit log, so which fields differ is not known'
+      : `it differs from the approved one in: ${d.fields.slice(0, FIELDS_SHOWN).join(', ')}${d.fields.length > FIELDS_SHOWN ? `, and ${d.fields.length - FIELDS_SHOWN} more (--json lists them)` : ''}`;
+    lines.push(d.recorded_by ? `  definition changed by ${d.recorded_by.by ?? '-'} at ${d.recorded_by.at.toISOString()} (audit seq ${d.recorded_by.seq}); ${fields}`
+      : `  changed outside echo-agent: no recorded update made it what it is; ${fields}`);
+  }
+  // a recorded change that kept the grant lies outside the definition: beside a mismatch it must not read as its cause
+  const label = d ? 'changed since, keeping the grant (outside the definition, not what no longer matches)' : 'changed since, keeping the grant';
+  for (const c of g.changes_since) lines.push(`  ${label}: ${changeText(c, jobId)}`);
+  return lines;
+}
+
+/** The child jobs a grant covers: the live ones by id, the finished one-shots counted (they run nothing tonight). */
+function childLines(report: Pick<GrantReport, 'child_jobs' | 'finished_child_jobs'>): string[] {
+  const finished = report.finished_child_jobs;
+  const done = `${finished} finished (no instant left, no run under way)`;
+  if (report.child_jobs.length > 0) {
+    return [`also authorises ${report.child_jobs.length} child job(s) its runs made (revoking the grant stops them): ${report.child_jobs.map((c) => `${c.id} (${c.origin} ${c.name ?? '-'})`).join(', ')}${finished > 0 ? `; and ${done}` : ''}`];
+  }
+  return finished > 0 ? [`child jobs its runs made: ${done}; none runs tonight`] : [];
+}
 
 /** Whether and when the job fires, for the first line of `grants show`. */
 function firesLine(job: { paused: boolean; pause_note: string | null; removed_at: Date | null; next_fire_at: Date | null; timezone: string }): string {

@@ -1,0 +1,109 @@
+import type { Config } from '../config/schema.ts';
+import { builtinTools } from '../daemon/daemon-tools.ts';
+import { childJobsCovered, runAuthorization, type CoveredChildren } from '../jobs/run-authorization.ts';
+import { jobModelMissing, jobToolSet, toolOutlook } from '../session/job-preview.ts';
+import type { Executor } from '../store/db.ts';
+import { definitionHash } from '../store/definition-hash.ts';
+import { authorization, listGrants, liveGrant } from '../store/grants.ts';
+import { jobsById } from '../store/jobs.ts';
+import { redactText } from '../util/redact.ts';
+import { shownJob } from './commands/jobs.ts';
+import { changesSince, definitionChange, endingOrigins, requestsOf, type RecordedChange, type Request } from './grant-history.ts';
+import { deliveryTarget, jobModel, type EndedGrant } from './job-display.ts';
+import { jobByRef } from './job-ref.ts';
+
+const redactOrNull = (text: string | null): string | null => (text === null ? null : redactText(text));
+const NO_REQUEST: Request = { requested_by: null, requested_from: null, answered_from: null };
+
+/** A recorded change as `grants show --json` gives it: `at`, `by` and `fields` as before, who asked and who approved beside them. */
+const shownChange = (c: RecordedChange) => ({ ...c, by: redactOrNull(c.by), requested_by: redactOrNull(c.requested_by) });
+
+/** `grants list`: each grant with its job, whether it authorises now, its child jobs, and who asked for, approved and ended it. */
+export async function grantListRows(db: Executor, opts: { job?: string; all?: boolean }) {
+  const job = opts.job ? await jobByRef(db, opts.job, { includeRemoved: true }) : null;
+  const grants = await listGrants(db, { ...(job ? { job_id: job.id } : {}), includeRevoked: Boolean(opts.all) });
+  // an id alone does not tell an admin which job holds the grant
+  const [jobs, children, requests, ending] = await Promise.all([
+    jobsById(db, grants.map((g) => g.job_id)),
+    // child jobs run under their parent's grant: an admin counting what holds cron authority must see them
+    childJobsCovered(db, grants), requestsOf(db, grants), endingOrigins(db, grants),
+  ]);
+  return grants.map((g) => {
+    const held = jobs.get(g.job_id) ?? null;
+    // as a run judges it (a grant row says what was approved, not whether it still covers the job)
+    const now = held && !g.revoked_at ? authorization(held, g) : null;
+    const covered = children.get(g.id);
+    const request = (g.approval_id ? requests.get(g.approval_id) : undefined) ?? NO_REQUEST;
+    // names and reasons are free text: shown redacted, as jobs show shows them (I11)
+    return {
+      ...g, job_name: redactOrNull(held?.name ?? null), revoked_why: redactOrNull(g.revoked_why),
+      authorizes_now: now?.cron_authorized ?? false, authorization_rule: now?.rule ?? (g.revoked_at ? 'grant.none' : 'grant.job_removed'),
+      child_jobs: (covered?.live ?? []).map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin })),
+      finished_child_jobs: covered?.finished.length ?? 0,
+      requested_by: redactOrNull(request.requested_by), requested_from: request.requested_from, answered_from: request.answered_from,
+      revoked_from: ending.get(g.id) ?? null,
+    };
+  });
+}
+
+/** `grants show`: what the job may do tonight, and who said so. */
+export async function grantReport(config: Config, db: Executor, ref: string) {
+  const job = await jobByRef(db, ref, { includeRemoved: true });
+  // a child job (task, workflow, spawn_task) has no grant of its own: it runs under its parent's
+  const grant = job.origin === 'cronjob' ? await liveGrant(db, job.id) : null;
+  const auth = await runAuthorization(db, job, { liveGrant: grant });
+  // no live grant: who ended the last one, and why, is the rest of "who said so"
+  const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
+  const [covered, requests, ending] = await Promise.all([
+    grant ? childJobsCovered(db, [grant]) : new Map<string, CoveredChildren>(), requestsOf(db, grant ? [grant] : []), endingOrigins(db, ended ? [ended] : []),
+  ]);
+  // the approver is the name the answerer gave; the approval row knows who asked, and the accounts both came from
+  const request = (grant?.approval_id ? requests.get(grant.approval_id) : undefined) ?? NO_REQUEST;
+  // changes approved after the grant that kept it (a timeout, a name): the grant's approver did not make them
+  const changes = grant ? await changesSince(db, job.id, grant) : [];
+  const matches = grant ? grant.definition_hash === definitionHash(job) : true;
+  const change = grant && !matches ? await definitionChange(db, job, grant, changes) : null;
+  const set = jobToolSet(config, builtinTools(config, { db }), job.tools, job.payload);
+  const target = deliveryTarget(job.delivery);
+  const shown = shownJob(job);
+  const children = grant ? covered.get(grant.id) : undefined;
+  const lastGrant: EndedGrant | null = ended ? {
+    id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: ending.get(ended.id) ?? null, why: redactOrNull(ended.revoked_why),
+  } : null;
+  return {
+    job: {
+      // the stored row decides (its hash, its tools); only its text is shown redacted
+      id: job.id, name: shown.name, schedule: job.schedule, timezone: job.timezone, paused: job.paused, pause_note: shown.pause_note, removed_at: job.removed_at,
+      next_fire_at: job.next_fire_at, definition_hash: job.definition_hash, origin: job.origin, parent_job_id: job.parent_job_id, payload_kind: job.payload.kind, tools: job.tools,
+    },
+    /** Where each finished run's outcome goes: part of what the human approved. */
+    delivery: target ? { notify: target, configured: Object.hasOwn(config.notify.targets, target), delivers: auth.cron_authorized } : null,
+    /** The model settings its agent runs need and this configuration lacks: each such run fails. */
+    model_missing: jobModelMissing(config, job.payload),
+    /** The model an agent job's runs use, and which part of it the grant does not cover. */
+    model: jobModel(job.payload, config.model),
+    /** Why the job fires nothing tonight, or null when it fires on schedule. */
+    will_not_fire: job.removed_at ? 'removed' : job.paused ? 'paused until resumed' : job.next_fire_at ? null : 'its schedule has no instant left',
+    authorization: auth,
+    last_grant: lastGrant,
+    grant: grant ? {
+      id: grant.id, approver: grant.approver, channel: grant.channel, approved_at: grant.approved_at, approval_id: grant.approval_id, answered_from: request.answered_from,
+      requested_by: redactOrNull(request.requested_by), requested_from: request.requested_from,
+      self_approved: request.requested_by !== null && request.requested_by === grant.approver,
+      definition_matches: matches,
+      /** Null while it matches; else the recorded change that explains it (none: changed outside echo-agent) and the fields that differ. */
+      definition_change: change ? { recorded: change.recorded_by !== null, recorded_by: change.recorded_by && shownChange(change.recorded_by), fields: change.fields } : null,
+      /** The newest change since the grant that kept it; changes_since has each (at most 20). */
+      changed_since: changes.length > 0 ? shownChange(changes.at(-1)!) : null,
+      changes_since: changes.map(shownChange),
+    } : null,
+    /** Live child jobs (task, workflow, spawn_task) made by its runs, which run under this grant too; revoking it stops them (I5). */
+    child_jobs: (children?.live ?? []).map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin, schedule: c.schedule, next_fire_at: c.next_fire_at })),
+    /** Child jobs under this grant with nothing left to do: no instant left, no run under way. */
+    finished_child_jobs: children?.finished.length ?? 0,
+    unattended_policy: config.permissions.approval.unattended_policy,
+    tools: await toolOutlook(config, set.offered, auth.cron_authorized, auth.tool_scope), removed: set.removed,
+  };
+}
+
+export type GrantReport = Awaited<ReturnType<typeof grantReport>>;
