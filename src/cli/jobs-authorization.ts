@@ -1,9 +1,8 @@
 import { desc, inArray, sql } from 'drizzle-orm';
-import { MAX_ANCESTRY, runAuthorization } from '../jobs/run-authorization.ts';
+import { authorizationFromRead, runAuthorization, withAncestors } from '../jobs/run-authorization.ts';
 import { getApproval } from '../store/approvals.ts';
 import type { Executor } from '../store/db.ts';
-import { AUTHORIZATION_RULES, authorization, liveGrant, type Authorization } from '../store/grants.ts';
-import { jobsById } from '../store/jobs.ts';
+import { liveGrant, type Authorization } from '../store/grants.ts';
 import { jobGrants, type GrantRow, type JobRow } from '../store/schema.ts';
 import { redactText } from '../util/redact.ts';
 
@@ -23,20 +22,13 @@ export interface ListedAuthorization {
 
 /**
  * Every listed job's authorisation, as runAuthorization judges it for a run, without a query per job:
- * the jobs above child jobs a query per generation (at most MAX_ANCESTRY), their grants in one.
+ * the jobs above child jobs a query per generation (withAncestors), their grants in one.
  */
 export async function listedAuthorizations(exec: Executor, jobs: readonly JobRow[]): Promise<Map<string, ListedAuthorization>> {
-  const byId = new Map(jobs.map((j) => [j.id, j]));
-  const asked = new Set<string>();
-  for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
-    const missing = [...new Set([...byId.values()].map((j) => j.parent_job_id).filter((id): id is string => id !== null && !byId.has(id) && !asked.has(id)))];
-    if (missing.length === 0) break;
-    missing.forEach((id) => asked.add(id));
-    for (const [id, j] of await jobsById(exec, missing)) byId.set(id, j);
-  }
+  const byId = await withAncestors(exec, jobs);
   const { live, ended } = await lastGrants(exec, [...byId.values()].filter((j) => j.origin === 'cronjob').map((j) => j.id));
   return new Map(jobs.map((job) => {
-    const auth = judged(job, byId, live);
+    const auth = authorizationFromRead(job, byId, (id) => live.get(id) ?? null);
     const last = auth.rule === 'grant.none' ? ended.get(job.id) : undefined;
     const grantEnded = last?.revoked_at
       ? { grant_id: last.id, at: last.revoked_at, by: last.revoked_by === null ? null : redactText(last.revoked_by), why: last.revoked_why === null ? null : redactText(last.revoked_why) } : null;
@@ -54,28 +46,6 @@ async function lastGrants(exec: Executor, jobIds: readonly string[]): Promise<{ 
     .orderBy(jobGrants.job_id, isLive, desc(sql`coalesce(${jobGrants.revoked_at}, ${jobGrants.issued_at})`), desc(jobGrants.issued_at));
   for (const g of rows) (g.revoked_at ? ended : live).set(g.job_id, g);
   return { live, ended };
-}
-
-/**
- * runAuthorization's judgement (src/jobs/run-authorization.ts), with the jobs and grants already read: a cronjob
- * job by its own live grant (I2); a child job by what its parent's run held, if it was made under that very grant (I5).
- */
-function judged(job: JobRow, byId: ReadonlyMap<string, JobRow>, live: ReadonlyMap<string, GrantRow>): Authorization {
-  if (job.origin === 'cronjob') return authorization(job, live.get(job.id) ?? null);
-  if (job.removed_at) return authorization(job, null);
-  const ancestors: JobRow[] = [];
-  for (let p = job.parent_job_id ? byId.get(job.parent_job_id) : undefined; p && ancestors.length < MAX_ANCESTRY; p = p.parent_job_id ? byId.get(p.parent_job_id) : undefined) ancestors.push(p);
-  return inherited(job, ancestors, live);
-}
-
-/** A live child job's authorization, as run-authorization.ts's `inherited` judges it. */
-function inherited(job: JobRow, ancestors: readonly JobRow[], live: ReadonlyMap<string, GrantRow>): Authorization {
-  const [parent, ...above] = ancestors;
-  const held = !parent || parent.id !== job.parent_job_id ? null
-    : parent.origin === 'cronjob' || parent.removed_at ? authorization(parent, live.get(parent.id) ?? null) : inherited(parent, above, live);
-  const rule = !held?.cron_authorized ? 'grant.parent_none'
-    : job.parent_grant_id !== null && held.grant_id === job.parent_grant_id ? 'grant.inherited' : 'grant.parent_changed';
-  return { cron_authorized: rule === 'grant.inherited', grant_id: held?.grant_id ?? null, tool_scope: held?.tool_scope ?? null, rule, reason: AUTHORIZATION_RULES[rule] };
 }
 
 /** The AUTHORISED cell of `jobs list`: yes, or no with the rule id, and who ended the grant it had. */

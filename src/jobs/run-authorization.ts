@@ -64,8 +64,24 @@ export interface CoveredChildren {
 export async function childJobsCovered(db: Executor, grants: readonly GrantRow[]): Promise<Map<string, CoveredChildren>> {
   const live = grants.filter((g) => !g.revoked_at);
   const made = await liveJobsMadeUnder(db, live.map((g) => g.id));
-  const byId = new Map(made.map((m) => [m.job.id, m.job]));
-  // the jobs above them not made under these grants: the granted jobs themselves, or a removed one between
+  // with the jobs above them not made under these grants: the granted jobs themselves, or a removed one between
+  const byId = await withAncestors(db, made.map((m) => m.job));
+  // a child's chain leads to one of these grants' jobs or its cover fails anyway: another job's grant is not its own
+  const grantOfJob = new Map(live.map((g) => [g.job_id, g]));
+  const covered = new Map<string, CoveredChildren>();
+  for (const { job, underway } of made) {
+    const auth = inherited(job, ancestorsOf(job, byId), (id) => grantOfJob.get(id) ?? null);
+    if (!auth.cron_authorized || !auth.grant_id) continue;
+    const entry = covered.get(auth.grant_id) ?? { live: [], finished: [] };
+    (job.next_fire_at || underway ? entry.live : entry.finished).push(job);
+    covered.set(auth.grant_id, entry);
+  }
+  return covered;
+}
+
+/** These jobs and the jobs their chains lead through, MAX_ANCESTRY up: a query per generation, not one per job. */
+export async function withAncestors(db: Executor, jobs: readonly JobRow[]): Promise<Map<string, JobRow>> {
+  const byId = new Map(jobs.map((j) => [j.id, j]));
   const asked = new Set<string>();
   for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
     const missing = [...new Set([...byId.values()].map((j) => j.parent_job_id).filter((id): id is string => id !== null && !byId.has(id) && !asked.has(id)))];
@@ -73,17 +89,22 @@ export async function childJobsCovered(db: Executor, grants: readonly GrantRow[]
     missing.forEach((id) => asked.add(id));
     for (const [id, j] of await jobsById(db, missing)) byId.set(id, j);
   }
-  // a child's chain leads to one of these grants' jobs or its cover fails anyway: another job's grant is not its own
-  const grantOfJob = new Map(live.map((g) => [g.job_id, g]));
-  const covered = new Map<string, CoveredChildren>();
-  for (const { job, underway } of made) {
-    const ancestors: JobRow[] = [];
-    for (let p = job.parent_job_id ? byId.get(job.parent_job_id) : undefined; p && ancestors.length < MAX_ANCESTRY; p = p.parent_job_id ? byId.get(p.parent_job_id) : undefined) ancestors.push(p);
-    const auth = inherited(job, ancestors, (id) => grantOfJob.get(id) ?? null);
-    if (!auth.cron_authorized || !auth.grant_id) continue;
-    const entry = covered.get(auth.grant_id) ?? { live: [], finished: [] };
-    (job.next_fire_at || underway ? entry.live : entry.finished).push(job);
-    covered.set(auth.grant_id, entry);
-  }
-  return covered;
+  return byId;
+}
+
+/** The jobs above a job, parent first, as far as `byId` (withAncestors) holds them: jobLineage's answer, already read. */
+function ancestorsOf(job: JobRow, byId: ReadonlyMap<string, JobRow>): JobRow[] {
+  const ancestors: JobRow[] = [];
+  for (let p = job.parent_job_id ? byId.get(job.parent_job_id) : undefined; p && ancestors.length < MAX_ANCESTRY; p = p.parent_job_id ? byId.get(p.parent_job_id) : undefined) ancestors.push(p);
+  return ancestors;
+}
+
+/**
+ * runAuthorization's judgement with the jobs (withAncestors) and the cronjob jobs' live grants already read, for
+ * listings of many jobs: pure, and the same rules, so a listing cannot disagree with what a run would hold.
+ */
+export function authorizationFromRead(job: JobRow, byId: ReadonlyMap<string, JobRow>, liveGrantOf: (jobId: string) => GrantRow | null): Authorization {
+  if (job.origin === 'cronjob') return authorization(job, liveGrantOf(job.id));
+  if (job.removed_at) return authorization(job, null);
+  return inherited(job, ancestorsOf(job, byId), liveGrantOf);
 }
