@@ -6,6 +6,7 @@ import type { Executor } from '../store/db.ts';
 import { definitionHash } from '../store/definition-hash.ts';
 import { authorization, listGrants, liveGrant } from '../store/grants.ts';
 import { jobsById } from '../store/jobs.ts';
+import type { JobRow } from '../store/schema.ts';
 import { redactText } from '../util/redact.ts';
 import { shownJob } from './commands/jobs.ts';
 import { changesSince, definitionChange, endingOrigins, requestsOf, type RecordedChange, type Request } from './grant-history.ts';
@@ -53,9 +54,8 @@ export async function grantReport(config: Config, db: Executor, ref: string) {
   const grant = job.origin === 'cronjob' ? await liveGrant(db, job.id) : null;
   const auth = await runAuthorization(db, job, { liveGrant: grant });
   // no live grant: who ended the last one, and why, is the rest of "who said so"
-  const ended = grant || job.origin !== 'cronjob' ? null : (await listGrants(db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0] ?? null;
-  const [covered, requests, ending] = await Promise.all([
-    grant ? childJobsCovered(db, [grant]) : new Map<string, CoveredChildren>(), requestsOf(db, grant ? [grant] : []), endingOrigins(db, ended ? [ended] : []),
+  const [covered, requests, lastGrant] = await Promise.all([
+    grant ? childJobsCovered(db, [grant]) : new Map<string, CoveredChildren>(), requestsOf(db, grant ? [grant] : []), grant ? null : lastEndedGrant(db, job),
   ]);
   // the approver is the name the answerer gave; the approval row knows who asked, and the accounts both came from
   const request = (grant?.approval_id ? requests.get(grant.approval_id) : undefined) ?? NO_REQUEST;
@@ -67,9 +67,6 @@ export async function grantReport(config: Config, db: Executor, ref: string) {
   const target = deliveryTarget(job.delivery);
   const shown = shownJob(job);
   const children = grant ? covered.get(grant.id) : undefined;
-  const lastGrant: EndedGrant | null = ended ? {
-    id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: ending.get(ended.id) ?? null, why: redactOrNull(ended.revoked_why),
-  } : null;
   return {
     job: {
       // the stored row decides (its hash, its tools); only its text is shown redacted
@@ -107,3 +104,14 @@ export async function grantReport(config: Config, db: Executor, ref: string) {
 }
 
 export type GrantReport = Awaited<ReturnType<typeof grantReport>>;
+
+/** A cronjob job's last grant when it holds none now: who ended it, when and why (null: it never had one). */
+export async function lastEndedGrant(db: Executor, job: JobRow): Promise<EndedGrant | null> {
+  if (job.origin !== 'cronjob') return null;
+  const ended = (await listGrants(db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0];
+  if (!ended?.revoked_at) return null;
+  const ending = await endingOrigins(db, [ended]);
+  return {
+    id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: ending.get(ended.id) ?? null, why: redactOrNull(ended.revoked_why),
+  };
+}

@@ -133,7 +133,7 @@ describe('jobs show and jobs list', () => {
   it('jobs show says where runs deliver, how they fire and end, and who approved the grant', async () => {
     const r = await runCli(['jobs', 'show', nightly.id], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("delivery: each run's outcome to notify target ops\n");
+    expect(r.stdout).toContain("delivery: each finished run's outcome is posted to notify target ops\n");
     expect(r.stdout).toContain('policies: overlap skip, misfire run_once, timeout 300s, retries 1 (backoff 60s), max_runs none\n');
     expect(r.stdout).toMatch(/grant: grt_\w+, approved by alice on cli at \d{4}-/);
     const none = await runCli(['jobs', 'show', digest.id], { env });

@@ -9,7 +9,7 @@ import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable, warn } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
-import { changeLine, deliveryTarget, grantLine, jobLine, policiesLine } from '../job-display.ts';
+import { changeLine, deliveryLine, deliveryTarget, grantLine, jobLine, jobModel, modelLine, policiesLine } from '../job-display.ts';
 import { checkJobShape, settingsKeptFromJob } from './jobs-file.ts';
 import { joinedProblems, JobProblemsError, locate, problemsDocument, readStructured, type JobSources } from '../job-file-problems.ts';
 import { liveNamesakes, namesakeText, warnBeforeCreate, warnDefinition, warnOverrides, warnToolsNotOffered } from '../job-warnings.ts';
@@ -279,23 +279,29 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }, { errorText }] = await Promise.all([
+      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }, { errorText }, { lastEndedGrant }] = await Promise.all([
         import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'), import('../run-table.ts'),
+        import('../grant-report.ts'),
       ]);
-      const found = await withStore(configOf(cmd), async (db) => {
+      const config = configOf(cmd);
+      const found = await withStore(config, async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
         const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
-        return { job: shownJob(job), authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant, runs: await listRuns(db.db, { job_id: job.id, limit: 10 }) };
+        return {
+          job: shownJob(job), authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant,
+          // added: who ended the grant a job without one had, and the model an agent job's runs use (outside the grant where from config)
+          last_grant: grant ? null : await lastEndedGrant(db.db, job), model: jobModel(job.payload, config.model),
+          runs: await listRuns(db.db, { job_id: job.id, limit: 10 }),
+        };
       });
       if (opts.json) printJson(found);
       else {
         const { job } = found;
-        const target = deliveryTarget(job.delivery);
         printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(job)]);
         process.stdout.write(printableLines([
-          `payload: ${JSON.stringify(job.payload)}`, `tools: ${job.tools.join(', ') || '(default set)'}`,
-          `delivery: ${target ? `each run's outcome to notify target ${target}` : 'none'}`, `policies: ${policiesLine(job)}`,
-          `authorisation: ${found.authorization.rule} — ${found.authorization.reason}`, grantLine(job, found.grant),
+          `payload: ${JSON.stringify(job.payload)}`, ...(found.model ? [modelLine(found.model)] : []), `tools: ${job.tools.join(', ') || '(default set)'}`,
+          deliveryLine(deliveryTarget(job.delivery), found.authorization.cron_authorized), `policies: ${policiesLine(job)}`,
+          `authorisation: ${found.authorization.rule} — ${found.authorization.reason}`, grantLine(job, found.grant, found.last_grant),
         ]).join('\n') + '\n\nrecent runs:\n');
         printTable(['RUN', 'NOMINAL', 'TRIGGER', 'STATE', 'DENIALS', 'ERROR'], found.runs.map((r) => [r.id, r.nominal_at.toISOString(), r.trigger, r.state, r.denials, errorText(r)]));
       }
