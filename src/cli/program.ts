@@ -19,6 +19,8 @@ export function buildProgram(): Command {
     .description('Echo Agent tool & permission runtime, and the unattended job daemon')
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('-c, --config <file>', 'config file (default: $ECHO_AGENT_CONFIG, then config/echo-agent.yaml)')
+    // `echo-agent daemon --help` lists --config too: operators write `daemon --config X`, which works
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .exitOverride();
   registerConfigCommands(program);

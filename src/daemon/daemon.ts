@@ -11,7 +11,9 @@ import { openRunQueue, runQueueName, type QueueBackend, type RunQueue } from '..
 import { DAEMON_APPLICATION, databaseAnswers, databaseNow, deploymentOf, openDatabase, otherDaemons, type Database, type Executor } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
-import { migrate } from '../store/migrate.ts';
+import { migrateReporting, unknownMigrationsWarning } from '../store/migrate.ts';
+import { lastStopOf } from '../store/embedded-handle.ts';
+import { packageVersion } from '../util/package-version.ts';
 import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
 import { groupCommitAppend } from '../store/audit-writer.ts';
@@ -36,6 +38,7 @@ import { reconcile } from './reconciler.ts';
 import { startWorker, type RunWorker } from './worker.ts';
 import { loopFailureLog, repeatLimitedWarn } from '../log/repeat-limit.ts';
 import { DependencyUnavailableError } from '../util/dependency-error.ts';
+import { beginStop, endsWithin, STOP_STEP_TIMEOUT_MS, type Stopped, type StopState } from './daemon-stop.ts';
 
 /** Enqueues in flight at once after a firing pass. */
 const ENQUEUE_CHUNK = 200;
@@ -44,20 +47,12 @@ const RETENTION_FIRST_MS = 60_000;
 const RETENTION_EVERY_MS = 3_600_000;
 /** How long a run may wait between its commit and its enqueue before the reconciler takes it for lost (at most one reconcile interval). */
 const HAND_OFF_GRACE_SECONDS = 10;
-/** Each shutdown step after the running work (processes, HTTP, queue, pool) gets this long. */
-const STOP_STEP_TIMEOUT_MS = 5_000;
-
 /** One part of the health check (the database, the queue) gets this long, so the probe's answer names it. */
 const HEALTH_PART_MS = HEALTH_LIMIT_MS - 500;
 
 /** A part's failure, with the part named: `the database: …`, `the queue (queue.redis_url): …`. */
 function named<T>(part: string, work: Promise<T>): Promise<T> {
   return work.catch((err: unknown) => { throw new Error(`${part}: ${(err as Error).message}`); });
-}
-
-/** Whether `p` settled within `ms`; a timer that does not hold the process. */
-function endsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return Promise.race([p.then(() => true, () => true), new Promise<false>((r) => setTimeout(() => r(false), ms).unref())]);
 }
 
 export interface DaemonOptions {
@@ -96,7 +91,12 @@ export interface Daemon {
   reconcileOnce(): Promise<void>;
   /** One run retention pass now (tests; the daemon does it hourly). */
   pruneOnce(): Promise<void>;
-  stop(): Promise<void>;
+  /** The graceful stop; a second call returns the first one's outcome. */
+  stop(): Promise<Stopped>;
+  /** While stopping (or once it begins): cancel running work now, as the stop timeout would; `why` is logged (`second SIGTERM`). */
+  cancelNow(why: string): void;
+  /** The stop under way (how many runs it waits on, until when), or null before it. */
+  stopping(): StopState | null;
 }
 
 /** The queue schema inside PostgreSQL when BullMQ runs on its PostgreSQL backend. */
@@ -155,10 +155,12 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   });
   undo.push(() => database.close());
   // the first use of the database: a start that fails here says which dependency failed, not only the socket error
-  const applied = await migrate(database.pool, schema ? { schema } : {}).catch((err: unknown) => {
+  const migrated = await migrateReporting(database.pool, schema ? { schema } : {}).catch((err: unknown) => {
     throw new DependencyUnavailableError(`${resolved.embedded ? 'the embedded database' : 'the database (database.url)'}: ${(err as Error).message}`, { cause: err });
   });
-  logger.info({ schema: applied.schema, applied: applied.applied, embedded: resolved.embedded }, 'database ready');
+  // by name: which migrations a start applied is what an upgrade's log is read for
+  logger.info({ schema: migrated.schema, applied: migrated.applied, embedded: resolved.embedded }, 'database ready');
+  if (migrated.unknown.length > 0) logger.warn({ schema: migrated.schema, unknown: migrated.unknown }, unknownMigrationsWarning(migrated));
   await noteOtherDaemons(database.db, applicationName, resolved.embedded, logger);
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
@@ -195,10 +197,16 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const agent = daemonAgentRuntime(base);
   agentHost.bind(agent);
   const deps = { ...base, agent };
-  const worker: RunWorker | null = opts.work === false ? null : startWorker(deps, { concurrency: config.daemon.concurrency, logger });
+  const worker: RunWorker | null = opts.work === false ? null : startWorker(deps, {
+    concurrency: config.daemon.concurrency, logger, onConnectionError: (err) => queueWarn(err, { where: 'worker' }),
+  });
   undo.push(async () => { await worker?.stop(Promise.resolve(), () => shutdown.abort()); await processes.closeAll(); });
 
   let stopping = false;
+  // the graceful stop, once begun; a cancelNow() asked before it is applied as it begins
+  let ending: ReturnType<typeof beginStop> | null = null;
+  let cancelAsked: string | null = null;
+  let stopped: Promise<Stopped> | null = null;
   const fireOnce = (progress?: Progress): Promise<number> => fireUntilDone(database.db, {
     parallel: config.daemon.firing_passes, logger, stopping: () => stopping, ...(progress ? { progress } : {}),
     async onFired(report) {
@@ -301,54 +309,54 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         const depth = await named(queueNamed, within(HEALTH_PART_MS, queue.depth(), 'counting its runs'));
         return { database: 'ok', queue: `${backend.kind}, ${depth} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago` };
       },
+      // a rolling restart's load balancer must see the stop before the listener closes
+      stopping() {
+        if (!ending) return null;
+        const { running, cancelAt } = ending.state();
+        return { firing: 'stopped', running: `${running} run(s), cancelled at ${cancelAt.toISOString()} if still running (daemon.stop_timeout_seconds)` };
+      },
     },
   });
   // runs are taken only once everything they rely on (HTTP, loops, undo steps) is in place
   await worker?.start();
-  logger.info({ worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
+  logger.info({ version: packageVersion(), worker: workerId, concurrency: config.daemon.concurrency }, 'daemon started');
   await logAuditHead();
 
   return {
     database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce, pruneOnce,
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      // already stopping: a pass that hangs now is bounded by the stop timeout
-      passes.stop();
-      logger.info('stopping: no new firing; running work may finish');
-      // one deadline for everything: a hung firing or reconcile pass must not hold running work past it
-      let deadlineTimer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<true>((r) => { deadlineTimer = setTimeout(() => r(true), config.daemon.stop_timeout_seconds * 1000).unref(); });
-      const loopsEnded = Promise.race([Promise.all(loops.map((l) => l.stop())).then(() => false), deadline]).then((late) => {
-        if (late) logger.warn('a firing or reconcile pass did not end by the stop timeout; going on without it');
-      });
-      // at the same time, not after: a run taken while a long firing pass ends would only be cancelled at the deadline
-      const workEnded = worker?.stop(deadline, () => {
-        logger.warn({ stop_timeout_seconds: config.daemon.stop_timeout_seconds, running: worker.running() }, 'stop timeout reached; cancelling running work');
-        shutdown.abort();
-      }).then(({ abandoned }) => {
-        if (abandoned.length) logger.error({ runs: abandoned }, 'runs did not end when cancelled; their lease will expire and a replica will take them over');
-      });
-      await Promise.all([loopsEnded, workEnded]);
-      clearTimeout(deadlineTimer);
-      // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
-      // meanwhile (an external server restarting) or a queue connection that never answers
-      const step = async (what: string, p: Promise<unknown> | undefined): Promise<void> => {
-        if (!p) return;
-        const ended = await endsWithin(p.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`)), STOP_STEP_TIMEOUT_MS);
-        if (!ended) logger.warn({ timeout_ms: STOP_STEP_TIMEOUT_MS }, `stopping: ${what} did not end in time; going on without it`);
-      };
-      await step('ending the processes tools started', processes.closeAll());
-      await step('closing the HTTP listener', http?.close());
-      await step('closing the queue', queue.close());
-      await step('noting the audit head', logAuditHead());
-      // a pass still hung on a query would hold the pool open for ever
-      await step('closing the database pool', database.close());
-      await step('stopping the embedded PostgreSQL', resolved.stop());
-      // the metrics' process-wide observers would otherwise keep this daemon (queue, pool, tools) in memory
-      metrics.close();
-      logger.info('daemon stopped');
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        // already stopping: a pass that hangs now is bounded by the stop timeout
+        passes.stop();
+        ending = beginStop({
+          logger, stopTimeoutSeconds: config.daemon.stop_timeout_seconds, worker, shutdown, loops,
+          steps: [
+            ['ending the processes tools started', () => processes.closeAll()],
+            ['closing the HTTP listener', () => http?.close()],
+            ['closing the queue', () => queue.close()],
+            ['noting the audit head', logAuditHead],
+            // a pass still hung on a query would hold the pool open for ever
+            ['closing the database pool', () => database.close()],
+            ['stopping the embedded PostgreSQL', () => resolved.stop()],
+          ],
+          failure: () => (resolved.embedded ? lastStopOf(config.daemon.data_dir)?.abnormal ?? null : null),
+        });
+        if (cancelAsked) ending.cancelNow(cancelAsked);
+        const outcome = await ending.done;
+        // the metrics' process-wide observers would otherwise keep this daemon (queue, pool, tools) in memory
+        metrics.close();
+        if (outcome.failure) logger.error({ failure: outcome.failure }, 'daemon stopped, but not cleanly');
+        else logger.info('daemon stopped');
+        return outcome;
+      })();
+      return stopped;
     },
+    cancelNow(why) {
+      if (ending) ending.cancelNow(why);
+      else cancelAsked ??= why;
+    },
+    stopping: () => ending?.state() ?? null,
   };
 }
 

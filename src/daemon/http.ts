@@ -7,22 +7,32 @@ import { within } from '../util/time-limit.ts';
 export interface HealthProbe {
   /** Resolves when the database and the queue answer; rejects with what is wrong. */
   check(): Promise<Record<string, string>>;
+  /** While the daemon stops: what it still does (a load balancer takes it out of rotation on the 503); null otherwise. */
+  stopping?(): Record<string, string> | null;
 }
 
 /** A probe waits a few seconds at most: a database that hangs (not refuses) must read as unhealthy, not as a probe timeout. */
 export const HEALTH_LIMIT_MS = 3_000;
 
-/** `/healthz` (200 ok / 503 with the failing part) and `/metrics` on a loopback port. */
+/**
+ * `/healthz` (200 ok / 503 with the failing part, or while stopping) and `/metrics` on a loopback port. HEAD
+ * answers as GET without the body (Node leaves it out): load balancers and uptime probes ask that way.
+ */
 export async function startHttp(opts: {
   host: string; port: number; metrics: Metrics; health: HealthProbe; logger: Logger; healthLimitMs?: number;
 }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET') {
-      res.writeHead(405).end();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
     if (path === '/healthz') {
+      const stopping = opts.health.stopping?.();
+      if (stopping) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'stopping', ...stopping }));
+        return;
+      }
       within(opts.healthLimitMs ?? HEALTH_LIMIT_MS, opts.health.check(), 'the health check (database, queue, firing loop)').then(
         (parts) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', ...parts })),
         // a driver's message may quote a connection string; the port may be published beyond loopback (the image)

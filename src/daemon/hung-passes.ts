@@ -121,6 +121,6 @@ function stalled(pass: Watched, now: number): { seconds: number; sofar: string; 
   const done = [...pass.done].map(([what, n]) => `${n} ${what}`).join(', ');
   const stalls = [...pass.stalls].map(([what, n]) => `${n} ${what}`).join(', ');
   const sofar = `running ${running} s, so far ${done || 'no progress'}${stalls ? `, then ${stalls}` : ''}`;
-  const fields = { pass: pass.name, seconds, running_seconds: running, progress: Object.fromEntries(pass.done), ...(stalls ? { stalled: Object.fromEntries(pass.stalls) } : {}) };
+  const fields = { loop: pass.name, seconds, running_seconds: running, progress: Object.fromEntries(pass.done), ...(stalls ? { stalled: Object.fromEntries(pass.stalls) } : {}) };
   return { seconds, sofar, fields };
 }

@@ -10,9 +10,30 @@ export interface MetricSources {
 /** How long a scrape waits for the queue's depth. */
 const QUEUE_DEPTH_LIMIT_MS = 2_000;
 
+/**
+ * A gauge whose unknown value (NaN) is left out of the scrape: prom-client writes NaN as `Nan`, which
+ * strict OpenMetrics parsers refuse, and a missing sample is what Prometheus makes of "no value now".
+ */
+class KnownValueGauge extends Gauge {
+  override async get() {
+    const metric = await super.get();
+    return { ...metric, values: metric.values.filter((v) => !Number.isNaN(v.value)) };
+  }
+}
+
+/**
+ * One read of the queue's depth per scrape, shared by the gauges that report it: null when the queue did not
+ * answer within its limit. A hung backend must not fail or stall the whole scrape.
+ */
+function depthReader(read: () => Promise<number>): () => Promise<number | null> {
+  let current: Promise<number | null> | null = null;
+  return () => (current ??= within(QUEUE_DEPTH_LIMIT_MS, read(), 'queue depth').catch(() => null).finally(() => { current = null; }));
+}
+
 /** The daemon's Prometheus metrics; one registry per daemon so tests can run several. */
 export function createMetrics(sources: MetricSources = {}) {
   const registry = new Registry();
+  const readDepth = sources.queueDepth ? depthReader(sources.queueDepth) : null;
   // unprefixed, as every Node.js dashboard and alert expects them: process_cpu_seconds_total, nodejs_eventloop_lag_seconds, …
   collectDefaultMetrics({ register: registry });
   const buildInfo = new Gauge({ name: 'echo_agent_build_info', help: 'Always 1; the version running, as its label', labelNames: ['version'] as const, registers: [registry] });
@@ -26,11 +47,17 @@ export function createMetrics(sources: MetricSources = {}) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300], registers: [registry],
     }),
     gateDecisions: new Counter({ name: 'echo_agent_gate_decisions_total', help: 'ApprovalGate decisions, by step and outcome', labelNames: ['step', 'outcome'] as const, registers: [registry] }),
-    queueDepth: new Gauge({
-      name: 'echo_agent_queue_depth', help: 'Runs waiting, delayed or active in the queue', registers: [registry],
+    queueDepth: new KnownValueGauge({
+      name: 'echo_agent_queue_depth', help: 'Runs waiting, delayed or active in the queue; no sample while the queue does not answer (echo_agent_queue_up 0)', registers: [registry],
       async collect() {
-        // NaN (unknown) when the queue cannot answer, or answers late: one hung backend must not fail or stall the whole scrape
-        if (sources.queueDepth) this.set(await within(QUEUE_DEPTH_LIMIT_MS, sources.queueDepth(), 'queue depth').catch(() => NaN));
+        if (readDepth) this.set((await readDepth()) ?? NaN);
+      },
+    }),
+    queueUp: new Gauge({
+      // without a queue to ask (tests) there is nothing to say up or down about
+      name: 'echo_agent_queue_up', help: '1 when the queue answered this scrape\'s depth query within 2 s, else 0', registers: readDepth ? [registry] : [],
+      async collect() {
+        if (readDepth) this.set((await readDepth()) === null ? 0 : 1);
       },
     }),
     runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),

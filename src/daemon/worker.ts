@@ -4,6 +4,7 @@ import type { RunMessage, RunQueue } from '../queue/run-queue.ts';
 import type { Metrics } from './metrics.ts';
 import { executeRun, type RunExecutorDeps } from './run-executor.ts';
 import { repeatLimitedWarn } from '../log/repeat-limit.ts';
+import { lostConnection } from '../store/pg-errors.ts';
 
 /** How long a buffered run waits before looking again whether the running one has finished. */
 const BUFFER_POLL_MS = 2_000;
@@ -36,7 +37,10 @@ export interface RunWorker {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Consumes the queue: each delivery is a run id, and the database decides what happens. */
-export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?: Metrics }, opts: { concurrency: number; logger: Logger }): RunWorker {
+export function startWorker(
+  deps: RunExecutorDeps & { queue: RunQueue; metrics?: Metrics },
+  opts: { concurrency: number; logger: Logger; onConnectionError?: (err: Error) => void },
+): RunWorker {
   const { queue, metrics } = deps;
   const inFlight = new Map<Promise<void>, string>();
   let stopping = false;
@@ -66,7 +70,7 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
     const p = execute(runId, delivery);
     inFlight.set(p, runId);
     try { await p; } finally { inFlight.delete(p); }
-  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: queueWorkerErrorLog(opts.logger) });
+  }, { concurrency: opts.concurrency, lockDurationMs: 60_000, onError: queueWorkerErrorLog(opts.logger, opts.onConnectionError ? { connection: opts.onConnectionError } : {}) });
 
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);
@@ -93,13 +97,37 @@ export function startWorker(deps: RunExecutorDeps & { queue: RunQueue; metrics?:
   };
 }
 
+/** BullMQ's words for a run whose queue lock is gone: not renewed in time, or missing (or another's) when the run ends. */
+const LOCK_LOST = /^(?:could not renew lock for job (\S+)$|(?:Missing lock|Lock mismatch) for job (\S+?)\. )/;
+/** Queue jobs whose lost lock was logged: bounded, one line per run attempt however often BullMQ repeats it. */
+const LOCK_LOSS_MEMORY = 1_000;
+
 /**
  * The queue worker's errors, each kind once per few seconds. A full Redis (maxmemory under noeviction) is no
  * connection trouble: every write is refused, so runs are neither taken nor completed until memory is freed.
+ * A lost lock is no connection trouble either once the queue answers again (BullMQ repeats it every renewal, 15 s):
+ * it is said once per run attempt. A connection's own failure goes to `connection`, where the daemon's
+ * queue connection errors are logged, so one refused reconnect is one line, not one from each listener.
  */
-export function queueWorkerErrorLog(logger: Logger): (err: Error) => void {
+export function queueWorkerErrorLog(logger: Logger, opts: { connection?: (err: Error) => void } = {}): (err: Error) => void {
   const full = repeatLimitedWarn(logger, 'the queue\'s Redis is full (maxmemory reached under noeviction) and refuses writes: runs are neither taken nor completed until memory is freed or maxmemory raised', { level: 'error', stack: false });
+  const connection = opts.connection ?? repeatLimitedWarn(logger, 'queue connection error', { stack: false });
   const other = repeatLimitedWarn(logger, 'queue worker error: a command to the queue or its connection failed');
-  return (err) => (/^OOM\b/.test(err.message) ? full : other)(err);
+  const lockLost = new Set<string>();
+  return (err) => {
+    const lock = LOCK_LOST.exec(err.message);
+    if (lock) {
+      const job = (lock[1] ?? lock[2])!;
+      if (lockLost.has(job)) return;
+      if (lockLost.size >= LOCK_LOSS_MEMORY) lockLost.clear();
+      lockLost.add(job);
+      logger.warn({ run: job.replace(/\.\d+$/, ''), queue_job: job, error: err.message },
+        'the queue lost this run\'s lock (its connection was away or slow for longer than the lock lasts): the database claim still holds the run, so nothing runs twice '
+        + '(a second delivery finds it claimed); the run goes on, and its end is recorded in the database whatever the queue says of it');
+      return;
+    }
+    if (/^OOM\b/.test(err.message)) full(err);
+    else if (lostConnection(err) || /^Connection is closed\.?$/.test(err.message)) connection(err);
+    else other(err);
+  };
 }
-

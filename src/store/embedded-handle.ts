@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../log/logger.ts';
-import { OWNER_FILE } from './embedded-files.ts';
+import { OWNER_FILE, SERVER_LOG } from './embedded-files.ts';
 import type { Postmaster } from './embedded-postmaster.ts';
 import { ownConnectionPorts } from './own-sockets.ts';
 import { processStart } from '../util/process-identity.ts';
@@ -16,11 +16,32 @@ const STOP_TIMEOUT_MS = 20_000;
 /** Signals that end a command by default: a command without its own handler still stops the server it answers for. */
 const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/** How stop() left the server. */
+export interface ServerStop {
+  /** The server exited, but not cleanly (a PANIC at its shutdown checkpoint, killed): what happened and where its log is; null otherwise. */
+  readonly abnormal: string | null;
+}
+
 export interface ServerHandle {
   /** Settles, with what happened, if the server exits without being stopped (a crash, kill -9). */
   readonly lost: Promise<string>;
+  /** Stops the server, or leaves it to another process; lastStopOf() says how. */
   stop(): Promise<void>;
 }
+
+/** How the latest stop() in this process left the server of each data directory. */
+const lastStops = new Map<string, ServerStop>();
+
+/**
+ * How the latest stop() in this process left the server of `dataDir` (undefined before one): the daemon's exit
+ * status says when it did not shut down cleanly, which the stop's callers (the CLI's commands too) need not handle.
+ */
+export function lastStopOf(dataDir: string): ServerStop | undefined {
+  return lastStops.get(path.resolve(dataDir));
+}
+
+/** A postmaster that shut down cleanly exits 0; one watched by pid only (taken over) says no more than that it is gone. */
+const cleanExit = (how: string): boolean => how === 'code 0' || how === 'it is gone';
 
 interface HandleOptions {
   readonly dataDir: string;
@@ -87,15 +108,28 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     void stopOnce().finally(() => process.kill(process.pid, sig));
   };
   for (const s of ENDING_SIGNALS) process.on(s, onSignal);
-  const stop = async () => {
+  const logFile = path.join(o.dataDir, SERVER_LOG);
+  // its exit status, once it has gone: an abnormal shutdown (a full disk at the shutdown checkpoint) must not read as a clean stop.
+  // `said`: an exit before the stop was asked, which `lost` has reported already
+  const outcome = async (said = false): Promise<ServerStop> => {
+    const how = await server.exited;
+    if (cleanExit(how)) {
+      if (!said) logger.info('embedded PostgreSQL stopped');
+      return { abnormal: null };
+    }
+    const abnormal = `the embedded PostgreSQL (pid ${server.pid}) did not shut down cleanly (${how}); crash recovery runs at its next start; see ${logFile}`;
+    if (!said) logger.error({ pid: server.pid, exit: how, log: logFile }, abnormal);
+    return { abnormal };
+  };
+  const stopAndSay = async (): Promise<ServerStop> => {
     process.removeListener('exit', lastChance);
     for (const s of ENDING_SIGNALS) process.removeListener(s, onSignal);
-    if (server.isGone()) return;
+    if (server.isGone()) return outcome(true);
     const owner = ownerElsewhere(o.dataDir);
     if (owner !== null) {
       letGo = true;
       logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: another process that answers for it (the one that started it, or a daemon that took it over) still runs');
-      return;
+      return { abnormal: null };
     }
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
@@ -110,7 +144,7 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     if (others > 0) {
       letGo = true;
       logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
-      return;
+      return { abnormal: null };
     }
     // it may have exited while we looked (killed by someone else)
     if (!server.isGone()) {
@@ -126,7 +160,12 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
         server.signal('SIGKILL');
       }
     }
-    logger.info('embedded PostgreSQL stopped');
+    return outcome();
+  };
+  const stop = async (): Promise<void> => {
+    // an earlier stop's outcome is no answer about this one, which may not end in its caller's time
+    lastStops.delete(path.resolve(o.dataDir));
+    lastStops.set(path.resolve(o.dataDir), await stopAndSay());
   };
   let stopped: Promise<void> | undefined;
   const stopOnce = () => (stopped ??= stop());

@@ -1,6 +1,21 @@
 import { setOwn } from './canonical-json.ts';
 /** Keys whose values are credentials wherever they appear (I11). */
-const SECRET_KEY = /(pass(word|wd|phrase)?|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|key[_-]?data$|^auth$|^pwd?$|[_-]pwd$)/i;
+const SECRET_KEY = /(password|passwd|passphrase|secret|token|api[_-]?key|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id|key[_-]?data$|^auth$|^pwd?$|[_-]pwd$)/i;
+/**
+ * The words of a key name: split at `_`, `-`, `.`, digits and the like, and where camelCase starts a word
+ * (`smtpPass` → smtp, Pass).
+ */
+const NAME_WORDS = /[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/;
+/** Words ending in "pass" that are not credentials; any other (`dbpass`, `PGPASS`, `smtppass`) is taken for one. */
+const PASS_WORDS: ReadonlySet<string> = new Set(['bypass', 'compass', 'surpass', 'overpass', 'underpass', 'trespass', 'encompass']);
+/**
+ * `pass` is a credential as a word of the name or its end (`pass`, `db_pass`, `smtpPass`, `pass_hash`, `dbpass`):
+ * `passes`, `bypass`, `compass` and `firing_passes` only contain the letters.
+ */
+const namesPass = (key: string): boolean => key.split(NAME_WORDS).some((w) => {
+  const word = w.toLowerCase();
+  return word.endsWith('pass') && !PASS_WORDS.has(word);
+});
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
 const MASK = '[REDACTED]';
@@ -222,7 +237,7 @@ export function redactWith<T>(value: T, literals: readonly string[], onMask?: On
 
 /** A key whose value is a credential (I11): redacted in logs, audit records and output. */
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  return SECRET_KEY.test(key) || namesPass(key);
 }
 
 function isSecret(key: string, value: unknown): boolean {

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS_FOLDER } from '../../src/store/migrate.ts';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { startDaemon } from '../../src/daemon/daemon.ts';
+import { capturedLog } from '../support/captured-log.ts';
 import { runCli } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
@@ -50,6 +53,18 @@ describe('a schema a newer release migrated', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(warning());
     expect(r.stdout).toBe(`schema ${newer.schema}: up to date (${MIGRATION_COUNT} migrations, none pending)\n`);
+  }, 60_000);
+
+  it('the daemon warns at start, naming the schema and the unknown migrations, and runs', async () => {
+    const { lines, logger } = capturedLog();
+    const daemon = await startDaemon(defaultConfig({ queue: { prefix: `newer-${newer.schema}` } }), {
+      logger, http: false, work: false, database: { url: newer.url, schema: newer.schema }, queue: { kind: 'postgres', url: newer.url, schema: `${newer.schema}_q` },
+    });
+    try {
+      expect(lines.find((l) => l.level === 'warn' && String(l.msg).startsWith(warning().replace(/^warning: /, '')))).toMatchObject({ schema: newer.schema, unknown: made });
+    } finally {
+      await daemon.stop();
+    }
   }, 60_000);
 
   it('migrate(), which the daemon runs at start, reports the unknown migrations it found, and none on a schema of this build', async () => {

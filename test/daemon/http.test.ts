@@ -91,6 +91,7 @@ describe('/healthz and /metrics', () => {
     daemon = await startDaemon(config, { logger: silentLogger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q4` }, work: false });
     const scrape = async () => (await fetch(`http://127.0.0.1:${daemon!.httpPort}/metrics`)).text();
     expect(await scrape()).toMatch(/^echo_agent_queue_depth 0$/m);
+    expect(await scrape()).toMatch(/^echo_agent_queue_up 1$/m);
     await daemon.queue.enqueue('run_metrics_depth_probe');
     expect(await scrape()).toMatch(/^echo_agent_queue_depth 1$/m);
 
@@ -164,8 +165,11 @@ describe('/healthz and /metrics while a dependency hangs (answers nothing, refus
       expect(await health.json()).toEqual({ status: 'unavailable', error: 'the health check (database, queue, firing loop) did not finish within 0.3 s' });
       const scrape = await fetch(`http://127.0.0.1:${http.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
       expect(scrape.status).toBe(200);
-      // prom-client writes NaN as Nan, which Prometheus reads as NaN
-      expect(await scrape.text()).toMatch(/^echo_agent_queue_depth Nan$/m);
+      // no sample rather than NaN, which prom-client writes as `Nan` and strict OpenMetrics parsers refuse; queue_up says why
+      const text = await scrape.text();
+      expect(text).toContain('# TYPE echo_agent_queue_depth gauge');
+      expect(text).not.toMatch(/^echo_agent_queue_depth /m);
+      expect(text).toMatch(/^echo_agent_queue_up 0$/m);
     } finally {
       await http.close();
       metrics.close();

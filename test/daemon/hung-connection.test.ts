@@ -12,14 +12,13 @@ import { manualRun } from '../../src/jobs/service.ts';
 
 const database = useTestDatabase();
 
-/** A logger whose lines the test reads: level and message. */
+/** A logger whose lines the test reads: level, message and the rest of each line. */
 function capturingLogger() {
-  const lines: { level: string; msg: string }[] = [];
+  const lines: ({ level: string; msg: string } & Record<string, unknown>)[] = [];
   const logger = createLogger('info', new Writable({
     write(chunk, _enc, cb) {
       for (const l of String(chunk).split('\n').filter(Boolean)) {
-        const { level, msg } = JSON.parse(l) as { level: string; msg: string };
-        lines.push({ level, msg });
+        lines.push(JSON.parse(l) as { level: string; msg: string } & Record<string, unknown>);
       }
       cb();
     },
@@ -45,6 +44,8 @@ describe('a database connection that goes silent (a partition, a failover: no er
       const stop = lines.find((l) => l.level === 'fatal' && l.msg.includes('the daemon stops so that its supervisor starts it again'));
       expect(error?.msg).toMatch(/a database or queue connection may hang$/);
       expect(stop).toBeDefined();
+      // which loop hung, readable: a field named `pass` was taken for a credential and masked
+      expect(stop).toMatchObject({ loop: 'firing' });
       expect(lines.indexOf(error!)).toBeLessThan(lines.indexOf(stop!));
     } finally {
       proxy.drop();

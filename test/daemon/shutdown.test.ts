@@ -31,7 +31,7 @@ function capturedLogger(): { logger: Logger; messages: string[] } {
 }
 
 /** Stops the daemon, failing with what it logged if the stop does not end under the ceiling. */
-async function stopWithinCeiling(daemon: { stop(): Promise<void> }, messages: readonly string[]): Promise<void> {
+async function stopWithinCeiling(daemon: { stop(): Promise<unknown> }, messages: readonly string[]): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const ceiling = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the stop did not end within ${STOP_CEILING_MS / 1000} s; logged: ${messages.join(' | ')}`)), STOP_CEILING_MS);

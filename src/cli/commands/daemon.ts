@@ -29,9 +29,13 @@ export function registerDaemonCommands(program: Command): void {
       let signalled: string | null = null;
       let fatal: string | null = null;
       let wake: (() => void) | null = null;
+      let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
       const starting = new AbortController();
       const onSignal = (signal: string) => {
-        if (signalled) return;
+        if (signalled) {
+          alreadyStopping(signal);
+          return;
+        }
         signalled = signal;
         starting.abort(signal);
         logger.info({ signal }, 'signal received');
@@ -41,6 +45,18 @@ export function registerDaemonCommands(program: Command): void {
             + '(under systemd, Restart=on-failure starts it again)');
         }
         wake?.();
+      };
+      // Ctrl-C twice, or SIGTERM again: running work is cancelled and recorded now, as at the stop timeout. A SIGHUP
+      // (the terminal closed after a Ctrl-C) asks for nothing more than the stop under way
+      const alreadyStopping = (signal: string) => {
+        if (signal !== 'SIGHUP') {
+          if (daemon) daemon.cancelNow(`a second ${signal}`);
+          else logger.warn({ signal }, `a second ${signal} while the start is being wound down: no run has been taken yet`);
+          return;
+        }
+        const state = daemon?.stopping();
+        if (state) logger.info({ signal, running: state.running, cancel_at: state.cancelAt.toISOString() }, `already stopping: ${state.running} run(s) still running, cancelled at ${state.cancelAt.toISOString()} (daemon.stop_timeout_seconds)`);
+        else logger.info({ signal }, 'already stopping');
       };
       process.on('SIGTERM', () => onSignal('SIGTERM'));
       process.on('SIGINT', () => onSignal('SIGINT'));
@@ -68,7 +84,6 @@ export function registerDaemonCommands(program: Command): void {
       };
       process.on('uncaughtException', uncaught);
       process.on('unhandledRejection', uncaught);
-      let daemon: Awaited<ReturnType<typeof startDaemon>>;
       try {
         daemon = await startDaemon(config, {
           logger, stopSignal: starting.signal,
@@ -95,7 +110,7 @@ export function registerDaemonCommands(program: Command): void {
           : 'the daemon could not start; everything it had started was stopped');
         // a stray handle (a library's timer) must not keep a failed daemon alive
         setTimeout(() => process.exit(code), 5_000).unref();
-        throw new CliError(`daemon: could not start: ${(err as Error).message}`, code);
+        throw new CliError(`daemon: could not start: ${oneLine((err as Error).message)}`, code);
       }
       if (!signalled) await new Promise<void>((resolve) => { wake = resolve; });
       // the event loop emptied while the stop was awaited (Ctrl-C stopped the embedded server with our
@@ -108,10 +123,13 @@ export function registerDaemonCommands(program: Command): void {
       // set before the stop, so the drained and backstop exits below carry it too
       if (signalled === 'SIGHUP') process.exitCode = EXIT_AFTER_SIGHUP;
       try {
-        await daemon.stop();
+        // a server that did not shut down cleanly (a PANIC on a full disk) is a failed dependency, as its death is: 69
+        const { failure } = await daemon.stop();
+        if (failure) fatal ??= failure;
       } catch (err) {
-        logger.error({ err }, 'shutdown failed');
-        process.exitCode = 1;
+        // every step of the stop catches its own failure: one that escapes is a bug
+        logger.error({ err, exit_code: EXIT.software }, 'shutdown failed');
+        process.exitCode = EXIT.software;
       } finally {
         process.off('beforeExit', drained);
       }
@@ -122,7 +140,7 @@ export function registerDaemonCommands(program: Command): void {
         logger.warn({ exit_code: process.exitCode ?? 0, open: process.getActiveResourcesInfo() }, 'the daemon has stopped but an open handle kept the process alive; exiting');
         process.exit();
       }, EXIT_BACKSTOP_MS).unref();
-      if (fatal) throw new CliError(`daemon: stopped: ${fatal}`, EXIT.unavailable);
+      if (fatal) throw new CliError(`daemon: stopped: ${oneLine(fatal)}`, EXIT.unavailable);
     });
 
   program
@@ -148,11 +166,20 @@ export function registerDaemonCommands(program: Command): void {
 /**
  * A start failure as the fatal line carries it: the configuration's or the system's refusal (ENOTDIR, EACCES,
  * EADDRINUSE, ECONNREFUSED, …) by its message and code, since a stack trace adds nothing to a path or a port;
- * anything else with its stack, which a bug report needs.
+ * anything else with its stack, which a bug report needs. The code is the innermost one (ECONNREFUSED, not the
+ * wrapper's EDEPENDENCY that names the dependency): what alert rules tell apart.
  */
 function startFailure(err: unknown, configProblem: boolean): Record<string, unknown> {
   let code: unknown;
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5 && code === undefined; e = e.cause, depth++) code = (e as NodeJS.ErrnoException).code;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const own = (e as NodeJS.ErrnoException).code;
+    if (typeof own === 'string') code = own;
+  }
   if (!configProblem && typeof code !== 'string') return { err };
   return { error: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** The stderr copy of an error on one line: a cause that spans several (initdb's output) would be several journal entries. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' | ').trim();
 }
