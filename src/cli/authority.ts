@@ -146,16 +146,6 @@ export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string 
   return '';
 }
 
-/**
- * Whether each run held cron_authorized as it started, from its newest run.started record: the runs row says so
- * only once the run has finished, and a running or interrupted run showed `-` as if it held none.
- */
-export async function authorizedAtStart(exec: Executor, runIds: readonly string[]): Promise<Map<string, boolean>> {
-  const out = new Map<string, boolean>();
-  for (const [id, rec] of await runStartRecords(exec, runIds)) if (rec.cron_authorized !== null) out.set(id, rec.cron_authorized);
-  return out;
-}
-
 /** What each run's newest run.started record says of its authorisation, in one query for all of them. */
 async function runStartRecords(exec: Executor, runIds: readonly string[]): Promise<Map<string, { cron_authorized: boolean | null; grant_id: string | null }>> {
   if (runIds.length === 0) return new Map();
