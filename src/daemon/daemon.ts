@@ -1,9 +1,9 @@
-import { access, mkdir } from 'node:fs/promises';
-import { constants as fsConstants } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { hostname } from 'node:os';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
+import { ensureDirectory } from './daemon-directories.ts';
+export { DaemonConfigError } from './daemon-directories.ts';
 import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
@@ -371,43 +371,4 @@ async function noteOtherDaemons(db: Executor, mine: string, embedded: boolean, l
   if (embedded) logger.warn({ daemons }, 'another daemon already runs on this data directory: this one runs beside it, sharing its runs; stop one of them if that was not meant');
   // their schema does not show: replicas of this deployment, or deployments in other schemas of the database
   else logger.info({ daemons }, 'other echo-agent daemons are connected to this database');
-}
-
-/**
- * A start the configuration itself stops (a workspace that can never be made): restarting cannot help,
- * so the CLI exits 78 (EX_CONFIG), which the systemd unit does not restart.
- */
-export class DaemonConfigError extends Error {
-  override readonly name = 'DaemonConfigError';
-}
-
-/** Why a directory cannot be made that stays so until someone changes the config or the filesystem. */
-const DIRECTORY_CONFIG_CODES: Readonly<Record<string, string>> = {
-  ENOTDIR: 'a part of the path is a file, not a directory',
-  EEXIST: 'the path is a file, not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'the filesystem is read-only',
-  ELOOP: 'too many symbolic links',
-  ENAMETOOLONG: 'the path is too long',
-};
-
-/**
- * A directory the daemon writes (jobs write into the workspace; the embedded database lives in the data dir):
- * a missing one is made at start, an unusable one stops the start with its config key and path.
- */
-async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', configured: string, logger: Logger, named: string = key): Promise<void> {
-  const dir = resolvePath(configured);
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o750 });
-    await access(dir, fsConstants.W_OK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const hint = code ? DIRECTORY_CONFIG_CODES[code] : undefined;
-    const message = `${named} ${dir} cannot be used: ${code ?? (err as Error).message}`;
-    // an I/O error or a full disk may pass; a file in the path or a read-only mount will not
-    if (hint) throw new DaemonConfigError(`${message} (${hint})`, { cause: err });
-    throw new Error(message, { cause: err });
-  }
-  logger.info({ [key]: dir }, `${key} ready`);
 }
