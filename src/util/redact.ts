@@ -6,15 +6,18 @@ const SECRET_KEY = /(password|passwd|passphrase|secret|token|api[_-]?key|authori
  * (`smtpPass` → smtp, Pass).
  */
 const NAME_WORDS = /[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/;
-/** Words ending in "pass" that are not credentials; any other (`dbpass`, `PGPASS`, `smtppass`) is taken for one. */
-const PASS_WORDS: ReadonlySet<string> = new Set(['bypass', 'compass', 'surpass', 'overpass', 'underpass', 'trespass', 'encompass']);
 /**
- * `pass` is a credential as a word of the name or its end (`pass`, `db_pass`, `smtpPass`, `pass_hash`, `dbpass`):
- * `passes`, `bypass`, `compass` and `firing_passes` only contain the letters.
+ * Words holding "pass" that are not credentials. Any other word that starts or ends with it (`pass`, `dbpass`,
+ * `PGPASS`, `passcode`, `passkey`, `Passwort`) is taken for one: a name not listed here fails closed.
  */
+const PASS_WORDS: ReadonlySet<string> = new Set([
+  'bypass', 'compass', 'surpass', 'overpass', 'underpass', 'trespass', 'encompass',
+  'passes', 'passed', 'passing', 'passage', 'passenger', 'passengers', 'passive', 'passport', 'passthrough', 'passthru',
+]);
+/** Whether a word of the key (`db_pass` → db, pass; `smtpPass` → smtp, Pass) names a pass credential. */
 const namesPass = (key: string): boolean => key.split(NAME_WORDS).some((w) => {
   const word = w.toLowerCase();
-  return word.endsWith('pass') && !PASS_WORDS.has(word);
+  return (word.startsWith('pass') || word.endsWith('pass')) && !PASS_WORDS.has(word);
 });
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;

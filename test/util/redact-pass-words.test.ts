@@ -8,12 +8,12 @@ const SECRET = 'hunter2-s3cr3t-value';
 // `pass` matched anywhere in a key made every `passes`, `bypass` or `compass` a credential: a daemon's
 // fatal line lost the field naming the loop that hung, and job outputs their counts (I11 is about credentials)
 describe('which key names hold a password', () => {
-  it.each(['pass', 'password', 'passwd', 'passphrase', 'db_pass', 'DB_PASS', 'smtpPass', 'pass_hash', 'passHash', 'PGPASSWORD', 'new-password', 'x.pass', 'pass2', 'dbpass', 'PGPASS', 'smtppass'])(
+  it.each(['pass', 'password', 'passwd', 'passphrase', 'db_pass', 'DB_PASS', 'smtpPass', 'pass_hash', 'passHash', 'PGPASSWORD', 'new-password', 'x.pass', 'pass2', 'dbpass', 'PGPASS', 'smtppass', 'passcode', 'PASSCODE', 'passkey', 'userPasscode', 'passw', 'Passwort', 'wifi_passkey'])(
     '%s is masked', (key) => {
       expect(JSON.stringify(redact({ [key]: SECRET }))).not.toContain(SECRET);
     });
 
-  it.each(['passes', 'bypass', 'compass', 'firing_passes', 'firingPasses', 'passed', 'bypass_cache'])('%s is not a credential: its value stays', (key) => {
+  it.each(['passes', 'bypass', 'compass', 'firing_passes', 'firingPasses', 'passed', 'bypass_cache', 'passport_country', 'passthrough', 'passenger_count'])('%s is not a credential: its value stays', (key) => {
     expect(redact({ [key]: 'north by northwest' })).toEqual({ [key]: 'north by northwest' });
   });
 
