@@ -11,32 +11,32 @@ import type { WordPart } from './syntax/ast.ts';
 const SENTINEL = /[\u0000\uE000-\uE005\uE010\uE020]/;
 
 /**
- * The pattern of `${X#PATTERN}` as a regular expression: unquoted `*`, `?`, `[…]` are live, quoted text is literal; null
- * when it holds an expansion, or a bracket left open before a quoted part (which may or may not close it).
+ * The pattern of `${X#PATTERN}` as a regular expression: unquoted `*`, `?`, `[…]` are live, quoted text is literal
+ * (in a bracket too: `[\]]` and `["]"]` are the class of `]`); null when it holds an expansion.
  */
 export function patternRegex(parts: readonly WordPart[]): string | null {
-  let re = '';
-  for (const [i, p] of parts.entries()) {
-    if (p.kind === 'sq') re += escape(p.value);
+  // one glob, quoted characters written `\x`: a bracket may open in one part and close in another
+  let glob = '';
+  for (const p of parts) {
+    if (p.kind === 'sq') glob += quotedGlob(p.value);
     else if (p.kind === 'dq') {
       if (!p.parts.every((q) => q.kind === 'lit')) return null;
-      re += escape(p.parts.map((q) => (q.kind === 'lit' ? q.value : '')).join(''));
-    } else if (p.kind === 'lit') {
-      const g = globRegex(p.value, i === parts.length - 1);
-      if (g === null) return null;
-      re += g;
-    } else return null;
+      glob += quotedGlob(p.parts.map((q) => (q.kind === 'lit' ? q.value : '')).join(''));
+    } else if (p.kind === 'lit') glob += p.value;
+    else return null;
   }
-  return re;
+  return globRegex(glob);
 }
+
+const quotedGlob = (text: string): string => text.replace(/[\s\S]/g, '\\$&');
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
- * An unquoted glob as a regular expression (`\x` is a literal x); null for forms not read here (extglob, which
- * `shopt -s extglob` turns on, and `[[:class:]]`), and for a `[` with no `]` when more of the pattern follows.
+ * A glob as a regular expression (`\x` is a literal x, in a bracket too); null for forms not read here (extglob,
+ * which `shopt -s extglob` turns on, and `[[:class:]]`).
  */
-function globRegex(g: string, last: boolean): string | null {
+function globRegex(g: string): string | null {
   let re = '';
   for (let i = 0; i < g.length; i++) {
     const c = g[i]!;
@@ -50,16 +50,28 @@ function globRegex(g: string, last: boolean): string | null {
       if (g[from] === '!' || g[from] === '^') from++;
       if (g[from] === ']' && from > i + 1) return null;
       if (g[from] === ']') from++;
-      const end = g.indexOf(']', from);
+      // `\x` in a bracket is x itself (`[\]]` is the class of `]`): skipped when looking for the closing `]`
+      let end = -1;
+      for (let k = from; k < g.length && end < 0; k++) {
+        if (g[k] === '\\') k++;
+        else if (g[k] === ']') end = k;
+      }
       if (end < 0) {
-        if (!last) return null;
+        // no closing `]`: the `[` is itself
         re += '\\[';
         continue;
       }
       const body = g.slice(i + 1, end);
       if (/\[[:=.]/.test(body)) return null;
       const negated = body[0] === '!' || body[0] === '^';
-      re += `[${negated ? '^' : ''}${(negated ? body.slice(1) : body).replace(/[\\\]\[^]/g, '\\$&')}]`;
+      let members = '';
+      for (let k = negated ? 1 : 0; k < body.length; k++) {
+        const escaped = body[k] === '\\' && k + 1 < body.length;
+        const m = escaped ? body[++k]! : body[k]!;
+        // an escaped `-` is a member, not a range
+        members += /[\\\]\[^]/.test(m) || (escaped && m === '-') ? `\\${m}` : m;
+      }
+      re += `[${negated ? '^' : ''}${members}]`;
       i = end;
     } else re += escape(c);
   }

@@ -38,6 +38,8 @@ const VIM_SHELLS: readonly ShellCase[] = [
  * (`${X///x}`), a number not written as one, or a substring error stays unknown: a soft block, never a wrong value.
  */
 const REPLACEMENTS_AND_SLICES: readonly ShellCase[] = [
+  // a quoted character in brackets is a member: `[\]]` is the class of `]` (read as `\` then `]`, the secret was allowed)
+  ...as('deny', 'shell.secret.read', ['F=/etc/shadow]; cat "${F%[\\]]}"', 'F=/etc/shadow]; cat "${F/%[\\]]/}"', 'F=/etc/shadow^; cat "${F%[\\^]}"', 'F=/etc/shadow]; cat ${F%["]"]}']),
   ...as('deny', RS, [
     'X=/tmpetc; rm -rf ${X/tmp/}', 'X=/etcetera; rm -rf "${X/%etera/}"', 'X=xusr; rm -rf /${X/#x}', 'P=/usr/lib; rm -rf "${P:0:4}"', 'X=/etc/x; rm -rf ${X:0:-2}',
     'X=/usr/app; rm -rf ${X//\\/app/}', 'X=/tmpetc; sudo rm -rf "${X/tmp}"', 'X=/a/usr; rm -rf ${X/\\/a/}', 'X=/usr/bin; rm -rf ${X/\\/b*/}', 'X=/ETC; rm -rf ${X/ETC/etc}',

@@ -28,6 +28,9 @@ const WORKED_OUT: readonly (readonly [string, string])[] = [
   ['x/y/z', '${X//\\//-}'], ['x/y/z', '${X/\\//}'], ['aaa', '${X//a/aa}'], ['abc', '${X/b/"~"}'], ['a.b.c', '${X//./}'], ['/etc]', '${X%[]]}'], ['a[b', '${X/[/Z}'],
   ['abcdef', '${X:2}'], ['abcdef', '${X: -2}'], ['abcdef', '${X:1:3}'], ['abcdef', '${X:1:-1}'], ['abcdef', '${X:9}'], ['abcdef', '${X: -9}'], ['abcdef', '${X:0:0}'],
   ['abcdef', '${X::2}'], ['abcdef', '${X:9:-1}'], ['abc', '${X:3}'],
+  // a quoted character in a bracket is a member: `[\]]` is the class of `]`, `[\^]` of `^` (not a negation)
+  ['/etc/shadow]', '${X%[\\]]}'], ['/etc/shadow]', '${X/%[\\]]/}'], ['/etc/shadow^', '${X%[\\^]}'], ['a-b-c', '${X//[x\\-z]/Z}'],
+  ['a-b-c', '${X//[a-c]/Z}'], ['a]b', '${X//["]"]/Z}'], ['a[b', '${X//[\\[]/Z}'],
 ];
 
 /** What depends on a shell option, or on how bash (not mvdan) splits the word: the guard must not claim a value. */
