@@ -30,8 +30,11 @@ export interface StopParts {
   readonly shutdown: AbortController;
   /** Passes of the firing, reconcile and retention loops: each ends its pass, bounded by the same deadline. */
   readonly loops: readonly { stop(): Promise<unknown> }[];
-  /** After the work, in order, each bounded by STOP_STEP_TIMEOUT_MS; the last is the database server's own stop. */
-  readonly steps: readonly (readonly [what: string, run: () => Promise<unknown> | undefined])[];
+  /**
+   * After the work, in order, each bounded by STOP_STEP_TIMEOUT_MS or its own `limitMs`; the last is the database
+   * server's own stop, which waits for the server longer and whose overrunning (`failsStop`) is a stop not made cleanly.
+   */
+  readonly steps: readonly (readonly [what: string, run: () => Promise<unknown> | undefined, opts?: { readonly limitMs?: number; readonly failsStop?: boolean }])[];
   /** Read once the steps are done: what did not stop cleanly (the embedded PostgreSQL's shutdown), or null. */
   readonly failure: () => string | null;
 }
@@ -81,13 +84,17 @@ export function beginStop(parts: StopParts): { state(): StopState; cancelNow(why
     clearTimeout(timer);
     // each step is tried whatever the one before did, and none may hold the exit for ever: a database gone
     // meanwhile (an external server restarting) or a queue connection that never answers
-    for (const [what, run] of parts.steps) {
+    let overran: string | null = null;
+    for (const [what, run, opts] of parts.steps) {
       const p = run();
       if (!p) continue;
-      const ended = await endsWithin(p.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`)), STOP_STEP_TIMEOUT_MS);
-      if (!ended) logger.warn({ timeout_ms: STOP_STEP_TIMEOUT_MS }, `stopping: ${what} did not end in time; going on without it`);
+      const limitMs = opts?.limitMs ?? STOP_STEP_TIMEOUT_MS;
+      const ended = await endsWithin(p.catch((err: unknown) => logger.warn({ err }, `stopping: ${what} failed`)), limitMs);
+      if (ended) continue;
+      logger.warn({ timeout_ms: limitMs }, `stopping: ${what} did not end in time; going on without it`);
+      if (opts?.failsStop) overran ??= `${what} did not end within ${limitMs} ms`;
     }
-    return { failure: parts.failure() };
+    return { failure: parts.failure() ?? overran };
   })();
   return { state, cancelNow, done };
 }

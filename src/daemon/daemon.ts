@@ -12,7 +12,7 @@ import { DAEMON_APPLICATION, databaseAnswers, databaseNow, deploymentOf, openDat
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
 import { migrateReporting, unknownMigrationsWarning } from '../store/migrate.ts';
-import { lastStopOf } from '../store/embedded-handle.ts';
+import { EMBEDDED_STOP_LIMIT_MS, lastStopOf } from '../store/embedded-handle.ts';
 import { packageVersion } from '../util/package-version.ts';
 import type { Tool } from '../tools/types.ts';
 import { LateAgentHost } from '../agent/host.ts';
@@ -338,7 +338,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
             ['noting the audit head', logAuditHead],
             // a pass still hung on a query would hold the pool open for ever
             ['closing the database pool', () => database.close()],
-            ['stopping the embedded PostgreSQL', () => resolved.stop()],
+            // the server's own shutdown checkpoint may take a while: an abnormal one must still be heard, not cut off at 5 s
+            ['stopping the embedded PostgreSQL', () => resolved.stop(), { limitMs: EMBEDDED_STOP_LIMIT_MS, failsStop: resolved.embedded }],
           ],
           failure: () => (resolved.embedded ? lastStopOf(config.daemon.data_dir)?.abnormal ?? null : null),
         });

@@ -12,6 +12,8 @@ export const EMBEDDED_HOST = '127.0.0.1';
 
 /** How long a clean stop of the server may take before it is killed. */
 const STOP_TIMEOUT_MS = 20_000;
+/** How long a caller may wait for stop(): the server's own stop, then its kill, and the looks before them. */
+export const EMBEDDED_STOP_LIMIT_MS = STOP_TIMEOUT_MS + 10_000;
 
 /** Signals that end a command by default: a command without its own handler still stops the server it answers for. */
 const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
