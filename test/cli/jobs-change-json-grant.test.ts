@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { liveGrant } from '../../src/store/grants.ts';
-import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
+import { approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 // jobs create|update --json: the grant as an object, as runs show --json and grants show --json give one,
@@ -22,24 +21,7 @@ beforeAll(() => {
   env = { ECHO_AGENT_CONFIG: file };
 });
 
-/** A jobs create/update without a terminal, approved from another process as `who` once its request waits. */
-async function approvedBy(who: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  const waiting = new Promise<{ id: string; code: string }>((resolve) => child.stderr.on('data', (d) => {
-    stderr += d;
-    const w = waitingApproval(stderr);
-    if (w) resolve(w);
-  }));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const { id, code } = await waiting;
-  const approve = await runCli(['approvals', 'approve', id, '--as', who], { env, input: `${code}\n` });
-  expect(approve.code, approve.stderr).toBe(0);
-  return { code: await exited, stdout, stderr };
-}
+const approvedBy = (who: string, args: string[]) => approvedElsewhere(who, args, env);
 
 interface ChangeJson {
   ok: boolean;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { listApprovals } from '../../src/store/approvals.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { insertRun } from '../../src/store/runs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
-import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
+import { ROOT, approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 const database = useTestDatabase();
@@ -29,24 +28,7 @@ beforeAll(async () => {
   });
 });
 
-/** A jobs create/update without a terminal, approved from another process as `bob` once its request waits. */
-async function approvedBy(who: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  const waiting = new Promise<{ id: string; code: string }>((resolve) => child.stderr.on('data', (d) => {
-    stderr += d;
-    const w = waitingApproval(stderr);
-    if (w) resolve(w);
-  }));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const { id, code } = await waiting;
-  const approve = await runCli(['approvals', 'approve', id, '--as', who], { env, input: `${code}\n` });
-  expect(approve.code, approve.stderr).toBe(0);
-  return { code: await exited, stdout, stderr };
-}
+const approvedBy = (who: string, args: string[]) => approvedElsewhere(who, args, env);
 
 describe('jobs update and create: bad input says what is wrong, with the usage or data exit code', () => {
   it('--model on a steps job is a usage error naming the job\'s kind', async () => {
