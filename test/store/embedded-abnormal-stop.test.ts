@@ -1,31 +1,17 @@
 import { promises as fs } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../../src/store/embedded.ts';
 import { lastStopOf } from '../../src/store/embedded-handle.ts';
 import { capturedLog } from '../support/captured-log.ts';
+import { freeServerPort } from '../support/ports.ts';
 
 const SLOW = 120_000;
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
 });
-
-/** A free port in 10000–19999, below the range of outgoing connections (see embedded.test.ts). */
-async function freePort(): Promise<number> {
-  const listens = (port: number) => new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-  for (let i = 0; i < 50; i++) {
-    const port = 10000 + Math.floor(Math.random() * 10000);
-    if (await listens(port)) return port;
-  }
-  throw new Error('no free port found in 10000–19999 after 50 tries');
-}
 
 async function tempDataDir(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'echo-embedded-stop-'));
@@ -37,7 +23,7 @@ describe('stopping the embedded PostgreSQL', () => {
   it('a shutdown that ends in a PANIC is logged at error with the exit status and the server log, not as a clean stop', async () => {
     const dataDir = await tempDataDir();
     const { lines, logger } = capturedLog();
-    const server = await startEmbedded({ dataDir, port: await freePort(), logger });
+    const server = await startEmbedded({ dataDir, port: await freeServerPort(), logger });
     // the shutdown checkpoint cannot write pg_logical/replorigin_checkpoint.tmp: a PANIC, as on a full disk
     const logical = path.join(dataDir, 'pg', 'pg_logical');
     await fs.chmod(logical, 0o500);
@@ -58,7 +44,7 @@ describe('stopping the embedded PostgreSQL', () => {
   it('a clean shutdown says so, and leaves nothing to report', async () => {
     const dataDir = await tempDataDir();
     const { lines, logger } = capturedLog();
-    const server = await startEmbedded({ dataDir, port: await freePort(), logger });
+    const server = await startEmbedded({ dataDir, port: await freeServerPort(), logger });
     await server.stop();
     expect(lastStopOf(dataDir)).toEqual({ abnormal: null });
     expect(lines.map((l) => l.msg)).toContain('embedded PostgreSQL stopped');

@@ -14,6 +14,7 @@ import { embeddedUrl, resolveDatabaseUrl, startEmbedded } from '../../src/store/
 import { migrate } from '../../src/store/migrate.ts';
 import { createJob, getJob } from '../../src/store/jobs.ts';
 import { aJob } from './fixtures.ts';
+import { freeServerPort } from '../support/ports.ts';
 
 const SLOW = 120_000;
 const dirs: string[] = [];
@@ -25,23 +26,6 @@ function capture() {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
   return { logger: createLogger('debug', stream), lines, messages: () => lines.map((l) => String(l.msg)) };
-}
-
-/**
- * A free port below the kernel's range for outgoing connections (32768–60999), where a port a client connection
- * holds (or left in TIME_WAIT) cannot be bound by the server; 10000–19999 stays clear of embedded-start's ports.
- */
-async function freePort(): Promise<number> {
-  const listens = (port: number) => new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-  for (let i = 0; i < 50; i++) {
-    const port = 10000 + Math.floor(Math.random() * 10000);
-    if (await listens(port)) return port;
-  }
-  throw new Error('no free port found in 10000–19999 after 50 tries');
 }
 
 async function tempDataDir(): Promise<string> {
@@ -64,7 +48,7 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 describe('embedded PostgreSQL', () => {
   it('the starter leaves the server running while another process that found it running is still connected', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const first = await startEmbedded({ dataDir, port, logger: capture().logger });
     const adopter = await startEmbedded({ dataDir, port, logger: capture().logger });
     expect(adopter.owned).toBe(false);
@@ -86,7 +70,7 @@ describe('embedded PostgreSQL', () => {
 
   it('a connection this process still holds (a library left it open) does not keep the server running', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const log = capture();
     const server = await startEmbedded({ dataDir, port, logger: log.logger });
     const leaked = new pg.Client({ connectionString: server.url });
@@ -100,7 +84,7 @@ describe('embedded PostgreSQL', () => {
 
   it('a server that exits by itself while stop() looks for other clients (a Ctrl-C reaches both) stops at once, not after the kill timeout', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const log = capture();
     const server = await startEmbedded({ dataDir, port, logger: log.logger });
     // another process's connection makes stop() look again, and the server's own exit lands between two looks
@@ -139,7 +123,7 @@ describe('embedded PostgreSQL', () => {
    */
   async function withStarter(env: NodeJS.ProcessEnv, test: (s: { starter: ReturnType<typeof startInGroup>; dataDir: string; port: number; pid: number }) => Promise<void>) {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const starter = startInGroup(dataDir, port, env);
     let pid = 0;
     try {
@@ -196,7 +180,7 @@ describe('embedded PostgreSQL', () => {
 
   it('a daemon takes over a server left by a killed one: it notices the server going, and stops it when it stops', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
     const starter = startInGroup(dataDir, port);
     await new Promise((r) => starter.stdout!.once('data', r));
@@ -240,7 +224,7 @@ describe('embedded PostgreSQL', () => {
 
   it('a server that cannot start says why, from its own log, with the fix for a port already taken, and leaves nothing running', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const squatter = createServer().listen(port, '127.0.0.1');
     await new Promise((r) => squatter.once('listening', r));
     try {
@@ -256,7 +240,7 @@ describe('embedded PostgreSQL', () => {
 
   it('two first starts at once take turns: one initialises and starts the server, the other uses it', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const [a, b] = await Promise.all([startEmbedded({ dataDir, port, logger: capture().logger }), startEmbedded({ dataDir, port, logger: capture().logger })]);
     try {
       expect([a.owned, b.owned].sort()).toEqual([false, true]);
@@ -271,7 +255,7 @@ describe('embedded PostgreSQL', () => {
 
   it('a first start killed during initdb leaves nothing the next start takes for a cluster', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/embedded-child.ts'], {
       cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) }, detached: true, stdio: 'ignore',
     });
@@ -306,7 +290,7 @@ describe('embedded PostgreSQL', () => {
 
   it('an interrupted first initialisation (its side directory already holds PG_VERSION) does not block the next start', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     // what an initdb killed half-way leaves: PG_VERSION written, the cluster unfinished, outside <data_dir>/pg
     await fs.mkdir(path.join(dataDir, 'pg.init'), { recursive: true });
     await fs.writeFile(path.join(dataDir, 'pg.init', 'PG_VERSION'), '17\n');
@@ -324,7 +308,7 @@ describe('embedded PostgreSQL', () => {
 
   it('starts in <data_dir>/pg on loopback with a 0600 generated password, migrates, and restarts reusing its data', async () => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const log = capture();
     const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
     const listenersBefore = signals.map((s) => process.listenerCount(s));
@@ -401,7 +385,7 @@ describe('embedded PostgreSQL', () => {
     },
   ])('removes a stale postmaster.pid naming $case, then starts', async ({ pid }) => {
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const server = await startEmbedded({ dataDir, port, logger: capture().logger });
     await server.stop();
     const stale = pid();
@@ -428,7 +412,7 @@ describe('embedded PostgreSQL', () => {
     await fs.writeFile(path.join(pgDir, 'PG_VERSION'), '18\n');
     await fs.writeFile(path.join(dataDir, 'pg-password'), 'x'.repeat(32), { mode: 0o600 });
     await fs.chown(pgDir, 4242, 4242);
-    await expect(startEmbedded({ dataDir, port: await freePort(), logger: capture().logger })).rejects.toThrow(/belongs to uid 4242, .*run this command as that user \(sudo -u '#4242'/);
+    await expect(startEmbedded({ dataDir, port: await freeServerPort(), logger: capture().logger })).rejects.toThrow(/belongs to uid 4242, .*run this command as that user \(sudo -u '#4242'/);
     expect((await fs.stat(pgDir)).uid).toBe(4242);
   });
 
@@ -436,7 +420,7 @@ describe('embedded PostgreSQL', () => {
     const configured = await resolveDatabaseUrl(defaultConfig({ database: { url: 'postgres://u@db.example:5432/x' } }), capture().logger);
     expect(configured).toMatchObject({ url: 'postgres://u@db.example:5432/x', embedded: false });
     const dataDir = await tempDataDir();
-    const port = await freePort();
+    const port = await freeServerPort();
     const resolved = await resolveDatabaseUrl(defaultConfig({ daemon: { data_dir: dataDir }, database: { embedded_port: port } }), capture().logger);
     try {
       expect(resolved.embedded).toBe(true);
