@@ -18,30 +18,38 @@ export interface Authority {
   readonly by?: string | null;
   readonly at?: Date | null;
   /** The OS account and host the human answer came from, when recorded. */
-  readonly from?: { os_account: string; host: string } | null;
+  readonly from?: Origin | null;
   readonly text: string;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? '-';
-const fromText = (f: { os_account: string; host: string } | null | undefined) => (f ? `, from ${f.os_account}@${f.host}` : '');
+const fromText = (f: Origin | null | undefined) => (f ? `, from ${f.os_account}@${f.host}` : '');
 
-type Account = { os_account: string; host: string };
-const account = (v: unknown): Account | null => {
+/** The OS account and host a record or an answer came from (a name given with `--as` is only a claim). */
+export interface Origin {
+  readonly os_account: string;
+  readonly host: string;
+}
+
+/** An account as stored (a record's data.from, an approval's asked_from or answered_from); a missing host reads `?`. */
+export const accountOf = (v: unknown): Origin | null => {
   const a = v as { os_account?: unknown; host?: unknown } | null | undefined;
   return a && typeof a === 'object' && typeof a.os_account === 'string' ? { os_account: a.os_account, host: typeof a.host === 'string' ? a.host : '?' } : null;
 };
 
 /**
- * The OS account and host a command-line record came from: `data.from`, or `data.origin` on an answer written
- * before this build (a child job's older run.queued holds its kind there, a string, which is no account).
+ * The OS account and host a command-line record came from: `data.from`, or `data.origin` on a record written
+ * before that key (a child job's older run.queued holds its kind there, a string, which is no account).
  */
-export function recordFrom(data: AuditRow['data']): Account | null {
-  return account(data.from) ?? account(data.origin);
+export function recordFrom(data: AuditRow['data'] | null | undefined): Origin | null {
+  return data ? accountOf(data.from) ?? accountOf(data.origin) : null;
 }
 
 /** The records that end a grant, in words: they act on the grant, on their actor's authority, not its approver's. */
-const GRANT_ENDINGS: Readonly<Record<string, string>> = { 'grant.revoked': 'revoked', 'grant.cleared': 'cleared', 'grant.superseded': 'superseded' };
+export const GRANT_ENDINGS: Readonly<Record<string, string>> = { 'grant.revoked': 'revoked', 'grant.cleared': 'cleared', 'grant.superseded': 'superseded' };
+/** The kinds of GRANT_ENDINGS, for a query. */
+export const GRANT_ENDING_KINDS: readonly string[] = Object.keys(GRANT_ENDINGS);
 
 function endingAuthority(r: AuditRow, gid: string, g: GrantRow | undefined): Authority {
   const from = recordFrom(r.data);
@@ -128,7 +136,7 @@ export async function authorities(exec: Executor, rows: readonly AuditRow[]): Pr
 
 /** Who acted, and from which OS account and host when the record says so (a `--as` name is only a claim). */
 export function actorCell(r: Pick<AuditRow, 'actor' | 'data'>): string {
-  const origin = recordFrom(r.data) ?? (r.data.unattended === true ? null : account(r.data.decided_by));
+  const origin = recordFrom(r.data) ?? (r.data.unattended === true ? null : accountOf(r.data.decided_by));
   return `${r.actor ?? ''}${origin ? ` (${origin.os_account}@${origin.host})` : ''}`;
 }
 

@@ -4,6 +4,9 @@ import type { Executor } from '../store/db.ts';
 import { definitionHash } from '../store/definition-hash.ts';
 import { definitionOf } from '../store/jobs.ts';
 import { approvals, auditEvents, type ApprovalRow, type AuditRow, type GrantRow, type JobRow } from '../store/schema.ts';
+import { redactText } from '../util/redact.ts';
+import { accountOf, GRANT_ENDING_KINDS, recordFrom, type Origin } from './authority.ts';
+import type { EndedGrant } from './job-display.ts';
 
 /**
  * What the audit log says about a grant beyond its row: who asked for it, the changes made under it and who
@@ -11,17 +14,10 @@ import { approvals, auditEvents, type ApprovalRow, type AuditRow, type GrantRow,
  * Read-only, a query per question (not per grant) where `grants list` asks about many.
  */
 
-/** The OS account and host a record or an answer came from (a name given with `--as` is only a claim). */
-export interface Origin {
-  readonly os_account: string;
-  readonly host: string;
-}
+export type { Origin } from './authority.ts';
 
-const originOf = (v: unknown): Origin | null => {
-  const o = v as { os_account?: unknown; host?: unknown } | null | undefined;
-  return typeof o?.os_account === 'string' && typeof o.host === 'string' ? { os_account: o.os_account, host: o.host } : null;
-};
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const redactOrNull = (text: string | null): string | null => (text === null ? null : redactText(text));
 
 /** Who asked for the approval behind a grant, and from where; null fields where the request is not in the database. */
 export interface Request {
@@ -34,7 +30,7 @@ export interface Request {
 export async function requestsOf(exec: Executor, grants: readonly Pick<GrantRow, 'approval_id'>[]): Promise<Map<string, Request>> {
   const ids = [...new Set(grants.map((g) => g.approval_id).filter((id): id is string => id !== null))];
   const rows: ApprovalRow[] = ids.length ? await exec.select().from(approvals).where(inArray(approvals.id, ids)) : [];
-  return new Map(rows.map((a) => [a.id, { requested_by: str(a.user_id), requested_from: originOf(a.asked_from), answered_from: originOf(a.answered_from) }]));
+  return new Map(rows.map((a) => [a.id, { requested_by: str(a.user_id), requested_from: accountOf(a.asked_from), answered_from: accountOf(a.answered_from) }]));
 }
 
 /** The OS account and host each ended grant's ending record names (a CLI revoke records them), by grant id, in one query. */
@@ -43,14 +39,27 @@ export async function endingOrigins(exec: Executor, grants: readonly GrantRow[])
   if (ended.length === 0) return new Map();
   const wanted = new Set(ended.map((g) => g.id));
   const rows = await exec.select({ data: auditEvents.data }).from(auditEvents).where(and(
-    inArray(auditEvents.job_id, [...new Set(ended.map((g) => g.job_id))]), inArray(auditEvents.kind, ['grant.revoked', 'grant.cleared', 'grant.superseded']),
-  ));
+    inArray(auditEvents.job_id, [...new Set(ended.map((g) => g.job_id))]), inArray(auditEvents.kind, [...GRANT_ENDING_KINDS]),
+  )).orderBy(asc(auditEvents.seq));
   const out = new Map<string, Origin | null>();
   for (const { data } of rows) {
     const id = str(data.grant_id);
-    if (id && wanted.has(id)) out.set(id, originOf(data.from));
+    // a record written before data.from names the account as data.origin
+    if (id && wanted.has(id)) out.set(id, recordFrom(data));
   }
   return out;
+}
+
+/**
+ * Ended grants as jobs list, jobs show and grants show give them, by grant id: who approved each, and who ended it,
+ * when, from which account and why. The ender's name and reason are free text, shown redacted (I11). One query for all.
+ */
+export async function endedGrants(exec: Executor, grants: readonly GrantRow[]): Promise<Map<string, EndedGrant>> {
+  const ending = await endingOrigins(exec, grants);
+  return new Map(grants.filter((g) => g.revoked_at).map((g) => [g.id, {
+    id: g.id, approver: g.approver, approved_at: g.approved_at, ended_at: g.revoked_at, ended_by: redactOrNull(g.revoked_by),
+    ended_from: ending.get(g.id) ?? null, why: redactOrNull(g.revoked_why),
+  }]));
 }
 
 /** A recorded change of the job, and the human approval that let it through (on the gate decision of its call). */
@@ -112,7 +121,7 @@ async function approvalsOnTrace(exec: Executor, jobId: string, updates: readonly
     if (!decision) continue;
     const approvalId = str(decision.data.approval_id);
     const answer = approvalId ? rows.find((r) => r.kind === 'approval.answered' && r.data.approval_id === approvalId) : undefined;
-    out.set(u.seq, { approved_by: str(decision.data.approver) ?? answer?.actor ?? null, approval_id: approvalId, rule: decision.rule, answered_from: originOf(answer?.data.origin ?? answer?.data.from) });
+    out.set(u.seq, { approved_by: str(decision.data.approver) ?? answer?.actor ?? null, approval_id: approvalId, rule: decision.rule, answered_from: recordFrom(answer?.data) });
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { jobsById } from '../store/jobs.ts';
 import type { JobRow } from '../store/schema.ts';
 import { redactText } from '../util/redact.ts';
 import { shownJob } from './commands/jobs.ts';
-import { changesSince, definitionChange, endingOrigins, requestsOf, type RecordedChange, type Request } from './grant-history.ts';
+import { changesSince, definitionChange, endedGrants, endingOrigins, requestsOf, type RecordedChange, type Request } from './grant-history.ts';
 import { deliveryTarget, jobModel, type EndedGrant } from './job-display.ts';
 import { jobByRef } from './job-ref.ts';
 
@@ -37,7 +37,7 @@ export async function grantListRows(db: Executor, opts: { job?: string; all?: bo
     const request = (g.approval_id ? requests.get(g.approval_id) : undefined) ?? NO_REQUEST;
     // names and reasons are free text: shown redacted, as jobs show shows them (I11)
     return {
-      ...g, job_name: redactOrNull(held?.name ?? null), revoked_why: redactOrNull(g.revoked_why),
+      ...g, job_name: redactOrNull(held?.name ?? null), revoked_by: redactOrNull(g.revoked_by), revoked_why: redactOrNull(g.revoked_why),
       authorizes_now: now?.cron_authorized ?? false, authorization_rule: now?.rule ?? (g.revoked_at ? 'grant.none' : 'grant.job_removed'),
       child_jobs: (covered?.live ?? []).map((c) => ({ id: c.id, name: redactOrNull(c.name), origin: c.origin })),
       finished_child_jobs: covered?.finished.length ?? 0,
@@ -110,8 +110,5 @@ export async function lastEndedGrant(db: Executor, job: JobRow): Promise<EndedGr
   if (job.origin !== 'cronjob') return null;
   const ended = (await listGrants(db, { job_id: job.id, includeRevoked: true, limit: 1 }))[0];
   if (!ended?.revoked_at) return null;
-  const ending = await endingOrigins(db, [ended]);
-  return {
-    id: ended.id, approver: ended.approver, approved_at: ended.approved_at, ended_at: ended.revoked_at, ended_by: ended.revoked_by, ended_from: ending.get(ended.id) ?? null, why: redactOrNull(ended.revoked_why),
-  };
+  return (await endedGrants(db, [ended])).get(ended.id) ?? null;
 }

@@ -5,14 +5,15 @@ import type { Executor } from '../store/db.ts';
 import { liveGrant, type Authorization } from '../store/grants.ts';
 import { jobGrants, type GrantRow, type JobRow } from '../store/schema.ts';
 import { redactText } from '../util/redact.ts';
+import { endedGrants } from './grant-history.ts';
+import type { EndedGrant } from './job-display.ts';
 
-/** The grant a job held last, when it holds none now: who ended it, when and why (a revoke, a definition change). */
-export interface GrantEnded {
-  readonly grant_id: string;
-  readonly at: Date;
-  readonly by: string | null;
-  readonly why: string | null;
-}
+/**
+ * The grant a job held last, when it holds none now: the EndedGrant jobs show and grants show give as last_grant,
+ * and beside it the keys `jobs list --json` named before (grant_id, at, by), which scripts read.
+ */
+export type GrantEnded = EndedGrant & { readonly grant_id: string; readonly at: Date | null; readonly by: string | null };
+const grantEnded = (e: EndedGrant): GrantEnded => ({ ...e, grant_id: e.id, at: e.ended_at, by: e.ended_by });
 
 /** A listed job's authorisation tonight, as its run would judge it, and the grant it lost if it has none. */
 export interface ListedAuthorization {
@@ -27,12 +28,16 @@ export interface ListedAuthorization {
 export async function listedAuthorizations(exec: Executor, jobs: readonly JobRow[]): Promise<Map<string, ListedAuthorization>> {
   const byId = await withAncestors(exec, jobs);
   const { live, ended } = await lastGrants(exec, [...byId.values()].filter((j) => j.origin === 'cronjob').map((j) => j.id));
+  const auths = new Map(jobs.map((job) => [job.id, authorizationFromRead(job, byId, (id) => live.get(id) ?? null)]));
+  // a job without a live grant shows the one it lost, as jobs show does: one query for the accounts that ended them all
+  const lost = new Map(jobs.flatMap((j) => {
+    const g = auths.get(j.id)!.rule === 'grant.none' ? ended.get(j.id) : undefined;
+    return g ? [[j.id, g] as const] : [];
+  }));
+  const shown = await endedGrants(exec, [...lost.values()]);
   return new Map(jobs.map((job) => {
-    const auth = authorizationFromRead(job, byId, (id) => live.get(id) ?? null);
-    const last = auth.rule === 'grant.none' ? ended.get(job.id) : undefined;
-    const grantEnded = last?.revoked_at
-      ? { grant_id: last.id, at: last.revoked_at, by: last.revoked_by === null ? null : redactText(last.revoked_by), why: last.revoked_why === null ? null : redactText(last.revoked_why) } : null;
-    return [job.id, { authorization: auth, grant_ended: grantEnded }];
+    const last = shown.get(lost.get(job.id)?.id ?? '');
+    return [job.id, { authorization: auths.get(job.id)!, grant_ended: last ? grantEnded(last) : null }];
   }));
 }
 
@@ -54,7 +59,7 @@ export function authorisedCell(listed: ListedAuthorization | undefined): string 
   if (listed.authorization.cron_authorized) return 'yes';
   const e = listed.grant_ended;
   const why = e?.why ? `: ${e.why.length > 40 ? `${e.why.slice(0, 40)}…` : e.why}` : '';
-  return `no (${listed.authorization.rule}${e ? `; grant ${e.grant_id} ended by ${e.by ?? '-'}${why}` : ''})`;
+  return `no (${listed.authorization.rule}${e ? `; grant ${e.id} ended by ${e.ended_by ?? '-'}${why}` : ''})`;
 }
 
 /**

@@ -51,8 +51,8 @@ export const CHILD_ORIGINS: readonly string[] = JOB_ORIGINS.filter((o) => o !== 
  */
 async function runRecords(exec: Executor, runs: readonly RunRow[]): Promise<Map<string, RunRecords>> {
   if (runs.length === 0) return new Map();
-  const list = (values: readonly string[]) => sql.join([...new Set(values)].map((v) => sql`${v}`), sql`, `);
-  // job_id too: the audit table is indexed by job, not by run
+  const ids = sql.join([...new Set(runs.map((r) => r.id))].map((v) => sql`${v}`), sql`, `);
+  // audit_events_run_idx (run_id, kind, seq) holds exactly these: two short index ranges a run, not the jobs' whole history
   const { rows } = await exec.execute<{ run_id: string; kind: string; rule: string | null; cron_authorized: boolean | null; origin: string | null }>(sql`
     select distinct on (run_id, kind) run_id, kind, rule,
       case when kind = 'run.started' and jsonb_typeof(data->'cron_authorized') = 'boolean' then (data->>'cron_authorized')::boolean end as cron_authorized,
@@ -60,7 +60,7 @@ async function runRecords(exec: Executor, runs: readonly RunRow[]): Promise<Map<
         case when jsonb_typeof(data->'job_origin') = 'string' then data->>'job_origin' end,
         case when jsonb_typeof(data->'origin') = 'string' then data->>'origin' end) end as origin
     from audit_events
-    where job_id in (${list(runs.map((r) => r.job_id))}) and run_id in (${list(runs.map((r) => r.id))}) and kind in ('run.started', 'run.queued')
+    where run_id in (${ids}) and kind in ('run.started', 'run.queued')
     order by run_id, kind, seq desc`);
   const out = new Map<string, RunRecords>();
   for (const row of rows) {

@@ -210,6 +210,8 @@ export const auditEvents = pgTable('audit_events', {
   hash: text('hash').notNull(),
 }, (t) => [
   index('audit_events_job_idx').on(t.job_id, t.seq),
+  // a run's records (runs list's AUTH and TRIGGER cells, runs show, audit list --run): by run, not by the whole job's history
+  index('audit_events_run_idx').on(t.run_id, t.kind, t.seq).where(sql`${t.run_id} is not null`),
   index('audit_events_at_idx').on(t.at),
   index('audit_events_prev_hash_idx').on(t.prev_hash),
 ]);

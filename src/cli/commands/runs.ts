@@ -30,6 +30,7 @@ function parseStates(value: string, known: readonly RunState[]): RunState[] {
 }
 
 const OUTPUT_SHOWN = 2_000;
+const redactOrNull = (text: string | null): string | null => (text === null ? null : redactText(text));
 const clipped = (text: string) => (text.length > OUTPUT_SHOWN ? `${text.slice(0, OUTPUT_SHOWN)}… (${text.length} characters; --json for all)` : text);
 
 /** One message of a transcript on one line: who spoke, what they said, the tools asked for. */
@@ -49,7 +50,7 @@ function grantText(
   // the job's grant, found not covering this run (its definition changed since, or the grant was not a human's)
   if (started?.data.cron_authorized === false) return `${g.id}, which did not authorise this run (${started.rule ?? '-'}: ${started.reason ?? '-'})`;
   const from = g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : '';
-  const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${redactText(g.revoked_why ?? '-')}` : '; still live';
+  const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${g.revoked_why ?? '-'}` : '; still live';
   return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
 }
 
@@ -162,7 +163,8 @@ export function registerRunsCommands(program: Command): void {
         const authority = await authorities(db.db, audit);
         return {
           run, job: job ? { id: job.id, name: job.name, timezone: job.timezone, removed_at: job.removed_at } : null, trigger_origin: run ? childOrigin(run, audit) : null,
-          grant: grant ? { ...grant, answered_from: answeredFrom } : null,
+          // who ended it and why are free text: redacted, as jobs show and grants show give an ended grant (I11)
+          grant: grant ? { ...grant, revoked_by: redactOrNull(grant.revoked_by), revoked_why: redactOrNull(grant.revoked_why), answered_from: answeredFrom } : null,
           audit: audit.map((a) => ({ ...a, authority: authority.get(a.seq) ?? null })), ...(transcript !== undefined ? { transcript } : {}),
         };
       });

@@ -1,0 +1,1 @@
+CREATE INDEX "audit_events_run_idx" ON "audit_events" USING btree ("run_id","kind","seq") WHERE "audit_events"."run_id" is not null;
