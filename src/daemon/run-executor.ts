@@ -5,12 +5,12 @@ import type { DecisionSink } from '../approval/gate.ts';
 import type { Config } from '../config/schema.ts';
 import type { Guard } from '../guard/types.ts';
 import { changeWithRecord, directAppend, withLeadingRecord, type AuditAppend } from '../store/audit-writer.ts';
-import type { AuditInput } from '../store/audit.ts';
 import type { Executor } from '../store/db.ts';
 import { claimRunWithJob, type ClaimedRun } from '../store/run-claim.ts';
 import { finishRunStatement, getRun, renewLease, retryRun, type FinalState } from '../store/runs.ts';
 import { keepLease, LeaseNotRenewed, untilAnswered } from './run-lease.ts';
-import { CommittedAnswerLost, describeFailure, neverSent, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
+import { resendUnsent, ridden, riddenLedger } from './run-outage.ts';
+import { CommittedAnswerLost, describeFailure, whileUnreachable, withoutSql, type RetryOptions } from '../store/pg-errors.ts';
 import { listAudit } from '../store/audit.ts';
 import { redactText } from '../util/redact.ts';
 import { abortReason } from '../util/abort-reason.ts';
@@ -66,35 +66,6 @@ export type RunResult =
 
 /** Where a run's records go: the daemon's shared writer, or straight to the database. */
 const appender = (deps: RunExecutorDeps): AuditAppend => deps.audit ?? directAppend(deps.db);
-
-/**
- * A read of the run's path, tried again while the database cannot be reached: with the run's signal, until the run
- * stops (its lease decides, as the README promises); without one (before the run starts), about 30 s.
- */
-function ridden<T>(deps: RunExecutorDeps, runId: string, what: string, read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  return whileUnreachable(read, {
-    ...(signal ? { signal, delaysMs: untilAnswered(deps.config) } : {}),
-    onRetry: (err, attempt) => deps.logger.warn({ run_id: runId, err: describeFailure(err), attempt }, `${what} failed: the database cannot be reached; trying again`),
-  });
-}
-
-/**
- * Records sent again while the database refuses connections, until the run is stopped: a record that never
- * reached the server cannot be written twice, and the call it decides waits for it (I8). A failure that may
- * have committed (the connection broke mid-write) is not sent again; the run then fails with it.
- */
-function resendUnsent(audit: AuditAppend, signal: AbortSignal, config: Config): AuditAppend {
-  const append = (event: AuditInput) => whileUnreachable(() => audit(event), { retryIf: neverSent, signal, delaysMs: untilAnswered(config) });
-  return Object.assign(append, { ...(audit.ordered ? { ordered: true } : {}), ...(audit.withChange ? { withChange: audit.withChange } : {}) });
-}
-
-/** The effect ledger (a read, and an insert that does nothing twice) tried again while the database is away, until the run stops. */
-function riddenLedger(deps: RunExecutorDeps, runId: string, ledger: EffectLedger, signal: AbortSignal): EffectLedger {
-  return {
-    recall: (key) => ridden(deps, runId, 'reading the effect ledger', () => ledger.recall(key), signal),
-    remember: (key, tool, result) => ridden(deps, runId, 'recording a tool\'s effect', () => ledger.remember(key, tool, result), signal),
-  };
-}
 
 /** A run that could not go on: a retryable failure naming the cause (the database's own, never drizzle's query text). */
 const failure = (err: unknown, denials: number): PayloadOutcome => ({
