@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listJobs } from '../../src/store/jobs.ts';
-import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
+import { approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 
 // "What may job X do tonight, and who approved that?" from the grant view alone: who asked for the grant and for
@@ -20,20 +19,9 @@ let timeoutApproval: string;
 
 /** `jobs create|update ... --as requester` without a terminal, approved from another process with `--as approver`; the request's id. */
 async function requestedAndApproved(args: string[], requester: string, approver: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args, '--as', requester], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let stderr = '';
-  const waiting = new Promise<{ id: string; code: string }>((resolve) => child.stderr.on('data', (d) => {
-    stderr += d;
-    const w = waitingApproval(stderr);
-    if (w) resolve(w);
-  }));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const { id, code } = await waiting;
-  const approve = await runCli(['approvals', 'approve', id, '--as', approver], { env, input: `${code}\n`, timeoutMs: 60_000 });
-  expect(approve.code, approve.stderr).toBe(0);
-  expect(await exited, stderr).toBe(0);
-  return id;
+  const r = await approvedElsewhere(approver, [...args, '--as', requester], env);
+  expect(r.code, r.stderr).toBe(0);
+  return r.approvalId;
 }
 
 const jobFile = (name: string, path: string) => {

@@ -110,7 +110,7 @@ export function cliOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, a
  * A command that asks for an approval (jobs create|update) run without a terminal, approved from another process
  * as `who` with the code it printed, once its request waits: what a person at a second shell does.
  */
-export async function approvedElsewhere(who: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+export async function approvedElsewhere(who: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult & { approvalId: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();
   let stdout = '';
@@ -123,7 +123,7 @@ export async function approvedElsewhere(who: string, args: readonly string[], en
   }));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const { id, code } = await waiting;
-  const approve = await runCli(['approvals', 'approve', id, '--as', who], { env, input: `${code}\n` });
+  const approve = await runCli(['approvals', 'approve', id, '--as', who], { env, input: `${code}\n`, timeoutMs: 60_000 });
   if (approve.code !== 0) throw new Error(`approvals approve ${id} failed (${approve.code}): ${approve.stderr}`);
-  return { code: await exited, stdout, stderr };
+  return { code: await exited, stdout, stderr, approvalId: id };
 }
