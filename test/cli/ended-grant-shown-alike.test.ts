@@ -9,6 +9,7 @@ import type { GrantRow, JobRow } from '../../src/store/schema.ts';
 import { osAccount } from '../../src/util/process-identity.ts';
 import { runCli } from '../support/cli.ts';
 import { tamper, useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // A job's ended grant is one fact: jobs list, jobs show, grants show, grants list and runs show give it alike.
 const database = useTestDatabase();
@@ -31,7 +32,7 @@ let older: JobRow;
 
 beforeAll(async () => {
   const file = join(dir, 'echo-agent.yaml');
-  writeFileSync(file, ['database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`, ''].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema));
   env = { ECHO_AGENT_CONFIG: file };
   const db = database().db;
   revoked = await createJob(db, base('revoked-from-cli'));

@@ -11,6 +11,7 @@ import { insertRun } from '../../src/store/runs.ts';
 import type { GrantRow, JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 const database = useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), 'echo-grants-finished-'));
@@ -33,7 +34,7 @@ let done: JobRow[];
 
 const configFile = (name: string, lines: string[]) => {
   const file = join(dir, name);
-  writeFileSync(file, ['database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`, ...lines, ''].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, lines));
   return { ECHO_AGENT_CONFIG: file };
 };
 

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listJobs } from '../../src/store/jobs.ts';
 import { approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // "What may job X do tonight, and who approved that?" from the grant view alone: who asked for the grant and for
 // each change made under it, who approved each (the grant's approver approved none of the later ones), and, when the
@@ -45,10 +46,7 @@ const listJson = async () => JSON.parse((await runCli(['grants', 'list', '--all'
 
 beforeAll(async () => {
   const file = join(dir, 'echo-agent.yaml');
-  writeFileSync(file, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'tools:', `  workspace: ${dir}`, 'permissions:', '  approval:', '    wait_timeout_seconds: 60', '',
-  ].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, ['tools:', `  workspace: ${dir}`, 'permissions:', '  approval:', '    wait_timeout_seconds: 60']));
   env = { ECHO_AGENT_CONFIG: file };
   writeFileSync(join(dir, 'timeout.yaml'), 'timeout_seconds: 900\n');
   await requestedAndApproved(['jobs', 'create', '--file', jobFile('writer', 'reports')], 'bob', 'alice');

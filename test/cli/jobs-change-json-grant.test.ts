@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { liveGrant } from '../../src/store/grants.ts';
 import { approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // jobs create|update --json: the grant as an object, as runs show --json and grants show --json give one,
 // while the grant policy's sentence stays where scripts read it.
@@ -14,10 +15,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
   const file = join(dir, 'echo-agent.yaml');
-  writeFileSync(file, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'permissions:', '  approval:', '    wait_timeout_seconds: 60', '',
-  ].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, ['permissions:', '  approval:', '    wait_timeout_seconds: 60']));
   env = { ECHO_AGENT_CONFIG: file };
 });
 

@@ -9,6 +9,7 @@ import { insertRun } from '../../src/store/runs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { ROOT, approvedElsewhere, runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 const database = useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), 'echo-jobs-messages-'));
@@ -17,10 +18,7 @@ let steps: JobRow;
 
 beforeAll(async () => {
   const file = join(dir, 'echo-agent.yaml');
-  writeFileSync(file, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'permissions:', '  approval:', '    wait_timeout_seconds: 60', '',
-  ].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, ['permissions:', '  approval:', '    wait_timeout_seconds: 60']));
   env = { ECHO_AGENT_CONFIG: file };
   steps = await createJob(database().db, {
     name: 'steps-nightly', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [], paused: false,

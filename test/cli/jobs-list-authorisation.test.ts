@@ -17,6 +17,7 @@ import type { GrantRow, JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { tamper, useTestDatabase } from '../support/db.ts';
 import { useRedisPrefix } from '../support/redis.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // "Which of my jobs will run with their authority tonight, and if not, why?" from the lists people look at most.
 const database = useTestDatabase();
@@ -35,10 +36,7 @@ let revokedGrant: GrantRow;
 
 beforeAll(async () => {
   const file = join(workspace, 'echo-agent.yaml');
-  writeFileSync(file, [
-    'database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'queue:', '  redis_url: redis://127.0.0.1:6379', `  prefix: ${prefix}`, '',
-  ].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, ['queue:', '  redis_url: redis://127.0.0.1:6379', `  prefix: ${prefix}`]));
   env = { ECHO_AGENT_CONFIG: file };
   const { db } = database();
   const grant = (job: JobRow) => issueGrant(db, { job_id: job.id, approval_id: `apr_${job.name}`, approver: 'dave', channel: 'cli', tool_scope: null });

@@ -7,6 +7,7 @@ import { createJob, type NewJob } from '../../src/store/jobs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 const database = useTestDatabase();
 const dir = mkdtempSync(join(tmpdir(), 'echo-jobs-show-grant-'));
@@ -20,8 +21,7 @@ let revoked: JobRow;
 
 beforeAll(async () => {
   const file = join(dir, 'echo-agent.yaml');
-  writeFileSync(file, ['database:', `  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}`,
-    'model:', '  base_url: http://127.0.0.1:9/v1', '  name: small', 'notify:', '  targets:', '    ops:', '      url: https://hooks.example.com/x', ''].join('\n'));
+  writeFileSync(file, schemaConfigYaml(database().schema, ['model:', '  base_url: http://127.0.0.1:9/v1', '  name: small', 'notify:', '  targets:', '    ops:', '      url: https://hooks.example.com/x']));
   env = { ECHO_AGENT_CONFIG: file };
   const db = database().db;
   revoked = await createJob(db, base('digest'));

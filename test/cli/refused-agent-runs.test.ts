@@ -11,6 +11,7 @@ import { createJobThroughGate, Human, runNowAsWorker } from '../support/agent-jo
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { startFakeModel, type Reply } from '../support/fake-model.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // An agent run whose model was refused calls and then finished: what did it not do, and can an admin find it?
 const database = useTestDatabase();
@@ -37,7 +38,7 @@ beforeAll(async () => {
     return scripts[prompt.includes('escalate') ? 'escalate' : 'quiet']!(n);
   });
   const file = join(workspace, 'echo-agent.yaml');
-  writeFileSync(file, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${database().schema}\n`);
+  writeFileSync(file, schemaConfigYaml(database().schema));
   env = { ECHO_AGENT_CONFIG: file };
 });
 afterAll(() => model.close());

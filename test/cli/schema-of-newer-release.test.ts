@@ -9,6 +9,7 @@ import { capturedLog } from '../support/captured-log.ts';
 import { runCli } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
+import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // A build older than the schema it runs on (a rollback, or replicas of different releases during an upgrade) finds
 // migrations in the ledger it does not know. It works on, but says so: a rollback across schema changes needs care.
@@ -29,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: [...journal.entries, ...LATER] }));
   expect((await migrate(newer.pool, { schema: newer.schema, migrationsFolder: folder })).applied).toBe(MIGRATION_COUNT + LATER.length);
   const config = join(folder, 'echo-agent.yaml');
-  writeFileSync(config, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${newer.schema}\n`);
+  writeFileSync(config, schemaConfigYaml(newer.schema));
   env = { ECHO_AGENT_CONFIG: config };
 });
 
