@@ -80,8 +80,7 @@ async function grantIdsOfRuns(exec: Executor, rows: readonly AuditRow[]): Promis
     for (const run of await exec.select({ id: runs.id, grant_id: runs.grant_id }).from(runs).where(inArray(runs.id, missing))) {
       if (run.grant_id) ids.set(run.id, run.grant_id);
     }
-    const started = await runStartRecords(exec, missing.filter((m) => !ids.has(m)));
-    for (const [id, rec] of started) if (rec.grant_id) ids.set(id, rec.grant_id);
+    for (const [id, grant] of await grantsAtStart(exec, missing.filter((m) => !ids.has(m)))) ids.set(id, grant);
   }
   return ids;
 }
@@ -154,11 +153,10 @@ export function detailOf(r: Pick<AuditRow, 'kind' | 'reason' | 'data'>): string 
   return '';
 }
 
-/** What each run's newest run.started record says of its authorisation, in one query for all of them. */
-async function runStartRecords(exec: Executor, runIds: readonly string[]): Promise<Map<string, { cron_authorized: boolean | null; grant_id: string | null }>> {
+/** The grant each run's newest run.started record names, in one query for all of them (none: no entry). */
+async function grantsAtStart(exec: Executor, runIds: readonly string[]): Promise<Map<string, string>> {
   if (runIds.length === 0) return new Map();
-  const { rows } = await exec.execute<{ run_id: string; cron_authorized: boolean | null; grant_id: string | null }>(sql`select distinct on (run_id) run_id,
-      (data->>'cron_authorized')::boolean as cron_authorized, nullif(data->>'grant_id', '') as grant_id
+  const { rows } = await exec.execute<{ run_id: string; grant_id: string | null }>(sql`select distinct on (run_id) run_id, nullif(data->>'grant_id', '') as grant_id
     from audit_events where kind = 'run.started' and run_id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)}) order by run_id, seq desc`);
-  return new Map(rows.map((r) => [r.run_id, { cron_authorized: r.cron_authorized, grant_id: r.grant_id }]));
+  return new Map(rows.flatMap((r) => (r.grant_id ? [[r.run_id, r.grant_id] as const] : [])));
 }
