@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudits } from '../../src/store/audit.ts';
 import { issueGrant } from '../../src/store/grants.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli } from '../support/cli.ts';
-import { TEST_DATABASE_URL, useTestDatabase } from '../support/db.ts';
+import { admin, useTestDatabase } from '../support/db.ts';
 
 // An auditor's role may read echo-agent's schema and do nothing else (USAGE and SELECT). The reading commands answer
 // for it: no command but `migrate` and the daemon changes the schema. A command that writes is refused by the
@@ -20,16 +19,6 @@ const role = `echo_ro_${randomBytes(5).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'echo-read-only-'));
 let env: NodeJS.ProcessEnv;
 let job: JobRow;
-
-async function admin(text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
 
 const snapshot = async () => {
   const { pool, schema } = database();

@@ -44,7 +44,8 @@ export function useTestDatabase(opts: { poolMax?: number } = {}): () => TestData
   };
 }
 
-async function admin(statement: string): Promise<void> {
+/** One statement on a connection of its own, outside any test schema: roles, databases. */
+export async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
