@@ -22,6 +22,7 @@ import { expireApprovals } from '../store/approvals.ts';
 import { auditHead } from '../store/audit.ts';
 import { pruneRuns } from '../store/retention.ts';
 import { nextDueReading } from '../store/jobs.ts';
+import { watchFiringBehind } from './firing-behind.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -286,9 +287,11 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     onHung: (why) => opts.onFatal?.(why),
   });
   undo.push(async () => passes.stop());
+  const behind = watchFiringBehind({ logger, warnAfterMs: firingStaleMs, gauge: metrics.firingBehind });
   const loops = [
     startFiringLoop({
-      tickMs: config.daemon.tick_seconds * 1000, pass: passes.around('firing', firedAndNoted), nextDue: passes.around('firing', () => nextDueReading(database.db)),
+      tickMs: config.daemon.tick_seconds * 1000, pass: passes.around('firing', firedAndNoted),
+      nextDue: passes.around('firing', async () => behind.noted(await nextDueReading(database.db))),
       onError: (err) => firing.failed(err),
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, passes.around('reconcile', reconcileOnce)),
@@ -307,7 +310,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
         const depth = await named(queueNamed, within(HEALTH_PART_MS, queue.depth(), 'counting its runs'));
-        return { database: 'ok', queue: `${backend.kind}, ${depth} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago` };
+        const overdue = behind.overdue();
+        return { database: 'ok', queue: `${backend.kind}, ${depth} queued or running`, firing: `last pass ${Math.round(since / 1000)} s ago${overdue ? `; ${overdue}` : ''}` };
       },
       // a rolling restart's load balancer must see the stop before the listener closes
       stopping() {

@@ -60,6 +60,11 @@ export function createMetrics(sources: MetricSources = {}) {
         if (readDepth) this.set((await readDepth()) === null ? 0 : 1);
       },
     }),
+    firingBehind: new Gauge({
+      name: 'echo_agent_firing_behind_seconds',
+      help: 'After this replica\'s last firing pass: how long the earliest due instant of any job has waited; stays up when a job\'s instant is never taken (its row held locked elsewhere)',
+      registers: [registry],
+    }),
     runsPruned: new Counter({ name: 'echo_agent_runs_pruned_total', help: 'Ended runs deleted by this replica under daemon.run_retention_days', registers: [registry] }),
     runsActive: new Gauge({ name: 'echo_agent_runs_active', help: 'Runs executing in this replica', registers: [registry] }),
     runDuration: new Histogram({

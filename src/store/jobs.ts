@@ -275,13 +275,15 @@ export async function lockDueJobs(tx: Executor, opts: { limit: number; now?: Dat
   return rows;
 }
 
-/** The database clock and the earliest instant a job falls due (the firing loop sleeps until then); one index lookup. */
-export async function nextDueReading(exec: Executor): Promise<{ now: Date; next: Date | null }> {
-  const res = await exec.execute<{ now: Date; next: Date | null }>(sql`
-    select date_trunc('milliseconds', clock_timestamp()) as now,
-      (select min(${jobs.next_fire_at}) from ${jobs} where ${jobs.removed_at} is null) as next`);
+/** The database clock, the earliest instant a job falls due (the firing loop sleeps until then) and that job; one index lookup. */
+export async function nextDueReading(exec: Executor): Promise<{ now: Date; next: Date | null; job: string | null }> {
+  const res = await exec.execute<{ now: Date; next: Date | null; job: string | null }>(sql`
+    select date_trunc('milliseconds', clock_timestamp()) as now, d.next_fire_at as next, d.id as job
+    from (select 1) one left join lateral (
+      select ${jobs.id}, ${jobs.next_fire_at} from ${jobs} where ${jobs.removed_at} is null and ${jobs.next_fire_at} is not null
+      order by ${jobs.next_fire_at} limit 1) d on true`);
   const row = res.rows[0]!;
-  return { now: new Date(row.now), next: row.next === null ? null : new Date(row.next) };
+  return { now: new Date(row.now), next: row.next === null ? null : new Date(row.next), job: row.job };
 }
 
 /** Moves a job's schedule on after firing. */
