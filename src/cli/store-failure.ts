@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from 'node:path';
 import { lostConnection, neverSent } from '../store/pg-errors.ts';
 import { pastQueryWrappers } from '../util/query-errors.ts';
 import { CliError, EXIT } from './errors.ts';
@@ -86,4 +87,25 @@ function localFileMessage(e: NodeJS.ErrnoException, where: StoreWhere): string {
   const path = e.path && !e.message.includes(e.path) ? ` (${e.path})` : '';
   const cause = e.code && FILE_CAUSE[e.code] ? ` (${FILE_CAUSE[e.code]})` : '';
   return `local file error${place}${path}: ${e.message}${cause}`;
+}
+
+/** Where a config's database is, as storeFailure names it. */
+export function storeWhere(config: { database: { url?: string | undefined }; daemon: { data_dir: string } }): StoreWhere {
+  return { embedded: !config.database.url, dataDir: resolvePath(config.daemon.data_dir) };
+}
+
+/**
+ * `echo-agent migrate`'s failure. drizzle applies the pending migrations in one transaction, so a statement the server
+ * refused left the schema as it was; a connection lost on the way leaves it unknown whether the commit happened, and
+ * running migrate again is safe either way (it applies only what is pending).
+ */
+export function migrateFailure(err: unknown, where: StoreWhere): CliError {
+  const known = storeFailure(err, where);
+  const refused = sqlState(err);
+  const cause = known?.message ?? (refused ? `${refused.message} (SQLSTATE ${refused.code})` : messageOf(err));
+  const lost = lostConnection(err) || (!refused && !neverSent(err));
+  const outcome = neverSent(err) ? 'nothing was applied' : lost
+    ? 'it is not known whether the pending migrations were applied; run echo-agent migrate again (it applies only what is pending)'
+    : 'nothing was applied (the pending migrations run in one transaction)';
+  return new CliError(`migrating the database failed, ${outcome}: ${cause}`, EXIT.unavailable);
 }

@@ -6,7 +6,7 @@ import type { Database } from '../store/db.ts';
 import type { MigrationStatus, Setup } from '../store/migrate.ts';
 import { CliError, EXIT } from './errors.ts';
 import { configFileOf } from './config-option.ts';
-import { storeFailure, type StoreWhere } from './store-failure.ts';
+import { storeFailure, storeWhere } from './store-failure.ts';
 import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../util/process-identity.ts';
 
 /**
@@ -25,7 +25,7 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
   setRecordOrigin(processIdentity());
   // CLI output is for people; the store's own logs go to stderr and only when they matter
   const logger = createLogger(cliLogLevel(), process.stderr);
-  const where: StoreWhere = { embedded: !config.database.url, dataDir: resolvePath(config.daemon.data_dir) };
+  const where = storeWhere(config);
   let resolved;
   try {
     // only `migrate` (and the daemon) set a database up; any other command answers from the one there is

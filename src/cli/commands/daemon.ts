@@ -4,6 +4,7 @@ import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { printJson } from '../output.ts';
 import { withStore } from '../store-session.ts';
+import { migrateFailure, storeWhere } from '../store-failure.ts';
 
 /** How long a stopped daemon's process may take to exit by itself before it is made to. */
 const EXIT_BACKSTOP_MS = 3_000;
@@ -154,7 +155,7 @@ export function registerDaemonCommands(program: Command): void {
         try {
           return await migrateReporting(db.pool);
         } catch (err) {
-          throw new CliError(`migrating the database failed: ${(err as Error).message}`, EXIT.unavailable);
+          throw migrateFailure(err, storeWhere(config));
         }
       }, { migrate: false, create: true }); // `migrate` sets up a database where there is none yet
       if (opts.json) printJson({ schema: report.schema, applied: report.applied.length, migrations: report.applied });
