@@ -252,12 +252,12 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     if (recovered?.removed.length) logger.info({ removed: recovered.removed }, 'leftover skill install work dirs removed');
     for (const k of recovered?.kept ?? []) logger.error({ dir: k.dir, why: k.why }, 'a skill install work dir holds a previous version that cannot be identified; left in place for an operator');
   };
-  const pruneOnce = async () => {
+  const pruneOnce = async (progress?: Progress) => {
     const days = config.daemon.run_retention_days;
     if (days === 0) return;
     // on the database clock, which nominal instants are on
     const before = new Date((await databaseNow(database.db)).getTime() - days * 86_400_000);
-    const pruned = await pruneRuns(database.db, { before, actor: 'retention', shouldStop: () => stopping });
+    const pruned = await pruneRuns(database.db, { before, actor: 'retention', shouldStop: () => stopping, ...(progress ? { progress } : {}) });
     metrics.runsPruned.inc(pruned.runs);
     if (pruned.runs > 0 || pruned.effects > 0) {
       logger.info({ runs: pruned.runs, transcripts: pruned.transcripts, jobs: pruned.jobs.length, effects: pruned.effects, before: before.toISOString(), complete: pruned.complete }, 'ended runs older than daemon.run_retention_days deleted');
@@ -281,12 +281,13 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const firedAndNoted = async (progress: Progress) => { await fireOnce(progress); lastFiredAt = Date.now(); firing.succeeded(); };
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
-  // retention is left out: deleting months of runs may take long, and it stops between batches when asked
+  // retention too: months of runs take long to delete, but each committed batch is progress
   const passes = watchPasses({
     logger, warnAfterMs: Math.min(firingStaleMs, opts.hungPassMs ?? Infinity), exitAfterMs: opts.hungPassMs ?? config.daemon.hung_pass_seconds * 1000,
     onHung: (why) => opts.onFatal?.(why),
   });
   undo.push(async () => passes.stop());
+  const prune = passes.around('retention', pruneOnce);
   const behind = watchFiringBehind({ logger, warnAfterMs: firingStaleMs, gauge: metrics.firingBehind });
   const loops = [
     startFiringLoop({
@@ -295,7 +296,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
       onError: (err) => firing.failed(err),
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, passes.around('reconcile', reconcileOnce)),
-    loop('retention', RETENTION_EVERY_MS, pruneOnce, RETENTION_FIRST_MS),
+    loop('retention', RETENTION_EVERY_MS, prune, RETENTION_FIRST_MS),
   ];
   undo.push(() => { stopping = true; return Promise.all(loops.map((l) => l.stop())); });
   const http = opts.http === false ? null : await startHttp({
@@ -327,7 +328,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await logAuditHead();
 
   return {
-    database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce, pruneOnce,
+    database, queue, metrics, httpPort: http?.port ?? null, fireOnce, reconcileOnce, pruneOnce: prune,
     stop() {
       stopped ??= (async () => {
         stopping = true;

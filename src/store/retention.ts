@@ -18,6 +18,8 @@ export interface PruneOptions {
   readonly from?: { readonly os_account: string; readonly host: string };
   /** Asked between batches: a daemon that is stopping leaves the rest for the next pass. */
   readonly shouldStop?: () => boolean;
+  /** Told of each page of jobs checked and each batch committed: a long pass is slow, not hung (the daemon's watch). */
+  readonly progress?: (what: string, n?: number) => void;
 }
 
 export interface JobPruned {
@@ -86,12 +88,13 @@ async function deleteBatch(exec: Executor, jobId: string, before: Date, actor: s
 }
 
 /** Jobs with something to prune, a page at a time over every job: one query per page, not a transaction per job. */
-async function* jobsWithOldRuns(exec: Executor, before: Date): AsyncGenerator<string> {
+async function* jobsWithOldRuns(exec: Executor, before: Date, progress: PruneOptions['progress']): AsyncGenerator<string> {
   let after = '';
   for (;;) {
     const page = await exec.execute(sql`
       with page as (select id from jobs where id > ${after} order by id limit ${JOB_PAGE})
       select p.id, exists (${doomed(sql`p.id`, before, 1)}) as has_old from page p order by p.id`);
+    progress?.('jobs checked', page.rows.length);
     for (const row of page.rows) if (row.has_old) yield row.id as string;
     if (page.rows.length < JOB_PAGE) return;
     after = page.rows[page.rows.length - 1]!.id as string;
@@ -107,13 +110,14 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
   const out: JobPruned[] = [];
   const stop = opts.shouldStop ?? (() => false);
   let complete = true;
-  for await (const jobId of jobsWithOldRuns(exec, opts.before)) {
+  for await (const jobId of jobsWithOldRuns(exec, opts.before, opts.progress)) {
     let total: Span = { n: 0, oldest: null, newest: null, transcripts: 0 };
     if (opts.dryRun) total = await countDoomed(exec, jobId, opts.before);
     else {
       for (;;) {
         if (stop()) { complete = false; break; }
         const span = await deleteBatch(exec, jobId, opts.before, opts.actor, opts.from);
+        opts.progress?.('run batches deleted');
         total = { n: total.n + span.n, oldest: total.oldest ?? span.oldest, newest: span.newest ?? total.newest, transcripts: total.transcripts + span.transcripts };
         if (span.n < BATCH) break;
       }
@@ -134,6 +138,7 @@ export async function pruneRuns(exec: Executor, opts: PruneOptions): Promise<Pru
             select idempotency_key from tool_effects where created_at < ${oldest} limit ${BATCH}) returning 1)
           select count(*)::int as n from gone`);
         const n = Number(res.rows[0]?.n ?? 0);
+        opts.progress?.('effect batches deleted');
         effects += n;
         if (n < BATCH) break;
       }

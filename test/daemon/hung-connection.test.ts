@@ -9,6 +9,9 @@ import { useTestDatabase } from '../support/db.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
 import { slowJob } from '../support/crash-config.ts';
 import { manualRun } from '../../src/jobs/service.ts';
+import { sql } from 'drizzle-orm';
+import { createJob } from '../../src/store/jobs.ts';
+import { insertRun } from '../../src/store/runs.ts';
 
 const database = useTestDatabase();
 
@@ -51,6 +54,42 @@ describe('a database connection that goes silent (a partition, a failover: no er
       proxy.drop();
       await daemon.stop();
       await proxy.close();
+    }
+  }, 60_000);
+});
+
+describe('a retention pass that makes no progress', () => {
+  it('is watched like the others: a deletion stuck behind a lock is logged and stops the daemon, while firing goes on', async () => {
+    const { url, schema, db, pool } = database();
+    const { logger, lines } = capturingLogger();
+    const config = defaultConfig({ queue: { prefix: `test-hung-${randomBytes(3).toString('hex')}` }, daemon: { tick_seconds: 0.2, run_retention_days: 1, stop_timeout_seconds: 1 } });
+    const job = await createJob(db, {
+      name: 'old-runs', owner: 'test', created_by: 'test', schedule: 'every 1h', timezone: 'UTC', tools: [], paused: false,
+      payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] }, next_fire_at: new Date(Date.now() + 3_600_000),
+    });
+    const old = (await insertRun(db, { job_id: job.id, nominal_at: new Date(Date.now() - 10 * 86_400_000) }))!;
+    await insertRun(db, { job_id: job.id, nominal_at: new Date(Date.now() - 86_400_000 / 2) });
+    await db.execute(sql`update runs set state = 'succeeded' where job_id = ${job.id}`);
+    let fatal: string | null = null;
+    const daemon = await startDaemon(config, {
+      logger, http: false, work: false, hungPassMs: 2_000, onFatal: (why) => { fatal = why; },
+      database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_qr` },
+    });
+    // a session that holds the old run's row: the retention's delete waits on it, with no error
+    const locker = await pool.connect();
+    let pruning: Promise<void> | undefined;
+    try {
+      await locker.query('begin');
+      await locker.query('select 1 from runs where id = $1 for update', [old.id]);
+      pruning = daemon.pruneOnce();
+      await expect.poll(() => fatal, { timeout: 15_000, interval: 100 }).toMatch(/^the retention pass has made no progress for \d+ s \(daemon\.hung_pass_seconds; running \d+ s, so far 1 jobs checked\)/);
+      // the firing loop was not the one stuck
+      expect(lines.filter((l) => l.level === 'fatal').map((l) => l.loop)).toEqual(['retention']);
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+      await pruning;
+      await daemon.stop();
     }
   }, 60_000);
 });
