@@ -261,10 +261,12 @@ export const CODE_VARIABLES: Readonly<Record<string, CodeIn>> = {
   VIMINIT: EX_SHELL, EXINIT: EX_SHELL,
   // more of tar's own options (see VARIABLE_PROGRAMS): `--to-command=CMD` there runs CMD
   TAR_OPTIONS: [/^(?<args>.*\S.*)$/s],
+  // fzf lists what this command prints (run with $SHELL), and reads more options (--bind 'start:execute(CMD)') from here
+  FZF_DEFAULT_COMMAND: true, FZF_DEFAULT_OPTS: [/^(?<args>.*\S.*)$/s],
 };
 
 /** Variables a program reads as more of its options: their `args` are judged as that program's (`exec tar VALUE`). */
-export const VARIABLE_PROGRAMS: Readonly<Record<string, string>> = { TAR_OPTIONS: 'tar' };
+export const VARIABLE_PROGRAMS: Readonly<Record<string, string>> = { TAR_OPTIONS: 'tar', FZF_DEFAULT_OPTS: 'fzf' };
 
 /** A git credential helper: `!CMD` is shell code; a name or path is a program git runs with the shell as well. */
 const CREDENTIAL_HELPER: readonly RegExp[] = [/^!?(?<code>.*)$/s];
@@ -282,6 +284,11 @@ export const GIT_CONFIG_CODE: Readonly<Record<string, CodeIn>> = {
   'filter.*.smudge': true, 'filter.*.process': true, 'difftool.*.cmd': true, 'mergetool.*.cmd': true, 'browser.*.cmd': true,
   'uploadpack.packobjectshook': true, 'remote.*.uploadpack': true, 'remote.*.receivepack': true, 'submodule.*.update': [/^!(?<code>.*)$/s],
   'remote.*.url': GIT_EXT_URL, 'remote.*.pushurl': GIT_EXT_URL, 'submodule.*.url': GIT_EXT_URL,
+  // git help's man viewer, imap-send's tunnel, a trailer's command, git gui's tools, the ssh signing key command (split
+  // into words, not a shell: walked alike), and send-email's sendmail and address commands (an identity's too)
+  'man.*.cmd': true, 'imap.tunnel': true, 'trailer.*.command': true, 'trailer.*.cmd': true, 'guitool.*.cmd': true, 'gpg.ssh.defaultkeycommand': true,
+  'sendemail.sendmailcmd': true, 'sendemail.tocmd': true, 'sendemail.cccmd': true, 'sendemail.headercmd': true,
+  'sendemail.*.sendmailcmd': true, 'sendemail.*.tocmd': true, 'sendemail.*.cccmd': true, 'sendemail.*.headercmd': true,
 };
 
 /** A path that points at nothing: `core.hooksPath=/dev/null` turns hooks off, `gdb -x /dev/null` reads no commands. */

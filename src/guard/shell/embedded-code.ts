@@ -22,6 +22,7 @@ import { fdCommands } from './listers.ts';
 import { ugrepFilterCommands } from './ugrep.ts';
 import { vimOptionCode } from './vim-options.ts';
 import { shellVariableCode } from './shell-variable.ts';
+import { fzfCommands } from './fzf.ts';
 
 /**
  * Shell code in `NAME=VALUE` words: all of them (`export`, through a name reference), or those before the command
@@ -74,7 +75,11 @@ export function embeddedCode(
   const git = name === 'git' ? gitSubcommand(args) : null;
   const spec = EMBEDDED_CODE[git?.name ?? name];
   // `SHELL=/tmp/x sudo -s`: a shell the program starts (see shell-variable.ts)
-  if (!spec) return [...out, ...shellVariableCode(name, args, vars, [], emit)];
+  if (!spec) {
+    // fzf's --preview and --bind commands run with $SHELL
+    const found = name === 'fzf' ? fzfCommands(args).commands : [];
+    return [...out, ...found, ...shellVariableCode(name, args, vars, found, emit)];
+  }
   const words = git?.args ?? args;
   // a command file is read when this line wrote it or a substitution prints it; else it is like `bash script.sh`
   const file = (f: Arg, how: CodeIn, depth: number): void => {

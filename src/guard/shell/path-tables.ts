@@ -27,11 +27,18 @@ export const HARMLESS_DEVICE = /^\/dev\/(null|zero|full|u?random|tty(S|USB|ACM)?
 /** Files whose contents are password hashes or root's keys. */
 export const SECRET_FILES: readonly string[] = [
   '/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/master.passwd', '/etc/security/opasswd',
+  // the host's SSH private keys (anyone holding one can pose as the host)
+  '/etc/ssh/ssh_host_rsa_key', '/etc/ssh/ssh_host_ecdsa_key', '/etc/ssh/ssh_host_ed25519_key', '/etc/ssh/ssh_host_dsa_key',
   // the unit's EnvironmentFile: the daemon's database URL, model key and notify tokens
   '/etc/echo-agent/env',
 ];
 /** Root's SSH keys; the TLS private keys of the host's services. */
-export const SECRET_DIRS: readonly string[] = ['/root/.ssh', '/etc/ssl/private'];
+export const SECRET_DIRS: readonly string[] = [
+  '/root/.ssh', '/etc/ssl/private',
+  // a container's mounted secrets: Docker's and Kubernetes' (the pod's service account token is the cluster's API key);
+  // /var/run is a link to /run, read as it (paths.ts), so that /var itself does not hold them
+  '/run/secrets',
+];
 /**
  * A process's environment, command line and memory (`/proc/<pid>[/task/<tid>]/<name>`): echo-agent's own, the parent
  * of the exec tool's shell, holds the configuration's secrets (as path.proc_secret refuses them to the file tools).
@@ -59,6 +66,8 @@ export const CREDENTIAL_STORE_DIRS: readonly string[] = ['.gnupg/private-keys-v1
 export const KEY_DIR = '.ssh';
 /** Private key names inside any `.ssh` directory (the home may be /root; `.pub` files are public). */
 export const PRIVATE_KEY_NAMES: readonly string[] = ['id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'id_ed25519_sk', 'id_ecdsa_sk'];
+/** Files of a `.ssh` directory that are no private key (keys may have any name: `~/.ssh/deploy_key`, `github.pem`). */
+export const SSH_PUBLIC_FILES = /^(?:.*\.pub|config|known_hosts2?(?:\.old)?|authorized_keys2?|allowed_signers|environment|rc)$/;
 
 /** Credential and start-up files whose basename alone identifies them. */
 export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
@@ -71,6 +80,8 @@ export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
   // code) or send files (curl's upload-file) on its next ordinary run
   '.bash_aliases', '.tmux.conf', '.screenrc', '.lesskey', '.gdbinit', '.lldbinit', '.vimrc', '_vimrc', '.gvimrc', '.exrc', '.psqlrc', '.sqliterc', '.pdbrc',
   '.Rprofile', '.irbrc', '.curlrc', '.wgetrc',
+  // more login and session scripts: X's, zsh's and mksh's, PowerShell's profile; python's usercustomize (imported at start)
+  '.xprofile', '.xinitrc', '.xsession', '.xsessionrc', '.zlogout', '.mkshrc', 'Microsoft.PowerShell_profile.ps1', 'profile.ps1', 'usercustomize.py', 'sitecustomize.py',
 ]);
 /** Basename prefixes: `.env.local`, `id_rsa.pub`, … */
 export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
@@ -80,13 +91,18 @@ export const CREDENTIAL_SUFFIXES: readonly string[] = [
   '.config/git/config', '.git/config',
   // start-up files at their XDG places (see CREDENTIAL_BASENAMES)
   '.config/tmux/tmux.conf', '.config/lesskey', '.config/gdb/gdbinit', '.vim/vimrc', '.config/nvim/init.vim', '.config/nvim/init.lua',
+  '.gradle/init.gradle', '.gradle/init.gradle.kts', '.config/powershell/profile.ps1',
 ];
 /**
  * Any file below these paths: a repository's hooks run on commit, checkout, merge, push; kitty's configuration, sessions and
  * kittens, and IPython's start-up scripts, run when those start; a user's systemd units and desktop autostart entries run
  * outside this command line (as a crontab entry does).
  */
-export const CODE_DIR_PATHS: readonly string[] = ['.git/hooks', '.config/kitty', '.ipython/profile_default/startup', '.config/systemd/user', '.config/autostart'];
+export const CODE_DIR_PATHS: readonly string[] = [
+  '.git/hooks', '.config/kitty', '.ipython/profile_default/startup', '.config/systemd/user', '.config/autostart',
+  // fish sources every conf.d file at start; gradle runs every init script on each build
+  '.config/fish/conf.d', '.gradle/init.d',
+];
 /** Any file inside these directory names. */
 export const CREDENTIAL_DIRS: ReadonlySet<string> = new Set(['.ssh', '.gnupg']);
 /** System files that grant logins, privileges, run at every shell start, or hold commands the system runs later. */
@@ -95,6 +111,8 @@ export const SYSTEM_AUTH_FILES: ReadonlySet<string> = new Set([
   '/etc/tmux.conf', '/etc/screenrc',
   // commands the system runs later, as root (a crontab, rc.local at boot)
   '/etc/crontab', '/etc/rc.local', '/etc/anacrontab',
+  // a library loaded into every program started on the machine
+  '/etc/ld.so.preload',
 ]);
 export const SYSTEM_AUTH_DIRS: readonly string[] = [
   '/etc/sudoers.d', '/etc/profile.d', '/etc/cron.d', '/etc/cron.hourly', '/etc/cron.daily', '/etc/cron.weekly', '/etc/cron.monthly', '/var/spool/cron',

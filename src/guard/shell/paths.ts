@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, PRIVATE_KEY_NAMES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
@@ -187,8 +187,10 @@ export function withDeploymentSecrets<T>(paths: readonly string[], analyse: () =
 
 /** /etc/shadow and friends, root's SSH keys, a process's environment, command line or memory, the deployment's secrets (globs included). */
 export function isSecret(given: Canon | null): boolean {
-  const c = rooted(given);
-  if (!c) return false;
+  const r = rooted(given);
+  if (!r) return false;
+  // /var/run is a link to /run
+  const c: Canon = r.segs.length >= 2 && r.segs[0] === 'var' && r.segs[1] === 'run' ? { base: 'root', segs: r.segs.slice(1) } : r;
   return SECRET_FILES.some((f) => reaches(c, f, false)) || SECRET_DIRS.some((d) => reaches(c, d, true)) || isProcSecret(c)
     || deploymentSecrets.some((p) => reaches(c, p, true));
 }
@@ -222,7 +224,7 @@ function isProcSecret(c: Canon): boolean {
 export function isPrivateKey(c: Canon | null): boolean {
   if (!c || c.segs.length < 2 || !segMatches(c.segs[c.segs.length - 2]!, KEY_DIR)) return false;
   const name = c.segs[c.segs.length - 1]!;
-  if (!hasGlob(name)) return /^id_/.test(name) && !name.endsWith('.pub');
+  if (!hasGlob(name)) return !SSH_PUBLIC_FILES.test(name);
   return PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
 }
 
@@ -232,6 +234,8 @@ export function isCredentialFile(c: Canon | null): boolean {
   const name = c.segs[c.segs.length - 1]!;
   if (CREDENTIAL_BASENAMES.has(name) || CREDENTIAL_PREFIXES.some((p) => name.startsWith(p))) return true;
   if (c.segs.some((s) => CREDENTIAL_DIRS.has(s))) return true;
+  // a .pth file in site-packages runs its `import` lines at every python start
+  if (name.endsWith('.pth') && c.segs.some((s) => s === 'site-packages' || s === 'dist-packages')) return true;
   const joined = c.segs.join('/');
   if (CREDENTIAL_SUFFIXES.some((s) => ('/' + joined).endsWith('/' + s))) return true;
   if (CODE_DIR_PATHS.some((d) => ('/' + joined).includes(`/${d}/`))) return true;

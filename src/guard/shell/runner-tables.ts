@@ -62,6 +62,19 @@ export const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   // rlwrap's options with a value (-a, -m, -p take one only attached)
   rlwrap: { verbs: [], spec: { ...P, short: 'bCDefFgHlMOPqsStwz', attached: 'amp' } },
   foot: { verbs: [], spec: { ...P, short: 'cfTtaWwDdo', shortFlags: 'FmLHshvVe', chdir: ['D'] } },
+  // secret managers that run the command with the secrets in its environment: `aws-vault exec PROFILE CMD`, `op run -- CMD`,
+  // `doppler run [--command CODE | -- CMD]`, `infisical run -- CMD`, `chamber exec SERVICE… -- CMD`, `sops exec-env FILE CODE`
+  'aws-vault': { verbs: [['exec']], spec: { ...P, short: 'dt', shortFlags: 'njs', long: ['duration', 'mfa-token', 'region', 'prompt', 'backend', 'keychain'], positional: 1 } },
+  op: { verbs: [['run']], spec: { commandAfter: ['--'] } },
+  doppler: { verbs: [['run']], spec: { ...P, short: 'pc', long: ['project', 'config', 'token', 'scope', 'fallback', 'mount', 'mount-format', 'mount-template', 'name-transformer', 'command', 'api-host', 'configuration'], code: ['command'] } },
+  infisical: { verbs: [['run']], spec: { commandAfter: ['--'] } },
+  chamber: { verbs: [['exec']], spec: { commandAfter: ['--'] } },
+  sops: { verbs: [['exec-env'], ['exec-file']], spec: { ...P, long: ['user', 'filename', 'input-type', 'output-type'], flags: ['background', 'no-fifo', 'pristine'], positional: 1, restIsCode: true } },
+  // version managers' exec runs the command with their shims first in PATH
+  pyenv: { verbs: [['exec']], spec: PLAIN }, rbenv: { verbs: [['exec']], spec: PLAIN }, nodenv: { verbs: [['exec']], spec: PLAIN },
+  // dtach -c|-A|-n|-N SOCKET [-e C] [-r M] [-Ez] CMD; abduco -c|-n|-A NAME CMD (-a only attaches)
+  dtach: { verbs: [], spec: { ...P, short: 'cAnNaper', shortFlags: 'Ez', noCommand: ['a', 'p'] } },
+  abduco: { verbs: [], spec: { ...P, short: 'ecnA', shortFlags: 'flrpv', noCommand: ['a'] } },
 };
 
 /** A runner's spec and the words after its verb; null when it is none or its verb is another. */

@@ -105,7 +105,7 @@ export function assignVar(vars: Map<string, string>, name: string, v: string): v
   // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN),
   // and so does a GIT_CONFIG_COUNT set to something unseen (not the same as none, see envConfigCount)
   if (isKnown(v)) vars.set(name, v);
-  else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT' || name === INHERITED_SHELL) vars.set(name, UNKNOWN);
+  else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT' || SHELL_NAMES.includes(name)) vars.set(name, UNKNOWN);
   else vars.delete(name);
   if (vars.has(ALLEXPORT)) setExported(vars, name, true);
 }
@@ -117,6 +117,8 @@ export function setExported(vars: Map<string, string>, name: string, on: boolean
 
 /** $SHELL, which a shell inherits exported and programs start (see shell-variable.ts): set to something unseen, it is not the user's own. */
 const INHERITED_SHELL = 'SHELL';
+/** Variables naming a shell some program starts (parallel's PARALLEL_SHELL too): kept unknown when set to something unseen. */
+const SHELL_NAMES: readonly string[] = [INHERITED_SHELL, 'PARALLEL_SHELL'];
 
 /**
  * Whether a child process gets the variable: exported, or one the shell usually inherits from its environment already

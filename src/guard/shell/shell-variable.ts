@@ -6,6 +6,7 @@ import { quoteArg } from './unwrap.ts';
 import { UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 import { plainShell } from './vim-options.ts';
 import { WRAPPERS } from './wrapper-tables.ts';
+import { fzfCommands } from './fzf.ts';
 
 /**
  * Programs that start the shell $SHELL names (vim's own is read in vim-options.ts), or one an option names, with a
@@ -18,7 +19,7 @@ import { WRAPPERS } from './wrapper-tables.ts';
  * (default-shell from $SHELL, an absolute path only) or -c; screen starting a window without a command, or its -s;
  * xterm without -e; less's `!` and `|` commands (it hands `$SHELL -c CMD` to /bin/sh, so the value is shell text);
  * gdb's shell, pipe and run commands (get_shell: $SHELL, else /bin/sh); make's `SHELL=` argument or MAKEFLAGS (GNU
- * make never takes SHELL from the environment). nohup, xargs, find -exec, man and watch run programs or /bin/sh.
+ * make never takes SHELL from the environment); fzf's commands (or its --with-shell); parallel's $PARALLEL_SHELL. nohup, xargs, find -exec, man and watch run programs or /bin/sh.
  */
 
 /**
@@ -120,6 +121,18 @@ const make: ShellUse = (args, _found, vars) => {
   return { given: { value: { v, info: [...set.values()][0]!.from.info }, shown: `${shown} →` }, commands: alone, resolve: 'words' };
 };
 
+/** fzf runs its commands (`found`, see fzf.ts) with $SHELL, or the words --with-shell gives (`bash -c`). */
+const fzf: ShellUse = (args, found) => {
+  if (found.length === 0) return null;
+  const w = fzfCommands(args).withShell;
+  return w ? { given: { value: w, shown: '--with-shell' }, commands: found, resolve: 'words' } : { commands: found, resolve: 'path' };
+};
+/** GNU parallel and sem run each job with $PARALLEL_SHELL when set (else the shell that started them, then $SHELL). */
+const parallel: ShellUse = (_args, _found, vars) => {
+  const v = vars.get('PARALLEL_SHELL');
+  return v === undefined ? null : { given: { value: word(v), shown: 'PARALLEL_SHELL=' }, commands: alone, resolve: 'path' };
+};
+
 /** Programs that start a shell named by $SHELL (or an option), and when. */
 const SHELL_USERS: Readonly<Record<string, ShellUse>> = {
   sudo,
@@ -140,6 +153,9 @@ const SHELL_USERS: Readonly<Record<string, ShellUse>> = {
   less: (_args, found) => (found.length > 0 ? { commands: found, resolve: 'text' } : null),
   gdb: (_args, found) => (found.length > 0 ? { commands: found, resolve: 'cwd' } : null),
   make,
+  fzf,
+  parallel,
+  sem: parallel,
 };
 const ALSO: Readonly<Record<string, string>> = { uxterm: 'xterm', zless: 'less', 'gdb-multiarch': 'gdb', 'rust-gdb': 'gdb', gmake: 'make' };
 

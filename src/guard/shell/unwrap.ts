@@ -187,6 +187,8 @@ function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, bas
   }
   if (spec.codeOnly) ops = [];
   ops = ops.slice(spec.positional ?? 0);
+  // `aws-vault exec PROFILE -- CMD`: the end of options may follow the positional operands
+  if (spec.positional && literal(ops[0]?.v ?? '') === '--') ops = ops.slice(1);
   if (spec.restIsCode && ops.length > 0) {
     codes.push(ops.map((a) => plain(a.v)).join(' '));
     ops = [];

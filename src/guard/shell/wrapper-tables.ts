@@ -224,7 +224,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   pkexec: { ...P, long: ['user'] },
   su: { short: 'cgGsw', long: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'], codeOnly: true },
   runuser: { ...P, short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], code: ['c', 'command', 'session-command'] },
-  sg: { ...P, short: 'c', code: ['c'], positional: 1 },
+  // sg GROUP [-c] CMD: CMD is /bin/sh code with or without -c
+  sg: { ...P, short: 'c', code: ['c'], positional: 1, restIsCode: true },
   // GNU env's signal options take a value only after `=` (`--default-signal[=SIG]`); BSD env has -L and -P, uutils -f and -a
   env: {
     ...P, short: 'uCSPLfa', shortFlags: 'iv0', long: ['unset', 'chdir', 'split-string', 'file', 'argv0'], flags: ['block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', 'ignore-environment', 'null', 'debug'],
@@ -372,6 +373,7 @@ export interface DetachSpec {
 
 export const DETACHERS: Readonly<Record<string, DetachSpec>> = {
   setsid: {}, 'systemd-run': {}, daemonize: {}, 'start-stop-daemon': {}, at: {}, batch: {},
+  dtach: { options: ['n', 'N'] }, abduco: { options: ['n'] },
   screen: { options: ['d', 'D'], except: ['r', 'R', 'x'] },
   tmux: { runsCode: true },
   kitty: { runsCode: true, first: '@' }, kitten: { runsCode: true, first: '@' },

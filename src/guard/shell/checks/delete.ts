@@ -1,6 +1,6 @@
 import { gitGrepPagers, preprocessor } from '../embedded-code.ts';
 import { has, hasFamily, parseOptions, type OptionSpec } from '../flags.ts';
-import type { Emit, Invocation } from '../model.ts';
+import type { Arg, Emit, Invocation } from '../model.ts';
 import { canonical, deleteClass, inSystemDir, showCanon, type Canon, type DeleteClass } from '../paths.ts';
 import { innermostProgram, programName } from '../unwrap.ts';
 import { TRANSFER_OPTIONS } from '../program-tables.ts';
@@ -19,12 +19,32 @@ const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'srm', 'trash', 'tra
 /** find predicates that narrow what is deleted (so not "everything below"). */
 const FIND_FILTERS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-newer', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-size', '-user', '-group', '-perm', '-empty', '-links', '-inum', '-samefile', '-lname', '-ilname', '-uid', '-gid', '-nouser', '-nogroup', '-used']);
 
+/** Package runners that fetch a package and run its program, with the verb that makes them (`pnpm dlx`). */
+const PACKAGE_RUNNERS: Readonly<Record<string, readonly string[]>> = { npx: [], pnpx: [], bunx: [], pnpm: ['dlx'], yarn: ['dlx'], bun: ['x'] };
+const RIMRAF = /^rimraf(?:@[^/\s]*)?$/;
+
+/** What rimraf (node's `rm -rf`) deletes, run alone or fetched (`npx rimraf DIR`, `pnpm dlx rimraf DIR`); null when it does not run. */
+function rimrafOperands(inv: Invocation): readonly Arg[] | null {
+  let args = inv.args;
+  if (inv.program !== 'rimraf') {
+    const verb = Object.hasOwn(PACKAGE_RUNNERS, inv.program) ? PACKAGE_RUNNERS[inv.program]! : null;
+    if (!verb || !verb.every((w, i) => literal(args[i]?.v ?? '') === w)) return null;
+    args = args.slice(verb.length);
+    // the runner's own options (`-y`, `--yes`); `-p PKG` leaves its value as an operand of rimraf, which names no protected path
+    const at = args.findIndex((a) => !(literal(a.v) ?? '-').startsWith('-'));
+    if (at < 0 || !RIMRAF.test(literal(args[at]!.v) ?? '')) return null;
+    args = args.slice(at + 1);
+  }
+  return args.filter((a) => !(literal(a.v) ?? '').startsWith('-'));
+}
+
 export function checkRm(inv: Invocation, emit: Emit): void {
-  if (inv.program !== 'rm') return;
-  const p = parseOptions(inv.args, RM);
-  const recursive = has(p, 'r') || p.unknown;
+  const rimraf = rimrafOperands(inv);
+  if (inv.program !== 'rm' && !rimraf) return;
+  const p = rimraf ? null : parseOptions(inv.args, RM);
+  const recursive = !p || has(p, 'r') || p.unknown;
   let blocked = false;
-  for (const op of p.operands) {
+  for (const op of rimraf ?? p!.operands) {
     const c = canonical(op.v, inv.cwd);
     if (!c) continue;
     const cls = deleteClass(c);

@@ -5,6 +5,7 @@ import { AWK_OPTIONS, AWK_PROGRAM_GIVEN } from '../awk-program.ts';
 import { AWKS, NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
 import { gitCommand } from '../git-command.ts';
+import { gitReadFiles } from '../git-reads.ts';
 import { innerProgram } from '../unwrap.ts';
 import { isLister, listerStarts } from '../listers.ts';
 import { pathsIn, treeSources, writeTargets, type Target } from './targets.ts';
@@ -39,6 +40,11 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
   if (prog === 'getent' && inv.args.some((a) => /^g?shadow$/.test(a.v))) { emit('shell.secret.read', inv.text); return; }
   // `git diff --no-index A B` prints the files it is given (an alias may say --no-index)
   const gitReads = prog === 'git' && gitCommand(inv.args).words.some((a) => a.v === '--no-index');
+  // `git config -f ~/.aws/credentials -l`, `git commit -F /etc/shadow`: files git prints or keeps
+  if (prog === 'git') {
+    const read = gitReadFiles(inv.args).flatMap((a) => pathsIn(inv, a)).find((t) => isAnySecret(t.path));
+    if (read) { emit('shell.secret.read', `${inv.text} → ${showCanon(read.path!)}`); return; }
+  }
   if (prog === '' || (NON_READERS.has(prog) && !gitReads) || KEY_USERS.has(prog)) return;
   const reader = READERS.has(prog) || gitReads;
   let args = inv.args;

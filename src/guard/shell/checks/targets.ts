@@ -46,6 +46,10 @@ export function writeTargets(inv: Invocation): Target[] {
   } else if (prog === 'perl' && inv.args.some((a) => /^-[a-zA-Z]*i/.test(a.v))) {
     const p = parseOptions(inv.args, INTERPRETERS.perl);
     for (const a of p.operands) out.push(at(inv, a));
+  } else if (prog === 'patch') {
+    // patch [OPTS] [ORIGFILE [PATCHFILE]]: the file it changes, or -o's output
+    const p = parseOptions(inv.args, { short: 'BDFgiopVrYzdL', long: ['prefix', 'ifdef', 'fuzz', 'get', 'input', 'output', 'strip', 'version-control', 'reject-file', 'basename-prefix', 'suffix', 'directory', 'quoting-style', 'merge', 'read-only', 'reject-format'] });
+    for (const a of [...p.operands.slice(0, 1), ...valuesOf(p, 'o', 'output')]) out.push(at(inv, a));
   } else if (prog === 'sort') {
     const p = parseOptions(inv.args, SORT_OPTIONS);
     for (const a of valuesOf(p, 'o', 'output')) out.push(at(inv, a));
