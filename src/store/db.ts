@@ -234,7 +234,8 @@ function pgClientOf(exec: Executor): pg.Pool | pg.PoolClient {
  */
 export async function namedQuery<R extends Record<string, unknown>>(exec: Executor, name: string, text: string, values: readonly unknown[]): Promise<R[]> {
   const client = pgClientOf(exec);
-  const run = async () => (await client.query<R>({ name: generation === 0 ? name : `${name}_g${generation}`, text, values: [...values] })).rows;
+  const query = () => ({ name: generation === 0 ? name : `${name}_g${generation}`, text, values: [...values] });
+  const run = async () => (client instanceof pg.Pool ? await keepingConnection(client, query()) : (await client.query<R>(query())).rows) as R[];
   try {
     return await run();
   } catch (err) {
@@ -246,6 +247,27 @@ export async function namedQuery<R extends Record<string, unknown>>(exec: Execut
     throw err;
   }
 }
+
+/**
+ * One statement on a pooled connection that goes back to the pool after an error the server answered with. pg-pool's
+ * own query() discards the connection on any error: an expected one (the audit writer's seq taken by another writer,
+ * on every run after a CLI write or beside another replica) would cost a reconnect and every named statement prepared
+ * again, and leave an idle daemon with no connection for a moment. A lost or broken connection is still discarded.
+ */
+async function keepingConnection(pool: pg.Pool, query: pg.QueryConfig): Promise<Record<string, unknown>[]> {
+  const conn = await pool.connect();
+  try {
+    const { rows } = await conn.query(query);
+    conn.release();
+    return rows;
+  } catch (err) {
+    conn.release(serverAnswered(err) ? undefined : (err as Error));
+    throw err;
+  }
+}
+
+/** An error the server sent for a statement, on a connection that stays usable (not a FATAL that ends the session). */
+const serverAnswered = (err: unknown): boolean => err instanceof pg.DatabaseError && err.severity !== 'FATAL' && err.severity !== 'PANIC';
 
 /** Bumped each time PostgreSQL refuses a prepared statement whose result type changed under this process. */
 let generation = 0;

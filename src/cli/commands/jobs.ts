@@ -15,6 +15,7 @@ import { joinedProblems, JobProblemsError, locate, problemsDocument, readStructu
 import { liveNamesakes, namesakeText, warnBeforeCreate, warnDefinition, warnOverrides, warnToolsNotOffered } from '../job-warnings.ts';
 import { redact, redactText } from '../../util/redact.ts';
 import { canonicalTimeZone } from '../../jobs/time-zone-name.ts';
+import { daemonSeen } from '../daemon-presence.ts';
 
 interface DefinitionFlags {
   file?: string;
@@ -362,7 +363,7 @@ export function registerJobsCommands(program: Command): void {
           const unauthorised = queued ? await (await import('../jobs-authorization.ts')).notAuthorisedWarning(db.db, job) : null;
           if (unauthorised) warn(unauthorised);
           // "queued" alone reads as "running soon": with no daemon connected, nothing takes it until one starts
-          if (queued && (await otherDaemons(db.db, '').catch(() => ['?'])).length === 0) {
+          if (queued && !(await daemonSeen(db.db, queued.id, otherDaemons))) {
             warn('no daemon serving this database and schema is connected now: the run waits in the queue until one starts (npm start, or the service)');
           }
           return queued;
