@@ -23,6 +23,7 @@ import { auditHead } from '../store/audit.ts';
 import { pruneRuns } from '../store/retention.ts';
 import { nextDueReading } from '../store/jobs.ts';
 import { watchFiringBehind } from './firing-behind.ts';
+import { backlogReading } from '../store/backlog.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -182,7 +183,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   });
   logger.info({ backend: backend.kind, queue: queueName }, 'queue ready');
 
-  const metrics = createMetrics({ queueDepth: () => queue.depth() });
+  const metrics = createMetrics({ queueDepth: () => queue.depth(), queueFault: () => queue.fault(), backlog: () => backlogReading(database.db) });
   const shutdown = new AbortController();
   // each running run listens for it: more than Node's default 10 at once is expected, not a leak
   setMaxListeners(config.daemon.concurrency + 8, shutdown.signal);
@@ -269,7 +270,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     const failures = loopFailureLog(logger, name);
     const tick = () => {
       if (running) return;
-      running = fn().then(() => failures.succeeded(), (err: unknown) => failures.failed(err)).finally(() => { running = null; });
+      running = fn().then(() => failures.succeeded(), (err: unknown) => { metrics.loopFailures.inc({ loop: name }); failures.failed(err); }).finally(() => { running = null; });
     };
     let timer: NodeJS.Timeout | undefined;
     const first = setTimeout(() => { tick(); timer = setInterval(tick, everyMs); }, firstAfterMs);
@@ -278,7 +279,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   await reconcileOnce();
   let lastFiredAt = Date.now();
   const firing = loopFailureLog(logger, 'firing');
-  const firedAndNoted = async (progress: Progress) => { await fireOnce(progress); lastFiredAt = Date.now(); firing.succeeded(); };
+  // a pass with nothing to enqueue succeeds while the queue refuses the runs it holds: not a recovery yet
+  const firedAndNoted = async (progress: Progress) => { await fireOnce(progress); lastFiredAt = Date.now(); if (!queue.fault()) firing.succeeded(); };
   // a firing loop that keeps failing (or hangs) makes the replica unhealthy, not just noisy in the log
   const firingStaleMs = opts.firingStaleMs ?? Math.max(60_000, config.daemon.tick_seconds * 10_000);
   // retention too: months of runs take long to delete, but each committed batch is progress
@@ -288,12 +290,12 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   });
   undo.push(async () => passes.stop());
   const prune = passes.around('retention', pruneOnce);
-  const behind = watchFiringBehind({ logger, warnAfterMs: firingStaleMs, gauge: metrics.firingBehind });
+  const behind = watchFiringBehind({ logger, warnAfterMs: firingStaleMs });
   const loops = [
     startFiringLoop({
       tickMs: config.daemon.tick_seconds * 1000, pass: passes.around('firing', firedAndNoted),
       nextDue: passes.around('firing', async () => behind.noted(await nextDueReading(database.db))),
-      onError: (err) => firing.failed(err),
+      onError: (err) => { metrics.loopFailures.inc({ loop: 'firing' }); firing.failed(err); },
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, passes.around('reconcile', reconcileOnce)),
     loop('retention', RETENTION_EVERY_MS, prune, RETENTION_FIRST_MS),

@@ -15,7 +15,7 @@ export interface HealthProbe {
 export const HEALTH_LIMIT_MS = 3_000;
 
 /**
- * `/healthz` (200 ok / 503 with the failing part, or while stopping) and `/metrics` on a loopback port. HEAD
+ * `/healthz` (200 ok / 503 with the failing part, or while stopping), `/livez` and `/metrics` on a loopback port. HEAD
  * answers as GET without the body (Node leaves it out): load balancers and uptime probes ask that way.
  */
 export async function startHttp(opts: {
@@ -25,6 +25,12 @@ export async function startHttp(opts: {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    // liveness apart from readiness: a Redis or database outage makes every replica unready (/healthz 503), and a
+    // liveness probe built on that would restart them all for nothing; a hung loop stops the process itself
+    if (path === '/livez') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'alive' }));
       return;
     }
     if (path === '/healthz') {

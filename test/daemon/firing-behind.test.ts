@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon, type Daemon } from '../../src/daemon/daemon.ts';
+import { watchFiringBehind } from '../../src/daemon/firing-behind.ts';
 import { createJob, nextDueReading } from '../../src/store/jobs.ts';
 import { listRuns } from '../../src/store/runs.ts';
 import { capturedLog } from '../support/captured-log.ts';
@@ -48,7 +49,7 @@ describe('a job left behind by the firing passes', () => {
       daemon = await startDaemon(config, { logger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, work: false, firingStaleMs: 1_500 });
       await sleep(2_000);
       const warning = lines.find((l) => l.job_id === held.id && l.level === 'warn');
-      expect(warning?.msg).toMatch(/overdue and no firing pass has taken it/);
+      expect(warning?.msg).toMatch(/overdue and firing passes since have not taken it/);
       expect(await gauge(daemon.httpPort)).toBeGreaterThan(1.5);
       const health = await fetch(`http://127.0.0.1:${daemon.httpPort}/healthz`);
       expect(health.status).toBe(200);
@@ -64,4 +65,19 @@ describe('a job left behind by the firing passes', () => {
     expect(await gauge(daemon.httpPort)).toBeLessThan(1);
     expect(lines.filter((l) => l.job_id === held.id && l.level === 'warn')).toHaveLength(1);
   }, 30_000);
+
+  it('is not blamed on a lock when the instant fell due while a pass was held up (a hung queue), only when passes since left it', () => {
+    const { lines, logger } = capturedLog();
+    const watch = watchFiringBehind({ logger, warnAfterMs: 60_000 });
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    // before the hang the instant was not due; the pass that ends 71 s after it is the first to see it
+    watch.noted({ now: at(0), next: at(10), job: 'job_a' });
+    watch.noted({ now: at(81), next: at(10), job: 'job_a' });
+    expect(lines).toEqual([]);
+    expect(watch.overdue()).toBeNull();
+    // a further pass left it too: now it is named
+    watch.noted({ now: at(82), next: at(10), job: 'job_a' });
+    expect(lines.map((l) => [l.level, l.job_id])).toEqual([['warn', 'job_a']]);
+    expect(watch.overdue()).toContain('job_a');
+  });
 });

@@ -42,6 +42,10 @@ describe('/healthz and /metrics', () => {
     await daemon.database.close();
     const down = await fetch(`${base}/healthz`);
     expect(down.status).toBe(503);
+    // not ready, but alive: a liveness probe must not restart a replica for its database's outage
+    const live = await fetch(`${base}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'alive' });
   });
 
   it('fails /healthz when no firing pass has succeeded for a while', async () => {
