@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createApprovalGate, type ApprovalGate, type DecisionSink } from '../approval/gate.ts';
 import type { HumanApprover, RunGrant, SmartReviewer } from '../approval/ports.ts';
 import type { Config } from '../config/schema.ts';
+import type { Capability } from '../policy/capabilities.ts';
 import { writesFiles } from '../guard/index.ts';
 import type { Guard } from '../guard/types.ts';
 import { friendliestVerdict } from '../approval/unattended-step.ts';
@@ -56,6 +57,12 @@ export interface AgentRunOptions {
   readonly model?: string;
 }
 
+/**
+ * Capabilities whose tools need a person at the session to answer them (clarify's `message.ask`): left out of what
+ * an unattended run's or a sub-agent's model is offered. Here, not in the catalog table: the capability already says it.
+ */
+export const NEEDS_A_PERSON: ReadonlySet<string> = new Set<Capability>(['message.ask']);
+
 /** How deep delegate_task may nest sub-agents. */
 export const MAX_NESTING = 3;
 
@@ -66,7 +73,8 @@ export interface AgentRuntime {
   offered(ctx: ToolExecutionContext): OfferedFunction[];
   /**
    * What a run's model is offered: `offered`, less, in an unattended run, the tools that step 4 refuses
-   * whatever the call (DANGEROUS ones, or writes the run's grant or unattended_policy does not let through).
+   * whatever the call (DANGEROUS ones, or writes the run's grant or unattended_policy does not let through)
+   * and, there and in a sub-agent, the tools that need a person to answer (NEEDS_A_PERSON: clarify).
    */
   offeredToRun(ctx: ToolExecutionContext, scope?: RunScope): Promise<OfferedFunction[]>;
   run(prompt: string, ctx: ToolExecutionContext, opts: AgentRunOptions): Promise<AgentOutcome>;
@@ -120,7 +128,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const offered = (ctx: ToolExecutionContext): OfferedFunction[] => asFunctions(effective(ctx));
 
   const offeredToRun = async (ctx: ToolExecutionContext, scope: RunScope = {}): Promise<OfferedFunction[]> => {
-    const all = effective(ctx);
+    // no one answers an unattended run (I12) or a sub-agent (I5): a tool that asks a person could only fail and waste a turn
+    const noOneToAsk = ctx.unattended || ctx.parent_execution_id !== null;
+    const all = effective(ctx).filter((t) => !noOneToAsk || !t.capabilities.some((c) => NEEDS_A_PERSON.has(c)));
     if (!ctx.unattended) return asFunctions(all);
     const verdicts = await Promise.all(all.map((t) => friendliestVerdict({
       risk: t.risk, writesFiles: writesFiles(t.name), cronAuthorized: ctx.cron_authorized, policy: config.permissions.approval.unattended_policy,

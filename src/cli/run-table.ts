@@ -83,7 +83,7 @@ export const triggerText = (r: Pick<RunRow, 'trigger'>, shown: RunShown | undefi
 /**
  * Runs as `runs list` and `jobs runs` print them; `names` (job id → name) adds the job columns for runs of
  * several jobs. A run that "succeeded" after refusals did less than it was asked: its denials stand beside its
- * state, and its error names what was refused.
+ * state, and its error names what was refused, what failed and what had bad arguments.
  */
 export function printRuns(runs: readonly RunRow[], shown: ReadonlyMap<string, RunShown>, names?: ReadonlyMap<string, string>): void {
   const jobColumns = names ? ['JOB', 'NAME'] : [];

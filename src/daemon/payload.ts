@@ -19,6 +19,7 @@ import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
 import { onlyResolverDown } from '../guard/ssrf/check-url.ts';
 import type { CallRecord } from '../agent/loop.ts';
 import { redactText } from '../util/redact.ts';
+import { pairSafeEnd } from '../tools/spill.ts';
 import { untilAnswered } from './run-lease.ts';
 
 export interface StepRecord {
@@ -152,6 +153,10 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
     }, { signal, delaysMs: untilAnswered(deps.config) })
     : null;
   const refused = refusalSummary(out.calls, out.denials);
+  // calls that did nothing without being refused (failed, bad arguments, not run): not refusals, still not done
+  const undone = undoneSummary(out.calls);
+  // at the limit the run's end says "stopped after N refusals" itself (settle), before the refused calls
+  const said = out.status === 'denied' ? [refused ?? out.error] : [out.error, refused];
   return {
     output: { agent: { status: out.status, final: out.final, turns: out.turns, tokens: out.tokens, transcript_id: transcript?.id ?? null }, calls: out.calls },
     denials: out.denials,
@@ -159,9 +164,8 @@ async function runAgentPayload(deps: PayloadDeps, job: JobRow, runId: string, ct
     // an endpoint that is down may be up next time; a refused model name or a bad answer will not change
     retryable: out.status === 'model_error' && out.transient === true,
     failed: out.status !== 'completed',
-    // a run whose model finished keeps its state, but what was refused is said beside it, not only in the output;
-    // at the limit the run's end says "stopped after N refusals" itself (settle)
-    error: out.status === 'denied' ? refused ?? out.error : [out.error, refused].filter((e) => e).join('; ') || null,
+    // a run whose model finished keeps its state, but what was refused or failed is said beside it, not only in the output
+    error: [...said, undone].filter((e) => e).join('; ') || null,
   };
 }
 
@@ -179,12 +183,55 @@ export function refusalSummary(calls: readonly CallRecord[], denials: number): s
   const total = Math.max(denials, own.length);
   if (total === 0) return null;
   const seen = new Map<string, number>();
-  // a tool's name is the model's text: cut short, and redacted with the rest of the error
   for (const c of own) {
-    const key = `${c.tool.length > 40 ? `${c.tool.slice(0, 40)}…` : c.tool} (${c.decision!.rule})`;
+    const key = `${shortTool(c.tool)} (${c.decision!.rule})`;
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
   const named = [...seen].map(([key, n]) => (n > 1 ? `${key} ×${n}` : key));
   if (total > own.length) named.push(`${total - own.length} by its sub-agents (their audit records name them)`);
   return redactText(`${total} call${total === 1 ? '' : 's'} refused: ${named.join(', ')}`);
 }
+
+/** How many distinct failures an error names; the rest are counted, and `runs show` has every call in its output. */
+const UNDONE_NAMED_MAX = 5;
+/** How much of one failure's reason the summary keeps. */
+const UNDONE_REASON_MAX = 100;
+
+/**
+ * An agent run's calls that did nothing although nothing refused them, for its error beside the refusals:
+ * `1 call failed: notify (denied: target "ops" is refused by the network guard (ssrf.ip.loopback)); 1 call had bad
+ * arguments: notify (text: is required)`. The model may have put them right later; a person still learns what failed.
+ * Null when every call that was not refused succeeded.
+ */
+export function undoneSummary(calls: readonly CallRecord[]): string | null {
+  const failed = calls.filter((c) => !c.success && !countsAsRefusal(c) && c.decision?.rule !== ARGS_INVALID && c.decision?.rule !== OVER_CALL_LIMIT);
+  const parts = [
+    counted(failed, 'failed', (c) => `${c.errorKind ?? 'failed'}: ${reasonOf(c)}`),
+    counted(calls.filter((c) => c.decision?.rule === ARGS_INVALID), 'had bad arguments', reasonOf),
+    counted(calls.filter((c) => c.decision?.rule === OVER_CALL_LIMIT), 'not run', () => 'model.max_tool_calls_per_turn'),
+  ].filter((p): p is string => p !== null);
+  return parts.length > 0 ? redactText(parts.join('; ')) : null;
+}
+
+/** `2 calls failed: notify (denied: …) ×2`: the same tool and reason counted, at most UNDONE_NAMED_MAX named. */
+function counted(calls: readonly CallRecord[], what: string, detail: (c: CallRecord) => string): string | null {
+  if (calls.length === 0) return null;
+  const seen = new Map<string, number>();
+  for (const c of calls) {
+    const key = `${shortTool(c.tool)} (${detail(c)})`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  const named = [...seen].slice(0, UNDONE_NAMED_MAX).map(([key, n]) => (n > 1 ? `${key} ×${n}` : key));
+  if (seen.size > UNDONE_NAMED_MAX) named.push(`${seen.size - UNDONE_NAMED_MAX} more (runs show: output.calls)`);
+  return `${calls.length} call${calls.length === 1 ? '' : 's'} ${what}: ${named.join(', ')}`;
+}
+
+/** A call's error without the tool name it starts with (the summary names the tool), cut short. */
+function reasonOf(c: CallRecord): string {
+  let text = c.error ?? c.errorKind ?? 'failed';
+  for (const prefix of [`invalid arguments for ${c.tool}: `, `${c.tool}: `]) if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return text.length > UNDONE_REASON_MAX ? `${text.slice(0, pairSafeEnd(text, UNDONE_REASON_MAX - 1))}…` : text;
+}
+
+/** A tool's name is the model's text: cut short in a summary, and redacted with the rest of the error. */
+const shortTool = (tool: string): string => (tool.length > 40 ? `${tool.slice(0, 40)}…` : tool);

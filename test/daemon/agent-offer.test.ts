@@ -100,7 +100,9 @@ describe('what an unattended run\'s model is offered', () => {
 
     const { run, offered, effective, decisions } = await runUnder(jobId, config({ tools: { profile: 'coding' } }));
     expect(run.cron_authorized).toBe(true);
-    expect(offered).toEqual(expect.arrayContaining(['read_file', 'list_dir', 'clarify']));
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'list_dir', 'todo']));
+    // nobody can answer it in an unattended run
+    expect(offered).not.toContain('clarify');
     for (const withheld of ['write_file', 'edit_file', 'patch', 'task']) {
       expect(effective).toContain(withheld);
       expect(offered).not.toContain(withheld);
@@ -119,7 +121,8 @@ describe('what an unattended run\'s model is offered', () => {
       expect(effective).toContain(dangerous);
       expect(offered).not.toContain(dangerous);
     }
-    expect(offered).toEqual(expect.arrayContaining(['write_file', 'task', 'clarify']));
+    expect(offered).toEqual(expect.arrayContaining(['write_file', 'task', 'todo']));
+    expect(offered).not.toContain('clarify');
     expect(decisions).toEqual([['write_file', 'allow', 'unattended.cron_authorized']]);
   });
 

@@ -109,7 +109,7 @@ export function registerRunsCommands(program: Command): void {
   runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight (skipped instants are counted, not listed, unless --state names skipped)')
     .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,skipped,…')
     .option('--since <when>', 'instants from then on: ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
-    .option('--refused', 'only runs that had a call or step refused (DENIALS above 0), in any state: an agent run can succeed with calls refused')
+    .option('--refused', 'only runs that had a call or step refused (DENIALS above 0), in any state: an agent run can succeed with calls refused (calls that failed or had bad arguments are not refusals: ERROR names them)')
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
     .action(async (opts: { job?: string; state?: string; since?: string; refused?: boolean; limit: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job', 'state']);
