@@ -4,7 +4,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.ts';
 import { knownToRedaction } from './secrets.ts';
-import { isSecretKey } from '../util/redact.ts';
+import { holdsSecret, isSecretKey } from '../util/redact.ts';
 import { configWarnings, type ConfigWarning } from './warnings.ts';
 import { keysAt } from './schema-keys.ts';
 import { nearestName } from '../util/nearest-name.ts';
@@ -163,17 +163,23 @@ function withValueAt(input: unknown, path: readonly PropertyKey[], value: unknow
 /** Besides credential keys, config values that may embed one: a URL's password, any `*key`. */
 const MAY_EMBED_SECRET = /(url|key)$/i;
 
-/** A problem with a value that may hold a credential (I11) names its type, never the value. */
-function mayHoldSecret(path: readonly PropertyKey[]): boolean {
-  return path.some((k, i) => typeof k === 'string' && (isSecretKey(k) || MAY_EMBED_SECRET.test(k) || (k === 'headers' && i < path.length - 1)));
+/**
+ * A problem with a value that may hold a credential (I11) names its type, never the value. The key holding the
+ * value is judged with it (`hung_pass_seconds: 1` is a number of seconds); the keys above it by name alone.
+ */
+function mayHoldSecret(path: readonly PropertyKey[], value: unknown): boolean {
+  return path.some((k, i) => typeof k === 'string' && ((i === path.length - 1 ? holdsSecret(k, value) : isSecretKey(k))
+    || MAY_EMBED_SECRET.test(k) || (k === 'headers' && i < path.length - 1)));
 }
 
 function toProblems(issue: z.core.$ZodIssue, input: unknown): Found[] {
   const keys = issue.path as KeyPath;
   const value = valueAt(input, issue.path);
-  const got = mayHoldSecret(issue.path) && value !== null && value !== undefined && typeof value !== 'object'
+  const got = mayHoldSecret(issue.path, value) && value !== null && value !== undefined && typeof value !== 'object'
     ? `${describeType(value)} (not shown: it may hold a credential)` : describe(value);
   const at = (message: string): Found[] => [{ keys, at: 'value', message }];
+  // a check that says what is wrong without the value (schema.ts connectionUrl's): the value may hold a password
+  if (issue.code === 'custom' && issue.params?.whole === true) return at(issue.message);
   switch (issue.code) {
     case 'invalid_value':
       return at(`expected one of ${issue.values.map(String).join(', ')}, got ${got}`);

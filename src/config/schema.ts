@@ -4,6 +4,7 @@ import { NETWORK_POLICIES } from '../policy/network-policy.ts';
 import { SECURITY_PROFILES } from '../policy/security-profiles.ts';
 import { TOOL_PROFILES } from '../policy/tool-profiles.ts';
 import { knownToRedaction } from './secrets.ts';
+import { postgresUrlProblem, redisUrlProblem } from './connection-urls.ts';
 
 // Every section uses .prefault({}) so its inner defaults apply when it is absent (zod 4).
 const names = z.array(z.string().min(1)).default([]);
@@ -14,6 +15,19 @@ const seconds = (d: number, min = 0) => (min > 0 ? z.number().min(min) : z.numbe
 const optionalUrl = z.url({ protocol: /^https?$/ })
   // zod runs this even when the URL check above failed: a value that is no URL is that check's to report
   .refine((u) => { if (!URL.canParse(u)) return true; const url = new URL(u); return url.username === '' && url.password === ''; }, 'holds a user name or password, which HTTP clients refuse to send; put the key in api_key')
+  .optional();
+/**
+ * A connection URL the driver must parse: the scheme checked first, then what the driver would refuse (a port
+ * that is no number, a password cutting the URL short), so a bad one stops here and not at every daemon start.
+ * `whole`: the message says what is wrong without the value, which may hold a password (load.ts adds no `got`).
+ */
+const connectionUrl = (scheme: RegExp, what: string, problem: (url: string) => string | null) => z.string()
+  .regex(scheme, `expected a ${what} URL`)
+  // zod runs this after a failed regex too: problem() leaves a value of another scheme to the regex
+  .superRefine((url, ctx) => {
+    const why = problem(url);
+    if (why) ctx.addIssue({ code: 'custom', message: why, params: { whole: true } });
+  })
   .optional();
 
 const toolsSchema = z.strictObject({
@@ -99,12 +113,12 @@ const configShape = z.strictObject({
   }).prefault({}),
   permissions: permissionsSchema,
   database: z.strictObject({
-    url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
+    url: connectionUrl(/^postgres(ql)?:\/\//, 'postgres://', postgresUrlProblem),
     pool_max: z.number().int().positive().default(10),
     embedded_port: z.number().int().min(1024).max(65535).default(54329),
   }).prefault({}),
   queue: z.strictObject({
-    redis_url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').optional(),
+    redis_url: connectionUrl(/^rediss?:\/\//, 'redis://', redisUrlProblem),
     prefix: z.string().min(1).regex(/^[^:]+$/, 'must not contain ":"').default('echo-agent'),
   }).prefault({}),
   daemon: z.strictObject({

@@ -24,6 +24,7 @@ import { pruneRuns } from '../store/retention.ts';
 import { nextDueReading } from '../store/jobs.ts';
 import { watchFiringBehind } from './firing-behind.ts';
 import { backlogReading } from '../store/backlog.ts';
+import { newSchemaWarning } from '../store/new-schema-check.ts';
 import { ProcessTable } from '../tools/process-table.ts';
 import { builtinTools } from './daemon-tools.ts';
 import { daemonAgentRuntime } from './run-executor.ts';
@@ -163,6 +164,9 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   // by name: which migrations a start applied is what an upgrade's log is read for
   logger.info({ schema: migrated.schema, applied: migrated.applied, embedded: resolved.embedded }, 'database ready');
   if (migrated.unknown.length > 0) logger.warn({ schema: migrated.schema, unknown: migrated.unknown }, unknownMigrationsWarning(migrated));
+  // a mistyped search_path sets up a new, empty deployment beside the real one; noteOtherDaemons counts this schema's daemons only
+  const newSchema = await newSchemaWarning(database.db, migrated).catch(() => null);
+  if (newSchema) logger.warn({ schema: migrated.schema }, newSchema);
   await noteOtherDaemons(database.db, applicationName, resolved.embedded, logger);
 
   const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
@@ -377,6 +381,6 @@ async function noteOtherDaemons(db: Executor, mine: string, embedded: boolean, l
   if (others.length === 0) return;
   const daemons = others.map((n) => n.slice(DAEMON_APPLICATION.length + 1));
   if (embedded) logger.warn({ daemons }, 'another daemon already runs on this data directory: this one runs beside it, sharing its runs; stop one of them if that was not meant');
-  // their schema does not show: replicas of this deployment, or deployments in other schemas of the database
+  // daemons of this schema only (otherDaemons); those of other schemas are named at a start that set this schema up new
   else logger.info({ daemons }, 'other echo-agent daemons are connected to this database');
 }

@@ -21,6 +21,18 @@ const namesPass = (key: string): boolean => key.split(NAME_WORDS).some((w) => {
 });
 /** Counters such as max_tokens or usage.prompt_tokens are not credentials when they are numbers. */
 const TOKEN_COUNT = /(^|[_-])tokens$|^tokens?[_-](count|used)$/i;
+/**
+ * Last words of a key that make its number a measure, not a credential: `hung_pass_seconds: 300`, `pass_count`,
+ * `token_ttl`. A string under such a key is still masked; words a numeric secret goes by (pin, code, number) are not here.
+ */
+const MEASURE_WORDS: ReadonlySet<string> = new Set([
+  'ms', 'msec', 'millis', 'milliseconds', 'sec', 'secs', 'second', 'seconds', 'min', 'mins', 'minute', 'minutes',
+  'hour', 'hours', 'day', 'days', 'week', 'weeks', 'ttl', 'timeout', 'interval', 'age',
+  'count', 'counts', 'max', 'limit', 'total', 'size', 'bytes', 'length', 'len', 'retries', 'attempts',
+]);
+/** A number under a key whose last word is a unit or a count. */
+const isMeasure = (key: string, value: unknown): boolean =>
+  typeof value === 'number' && MEASURE_WORDS.has(key.split(NAME_WORDS).filter(Boolean).at(-1)?.toLowerCase() ?? '');
 const MASK = '[REDACTED]';
 
 // `key-data`: kubeconfig's client-key-data, a base64 private key
@@ -198,7 +210,7 @@ export function redact<T>(value: T, seen = new WeakSet<object>(), onMask?: OnMas
     if (Array.isArray(value)) return value.map((v) => redact(v, seen, onMask, depth + 1)) as T;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (!isSecret(k, v)) setOwn(out, k, redact(v, seen, onMask, depth + 1));
+      if (!holdsSecret(k, v)) setOwn(out, k, redact(v, seen, onMask, depth + 1));
       else {
         if (onMask) eachString(v, (text) => onMask(/cookie/i.test(k) ? 'cookie' : /authori[sz]ation/i.test(k) ? 'header' : 'value', k, text));
         setOwn(out, k, MASK);
@@ -243,9 +255,11 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key) || namesPass(key);
 }
 
-function isSecret(key: string, value: unknown): boolean {
+/** Whether a key's value is a credential (I11), judged with the value: a number of seconds or a count is not. */
+export function holdsSecret(key: string, value: unknown): boolean {
   if (value === null || value === undefined || value === '') return false;
   if (typeof value === 'number' && TOKEN_COUNT.test(key)) return false;
+  if (isMeasure(key, value)) return false;
   return isSecretKey(key);
 }
 
