@@ -82,15 +82,26 @@ export function noAlwaysBecause(req: { readonly risk: string; readonly flags: re
   return 'there is no command scope to remember it by';
 }
 
+/** A scope naming a program by its file's absolute path (see approvalScopes), not by a name found on PATH. */
+const isFileScope = (scope: string): boolean => scope.startsWith('/') || scope.startsWith('"/');
+
 /**
  * What an "always" for these scopes lets through, in words: a tool-wide scope covers every call of the tool;
- * a command scope (program, or program and first argument) every command that starts with it, whatever follows.
+ * a command scope (program, or program and first argument) every command that starts with it, whatever follows;
+ * a file scope (`/ws/build.sh`, from `./build.sh`) every command that runs that one file, however its path is written.
  * The files such a command runs (a script, a Makefile, a repository's git config) may change in between.
  */
 export function alwaysCovers(tool: string, scopes: readonly string[]): string {
   if (scopes.length === 1 && scopes[0] === tool) return `every ${tool} call, whatever its arguments`;
+  const quoted = (list: readonly string[]) => list.map((s) => `\`${s}\``).join(' or ');
+  const names = scopes.filter((s) => !isFileScope(s));
+  const files = scopes.filter(isFileScope);
+  const what = [
+    ...(names.length > 0 ? [`starts ${quoted(names)}`] : []),
+    ...(files.length > 0 ? [`runs the file ${quoted(files)} (that file only, however the command writes its path)`] : []),
+  ];
   // the scope is the command's words: the scripts, makefiles and configs it runs are read afresh each time
-  return `every ${tool} command that starts ${scopes.map((s) => `\`${s}\``).join(' or ')}, whatever follows and whatever the files it runs then hold`;
+  return `every ${tool} command that ${what.join(' or ')}, whatever follows and whatever the files it runs then hold`;
 }
 
 /** Seconds until `at`, for a person: "120 s", "5 min". */

@@ -1,9 +1,10 @@
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { protectedFiles } from '../store/embedded-files.ts';
 import type { Config } from '../config/schema.ts';
 import { CATALOG_BY_NAME, type ArgIs, type GuardedArgs } from '../tools/catalog-table.ts';
 import { patchPaths } from '../tools/catalog/patch.ts';
-import { checkPaths, daemonStateRoots, PATH_RULES, resolveRoots, treePaths, writesInside } from './paths/index.ts';
+import { checkPaths, daemonStateRoots, PATH_RULES, realPathOf, resolveRoots, treePaths, writesInside, type PathFs } from './paths/index.ts';
 import { checkCommand } from './shell/index.ts';
 import { shellFinding } from './shell/rules.ts';
 import { checkUrl, HAS_SCHEME, systemLookup, type Lookup } from './ssrf/index.ts';
@@ -62,7 +63,7 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
         const secrets = [...deploymentSecrets, ...await pathPolicy.forbiddenRoots()];
         const verdict = await checkCommand(typeof command === 'string' ? command : '', { ...(cwd ? { cwd } : {}), secrets });
         findings.push(...verdict.findings);
-        commands = [...commands ?? [], ...(verdict.commands ?? [])];
+        commands = [...commands ?? [], ...await realFiles(verdict.commands ?? [], fs)];
       }
       if (g.inlineCode && holds(g.inlineCode.when, call.args)) {
         findings.push(shellFinding('shell.interpreter.inline', `${String(call.args[g.inlineCode.when.arg])}: ${String(call.args[g.inlineCode.arg] ?? '')}`));
@@ -99,6 +100,23 @@ export function createGuard(config: Config, deps: GuardDeps = {}): Guard {
       return writes.length === 0 || await writesInside(writes, config.tools.workspace, fs) ? 'workspace' : 'outside';
     },
   };
+}
+
+/**
+ * A program named by a path (`./build.sh`, `~/bin/x`) as the file the kernel would run: its real absolute path,
+ * symlinks and `..` walked as the kernel walks them, so an "always" for it names one file (SPEC §5 step 9).
+ * A path that cannot be resolved (a loop, an unreadable directory) has no scope.
+ */
+async function realFiles(commands: readonly NormalisedCommand[], fs: PathFs | undefined): Promise<NormalisedCommand[]> {
+  return Promise.all(commands.map(async (c) => {
+    if (c.file !== true) return c;
+    const path = c.program === '~' || c.program.startsWith('~/') ? homedir() + c.program.slice(1) : c.program;
+    try {
+      return { ...c, program: await realPathOf(path, fs) };
+    } catch {
+      return { ...c, file: false };
+    }
+  }));
 }
 
 /** Whether a tool's writes are files (its catalog row names the paths it writes), which a workspace policy can judge. */

@@ -17,8 +17,14 @@ export interface GuardFinding {
 
 /** A command of a shell line after normalisation, used for allowlist scopes. */
 export interface NormalisedCommand {
+  /** The program's name; for a program word with a `/` (`./build.sh`, `/opt/x/run`), the file's absolute path. */
   readonly program: string;
   readonly subcommand?: string;
+  /**
+   * Set when the program word names a file rather than a name found on PATH: true when `program` is its path,
+   * false when where it lies cannot be known (an unknown directory), so that nothing may match it.
+   */
+  readonly file?: boolean;
 }
 
 export interface GuardVerdict {

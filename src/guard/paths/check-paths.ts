@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
 import { printable } from '../../util/printable.ts';
-import { canonical, holdsSecret, isAnySecret, isCredentialFile } from '../shell/paths.ts';
-import { isInside, realPathOf, systemPathFs, type PathFs } from './real-path.ts';
+import { canonical, holdsSecret, isAnySecret, isCredentialFile, isLoginFile } from '../shell/paths.ts';
+import { isInside, realPathOf, systemPathFs, walkVisits, type PathFs } from './real-path.ts';
 
 /** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny` but ASK_RULES. */
 export const PATH_RULES = {
   'path.nul_byte': 'The path contains a NUL byte, which system calls would silently cut the path at.',
-  'path.proc_escape': 'The path goes through a /proc magic link (root, cwd, exe, fd), which escapes any directory confinement.',
+  'path.proc_escape': "The path goes through a /proc magic link (root, cwd, exe, fd; /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr lead there), which escapes any directory confinement and opens what the daemon's process holds open, deleted files included.",
   'path.outside_workspace': 'The path resolves (symlinks included) outside the workspace, and tools.restrict_to_workspace is on.',
   'path.outside_safe_write_root': 'The path is written outside tools.safe_write_root.',
   'path.unresolvable': 'The real path cannot be determined (symlink loop or unreadable directory), so it cannot be shown to be inside.',
@@ -17,13 +17,14 @@ export const PATH_RULES = {
   'path.daemon_dir': "The path is in daemon.data_dir (outside the workspace and the safe write root inside it) or in the installed skills directory, which file tools may not write: the daemon and the people who run it use what is there, so a write could stop the daemon or change what later runs are given; work on such files outside echo-agent.",
   'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read or write it.",
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, private keys or stored credentials).',
+  'path.credential_read': 'The path is a settings file that holds a login (.netrc, .npmrc, .pypirc): reading it out hands its password or registry token to the model and anywhere it sends it, so a person decides (curl, npm, pip and twine still read it by themselves).',
   'path.credential_write': "The path is a credential file, a shell start-up file or a git repository's configuration or hooks (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;
 
 /** Flags rather than refusals: the call goes to a person (attended) and is refused unattended, where nobody can approve it. */
-const ASK_RULES: ReadonlySet<PathRule> = new Set(['path.credential_write']);
+const ASK_RULES: ReadonlySet<PathRule> = new Set(['path.credential_write', 'path.credential_read']);
 
 export interface PathPolicy {
   /** Relative paths resolve against it; may itself be relative (to the process directory) or a symlink. */
@@ -48,6 +49,9 @@ export interface StateRoots {
 
 // /proc/<self|thread-self|pid>[/task/<tid>]/<magic link>
 const PROC_MAGIC = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(root|cwd|exe|fd|fdinfo|map_files)(\/|$)/;
+// the names of the same links under /dev: /dev/fd is /proc/self/fd, /dev/stdin is /proc/self/fd/0
+const DEV_FD = /^\/dev\/(fd|stdin|stdout|stderr)(\/|$)/;
+const magic = (p: string): boolean => PROC_MAGIC.test(p) || DEV_FD.test(p);
 
 // a path is model input: its control characters must not forge lines in `audit list` (NUL included)
 // /proc/<pid>[/task/<tid>]/environ and the like; for a whole-tree read, /proc and a process's directory too
@@ -98,6 +102,12 @@ function credentialWrite(path: string, places: readonly string[]): GuardFinding[
   return file === undefined ? [] : [finding('path.credential_write', path, `It resolves to ${shown(file)}.`)];
 }
 
+/** A read of a settings file holding a login, by name or by where its symlinks lead (path.credential_read); none or one. */
+function loginRead(path: string, places: readonly string[]): GuardFinding[] {
+  const file = places.find((p) => isLoginFile(canonical(p, null)));
+  return file === undefined ? [] : [finding('path.credential_read', path, `It resolves to ${shown(file)}.`)];
+}
+
 /** How a path is used: `forbidden` roots no path may reach; `tree`, read with all below it; `write`, written (see judge). */
 interface Use {
   readonly forbidden?: readonly string[];
@@ -110,12 +120,16 @@ interface Use {
 async function judge(path: string, base: string, confinements: readonly Confinement[], fs: PathFs, use: Use = {}): Promise<GuardFinding[]> {
   const { forbidden = [], tree = false, write } = use;
   // the daemon's places by where the path leads; a credential file by its name too
+  // a read of a login file asks (a write of one asks as path.credential_write)
   const written = (targets: readonly string[], named: readonly string[]): GuardFinding[] =>
-    (write ? [...stateFinding(path, targets, write.state), ...credentialWrite(path, named)] : []);
+    (write ? [...stateFinding(path, targets, write.state), ...credentialWrite(path, named)] : loginRead(path, named));
   if (path.includes('\0')) return [finding('path.nul_byte', path)];
   const lexical = resolve(base, path);
-  if (PROC_MAGIC.test(lexical)) return [finding('path.proc_escape', path)];
+  if (magic(lexical)) return [finding('path.proc_escape', path)];
   if (procSecret(lexical, tree)) return [finding('path.proc_secret', path)];
+  // a symlink on the way into /proc/<pid>/fd (`ws/x -> /dev/fd/3`): realpath shows only where it ends
+  const raw = path.startsWith('/') ? path : `${base}/${path}`;
+  if ((await Promise.all([...new Set([raw, lexical])].map((p) => walkVisits(p, magic, fs)))).some(Boolean)) return [finding('path.proc_escape', path)];
   let targets: string[];
   try {
     targets = await targetsOf(path, base, fs);
@@ -126,7 +140,7 @@ async function judge(path: string, base: string, confinements: readonly Confinem
     const code = (err as NodeJS.ErrnoException).code;
     return [...(secret ? [secret] : []), finding('path.unresolvable', path, code ? `(${code})` : '')];
   }
-  if (targets.some((t) => PROC_MAGIC.test(t))) return [finding('path.proc_escape', path)];
+  if (targets.some(magic)) return [finding('path.proc_escape', path)];
   if (targets.some((t) => procSecret(t, tree))) return [finding('path.proc_secret', path)];
   for (const root of forbidden) {
     const inside = targets.find((t) => isInside(t, root));

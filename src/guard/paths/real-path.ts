@@ -68,6 +68,41 @@ export async function realPathOf(abs: string, fs: PathFs = systemPathFs): Promis
   return current;
 }
 
+/**
+ * Whether the kernel's walk of absolute `abs` passes a place `hit` accepts: each component in turn, checked before
+ * it is entered or followed, each symlink's target walked from the directory holding it. realpath(3) shows only where
+ * the walk ends; a hop through a magic link (`/dev/fd/3` is /proc/self/fd/3, whose target may be a deleted file)
+ * shows only on the way. Stops, false, at the first component that is missing or cannot be read, and at a loop.
+ */
+export async function walkVisits(abs: string, hit: (p: string) => boolean, fs: PathFs = systemPathFs): Promise<boolean> {
+  const readlink = fs.readlink ?? systemPathFs.readlink!;
+  const queue = abs.split('/').filter((c) => c !== '');
+  let current = '/';
+  let links = 0;
+  while (queue.length > 0) {
+    const comp = queue.shift()!;
+    if (comp === '.') continue;
+    if (comp === '..') {
+      current = dirname(current); // `current` is real: its parent is the kernel's `..`
+      continue;
+    }
+    const candidate = join(current, comp);
+    if (hit(candidate)) return true;
+    let target: string;
+    try {
+      target = await readlink(candidate);
+    } catch (err) {
+      if (code(err) !== 'EINVAL') return false; // missing or unreadable: nothing further is walked
+      current = candidate; // no symlink
+      continue;
+    }
+    if (++links > MAX_LINKS) return false;
+    if (target.startsWith('/')) current = '/';
+    queue.unshift(...target.split('/').filter((c) => c !== ''));
+  }
+  return false;
+}
+
 /** Whether `p` is `root` or below it (both real, absolute). */
 export function isInside(p: string, root: string): boolean {
   if (root === '/') return true;

@@ -50,16 +50,23 @@ export const PROC_PID = /^(\d+|self|thread-self)$/;
 export const PROC_PID_SAMPLES: readonly string[] = ['1', '4242', 'self', 'thread-self'];
 /**
  * Files that hold nothing but credentials, wherever they are (home-relative suffixes): reading one hands
- * them over, like a private key. Files others read routinely (`.netrc` for curl, `.env`, configs) are not here.
+ * them over, like a private key. Files others read routinely (`.netrc` for curl, `.env`, configs) are not here;
+ * see LOGIN_FILES for those.
  */
 export const CREDENTIAL_STORES: readonly string[] = [
-  '.aws/credentials', '.git-credentials', '.pgpass',
+  '.aws/credentials', '.git-credentials', '.pgpass', '.gem/credentials',
   // registry logins, cluster keys and tokens, CLI logins: what they hold beside the credential is not worth handing it over
   '.docker/config.json', '.config/containers/auth.json', '.kube/config', '.config/gh/hosts.yml',
   '.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db', '.config/gcloud/application_default_credentials.json',
   '.azure/accessTokens.json', '.azure/msal_token_cache.json', '.vault-token', '.terraform.d/credentials.tfrc.json',
   '.cargo/credentials.toml', '.cargo/credentials', '.gnupg/secring.gpg',
 ];
+/**
+ * Settings files that mostly hold a login (a registry token, a host's password) beside some settings: the programs
+ * that use them (curl, wget, npm, pip, twine) read them by themselves, untouched by the guard; a command or file tool
+ * reading one out asks a person (shell.credential.read, path.credential_read), so no unattended run can.
+ */
+export const LOGIN_FILES: readonly string[] = ['.netrc', '.npmrc', '.pypirc'];
 /** Directories every file of which is a credential (GnuPG's private keys, one file per key). */
 export const CREDENTIAL_STORE_DIRS: readonly string[] = ['.gnupg/private-keys-v1.d'];
 /** Directories holding private keys, wherever they are. */

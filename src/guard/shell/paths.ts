@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, LOGIN_FILES, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
@@ -257,6 +257,12 @@ export function isCredentialStore(c: Canon | null): boolean {
   if (STORE_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length))) return true;
   // a file (or a glob) anywhere below such a directory
   return STORE_DIR_SEGS.some((t) => c.segs.some((_, at) => at + t.length < c.segs.length && segsAt(c, t, at)));
+}
+
+/** A settings file holding a login (`~/.netrc`, `.npmrc`; globs included), which reading out asks about (see LOGIN_FILES). */
+export function isLoginFile(c: Canon | null): boolean {
+  const name = c?.segs[c.segs.length - 1];
+  return name !== undefined && LOGIN_FILES.some((f) => segMatches(name, f));
 }
 
 /** A secret a reader hands over: a private key or a credential store (beside /etc/shadow and root's keys, see isSecret). */

@@ -6,7 +6,7 @@ import type { Stmt } from './syntax/ast.ts';
 import { programName } from './unwrap.ts';
 import { GIT_HOME_UNSEEN } from './code-tables.ts';
 import { arrayName } from './code-values.ts';
-import { FIELD_SPLIT, UNKNOWN, display, isKnown, literal, plain } from './values.ts';
+import { FIELD_SPLIT, HOME, UNKNOWN, display, isKnown, literal, plain } from './values.ts';
 
 /** The shell state a command runs in, as far as the guard follows it. */
 export interface State {
@@ -169,8 +169,11 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
   if (program === 'cd' || program === 'pushd') {
     const ops = args.filter((a) => !/^-[LPe@]+$/.test(a.v));
     const target = ops[0];
+    // `cd -P link/..` lands in the link's real parent, not where `..` reads; CDPATH may send a bare name elsewhere
+    const physical = /P[^L]*$/.test(args.filter((a) => /^-[LPe@]+$/.test(a.v)).map((a) => a.v).join(''));
+    const searched = st.vars.has('CDPATH') && target !== undefined && !/^(\.{1,2}(\/|$)|\/)/.test(target.v) && !target.v.startsWith(HOME);
     if (!target) st.cwd = HOME_DIR;
-    else if (target.v === '-') st.cwd = null;
+    else if (target.v === '-' || searched || (physical && target.v.split('/').includes('..'))) st.cwd = null;
     else st.cwd = canonical(target.v, st.cwd);
   } else if (program === 'popd') {
     st.cwd = null;

@@ -5,11 +5,11 @@ import { has, parseOptions } from './flags.ts';
 import type { ListingFiles } from './listing-files.ts';
 import type { Listings } from './listings.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
-import type { Canon } from './paths.ts';
+import { canonValue, type Canon } from './paths.ts';
 import type { ScriptHost } from './scripts.ts';
 import type { State } from './shell-state.ts';
 import type { Redirect, Stmt } from './syntax/ast.ts';
-import { UNKNOWN, plain } from './values.ts';
+import { HOME, UNKNOWN, hasGlob, isKnown, literal, plain } from './values.ts';
 import { SHELL_WHEN_NO_COMMAND, WRAPPERS } from './wrapper-tables.ts';
 
 // parallel --dry-run: for the walk, with its other helpers
@@ -36,6 +36,24 @@ export interface Checks {
   programsMatching(glob: RegExp): readonly string[];
 }
 
+/**
+ * Where a program word runs a file from, for its approval scope: a word with a `/` (`./build.sh`, `out/x`,
+ * `~/bin/x`) names one file, resolved against the directory it runs in (home-relative as `~/…`); null when that
+ * directory or the word cannot be known; undefined for a name looked up on PATH, scoped by the name.
+ */
+export type ProgramFile = string | null | undefined;
+
+export function programFile(v: string, cwd: Canon | null): ProgramFile {
+  if (!isKnown(v) || hasGlob(v) || v.indexOf(HOME) > 0) return null;
+  const word = literal(v)!;
+  if (!word.includes('/')) return undefined;
+  // `.` and `//` dropped, `..` kept: the guard resolves the path as the kernel walks it (a symlink before `..` counts)
+  const tidy = (p: string) => p.split('/').filter((s, i) => i === 0 || (s !== '' && s !== '.')).join('/');
+  if (v.startsWith(HOME) || word.startsWith('/')) return tidy(word);
+  if (!cwd || cwd.base === 'rel') return null;
+  return tidy(`${literal(canonValue(cwd))}/${word}`);
+}
+
 /** Bound on the items of a loop, or the command lines of an xargs, walked one by one. */
 export const MAX_LOOP_ITEMS = 16;
 
@@ -48,10 +66,13 @@ export interface WalkHost extends ScriptHost {
   readonly settings: CommandSettings;
   /** One command line, wrappers taken off (see command-line.ts); `assigned`: its `NAME=VALUE` prefix. */
   commandLine(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean, assigned?: readonly [string, string][]): void;
-  /** Runs the checks on a command found and remembers what it writes and lists. */
-  record(inv: Invocation): void;
-  /** A command the call runs, once each: what a persistent approval is scoped to (SPEC §5 step 9). */
-  scope(program: string, sub?: string): void;
+  /** Runs the checks on a command found and remembers what it writes and lists; `file` as for scope. */
+  record(inv: Invocation, file?: ProgramFile): void;
+  /**
+   * A command the call runs, once each: what a persistent approval is scoped to (SPEC §5 step 9). `file`: the
+   * path a program word with a `/` names (see programFile), which is the scope instead of the program's name.
+   */
+  scope(program: string, sub?: string, file?: ProgramFile): void;
   /** A call of a function defined earlier on the line: its body walked with the arguments bound. */
   callFunction(inv: Invocation, st: State): void;
 }

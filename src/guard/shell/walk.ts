@@ -14,7 +14,7 @@ import { copy, resolveName, setVar, substOutput, type State } from './shell-stat
 import { subcommandOf } from './static-output.ts';
 import type { Command, Stmt, Word } from './syntax/ast.ts';
 import { FIELD_SPLIT, UNKNOWN, isKnown } from './values.ts';
-import { MAX_LOOP_ITEMS, andOrChain, printsTo, redirFact, type Checks, type Reparse, type WalkHost } from './walk-support.ts';
+import { MAX_LOOP_ITEMS, andOrChain, printsTo, redirFact, type Checks, type ProgramFile, type Reparse, type WalkHost } from './walk-support.ts';
 import { WrittenFiles } from './written-files.ts';
 
 /** How deep `bash -c "bash -c …"` may nest before the guard stops and asks. */
@@ -208,18 +208,20 @@ export class Walker implements WalkHost {
     walkCommandLine(this, args, st, redirs, appendsArgs, assigned);
   }
 
-  scope(program: string, sub?: string): void {
-    const key = program + '\u0001' + (sub ?? '');
+  scope(program: string, sub?: string, file?: ProgramFile): void {
+    // `./build.sh` is that file, not every build.sh: its path is the scope (null: a place nobody can know)
+    const named = file === undefined ? { program } : file === null ? { program, file: false } : { program: file, file: true };
+    const key = named.program + '\u0001' + (sub ?? '') + '\u0001' + String(file === undefined ? '' : file !== null);
     if (this.seenCommands.has(key)) return;
     this.seenCommands.add(key);
-    this.commands.push(sub === undefined ? { program } : { program, subcommand: sub });
+    this.commands.push(sub === undefined ? named : { ...named, subcommand: sub });
   }
 
-  record(given: Invocation): void {
+  record(given: Invocation, file?: ProgramFile): void {
     const inv = this.listingFiles.withNameLists(given);
     this.invocations.push(inv);
     if (inv.program === '') return;
-    this.scope(inv.program, subcommandOf(inv));
+    this.scope(inv.program, subcommandOf(inv), file);
     this.checks.invocation(inv, this.emit);
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
     this.files.remember(inv);

@@ -120,7 +120,7 @@ describe('one table for both guards: a secret `cat` refuses is refused to read_f
     ['/home/bob/.azure/msal_token_cache.json', true], ['/root/.vault-token', true], ['/root/.cargo/credentials.toml', true],
     ['/root/.gnupg/private-keys-v1.d/0123ABCD.key', true], ['/root/.gnupg/secring.gpg', true],
     ['/etc/ssl/private/server.key', true], ['/etc/echo-agent/env', true],
-    ['/etc/hostname', false], ['/home/bob/.ssh/id_ecdsa.pub', false], ['/home/bob/.ssh/known_hosts', false], ['/home/bob/.netrc', false],
+    ['/etc/hostname', false], ['/home/bob/.ssh/id_ecdsa.pub', false], ['/home/bob/.ssh/known_hosts', false],
     ['/root/.config/gh/config.yml', false], ['/root/.gnupg/pubring.kbx', false], ['/etc/ssl/certs/ca-certificates.crt', false], ['/etc/echo-agent/echo-agent.yaml', false],
   ])('%s (secret: %s)', async (path, secret) => {
     const shell = await checkCommand(`cat ${path}`);

@@ -104,7 +104,7 @@ describe('shell guard: what it reports', () => {
   });
 
   it('scopes the program rg --pre runs on each file, so an "always" for rg does not cover it', async () => {
-    expect((await checkCommand('rg --pre=/tmp/x.sh foo')).commands).toEqual(expect.arrayContaining([{ program: 'rg' }, { program: 'x.sh' }]));
+    expect((await checkCommand('rg --pre=/tmp/x.sh foo')).commands).toEqual(expect.arrayContaining([{ program: 'rg' }, { program: '/tmp/x.sh', file: true }]));
     expect((await checkCommand('rg --pre pdftotext x docs')).commands).toContainEqual({ program: 'pdftotext' });
     expect((await checkCommand('rg --pre rm --no-pre x src')).commands).toEqual([{ program: 'rg' }]);
   });

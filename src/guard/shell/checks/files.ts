@@ -1,6 +1,6 @@
 import { has, parseOptions, type OptionSpec } from '../flags.ts';
 import type { Arg, Emit, Invocation, RedirFact } from '../model.ts';
-import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
+import { canonical, holdsSecret, isAnySecret, isBlockDevice, isCredentialFile, isLoginFile, isSecret, isUserSecret, showCanon } from '../paths.ts';
 import { AWK_OPTIONS, AWK_PROGRAM_GIVEN } from '../awk-program.ts';
 import { AWKS, NAME_LISTS, NON_READERS, PATTERN_FIRST, READERS, TRANSFER_OPTIONS } from '../program-tables.ts';
 import { perFileCommands } from '../embedded-code.ts';
@@ -56,6 +56,7 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
     const pattern = patternGiven ? null : p.operands[0];
     args = inv.args.filter((a) => a !== pattern);
   }
+  let login: Target | undefined;
   for (const a of args) {
     // outside known readers, quoted text is data unless it is an option value or curl's @file
     const bare = !a.info.quoted || a.v.includes('=') || a.v.includes('@');
@@ -64,11 +65,18 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
         emit('shell.secret.read', `${inv.text} → ${showCanon(t.path!)}`);
         return;
       }
+      if (reader && !login && isLoginFile(t.path) && !usesLogin(inv, a)) login = t;
     }
   }
+  if (login) emit('shell.credential.read', `${inv.text} → ${showCanon(login.path!)}`);
   // a recursive copy or archive reads every secret below its sources (`cp -r /root x`, `tar czf x.tgz ~/.ssh`)
   const tree = [...treeSources(inv), ...findReads(inv), ...listedReads(inv), ...servedDirs(inv), ...staticNames(inv)].find((t) => holdsSecret(t.path));
   if (tree) emit('shell.secret.read', `${inv.text} → ${showCanon(tree.path!)} (holds secrets, read recursively)`);
+}
+
+/** `curl --netrc-file F`: curl logs in with F, as it does with ~/.netrc by itself; it does not print it. */
+function usesLogin(inv: Invocation, a: Arg): boolean {
+  return inv.program === 'curl' && (a.v.startsWith('--netrc-file=') || inv.args[inv.args.indexOf(a) - 1]?.v === '--netrc-file');
 }
 
 const readsFiles = (p: string | null): boolean => p !== null && READERS.has(p) && !NON_READERS.has(p) && !KEY_USERS.has(p);
@@ -113,4 +121,5 @@ export function checkRedirect(r: RedirFact, emit: Emit): void {
     else if (isCredentialFile(c)) emit('shell.credential.write', shown);
   }
   if (READS.has(r.op) && isAnySecret(c)) emit('shell.secret.read', shown);
+  else if (READS.has(r.op) && isLoginFile(c)) emit('shell.credential.read', shown);
 }
