@@ -29,7 +29,24 @@ export function configFlag(cmd: Command): string | undefined {
   return cmd.optsWithGlobals().config as string | undefined;
 }
 
-/** The loaded config for a command (exit 78 on problems). */
+/**
+ * The commands that act on what the config's warnings are about (tool lists, auto_approve, the network policy,
+ * notify targets): they print the warnings. The others (listing, showing, approving, pausing) only read the
+ * store; a warning on every one of them is noise an operator learns to ignore. `config validate` prints them
+ * itself, and the daemon logs them at its start.
+ */
+export const COMMANDS_WITH_CONFIG_WARNINGS: ReadonlySet<string> = new Set([
+  'jobs create', 'jobs update', 'jobs run', 'run', 'check call', 'check command', 'check url', 'tools list',
+]);
+
+/** A command's words below the program (`jobs create`). */
+export function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
+}
+
+/** The loaded config for a command (exit 78 on problems; warnings only for the commands that act on them). */
 export function configFor(cmd: Command, opts: { quietWarnings?: boolean } = {}): LoadedConfig {
-  return loadConfigOrExit(configFlag(cmd), opts);
+  return loadConfigOrExit(configFlag(cmd), { quietWarnings: opts.quietWarnings ?? !COMMANDS_WITH_CONFIG_WARNINGS.has(commandPath(cmd)) });
 }

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { isMap, isSeq, LineCounter, parseDocument, type Node, type YAMLError } from 'yaml';
+import { isMap, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type YAMLError } from 'yaml';
 import { CliError, EXIT } from './errors.ts';
 import { unreadable } from '../util/file-errors.ts';
 
@@ -71,11 +71,19 @@ function readCapped(file: string, what: string): string {
 /** A YAML/JSON file's value; a file that does not parse is refused with each of the parser's problems, line and column. */
 export function readStructured(file: string, what: string): unknown {
   const text = readCapped(file, what);
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: counter });
   // a warning (an unknown `!tag`) means the value read is not the one written
-  const found = [...doc.errors, ...doc.warnings];
-  if (found.length > 0) throw new JobProblemsError(file, found.map(yamlProblem), `${what} ${file}: not valid YAML/JSON`);
-  return doc.toJS();
+  const found: Located[] = [...doc.errors, ...doc.warnings].map(yamlProblem);
+  // an alias with no anchor (`schedule: */5`) parses, and only fails when read
+  if (found.length === 0) found.push(...unresolvedAliases(doc, counter));
+  if (found.length > 0) throw new JobProblemsError(file, withAliasHints(found, text), `${what} ${file}: not valid YAML/JSON`);
+  try {
+    return doc.toJS();
+  } catch (err) {
+    // an alias expanding past the parser's limit: the file's problem, not an internal error
+    throw new JobProblemsError(file, [{ text: (err as Error).message }], `${what} ${file}: not valid YAML/JSON`);
+  }
 }
 
 /** The parser's reason, line and column; its code frame (the source line and a caret) is left out, not cut. */
@@ -83,6 +91,60 @@ function yamlProblem(e: YAMLError): Located {
   const reason = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
   const at = e.linePos?.[0];
   return at ? { text: reason, line: at.line, column: at.col } : { text: reason };
+}
+
+function unresolvedAliases(doc: Document, counter: LineCounter): Located[] {
+  const out: Located[] = [];
+  visit(doc, {
+    Alias(_, node) {
+      if (node.resolve(doc) !== undefined || !node.range) return;
+      const at = counter.linePos(node.range[0]);
+      out.push({ text: `Unresolved alias *${node.source} (no anchor &${node.source} before it)`, line: at.line, column: at.col });
+    },
+  });
+  return out;
+}
+
+// an alias problem, or a token after an alias (in `schedule: */15 9-17 * * *`, `9-17` is an unexpected scalar)
+const ALIAS_PROBLEM = /\balias\b|^Unexpected \w+ at node end$/i;
+
+/**
+ * The problems with one line each for the same reason collapsed, and the alias problems of a line (an unquoted
+ * cron schedule starting with `*` is one "Unexpected alias" error per `*`) said as what they are: a value starting with `*`,
+ * which YAML reads as an alias, with the line quoted as it should be written.
+ */
+export function withAliasHints(problems: readonly Located[], text: string): Located[] {
+  const lines = text.split(/\r?\n/);
+  const out: Located[] = [];
+  const seen = new Set<string>();
+  for (const p of problems) {
+    const alias = p.line !== undefined && ALIAS_PROBLEM.test(p.text);
+    const key = alias ? `alias ${p.line}` : `${p.line ?? ''} ${p.text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(alias ? aliasHint(lines[p.line! - 1] ?? '', p) : p);
+  }
+  return out;
+}
+
+/** `key: *…` (or `- *…`) on a line of its own: the value can be shown quoted; inside a `{…}` or `[…]`, only said. */
+const STAR_VALUE = /^(\s*(?:-\s+)?)(?:((?:"[^"]*"|'[^']*'|[^\s#'"{}[\],:][^#{}[\],:]*?)):\s+)?(\*.*)$/;
+
+function aliasHint(source: string, p: Located): Located {
+  const said = 'a value starting with * is read as a YAML alias; quote the value';
+  const m = STAR_VALUE.exec(source);
+  if (!m || (m[2] === undefined && !/-\s+$/.test(m[1]!))) {
+    // the alias's own token, when the parser named it (`*.txt` in `{command: *.txt}`)
+    const token = /^Unresolved alias (\*\S+)/.exec(p.text)?.[1];
+    return { ...p, text: `${p.text}: ${said}${token ? `: ${JSON.stringify(token)}` : ' ("*…")'}` };
+  }
+  const [, lead, key, rest] = m;
+  const quoted = JSON.stringify(rest!.replace(/\s+#.*$/, '').trimEnd());
+  const column = lead!.length + (key === undefined ? 0 : key.length + source.slice(lead!.length + key.length).search(/\*/)) + 1;
+  // a key at the start of a line is a job field: --json names it
+  const path = key !== undefined && lead === '' && !/^["']/.test(key) ? { path: key } : {};
+  const written = key === undefined ? `- ${quoted}` : `${key}: ${quoted}`;
+  return { text: `${key === undefined ? 'a list item' : key}: ${said}: ${written}`, line: p.line!, column, ...path };
 }
 
 /**

@@ -18,6 +18,24 @@ export function meantName(word: string, known: readonly string[], aliases: Reado
   return lengthened.length === 1 ? lengthened[0] : undefined;
 }
 
+/**
+ * The parameter an unknown one most likely meant: one of the required parameters missing beside it first (a typo
+ * leaves its own missing), or the one it abbreviates (`cmd` beside a missing `command`, not `cwd`), else one of
+ * the others not given.
+ */
+export function meantParameter(word: string, missing: readonly string[], notGiven: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  const abbreviated = w.length >= 2 ? missing.filter((k) => k[0] === w[0] && k.length > w.length && inOrderIn(w, k)) : [];
+  return meantName(word, missing) ?? (abbreviated.length === 1 ? abbreviated[0] : undefined) ?? meantName(word, notGiven);
+}
+
+/** Whether every letter of `short` is in `long`, in the same order (`cmd` in `command`). */
+function inOrderIn(short: string, long: string): boolean {
+  let at = 0;
+  for (const c of long) if (c === short[at]) at++;
+  return at === short.length;
+}
+
 /** Job fields by the names other schedulers give them. */
 export const JOB_FIELD_ALIASES: Readonly<Record<string, string>> = { cron: 'schedule', tz: 'timezone', zone: 'timezone', notify: 'delivery', retry: 'max_retries', jitter: 'jitter_seconds', timeout: 'timeout_seconds' };
 

@@ -106,7 +106,9 @@ function shapeIssues(i: z.core.$ZodIssue): ShapeIssue[] {
     const near = meantName(k, known, i.path.length === 0 ? JOB_FIELD_ALIASES : {}) ?? (known.includes('args') && Object.hasOwn(STEP_ALIASES, k) ? STEP_ALIASES[k] : undefined);
     // a top-level field written inside the payload (or a step): say where it belongs
     const misplaced = !near && i.path.length > 0 && k in jobDefinitionSchema.shape ? ` (${k} is a top-level field of the job, not of ${pathText(i.path)})` : '';
-    return { path: [...i.path, k], text: `${at}: is not a field of a job${near ? ` (did you mean ${near}?)` : misplaced}` };
+    // a step's fields are not the job's: `payload.steps[0].arguments` is not a field of a step
+    const owner = i.path[0] === 'payload' && i.path[1] === 'steps' && i.path.length === 3 ? 'a step' : 'a job';
+    return { path: [...i.path, k], text: `${at}: is not a field of ${owner}${near ? ` (did you mean ${near}?)` : misplaced}` };
   });
 }
 

@@ -44,7 +44,7 @@ describe('a job file with a bad field, as its author wrote it', () => {
     const path = file('arguments.yaml', ['name: n2', 'schedule: every 5m', 'payload:', '  kind: steps', '  steps:', '    - tool: list_dir', '      arguments: { path: . }', ''].join('\n'));
     const r = await runCli(['jobs', 'create', '--file', path], { env });
     expect(r.code).toBe(65);
-    expect(r.stderr).toContain('line 7: payload.steps[0].arguments: is not a field of a job (did you mean args?)');
+    expect(r.stderr).toContain('line 7: payload.steps[0].arguments: is not a field of a step (did you mean args?)');
   });
 
   it('names the line of a schedule, a tool or a step the checks refuse, in the file\'s words, not as a cronjob call', async () => {

@@ -14,7 +14,7 @@ describe('what an agent builder is told about a job definition', () => {
 
   it('a step written with "arguments" (the OpenAI word) is told the field is args', () => {
     expect(problem({ ...base, payload: { kind: 'steps', steps: [{ tool: 'list_dir', arguments: { path: '.' } }] } }))
-      .toContain('payload.steps[0].arguments: is not a field of a job (did you mean args?)');
+      .toContain('payload.steps[0].arguments: is not a field of a step (did you mean args?)');
   });
 
   it('a top-level field written inside the payload is told where it belongs', () => {
@@ -24,7 +24,7 @@ describe('what an agent builder is told about a job definition', () => {
 
   it('a field named like an Object method is no field, with no invented suggestion', () => {
     const got = problem({ ...base, payload: { kind: 'steps', steps: [{ tool: 'list_dir', constructor: 1 }] } });
-    expect(got).toContain('payload.steps[0].constructor: is not a field of a job');
+    expect(got).toContain('payload.steps[0].constructor: is not a field of a step');
     expect(got).not.toContain('did you mean');
   });
 
