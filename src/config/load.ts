@@ -9,6 +9,7 @@ import { configWarnings, type ConfigWarning } from './warnings.ts';
 import { keysAt } from './schema-keys.ts';
 import { nearestName } from '../util/nearest-name.ts';
 import { unreadable } from '../util/file-errors.ts';
+import { unanchoredAlias, withAliasHint } from './yaml-aliases.ts';
 import { byPosition, formatPath, locatedLine, nowhere, yamlLocator, type KeyPath, type Locate, type Location } from './locate.ts';
 
 export { formatPath } from './locate.ts';
@@ -67,12 +68,16 @@ export function parseConfigText(text: string, file = '(inline)', env: NodeJS.Pro
   // a warning (an unknown `!tag`, say) means the value read is not the one written
   const yamlProblems = [...doc.errors, ...doc.warnings];
   if (yamlProblems.length > 0) {
-    throw new ConfigError(file, byPosition(yamlProblems.map((e) => ({
+    const found = yamlProblems.map((e) => ({
       path: '(yaml)',
-      message: (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, ''),
+      message: withAliasHint((e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '')),
       ...(e.linePos?.[0] ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
-    }))));
+    }));
+    // one unquoted `*/5 * * * *` gives the same error for each `*`: once is enough
+    throw new ConfigError(file, byPosition(found.filter((p, i) => found.findIndex((q) => q.line === p.line && q.message === p.message) === i)));
   }
+  const alias = unanchoredAlias(doc, lines);
+  if (alias) throw new ConfigError(file, [{ path: '(yaml)', ...alias }]);
   const fromEnv = new Map<string, string[]>();
   const locate = yamlLocator(doc, lines, fromEnv);
   const raw: unknown = doc.toJS() ?? {};
