@@ -313,7 +313,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
         await named('the database', within(HEALTH_PART_MS, databaseAnswers(database.pool, HEALTH_PART_MS), 'select 1'));
         if (worker && !worker.isRunning()) throw new Error('the queue worker is not running');
         const refused = queue.fault();
-        if (refused) throw new Error(`${queueNamed} has refused runs since ${refused.since.toISOString()}; they wait in the database: ${refused.message}`);
+        // the refusal may already name the queue (one that does not answer): not twice
+        if (refused) throw new Error(`${refused.message.startsWith('the queue (') ? refused.message : `${queueNamed}: ${refused.message}`}; runs wait in the database since ${refused.since.toISOString()}`);
         const since = Date.now() - lastFiredAt;
         if (since > firingStaleMs) throw new Error(`no firing pass has succeeded for ${Math.round(since / 1000)} s`);
         const depth = await named(queueNamed, within(HEALTH_PART_MS, queue.depth(), 'counting its runs'));

@@ -52,7 +52,7 @@ export interface RunExecutorDeps {
 
 export type RunResult =
   | { readonly kind: 'duplicate' }
-  /** A run this deployment's database does not hold (another deployment's, on a shared queue); dropped. */
+  /** A run this deployment's database does not hold (a restored database, a deleted run, another deployment's); dropped. */
   | { readonly kind: 'unknown' }
   /** A buffer_one job's run held back while another of its runs is running. */
   | { readonly kind: 'busy'; readonly behind?: number }
@@ -82,7 +82,12 @@ export async function executeRun(deps: RunExecutorDeps, runId: string): Promise<
   const claim = await claimRunWithJob(db, { run_id: runId, owner: deps.workerId, lease_seconds: config.daemon.lease_seconds, ...ids });
   if (claim === 'busy') return { kind: 'busy' };
   if (claim === 'unknown') {
-    logger.error({ run_id: runId }, 'the queue delivered a run this database does not hold: another deployment shares this queue (the same Redis and queue.prefix); give each deployment its own queue.prefix');
+    // the queue's name carries the database and schema, so a shared queue is the least likely cause
+    logger.warn({ run_id: runId }, 'the queue delivered a run this database does not hold, and dropped it (nothing ran). Likely causes, most likely first: '
+      + 'the database was restored from a backup or rewound (point-in-time recovery, a schema dropped and recreated) after the run was queued; '
+      + 'the run was deleted by retention (runs prune, daemon.run_retention_days) while the queue still held a delivery of it; another deployment with the same database and schema '
+      + 'names uses this Redis and queue.prefix (a copied config). After a restore nothing needs doing; '
+      + 'otherwise check which daemons share queue.redis_url and queue.prefix, and give each deployment its own queue.prefix');
     return { kind: 'unknown' };
   }
   if (claim === 'duplicate') {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DependencyUnavailableError } from '../util/dependency-error.ts';
 import { pastQueryWrappers } from '../util/query-errors.ts';
 
 /**
@@ -27,9 +28,11 @@ export function repeatLimitedWarn(
     // bounded: a flood of ever-different messages must not grow this map without end
     if (last.size >= 100) last.clear();
     last.set(key, { at: t, held: 0 });
-    // stack: false for an outage's messages (a refused connection), whose stack says nothing; at debug level it is kept
+    // stack: false for an outage's messages (a refused connection), whose stack says nothing; at debug level it is kept.
+    // A dependency's failure (the queue does not answer) names its cause in full: no stack either
     const code = (err as NodeJS.ErrnoException).code;
-    const what = opts.stack === false && !logger.isLevelEnabled('debug') ? { error: err.message, ...(code ? { code } : {}) } : { err };
+    const stackless = opts.stack === false || err instanceof DependencyUnavailableError;
+    const what = stackless && !logger.isLevelEnabled('debug') ? { error: err.message, ...(code ? { code } : {}) } : { err };
     // where it surfaced (the first statement or step that met it), without the wrapper's parameters
     const during = outer === err ? {} : { during: outer.message.split('\n')[0]!.slice(0, 200) };
     logger[opts.level ?? 'warn']({ ...what, ...during, ...context, ...(held > 0 ? { repeated: held, window_ms: windowMs } : {}) }, msg);

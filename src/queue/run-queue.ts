@@ -1,6 +1,8 @@
 import { DelayedError, Queue, Worker, withBackend, createPostgresBackend, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DependencyUnavailableError, StoppedWhileStartingError } from '../util/dependency-error.ts';
+import { quietBullmqConsole } from './bullmq-console.ts';
+import { inQueueWords } from './queue-errors.ts';
 
 /** The message on the queue: only the run id; PostgreSQL holds everything else. */
 export interface RunMessage {
@@ -82,7 +84,7 @@ export function jobIdFor(runId: string, attempt = 0): string {
 }
 
 export function openRunQueue(backend: QueueBackend, prefix: string, opts: QueueOptions = {}): RunQueue {
-  return backend.kind === 'redis' ? openRedisQueue(backend.url, prefix, opts) : openPostgresQueue(backend.url, backend.schema, prefix, opts);
+  return backend.kind === 'redis' ? openRedisQueue(backend, prefix, opts) : openPostgresQueue(backend, prefix, opts);
 }
 
 /** How long a Redis connection may take to quit before it is cut: quitting waits on a server that may be down. */
@@ -136,34 +138,44 @@ async function quitOrCut(c: Redis): Promise<void> {
 
 const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 }, attempts: 1 } as const;
 
-function openRedisQueue(url: string, prefix: string, opts: QueueOptions): RunQueue {
+function openRedisQueue(backend: QueueBackend & { kind: 'redis' }, prefix: string, opts: QueueOptions): RunQueue {
+  const { url } = backend;
   const name = opts.name ?? QUEUE_NAME;
+  // BullMQ's own eviction-policy line is plain text on the console: checkEvictionPolicy says it in the log
+  const unquiet = quietBullmqConsole(opts.onWarning);
   // BullMQ never closes connections it is given, so this module owns and closes them.
   const producer = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
   // BullMQ stops listening when the queue closes, and ioredis prints an unheard error to stderr, outside the log
   const heard = (c: Redis, where: 'queue' | 'worker') => c.on('error', (err) => opts.onError?.(err, where));
   heard(producer, 'queue');
+  // why the connection is down, for a command that gave up on it (its own error says only that it gave up)
+  let lastError: Error | undefined;
+  producer.on('error', (err) => { lastError = err; });
+  producer.on('ready', () => { lastError = undefined; });
   const connections: Redis[] = [producer];
   const queue = new Queue<RunMessage>(name, { connection: producer, prefix });
   void checkEvictionPolicy(producer, opts);
-  return wrap('redis', queue, opts, (processor, concurrency, lockDuration) => {
+  return wrap(backend, () => lastError, queue, opts, (processor, concurrency, lockDuration) => {
     const workerConn = new Redis(url, { maxRetriesPerRequest: null });
     heard(workerConn, 'worker');
     connections.push(workerConn);
     return new Worker<RunMessage>(name, processor, { connection: workerConn, prefix, concurrency, lockDuration, autorun: false });
   }, async () => {
     await Promise.all(connections.map(quitOrCut));
+    unquiet();
   });
 }
 
 /**
  * Redis that evicts keys drops queued jobs and their locks. PostgreSQL still holds
  * every run and the reconciler sends lost ones again, so this is reported, not refused.
- * A managed Redis may forbid CONFIG; then nothing can be said.
+ * A managed Redis may forbid CONFIG, and INFO too; then nothing can be said.
  */
 export async function checkEvictionPolicy(redis: Redis, opts: QueueOptions): Promise<string | null> {
   const reply = await redis.config('GET', 'maxmemory-policy').catch(() => null) as unknown;
-  const policy = Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : null;
+  // a managed Redis that forbids CONFIG still tells INFO, which BullMQ's own (held back) check reads
+  const info = Array.isArray(reply) ? null : await redis.info('memory').catch(() => null);
+  const policy = Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : /^maxmemory_policy:(\S+)/m.exec(info ?? '')?.[1] ?? null;
   if (policy !== null && policy !== 'noeviction') {
     opts.onWarning?.(`Redis evicts keys (maxmemory-policy ${policy}): queued runs can vanish and come back only with the reconciler, seconds to minutes late; set maxmemory-policy noeviction`, { maxmemory_policy: policy });
   }
@@ -185,19 +197,21 @@ export function queueConnectionUrl(url: string): string {
   return u.toString();
 }
 
-function openPostgresQueue(url: string, schema: string, prefix: string, opts: QueueOptions): RunQueue {
+function openPostgresQueue(backend: QueueBackend & { kind: 'postgres' }, prefix: string, opts: QueueOptions): RunQueue {
+  const { url, schema } = backend;
   const bound = withBackend(createPostgresBackend);
   const connection = { connectionString: queueConnectionUrl(url), schema, migrate: true, max: 10 };
   // the PostgreSQL backend has no key prefix; the queue name carries it instead
   const name = `${prefix}-${opts.name ?? QUEUE_NAME}`;
   const queue = new bound.Queue<RunMessage>(name, { connection });
-  return wrap('postgres', queue as unknown as Queue<RunMessage>, opts, (processor, concurrency, lockDuration) =>
+  return wrap(backend, () => undefined, queue as unknown as Queue<RunMessage>, opts, (processor, concurrency, lockDuration) =>
     new bound.Worker<RunMessage>(name, processor, { connection, concurrency, lockDuration, autorun: false }) as unknown as Worker<RunMessage>,
   async () => {});
 }
 
 function wrap(
-  kind: QueueBackend['kind'],
+  backend: QueueBackend,
+  lastError: () => Error | undefined,
   queue: Queue<RunMessage>,
   opts: QueueOptions,
   makeWorker: (p: Processor<RunMessage>, concurrency: number, lockDuration: number) => Worker<RunMessage>,
@@ -205,9 +219,17 @@ function wrap(
 ): RunQueue {
   const workers: Worker<RunMessage>[] = [];
   queue.on('error', (err) => opts.onError?.(err, 'queue'));
+  // a command that failed for want of a connection says which queue does not answer, and why
+  const worded = <A extends unknown[], T>(f: (...a: A) => Promise<T>) => async (...a: A): Promise<T> => {
+    try {
+      return await f(...a);
+    } catch (err) {
+      throw inQueueWords(err, backend, lastError());
+    }
+  };
   return {
-    backend: kind,
-    async enqueue(runId, opts = {}) {
+    backend: backend.kind,
+    enqueue: worded(async (runId: string, opts: { attempt?: number; delayMs?: number } = {}) => {
       const jobId = jobIdFor(runId, opts.attempt ?? 0);
       // a finished queue job keeps its id; a run sent back (retry, reconcile) needs a fresh one
       const previous = await queue.getJob(jobId);
@@ -217,19 +239,19 @@ function wrap(
         await previous.remove().catch(() => {});
       }
       await queue.add('run', { runId }, { ...JOB_OPTIONS, jobId, delay: Math.max(0, Math.round(opts.delayMs ?? 0)) });
-    },
-    async holds(runId, attempt = 0) {
+    }),
+    holds: worded(async (runId: string, attempt = 0) => {
       const job = await queue.getJob(jobIdFor(runId, attempt));
       if (!job) return false;
       const state = await job.getState();
       return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'prioritized' || state === 'waiting-children';
-    },
+    }),
     // the same holds for the queue: a failed first connect would refuse every enqueue until a restart
     ready: (stop) => readyWithin('queue', queue, opts.readyTimeoutMs ?? READY_TIMEOUT_MS, stop),
-    async depth() {
+    depth: worded(async () => {
       const c = await queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
       return Object.values(c).reduce((a, b) => a + b, 0);
-    },
+    }),
     work(handler, workOpts) {
       const worker = makeWorker(async (job, token) => handler(job.data.runId, {
         attemptsMade: job.attemptsMade,

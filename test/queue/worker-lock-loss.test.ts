@@ -51,7 +51,7 @@ describe('the queue worker\'s log when Redis was away', () => {
       const lost = lines.filter((l) => String(l.msg).startsWith('the queue lost this run\'s lock'));
       expect(lost).toHaveLength(1);
       expect(lost[0]).toMatchObject({
-        level: 'warn', run: 'run_lock_lost', queue_job: jobIdFor('run_lock_lost'),
+        level: 'warn', run_id: 'run_lock_lost', queue_job: jobIdFor('run_lock_lost'),
         msg: expect.stringContaining('the database claim still holds the run, so nothing runs twice'),
       });
       expect(lost[0]).not.toHaveProperty('err');

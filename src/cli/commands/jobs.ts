@@ -349,34 +349,38 @@ export function registerJobsCommands(program: Command): void {
     .action(async (ref: string, opts: { as?: string; json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
       const actor = await actorName(opts.as);
-      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue, runQueueName }, { jobByRef }, { deploymentOf, otherDaemons }] = await Promise.all([
-        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'), import('../../store/db.ts'),
+      const [{ manualRun, RunRefusedError }, { configuredQueueBackend }, { openRunQueue, runQueueName }, { jobByRef }, { deploymentOf, otherDaemons }, { queueHandOff, closeQueueWithin }] = await Promise.all([
+        import('../../jobs/service.ts'), import('../../daemon/daemon.ts'), import('../../queue/run-queue.ts'), import('../job-ref.ts'), import('../../store/db.ts'), import('../queue-handoff.ts'),
       ]);
       let id = ref;
+      let handOff: ReturnType<typeof queueHandOff> | undefined;
       const run = await withStore(config, async (db, url) => {
         const job = await jobByRef(db.db, ref);
         id = job.id;
-        const queue = openRunQueue(configuredQueueBackend(config, url), config.queue.prefix, { name: runQueueName(await deploymentOf(db.db)) });
+        // the run commits first: a queue that does not answer leaves it to a daemon's reconciler, said so (exit 0, see queue-handoff.ts)
+        const backend = configuredQueueBackend(config, url), hand = (handOff = queueHandOff(backend));
+        const queue = openRunQueue(backend, config.queue.prefix, { name: runQueueName(await deploymentOf(db.db)), onError: hand.heard });
         try {
-          const queued = await manualRun({ db: db.db, enqueue: (runId) => queue.enqueue(runId) }, id, actor);
+          const queued = await manualRun({ db: db.db, enqueue: (runId) => hand.enqueue(queue, runId) }, id, actor);
+          if (queued && hand.missed()) warn(hand.warning(queued.id)!);
           // queued all the same (its refusals are worth seeing), but said now rather than found out from the run
           const unauthorised = queued ? await (await import('../jobs-authorization.ts')).notAuthorisedWarning(db.db, job) : null;
           if (unauthorised) warn(unauthorised);
           // "queued" alone reads as "running soon": with no daemon connected, nothing takes it until one starts
           if (queued && !(await daemonSeen(db.db, queued.id, otherDaemons))) {
-            warn('no daemon serving this database and schema is connected now: the run waits in the queue until one starts (npm start, or the service)');
+            warn(`no daemon serving this database and schema is connected now: the run waits in the ${hand.missed() ? 'database' : 'queue'} until one starts (npm start, or the service)`);
           }
           return queued;
         } catch (err) {
           if (err instanceof RunRefusedError) throw new CliError(`jobs run ${id}: not queued, ${err.message}`, EXIT.failure);
           throw err;
         } finally {
-          await queue.close();
+          await closeQueueWithin(queue);
         }
       });
       if (!run) throw new CliError(`no job with id ${id}`, EXIT.failure);
       if (opts.json) printJson(run);
-      else process.stdout.write(`run ${run.id} of ${id} queued\n`);
+      else process.stdout.write(`run ${run.id} of ${id} queued${handOff?.missed() ? ' (in the database only: the queue did not answer)' : ''}\n`);
     });
 
   jobs.command('runs').argument('<job>', 'job id or name').description('runs of a job, newest first').option('--limit <n>', 'how many', '20').option('--json', 'print JSON')

@@ -1,0 +1,62 @@
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { queueWorkerErrorLog } from '../../src/daemon/worker.ts';
+import { jobIdFor, openRunQueue } from '../../src/queue/run-queue.ts';
+import { capturedLog } from '../support/captured-log.ts';
+import { useOwnRedis } from '../support/redis.ts';
+
+// After Redis was restarted empty, a run in flight logged `queue worker error` with BullMQ's "Missing key for job …
+// moveToFinished" and a full stack trace: expected after a restart or a flush, and nothing the operator must fix.
+const ownRedis = useOwnRedis();
+
+async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+  for (const start = Date.now(); !ok(); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms / 1000} s`);
+  }
+}
+
+describe('a run whose queue job vanished with a Redis emptied under it', () => {
+  it('is one warning naming the run by run_id, without a stack, saying what happened and that the database has its end', async () => {
+    const { url } = await ownRedis(['--maxmemory-policy', 'noeviction']);
+    const { lines, logger } = capturedLog();
+    const report = queueWorkerErrorLog(logger);
+    const queue = openRunQueue({ kind: 'redis', url }, 'job-lost', { name: 'lost', onError: () => {} });
+    const seen: string[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((r) => { started = r; });
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    try {
+      await queue.enqueue('run_job_lost');
+      const worker = queue.work(async () => { started(); await held; }, { concurrency: 1, onError: (err) => { seen.push(err.message); report(err); } });
+      await worker.run();
+      await running;
+      // what a Redis restarted without its data leaves: nothing of the job
+      const redis = new Redis(url);
+      try { await redis.flushall(); } finally { await redis.quit(); }
+      release();
+      await until('the run\'s end meeting the missing job', () => seen.some((m) => m.startsWith('Missing key for job')));
+      // BullMQ may say it again: still one line
+      report(new Error(`Missing key for job ${jobIdFor('run_job_lost')}. moveToFinished`));
+      const lost = lines.filter((l) => String(l.msg).startsWith('the queue lost this run\'s job'));
+      expect(lost, JSON.stringify(lines)).toHaveLength(1);
+      expect(lost[0]).toMatchObject({
+        level: 'warn', run_id: 'run_job_lost', queue_job: jobIdFor('run_job_lost'),
+        msg: expect.stringContaining('(Redis restarted empty, or was flushed): the run has ended, and its end is recorded in the database'),
+      });
+      expect(lost[0]).not.toHaveProperty('err');
+      expect(lines.filter((l) => String(l.msg).startsWith('queue worker error'))).toEqual([]);
+    } finally {
+      release();
+      await queue.close();
+    }
+  }, 60_000);
+
+  it('a lost lock met at the run\'s end says the run has ended, not that it goes on, and names it by run_id', () => {
+    const { lines, logger } = capturedLog();
+    queueWorkerErrorLog(logger)(new Error(`Missing lock for job ${jobIdFor('run_lock_end')}. moveToFinished`));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'warn', run_id: 'run_lock_end', msg: expect.stringContaining('the run has ended') });
+    expect(String(lines[0]!.msg)).not.toContain('the run goes on');
+  });
+});
