@@ -188,13 +188,17 @@ export async function checkEvictionPolicy(redis: Redis, opts: QueueOptions): Pro
  * deployment that keeps echo-agent's tables in a schema) would win and hide the queue's tables.
  */
 export function queueConnectionUrl(url: string): string {
-  const u = new URL(url);
-  const options = u.searchParams.get('options');
+  // the query alone: WHATWG URL refuses forms pg takes (`postgres://u@/db?host=/run/postgresql`, a socket directory)
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const options = params.get('options');
   if (options === null) return url;
   const kept = options.replace(/(^|\s)(-c\s*|--)search_path=\S+/g, '').trim();
-  if (kept) u.searchParams.set('options', kept);
-  else u.searchParams.delete('options');
-  return u.toString();
+  if (kept) params.set('options', kept);
+  else params.delete('options');
+  const rest = params.toString();
+  return rest ? `${url.slice(0, q)}?${rest}` : url.slice(0, q);
 }
 
 function openPostgresQueue(backend: QueueBackend & { kind: 'postgres' }, prefix: string, opts: QueueOptions): RunQueue {

@@ -38,5 +38,7 @@ describe('a database.url that sets a search_path', () => {
   it('drops only the search_path from the queue connection\'s options', () => {
     expect(queueConnectionUrl('postgres://p@h/db?options=-c%20statement_timeout%3D5000%20-c%20search_path%3Dx')).toBe('postgres://p@h/db?options=-c+statement_timeout%3D5000');
     expect(queueConnectionUrl('postgres://p@h/db?options=-c%20search_path%3Dx&sslmode=disable')).toBe('postgres://p@h/db?sslmode=disable');
+    // a socket directory with a user: pg takes it, WHATWG URL does not
+    expect(queueConnectionUrl('postgres://u@/db?host=%2Frun%2Fpostgresql&options=-c%20search_path%3Dx')).toBe('postgres://u@/db?host=%2Frun%2Fpostgresql');
   });
 });
