@@ -10,7 +10,7 @@ import { listAudit } from '../../src/store/audit.ts';
 import { buildContext, nestedContext } from '../../src/tools/context.ts';
 import { createJobThroughGate, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel } from '../support/fake-model.ts';
 
 // clarify asks the person at the session: in an unattended run (I12) or a sub-agent (I5) no one answers, so
 // offering it only lets the model spend a turn on a call that fails.
@@ -19,14 +19,8 @@ const workspace = mkdtempSync(join(tmpdir(), 'echo-offered-person-'));
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 
 beforeAll(async () => {
-  const turns = new Map<string, number>();
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
-    // a model that asks anyway, as one trained on attended sessions might
-    return n === 0 && prompt.includes('asks') ? { tool_calls: [{ name: 'clarify', arguments: { question: 'which file?' } }] } : { content: 'done' };
-  });
+  // a model that asks anyway, as one trained on attended sessions might
+  model = await startFakeModel(byPromptTurn((prompt, n) => (n === 0 && prompt.includes('asks') ? { tool_calls: [{ name: 'clarify', arguments: { question: 'which file?' } }] } : { content: 'done' })));
 });
 afterAll(() => model.close());
 

@@ -10,7 +10,7 @@ import type { RunRow } from '../../src/store/schema.ts';
 import { createJobThroughGate, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel, type Reply } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel, type Reply } from '../support/fake-model.ts';
 import { schemaConfigYaml } from '../support/approval-screens.ts';
 
 // An agent run whose model was refused calls and then finished: what did it not do, and can an admin find it?
@@ -30,13 +30,7 @@ const scripts: Record<string, (turn: number) => Reply> = {
 };
 
 beforeAll(async () => {
-  const turns = new Map<string, number>();
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
-    return scripts[prompt.includes('escalate') ? 'escalate' : 'quiet']!(n);
-  });
+  model = await startFakeModel(byPromptTurn((prompt, n) => scripts[prompt.includes('escalate') ? 'escalate' : 'quiet']!(n)));
   const file = join(workspace, 'echo-agent.yaml');
   writeFileSync(file, schemaConfigYaml(database().schema));
   env = { ECHO_AGENT_CONFIG: file };

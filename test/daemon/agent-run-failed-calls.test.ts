@@ -11,7 +11,7 @@ import { createJobThroughGate, Human, runNowAsWorker } from '../support/agent-jo
 import { schemaConfigYaml } from '../support/approval-screens.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel, type Reply } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel, type Reply } from '../support/fake-model.ts';
 
 // An agent run whose calls failed or had bad arguments, and whose model then finished: it did less than it was
 // asked, and `runs list` must say so, as it names refused calls, without changing its state.
@@ -33,14 +33,10 @@ const firstCalls = (prompt: string): Reply['tool_calls'] => {
 };
 
 beforeAll(async () => {
-  const turns = new Map<string, number>();
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
+  model = await startFakeModel(byPromptTurn((prompt, n) => {
     const calls = firstCalls(prompt)!;
     return n === 0 && calls.length > 0 ? { tool_calls: calls } : { content: 'done' };
-  });
+  }));
   const file = join(workspace, 'echo-agent.yaml');
   writeFileSync(file, schemaConfigYaml(database().schema));
   env = { ECHO_AGENT_CONFIG: file };
