@@ -45,7 +45,11 @@ function whyNotUrl(text: string): string {
     return at === -1 ? 'the port is not a number (not shown: with no "@" in the URL it may be a password; write user:password@host:port)'
       : `the port ${JSON.stringify(port)} is not a number`;
   }
-  if (port !== undefined && port !== '' && Number(port) > 65535) return `the port ${port} is out of range (at most 65535)`;
+  if (port !== undefined && port !== '' && Number(port) > 65535) {
+    // a numeric password with no `@` before it reads as a port too
+    return at === -1 ? 'the port is out of range (not shown: with no "@" in the URL it may be a password; write user:password@host:port)'
+      : `the port ${port} is out of range (at most 65535)`;
+  }
   if (host === '' && at !== -1) return 'has a user name or password but no host';
   if (host !== '') return `the host ${JSON.stringify(host)} is not a valid host name or address`;
   return 'is not a valid URL';

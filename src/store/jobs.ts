@@ -281,7 +281,7 @@ export async function nextDueReading(exec: Executor): Promise<{ now: Date; next:
     select date_trunc('milliseconds', clock_timestamp()) as now, d.next_fire_at as next, d.id as job
     from (select 1) one left join lateral (
       select ${jobs.id}, ${jobs.next_fire_at} from ${jobs} where ${jobs.removed_at} is null and ${jobs.next_fire_at} is not null
-      order by ${jobs.next_fire_at} limit 1) d on true`);
+      order by ${jobs.next_fire_at}, ${jobs.id} limit 1) d on true`);
   const row = res.rows[0]!;
   return { now: new Date(row.now), next: row.next === null ? null : new Date(row.next), job: row.job };
 }

@@ -39,6 +39,14 @@ describe('database.url and queue.redis_url are parsed as the drivers parse them'
     expect(problemsOf(text)).toEqual([expect.objectContaining({ path, message: expect.stringContaining(message), line: 2 })]);
   });
 
+  it('a numeric password written where a port would be (no "@") is not shown, even out of range', () => {
+    for (const text of [redis('redis://:12345678'), redis('redis://:87654321/0')]) {
+      const [p] = problemsOf(text);
+      expect(p?.message).toMatch(/out of range \(not shown/);
+      expect(p?.message).not.toMatch(/12345678|87654321/);
+    }
+  });
+
   it('a password that cuts the URL short, or is no valid percent-encoding, is named but never shown', () => {
     const cut = 'pa/ss-s3cr3t';
     for (const text of [db(`postgres://u:${cut}@db.internal/test`), redis(`redis://u:${cut}@cache.internal`), redis(`redis://u${cut}@cache.internal`)]) {

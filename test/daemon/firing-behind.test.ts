@@ -14,7 +14,6 @@ afterAll(async () => {
   await daemon?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gauge = async (port: number | null): Promise<number> => {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   return Number(/^echo_agent_firing_behind_seconds (\S+)$/m.exec(text)?.[1]);
@@ -47,9 +46,8 @@ describe('a job left behind by the firing passes', () => {
       await locker.query('begin');
       await locker.query('select 1 from jobs where id = $1 for update', [held.id]);
       daemon = await startDaemon(config, { logger, database: { url, schema }, queue: { kind: 'postgres', url, schema: `${schema}_q` }, work: false, firingStaleMs: 1_500 });
-      await sleep(2_000);
-      const warning = lines.find((l) => l.job_id === held.id && l.level === 'warn');
-      expect(warning?.msg).toMatch(/overdue and firing passes since have not taken it/);
+      const warned = () => lines.find((l) => l.job_id === held.id && l.level === 'warn');
+      await expect.poll(() => warned()?.msg, { timeout: 20_000, interval: 100 }).toMatch(/overdue and firing passes since have not taken it/);
       expect(await gauge(daemon.httpPort)).toBeGreaterThan(1.5);
       const health = await fetch(`http://127.0.0.1:${daemon.httpPort}/healthz`);
       expect(health.status).toBe(200);
@@ -59,8 +57,8 @@ describe('a job left behind by the firing passes', () => {
       await locker.query('rollback');
       locker.release();
     }
-    await sleep(1_000);
-    expect(await listRuns(db, { job_id: held.id })).toHaveLength(1);
+    await expect.poll(async () => (await listRuns(db, { job_id: held.id })).length, { timeout: 20_000, interval: 100 }).toBe(1);
+    await expect.poll(() => lines.some((l) => l.job_id === held.id && /firing caught up/.test(String(l.msg))), { timeout: 20_000, interval: 100 }).toBe(true);
     expect(lines.some((l) => l.job_id === held.id && /firing caught up/.test(String(l.msg)))).toBe(true);
     expect(await gauge(daemon.httpPort)).toBeLessThan(1);
     expect(lines.filter((l) => l.job_id === held.id && l.level === 'warn')).toHaveLength(1);

@@ -43,7 +43,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     if (!u) break;
     if (u.unseen) w.emit('shell.code.unseen_setting', u.unseen);
     // `sudo -u nobody git status` is not `git status` either: the wrapper is a scope of its own
-    w.scope(name, undefined, programFile(head.v, cwd));
+    w.scope(name, undefined, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed));
     // `xargs -a FILE`, `parallel CMD :::: FILE`: FILE is read like `cat FILE` (its lines are the arguments)
     for (const read of argFileReads(name, cur.slice(1), cwd, st.depth)) w.checks.invocation(read, w.emit);
     if (name === 'xargs' && u.rest.length > 0) {
@@ -74,7 +74,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     appends ||= u.appendsArgs;
     if (u.rest.length === 0 || u.remote) {
       const inv = makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends);
-      w.record(inv, programFile(head.v, cwd));
+      w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed));
       // `exec > >(sh)`: what the rest of the script prints goes to that shell
       intoSubstitutions(w, inv, copy(st, { cwd }));
       // the shell it starts reads the script on stdin: judged as `sh` reading it
@@ -97,7 +97,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
   for (const program of names) {
     const inv = makeInvocation(program, cur.slice(1), local, redirs, appends);
     walkCodeOf(w, inv, local, head);
-    w.record(inv, programFile(head.v, cwd));
+    w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed));
     w.callFunction(inv, local);
   }
   if (cwd === st.cwd) trackState(names[0] ?? '', cur.slice(1), st);

@@ -11,6 +11,8 @@ import { FIELD_SPLIT, HOME, UNKNOWN, display, isKnown, literal, plain } from './
 /** The shell state a command runs in, as far as the guard follows it. */
 export interface State {
   cwd: Canon | null;
+  /** The cwd is where the line goes if a `cd` that may not have run did (a branch, `&&`): good for judging files, not for an "always" scope. */
+  cwdGuessed?: boolean;
   vars: Map<string, string>;
   readonly depth: number;
   readonly funcs: readonly string[];
@@ -172,9 +174,15 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
     // `cd -P link/..` lands in the link's real parent, not where `..` reads; CDPATH may send a bare name elsewhere
     const physical = /P[^L]*$/.test(args.filter((a) => /^-[LPe@]+$/.test(a.v)).map((a) => a.v).join(''));
     const searched = st.vars.has('CDPATH') && target !== undefined && !/^(\.{1,2}(\/|$)|\/)/.test(target.v) && !target.v.startsWith(HOME);
-    if (!target) st.cwd = HOME_DIR;
-    else if (target.v === '-' || searched || (physical && target.v.split('/').includes('..'))) st.cwd = null;
-    else st.cwd = canonical(target.v, st.cwd);
+    // `~` and a bare `cd` are the daemon's home only while the line leaves HOME alone
+    const homeMoved = st.vars.has('HOME');
+    if (!target) st.cwd = homeMoved ? null : HOME_DIR;
+    else if (target.v === '-' || searched || (physical && target.v.split('/').includes('..')) || (homeMoved && target.v.startsWith(HOME))) st.cwd = null;
+    else {
+      st.cwd = canonical(target.v, st.cwd);
+      // an absolute directory is known again, whatever came before
+      if (target.v.startsWith('/')) st.cwdGuessed = false;
+    }
   } else if (program === 'popd') {
     st.cwd = null;
   } else if (DECLARERS.has(program)) {

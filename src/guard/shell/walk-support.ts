@@ -43,14 +43,15 @@ export interface Checks {
  */
 export type ProgramFile = string | null | undefined;
 
-export function programFile(v: string, cwd: Canon | null): ProgramFile {
-  if (!isKnown(v) || hasGlob(v) || v.indexOf(HOME) > 0) return null;
+export function programFile(v: string, cwd: Canon | null, homeAssigned = false, cwdGuessed = false): ProgramFile {
+  // `~` is judged as the daemon's home: a line that sets HOME runs `~/x` from elsewhere
+  if (!isKnown(v) || hasGlob(v) || v.indexOf(HOME) > 0 || (homeAssigned && v.startsWith(HOME))) return null;
   const word = literal(v)!;
   if (!word.includes('/')) return undefined;
   // `.` and `//` dropped, `..` kept: the guard resolves the path as the kernel walks it (a symlink before `..` counts)
   const tidy = (p: string) => p.split('/').filter((s, i) => i === 0 || (s !== '' && s !== '.')).join('/');
   if (v.startsWith(HOME) || word.startsWith('/')) return tidy(word);
-  if (!cwd || cwd.base === 'rel') return null;
+  if (!cwd || cwd.base === 'rel' || cwdGuessed) return null;
   return tidy(`${literal(canonValue(cwd))}/${word}`);
 }
 

@@ -24,6 +24,9 @@ const MAX_WORK = 20_000;
 const MAX_PIPE_STAGES = 512;
 
 /** Walks every command of a script and runs the rule checks on each: statements, compound commands, loops, pipelines, functions. */
+
+/** Compound commands whose parts may not all run. */
+const MAY_NOT_RUN: ReadonlySet<Command['kind']> = new Set(['andor', 'if', 'loop', 'for', 'cfor', 'case']);
 export class Walker implements WalkHost {
   readonly findings: GuardFinding[] = [];
   readonly commands: NormalisedCommand[] = [];
@@ -82,10 +85,18 @@ export class Walker implements WalkHost {
     const before = this.invocations.length;
     this.command(s.cmd, s, inner);
     if (facts.length > 0) this.listingFiles.compound(facts, this.invocations.slice(before));
-    if (inner !== st && !s.background) st.cwd = inner.cwd;
+    if (inner !== st && !s.background) { st.cwd = inner.cwd; st.cwdGuessed = inner.cwdGuessed; }
   }
 
   private command(c: Command, s: Stmt, st: State): void {
+    const before = st.cwd;
+    this.commandOnce(c, s, st);
+    // a `cd` in a branch, a loop or after `&&`/`||` may not have run: later commands are judged where it leads (what
+    // the line wrote there is read), but an "always" for `./build.sh` must not be matched from a guessed directory
+    if (MAY_NOT_RUN.has(c.kind) && st.cwd !== before) st.cwdGuessed = true;
+  }
+
+  private commandOnce(c: Command, s: Stmt, st: State): void {
     switch (c.kind) {
       case 'simple': return this.simple(c, s, st);
       case 'andor': for (const part of andOrChain(s)) this.stmt(part, st); return;
