@@ -1,6 +1,7 @@
 import { queueNamed } from '../queue/queue-errors.ts';
 import type { QueueBackend, RunQueue } from '../queue/run-queue.ts';
 import { redactText } from '../util/redact.ts';
+import { valueWithin } from '../util/time-limit.ts';
 
 /**
  * How long `jobs run` waits for the queue to take the run it has committed. A queue that does not answer (Redis
@@ -31,11 +32,8 @@ export function queueHandOff(backend: QueueBackend, waitMs = HAND_OFF_WAIT_MS): 
   return {
     heard: (err) => { last = err; },
     async enqueue(queue, runId) {
-      let timer: NodeJS.Timeout | undefined;
       const sent = queue.enqueue(runId).then(() => null, (err: unknown) => err instanceof Error ? err : new Error(String(err)));
-      const timedOut = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), waitMs); });
-      const outcome = await Promise.race([sent, timedOut]);
-      clearTimeout(timer);
+      const outcome = await valueWithin(waitMs, sent, 'timeout' as const);
       if (outcome === null) return;
       if (outcome === 'timeout') {
         missed = `${named} did not answer within ${Math.round(waitMs / 1000)} s${last ? ` (last error: ${redactText(last.message)})` : ''}`;
@@ -54,7 +52,5 @@ export function queueHandOff(backend: QueueBackend, waitMs = HAND_OFF_WAIT_MS): 
 
 /** Closes the queue, or gives up on it: a connection that never came up must not hold the command. */
 export async function closeQueueWithin(queue: RunQueue, ms = CLOSE_WAIT_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([queue.close().catch(() => {}), new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
-  clearTimeout(timer);
+  await valueWithin(ms, queue.close().catch(() => {}), undefined);
 }

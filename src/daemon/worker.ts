@@ -5,6 +5,7 @@ import type { Metrics } from './metrics.ts';
 import { executeRun, type RunExecutorDeps } from './run-executor.ts';
 import { repeatLimitedWarn } from '../log/repeat-limit.ts';
 import { lostConnection } from '../store/pg-errors.ts';
+import { valueWithin } from '../util/time-limit.ts';
 
 /** How long a buffered run waits before looking again whether the running one has finished. */
 const BUFFER_POLL_MS = 2_000;
@@ -83,10 +84,8 @@ export function startWorker(
     const held = handBack.splice(0);
     if (held.length === 0) return;
     const sent = Promise.allSettled(held.map((h) => queue.enqueue(h.runId, { attempt: h.attempt, delayMs: Math.max(0, h.dueAt - performance.now()) })));
-    let timer: NodeJS.Timeout | undefined;
-    // cleared, not left to run out: a stopped daemon must be freed at once
-    const outcomes = await Promise.race([sent, new Promise<null>((r) => { timer = setTimeout(() => r(null), HAND_BACK_LIMIT_MS); })]);
-    clearTimeout(timer);
+    // its timer cleared, not left to run out: a stopped daemon must be freed at once
+    const outcomes = await valueWithin(HAND_BACK_LIMIT_MS, sent, null);
     const failed = outcomes === null ? held : held.filter((_, i) => outcomes[i]!.status === 'rejected');
     if (failed.length > 0) {
       opts.logger.warn({ run_ids: failed.map((h) => h.runId) }, 'retries of runs cut off by the stop were not handed to the queue: a reconcile pass (of a replica, or at the next start) hands them over');
