@@ -8,29 +8,13 @@ import { APPROVAL_ANSWERS, RUN_STATES } from '../store/schema.ts';
 /** Outcomes of a gate decision (approval/decision.ts `Outcome`, a type only). */
 const DECISION_OUTCOMES = ['allow', 'deny', 'would_ask'] as const;
 
-/** Written as literals where there is no table: runs.pruned (store/retention.ts), audit.archived (store/audit-archive.ts). */
-const LITERAL_RULES = ['retention.runs', 'audit.archive'] as const;
 const LITERAL_OUTCOMES = ['deleted', 'archived'] as const;
 
 let rules: Promise<ReadonlySet<string>> | undefined;
 
-/** Every rule id a record's `rule` column can hold: the gate's, the guard's, the grant, scheduler and delivery tables. */
+/** Every rule id a record's `rule` column can hold: the ids `echo-agent rules` lists (cli/rule-registry.ts). */
 export function knownRuleIds(): Promise<ReadonlySet<string>> {
-  rules ??= (async () => {
-    const [policy, grants, grantPolicy, delivery, misfire, overlap, shell, paths, ssrf, address, names] = await Promise.all([
-      import('../policy/rules.ts'), import('../store/grants.ts'), import('../jobs/grant-policy.ts'), import('../daemon/delivery.ts'),
-      import('../scheduler/misfire.ts'), import('../scheduler/overlap.ts'), import('../guard/shell/rules.ts'), import('../guard/paths/check-paths.ts'),
-      import('../guard/ssrf/index.ts'), import('../guard/ssrf/address-rules.ts'), import('../guard/ssrf/name-rules.ts'),
-    ]);
-    return new Set<string>([
-      ...Object.keys(policy.RULES), ...Object.keys(grants.AUTHORIZATION_RULES), ...Object.keys(grantPolicy.GRANT_POLICY_RULES),
-      ...Object.keys(delivery.DELIVERY_RULES), ...Object.keys(misfire.MISFIRE_RULES), ...overlap.OVERLAP_RULES.map((r) => r.id),
-      ...shell.SHELL_RULES.map((r) => r.id), ...Object.keys(paths.PATH_RULES),
-      ...Object.keys(ssrf.URL_RULES), ...ssrf.NAME_RULES.map((r) => r.rule), names.SINGLE_LABEL_RULE.rule, ...[...ssrf.IPV4_RULES, ...ssrf.IPV6_RULES].map((r) => r.rule),
-      address.UNPARSEABLE_ADDRESS.rule, ...Object.keys(ssrf.SOCKET_RULES), ...Object.keys(ssrf.FETCH_LIMIT_RULES),
-      ...LITERAL_RULES,
-    ]);
-  })();
+  rules ??= import('./rule-registry.ts').then(async ({ ruleRegistry }) => new Set((await ruleRegistry()).map((r) => r.id)));
   return rules;
 }
 

@@ -10,6 +10,7 @@ import { registerRunCommand } from './commands/run.ts';
 import { registerGrantCommands } from './commands/admin.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerApprovalCommands } from './commands/approvals.ts';
+import { registerRulesCommands } from './commands/rules.ts';
 import { CliError, EXIT } from './errors.ts';
 import { redactText } from '../util/redact.ts';
 import { packageVersion } from '../util/package-version.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerGrantCommands(program);
   registerApprovalCommands(program);
   registerAuditCommands(program);
+  registerRulesCommands(program);
   return program;
 }
 
