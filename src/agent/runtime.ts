@@ -6,8 +6,7 @@ import type { Capability } from '../policy/capabilities.ts';
 import { writesFiles } from '../guard/index.ts';
 import type { Guard } from '../guard/types.ts';
 import { friendliestVerdict } from '../approval/unattended-step.ts';
-import { effectiveTools, type OfferedTool } from '../policy/effective-tools.ts';
-import { stricterProfile, type SecurityProfile } from '../policy/security-profiles.ts';
+import { effectiveTools, selectionFor, type OfferedTool } from '../policy/effective-tools.ts';
 import { allowlistStore } from '../store/allowlist.ts';
 import type { Executor } from '../store/db.ts';
 import type { AuditAppend } from '../store/audit-writer.ts';
@@ -67,7 +66,6 @@ export const NEEDS_A_PERSON: ReadonlySet<string> = new Set<Capability>(['message
 export const MAX_NESTING = 3;
 
 export interface AgentRuntime {
-  securityProfile(ctx: ToolExecutionContext): SecurityProfile;
   gateFor(ctx: ToolExecutionContext, scope?: RunScope): ApprovalGate;
   /** The tools offered to the model in this context: its effective set, nothing else (I10). */
   offered(ctx: ToolExecutionContext): OfferedFunction[];
@@ -97,14 +95,12 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   // nested runs find their parent's audit scope and refusal count by execution id
   const live = new Map<string, RunHooks>();
 
-  const securityProfile = (ctx: ToolExecutionContext): SecurityProfile =>
-    (ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile);
-
   const sinkFor = (scope: RunScope): DecisionSink => {
     const sink = auditDecisionSink(deps.db, scope, scope.audit ?? deps.audit);
     return deps.wrapSink ? deps.wrapSink(sink) : sink;
   };
 
+  // the gate's step 0 and the offered set both read selectionFor(config, ctx): max(config, daemon) unattended (I4, I10)
   const gateFor = (ctx: ToolExecutionContext, scope: RunScope = {}): ApprovalGate => {
     return createApprovalGate(config, {
       guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
@@ -112,13 +108,10 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
       smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
       ...(scope.grant ? { grant: scope.grant } : {}),
-    }, { securityProfile: securityProfile(ctx) });
+    });
   };
 
-  const effective = (ctx: ToolExecutionContext): readonly OfferedTool[] => effectiveTools(deps.tools.allFacts(), {
-    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
-    security: securityProfile(ctx), network: config.execution.network_policy, allowedTools: ctx.allowed_tools,
-  }).offered;
+  const effective = (ctx: ToolExecutionContext): readonly OfferedTool[] => effectiveTools(deps.tools.allFacts(), selectionFor(config, ctx)).offered;
 
   const asFunctions = (tools: readonly OfferedTool[]): OfferedFunction[] => tools.flatMap((t) => {
     const tool = deps.tools.get(t.name);
@@ -151,7 +144,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const spills = pgSpillStore(deps.db);
 
   return {
-    securityProfile, gateFor, offered, offeredToRun,
+    gateFor, offered, offeredToRun,
     hosting: (ctx, opts, fn) => registered(ctx, { opts, depth: 0, spent: { tokens: 0, denials: 0 } }, fn),
     async run(prompt, ctx, runOpts) {
       // a delegated sub-agent shares its parent's scope and refusal count; a run that brings its own

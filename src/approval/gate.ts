@@ -3,14 +3,14 @@ import type { Config } from '../config/schema.ts';
 import type { Guard, GuardVerdict } from '../guard/types.ts';
 import { classifyRisk } from '../policy/classify-risk.ts';
 import { isElevated, needsElevation } from '../policy/elevation.ts';
-import { removalReason, removalRule, type ToolFacts } from '../policy/effective-tools.ts';
+import { removalReason, removalRule, securityFor, selectionFrom, type ToolFacts } from '../policy/effective-tools.ts';
 import { ruleReason, type RuleId } from '../policy/rules.ts';
 import type { SecurityProfile } from '../policy/security-profiles.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { allow, deny, wouldAsk, type Decision, type DecisionBase } from './decision.ts';
 import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type RunGrant, type SmartReviewer } from './ports.ts';
-import { approvalScopes } from './scopes.ts';
+import { alwaysOffer, approvalScopes } from './scopes.ts';
 import { askHuman } from './human-step.ts';
 import { askSmartReviewer } from './smart-step.ts';
 import { hiddenFromReviewer } from './unshowable.ts';
@@ -41,7 +41,10 @@ export interface GateDeps {
 }
 
 export interface GateOptions {
-  /** The security profile in force; the daemon passes max(config, daemon) (I4). */
+  /**
+   * Pins the security profile (tests of one profile). Left out, as every caller in src does, it is
+   * securityFor(config, ctx): max(config, daemon) for an unattended call (I4), as the offered set is.
+   */
   readonly securityProfile?: SecurityProfile;
   /** `check call`: report that a step would ask instead of asking (never waits). */
   readonly dryRun?: boolean;
@@ -98,11 +101,7 @@ function stepZero(call: ToolCall, ctx: ToolExecutionContext, config: Config, dep
   const facts = deps.lookupTool(call.tool);
   const pre: DecisionBase = { tool: call.tool, call_hash: callHash(call, ctx), risk: facts ? classifyRisk(facts, call.args) : 'dangerous', flagged: [] };
   if (!facts) return { facts, pre, refused: deny(pre, 0, 'tools.unknown', `No tool named "${call.tool}" exists.`) };
-  const removed = removalRule(facts, {
-    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
-    security: opts.securityProfile ?? config.security.profile, network: config.execution.network_policy,
-    allowedTools: ctx.allowed_tools,
-  });
+  const removed = removalRule(facts, selectionFrom(config, { security: opts.securityProfile ?? securityFor(config, ctx), allowedTools: ctx.allowed_tools }));
   return { facts, pre, refused: removed ? deny(pre, 0, removed, `The tool "${call.tool}" is not available here: ${removalReason(removed, facts)}`) : null };
 }
 
@@ -180,8 +179,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   if (unseen !== null) return deny(base, 11, 'approval.unshowable', `${ruleReason('approval.unshowable')} Hidden: ${unseen}.`);
   if (opts.dryRun) return wouldAsk(base, 11, 'approval.would_ask');
   return askHuman({
-    // "always" generalises one call to every call of its scope: not for dangerous or flagged calls, nor without a scope
-    call, ctx, base, scopes, allowAlways: !dangerous && !isFlagged && scopes.length > 0,
+    call, ctx, base, scopes, allowAlways: alwaysOffer(risk, flagged, scopes).offered,
     approver: deps.humanApprover ?? null, allowlist: deps.allowlist,
     clock: deps.clock ?? systemClock, timeoutMs: approval.wait_timeout_seconds * 1000,
     requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),

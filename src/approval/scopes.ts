@@ -24,3 +24,37 @@ export function approvalScopes(tool: string, verdict: GuardVerdict): readonly st
   if (commands.some((c) => c.file === false)) return [];
   return [...new Set(commands.map(scopeOf))];
 }
+
+/** Why "always" is not offered for a call: a stable id, and the words the approval screens show. */
+export const ALWAYS_RULES = {
+  'always.dangerous': 'dangerous calls are asked every time',
+  'always.flagged': 'a call the guard flagged is asked every time',
+  'always.no_scope': 'there is no command scope to remember it by',
+} as const;
+
+export type AlwaysRule = keyof typeof ALWAYS_RULES;
+
+export type AlwaysOffer =
+  | { readonly offered: true }
+  | { readonly offered: false; readonly rule: AlwaysRule; readonly reason: string };
+
+const notOffered = (rule: AlwaysRule): AlwaysOffer => ({ offered: false, rule, reason: ALWAYS_RULES[rule] });
+
+/**
+ * Whether a person asked at step 11 may answer "always". It generalises one call to every call of its
+ * scope: never for a dangerous or flagged call (each is asked afresh), nor for a call without a scope.
+ * The gate decides with it and the screens say why with it, so the two cannot disagree.
+ */
+export function alwaysOffer(risk: string, flags: readonly unknown[], scopes: readonly string[]): AlwaysOffer {
+  if (risk === 'dangerous') return notOffered('always.dangerous');
+  if (flags.length > 0) return notOffered('always.flagged');
+  if (scopes.length === 0) return notOffered('always.no_scope');
+  return { offered: true };
+}
+
+/** Why a request offers no "always", for its screen: said, so nobody wonders whether they missed it. */
+export function noAlwaysReason(req: { readonly risk: string; readonly flags: readonly unknown[]; readonly scopes: readonly string[] }): string {
+  const offer = alwaysOffer(req.risk, req.flags, req.scopes);
+  // only a request stored by hand (or by an older build) lacks "always" where alwaysOffer would give it
+  return offer.offered ? 'the request was stored without it' : offer.reason;
+}

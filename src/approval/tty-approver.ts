@@ -4,6 +4,7 @@ import { jsonLines, printable, printableLines } from '../util/printable.ts';
 import { redactWith } from '../util/redact.ts';
 import type { WaitEnded } from './human-step.ts';
 import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from './ports.ts';
+import { noAlwaysReason } from './scopes.ts';
 
 export interface TtyApproverOptions {
   readonly input: NodeJS.ReadableStream;
@@ -75,13 +76,6 @@ function readReply(raw: string, allowAlways: boolean): Typed | { again: string }
   return { again: `"${raw.trim().slice(0, 40)}" is not an answer: ${allowAlways ? 'type o (once), a (always) or d (deny)' : 'type y (once) or n (no)'}` };
 }
 
-/** Why a request offers no "always": said, so nobody wonders whether they missed it. */
-export function noAlwaysBecause(req: { readonly risk: string; readonly flags: readonly unknown[] }): string {
-  if (req.risk === 'dangerous') return 'dangerous calls are asked every time';
-  if (req.flags.length > 0) return 'a call the guard flagged is asked every time';
-  return 'there is no command scope to remember it by';
-}
-
 /** A scope naming a program by its file's absolute path (see approvalScopes), not by a name found on PATH. */
 const isFileScope = (scope: string): boolean => scope.startsWith('/') || scope.startsWith('"/');
 
@@ -126,7 +120,7 @@ export async function approvalPromptLines(req: ApprovalRequest, describe?: TtyAp
     ...described,
     req.allow_always
       ? `  "always" would also allow, from now on and without asking: ${alwaysCovers(req.tool, req.scopes.map(clean))}`
-      : `  "always" is not offered: ${noAlwaysBecause(req)}`,
+      : `  "always" is not offered: ${noAlwaysReason(req)}`,
   ];
   if (lines.some((l) => l.includes(MASK))) lines.push(`  note: ${MASK} stands for a credential in the call; it is not shown`);
   lines.push(`  answer within ${timeLeft(req.expires_at)} (until ${req.expires_at.toISOString()}); Ctrl-C stops the session`, ...elsewhere);

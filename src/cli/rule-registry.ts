@@ -16,7 +16,7 @@ export interface RuleEntry extends RuleDefinition {
   readonly id: string;
   /** Further tables defining the same id (network.deny in the gate's and the URL guard's; an IPv4 and an IPv6 range). */
   readonly also: readonly RuleDefinition[];
-  /** What a job's builder can do about the refusal (policy/rules.ts RULE_REMEDIES), if there is such advice. */
+  /** What a job's builder can do about the refusal (policy/rules.ts remedyFor), if there is such advice. */
   readonly remedy: string | null;
   /** The configuration key a policy pass answers to (policy/rules.ts RULE_CONFIG_KEYS). */
   readonly config_key: string | null;
@@ -45,6 +45,8 @@ const TABLES: readonly { readonly table: string; readonly source: string; readon
   { table: 'RULES', source: 'src/policy/rules.ts', rows: async () => fromRecord((await import('../policy/rules.ts')).RULES) },
   { table: 'AUTHORIZATION_RULES', source: 'src/store/grants.ts', rows: async () => fromRecord((await import('../store/grants.ts')).AUTHORIZATION_RULES) },
   { table: 'GRANT_POLICY_RULES', source: 'src/jobs/grant-policy.ts', rows: async () => fromRecord((await import('../jobs/grant-policy.ts')).GRANT_POLICY_RULES) },
+  // ids older builds wrote: still in their audit records, so `audit list --rule` and `rules show` know them
+  { table: 'LEGACY_GRANT_POLICY_RULES', source: 'src/jobs/grant-policy.ts', rows: async () => fromRecord((await import('../jobs/grant-policy.ts')).LEGACY_GRANT_POLICY_RULES) },
   { table: 'DELIVERY_RULES', source: 'src/daemon/delivery.ts', rows: async () => fromRecord((await import('../daemon/delivery.ts')).DELIVERY_RULES) },
   { table: 'MISFIRE_RULES', source: 'src/scheduler/misfire.ts', rows: async () => fromRecord((await import('../scheduler/misfire.ts')).MISFIRE_RULES) },
   { table: 'OVERLAP_RULES', source: 'src/scheduler/overlap.ts', rows: async () => (await import('../scheduler/overlap.ts')).OVERLAP_RULES },
@@ -65,7 +67,7 @@ let registry: Promise<readonly RuleEntry[]> | undefined;
 /** Every rule id, sorted, each once: its first table (in TABLES order) gives reason and source, the rest go to `also`. */
 export function ruleRegistry(): Promise<readonly RuleEntry[]> {
   registry ??= (async () => {
-    const [loaded, { RULE_REMEDIES, RULE_CONFIG_KEYS }] = await Promise.all([
+    const [loaded, { remedyFor, RULE_CONFIG_KEYS }] = await Promise.all([
       Promise.all(TABLES.map(async (t) => ({ ...t, rows: await t.rows() }))), import('../policy/rules.ts'),
     ]);
     const defs = new Map<string, RuleDefinition[]>();
@@ -74,7 +76,9 @@ export function ruleRegistry(): Promise<readonly RuleEntry[]> {
     for (const r of LITERAL_RULES) add(r.id, { reason: r.reason, source: r.source, table: null });
     const own = (table: Readonly<Record<string, string | undefined>>, id: string): string | null => (Object.hasOwn(table, id) ? table[id] ?? null : null);
     return [...defs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, [first, ...also]]) => Object.freeze({
-      id, ...first!, also, remedy: own(RULE_REMEDIES, id), config_key: own(RULE_CONFIG_KEYS, id),
+      id, ...first!, also, config_key: own(RULE_CONFIG_KEYS, id),
+      // the guard's refusals are the gate's step 1, whose advice depends on the rule family
+      remedy: remedyFor({ rule: id, step: first!.source.startsWith('src/guard/') ? 1 : 0 }) ?? null,
     }));
   })();
   return registry;

@@ -15,7 +15,7 @@ import type { ToolExecutionContext } from '../tools/context.ts';
 import type { EffectLedger } from '../tools/effects.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolResult } from '../tools/types.ts';
-import { RULE_REMEDIES, type RuleId } from '../policy/rules.ts';
+import { remedyFor } from '../policy/rules.ts';
 import { onlyResolverDown } from '../guard/ssrf/check-url.ts';
 import type { CallRecord } from '../agent/loop.ts';
 import { redactText } from '../util/redact.ts';
@@ -110,7 +110,7 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       await count.onDenial();
       steps.push({ index, tool: step.tool, decision: brief });
       failed = true;
-      const fix = RULE_REMEDIES[decision.rule as RuleId];
+      const fix = remedyFor(decision);
       error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}${fix ? ` (to fix: ${fix})` : ''}`;
       // as at a failed step: the steps after it may depend on what it was to do, and there is no model to adapt;
       // `denied` only where this refusal reached the run's limit

@@ -6,7 +6,13 @@ export const GRANT_POLICY_RULES = {
   'grant.not_human': 'The call was approved by a policy, not by a human, so the job gets no cron authorisation.',
   'grant.unattended': 'An unattended call can never authorise a job.',
   'grant.nested': 'A nested execution can never authorise a job.',
-  // no longer decided (a person approving any update is shown the whole job, so it authorises it); kept so older audit records resolve
+} as const;
+
+/**
+ * Ids no build decides any more, kept so the audit records older builds wrote still read: a person approving
+ * any update is now shown the whole job, so it authorises it.
+ */
+export const LEGACY_GRANT_POLICY_RULES = {
   'grant.definition_unchanged': 'A human approved a change outside the job definition; only a call that sets the definition could authorise a job that held no grant (builds before December 2026).',
 } as const;
 

@@ -1,3 +1,4 @@
+import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import { STATIC_RISK_MAP } from './static-maps.ts';
 import { strictest, type RiskLevel } from './risk.ts';
 import type { Capability } from './capabilities.ts';
@@ -10,12 +11,6 @@ const CAPABILITY_FLOOR: ReadonlyArray<readonly [Capability, RiskLevel]> = [
   ['scheduler.write', 'dangerous'],
   ['skill.install', 'dangerous'],
 ];
-
-/** Tools whose arguments name other tools they will run; the call is as risky as the worst of them. */
-const TOOL_LIST_ARGS: Readonly<Record<string, string>> = {
-  delegate_task: 'tools',
-  spawn_task: 'tools',
-};
 
 export interface RiskInput {
   readonly name: string;
@@ -32,7 +27,8 @@ export function classifyRisk(tool: RiskInput, args: Readonly<Record<string, unkn
   const sources: RiskLevel[] = [STATIC_RISK_MAP.get(tool.name) ?? tool.riskLevel ?? 'write'];
   if (tool.riskLevel) sources.push(tool.riskLevel);
   for (const [cap, floor] of CAPABILITY_FLOOR) if (tool.capabilities?.includes(cap)) sources.push(floor);
-  const listArg = TOOL_LIST_ARGS[tool.name];
+  // a tool whose arguments name the tools it will run (delegate_task's `tools`) is as risky as the worst of them
+  const listArg = CATALOG_BY_NAME.get(tool.name)?.toolListArg;
   const named = listArg ? args[listArg] : undefined;
   if (Array.isArray(named)) {
     for (const n of named) if (typeof n === 'string') sources.push(STATIC_RISK_MAP.get(n) ?? 'write');

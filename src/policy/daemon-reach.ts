@@ -1,7 +1,6 @@
 import { classifyRisk } from './classify-risk.ts';
-import type { ToolFacts } from './effective-tools.ts';
+import { securityRule, type ToolFacts } from './effective-tools.ts';
 import type { RuleId } from './rules.ts';
-import { SECURITY_PROFILE_RULES } from './security-profiles.ts';
 
 /**
  * Why no daemon run can ever make this call, whatever the configuration says: the daemon profile
@@ -9,7 +8,6 @@ import { SECURITY_PROFILE_RULES } from './security-profiles.ts';
  * may run, depending on the grant, the policy and the guard. A job step this names can never work.
  */
 export function neverInDaemonRun(tool: Pick<ToolFacts, 'name' | 'riskLevel' | 'capabilities'>, args: Readonly<Record<string, unknown>>): RuleId | null {
-  const daemon = SECURITY_PROFILE_RULES.daemon;
-  if (tool.capabilities.some((c) => (daemon.denyCapabilities as readonly string[]).includes(c))) return daemon.rule;
-  return classifyRisk(tool, args) === 'dangerous' ? 'unattended.dangerous' : null;
+  // the same check that removes the tool from a daemon run's set (SPEC §4 step 2), at the least strict profile a daemon runs under
+  return securityRule(tool, 'daemon') ?? (classifyRisk(tool, args) === 'dangerous' ? 'unattended.dangerous' : null);
 }

@@ -1,3 +1,5 @@
+import type { PathRule } from '../guard/paths/check-paths.ts';
+
 /**
  * Every rule id a decision can carry, with the sentence shown to people.
  * An audit line's `rule` is a key of this table; grep for it to find the code.
@@ -17,8 +19,6 @@ export const RULES = {
   // gate (SPEC §5)
   'args.invalid': 'The arguments do not match the tool\'s parameter schema.',
   'model.max_tool_calls_per_turn': 'One model response asked for more tool calls than model.max_tool_calls_per_turn; the calls past it were not run.',
-  'guard.hard_block': 'The static guard hard-blocks this action; nothing can override it.',
-  'guard.path_outside_workspace': 'A path is outside the workspace or the safe write root.',
   'network.restricted': 'The network policy is restricted and the target host is not in execution.network_allowlist.',
   'elevation.required': 'This tool needs elevation and the sender is not elevated.',
   'unattended.read_only': 'Read-only calls are allowed unattended.',
@@ -73,10 +73,29 @@ export const RULE_REMEDIES: Partial<Record<RuleId, string>> = {
   'unattended.dangerous': 'dangerous tools (exec, cronjob, skill_install, …) never run unattended: do that part attended',
   'unattended.flagged': 'the guard flagged the call and nobody can approve it unattended: change the step (echo-agent check call --job JOB … shows the finding), or run it attended',
   'security.daemon.capability': 'the daemon never offers tools that run processes or code: use file, web and notify tools, or run that part attended',
-  'guard.hard_block': 'the guard refuses this call in every context: change what the step does',
-  'guard.path_outside_workspace': 'use a path inside tools.workspace',
   'network.restricted': 'add the host to execution.network_allowlist, or use a host already in it',
 };
+
+/**
+ * Remedies for refusals at step 1, where the decision carries the guard's own rule (shell.*, path.*, ssrf.*):
+ * the few with advice of their own; any other gets GUARD_REMEDY.
+ */
+const GUARD_REMEDIES: Readonly<Record<string, string>> = {
+  'path.outside_workspace': 'use a path inside tools.workspace',
+  'path.outside_safe_write_root': 'write inside tools.safe_write_root',
+  // the URL guard's own refusal under execution.network_policy deny: not a hard block, the policy can change
+  'network.deny': 'this step reaches the network and execution.network_policy is deny: drop the step, or allow the network',
+} satisfies Partial<Record<PathRule | 'network.deny', string>>;
+
+/** A hard block (I9): no grant, approval or policy lets the call through, so only the call itself can change. */
+export const GUARD_REMEDY = 'the guard refuses this call in every context: change what the step does';
+
+/** What a job's builder can do about a refused call, if anything: by the rule, and for a guard refusal (step 1) by its family. */
+export function remedyFor(decision: { readonly step: number; readonly rule: string }): string | undefined {
+  const own = Object.hasOwn(RULE_REMEDIES, decision.rule) ? RULE_REMEDIES[decision.rule as RuleId] : undefined;
+  if (own) return own;
+  return decision.step === 1 ? GUARD_REMEDIES[decision.rule] ?? GUARD_REMEDY : undefined;
+}
 
 export function ruleReason(rule: RuleId): string {
   return RULES[rule];

@@ -2,6 +2,7 @@ import type { Capability } from './capabilities.ts';
 import type { RiskLevel } from './risk.ts';
 import type { RuleId } from './rules.ts';
 
+/** Listed least to most strict: the order defines max(a, b) (stricterProfile). */
 export const SECURITY_PROFILES = ['personal_cli', 'daemon', 'public_gateway'] as const;
 export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
 
@@ -14,10 +15,10 @@ export interface SecurityProfileRule {
   readonly rule: RuleId | null;
 }
 
-/** SPEC §4 step 2, as data. Listed least to most strict: the order defines max(a, b). */
 /** What the daemon never runs (I4); every stricter profile keeps these denials. */
 const DAEMON_DENIED: readonly Capability[] = ['process.exec', 'process.manage', 'code.exec', 'skill.install'];
 
+/** SPEC §4 step 2, as data. */
 export const SECURITY_PROFILE_RULES: Readonly<Record<SecurityProfile, SecurityProfileRule>> = {
   personal_cli: { denyCapabilities: [], maxRisk: 'dangerous', rule: null },
   daemon: {

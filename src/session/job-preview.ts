@@ -1,6 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import { effectiveTools, type EffectiveTools } from '../policy/effective-tools.ts';
-import { stricterProfile } from '../policy/security-profiles.ts';
+import { effectiveTools, selectionFor, type EffectiveTools } from '../policy/effective-tools.ts';
 import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { friendliestVerdict } from '../approval/unattended-step.ts';
@@ -32,10 +31,8 @@ function startsAgents(payload: PayloadShape): boolean {
  * agents (delegate_task, task, …), whose calls may reach the whole set.
  */
 export function jobToolSet(config: Config, tools: ToolRegistry, jobTools: readonly string[], payload?: PayloadShape): EffectiveTools {
-  const set = effectiveTools(tools.allFacts(), {
-    profile: config.tools.profile, allow: config.tools.allow, also_allow: config.tools.also_allow, deny: config.tools.deny,
-    security: stricterProfile(config.security.profile, 'daemon'), network: config.execution.network_policy, allowedTools: jobTools,
-  });
+  // a run's context: unattended, the job's tools as its allowed subset (daemon/run-context.ts)
+  const set = effectiveTools(tools.allFacts(), selectionFor(config, { unattended: true, allowed_tools: jobTools }));
   if (payload?.kind !== 'steps' || startsAgents(payload)) return set;
   const used = new Set((payload.steps ?? []).map((s) => s.tool));
   return { offered: set.offered.filter((t) => used.has(t.name)), removed: set.removed.filter((t) => used.has(t.name)) };

@@ -4,16 +4,16 @@ import type { RiskLevel } from '../policy/risk.ts';
 /** JSON Schema of a tool's parameters (draft-07 subset that ajv validates). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
-/**
- * Which arguments the static guard inspects. The gate reads this instead of
- * hard-coding tool names, so an added tool is guarded by declaring it here.
- */
 /** An argument having one of these values. */
 export interface ArgIs {
   readonly arg: string;
   readonly values: readonly string[];
 }
 
+/**
+ * Which arguments the static guard inspects. The gate reads this instead of
+ * hard-coding tool names, so an added tool is guarded by declaring it here.
+ */
 export interface GuardedArgs {
   /** Arguments holding shell text, each guarded when its condition holds (process: `command` at start, `input` at write). */
   readonly shell?: readonly { readonly arg: string; readonly when?: ArgIs; /** Argument naming the working directory, relative to the workspace. */ readonly cwd?: string }[];
@@ -46,6 +46,8 @@ export interface CatalogEntry {
   readonly reachesNetwork?: true;
   /** Starts agents (a sub-agent now, or a child job's later runs) that may call the rest of the run's tool set. */
   readonly hostsAgents?: true;
+  /** The argument naming other tools the call will run: the call is as risky as the worst of them (classifyRisk). */
+  readonly toolListArg?: string;
 }
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: 'string', description, ...extra });
@@ -253,14 +255,14 @@ export const CATALOG: readonly CatalogEntry[] = [
     // a sub-agent is a model turn: without an endpoint it could only fail when run
     requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
-    hostsAgents: true,
+    hostsAgents: true, toolListArg: 'tools',
   },
   {
     name: 'spawn_task', description: 'Start a sub-agent task in the background', risk: 'exec', capabilities: [],
     // a sub-agent is a model turn: without an endpoint it could only fail when run
     requires: ['model.base_url'],
     parameters: obj({ prompt: str('Task for the sub-agent', { minLength: 1 }), tools: { type: 'array', items: { type: 'string' } } }, ['prompt']),
-    hostsAgents: true,
+    hostsAgents: true, toolListArg: 'tools',
   },
   // dangerous
   {

@@ -8,7 +8,8 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
 import { jsonLines, printableLines } from '../../util/printable.ts';
 import { redactText } from '../../util/redact.ts';
-import { alwaysCovers, noAlwaysBecause } from '../../approval/tty-approver.ts';
+import { alwaysCovers } from '../../approval/tty-approver.ts';
+import { noAlwaysReason } from '../../approval/scopes.ts';
 import { storedJob } from '../attended-deps.ts';
 import { liveNamesakes, namesakeText } from '../job-warnings.ts';
 
@@ -43,7 +44,7 @@ function alwaysLine(a: ApprovalRow): string {
     return `  answered "always": once the waiting session takes the answer, this runs without asking: ${covers} (${ALWAYS_HINT})`;
   }
   if (a.allow_always) return `  --always would also allow, from now on and without asking: ${covers}`;
-  return `  --always is not offered for this call: ${noAlwaysBecause(a)}`;
+  return `  --always is not offered for this call: ${noAlwaysReason(a)}`;
 }
 
 const ALWAYS_HINT = 'echo-agent approvals always lists such approvals; echo-agent approvals always revoke ID takes one back';

@@ -1,9 +1,9 @@
 import { printable } from '../../util/printable.ts';
 import { Option, type Command } from 'commander';
-import { stricterProfile } from '../../policy/security-profiles.ts';
 import { CATALOG_BY_NAME } from '../../tools/catalog-table.ts';
 import { buildContext, type ToolExecutionContext } from '../../tools/context.ts';
-import type { RunGrant } from '../../approval/ports.ts';
+import type { AllowlistStore, RunGrant } from '../../approval/ports.ts';
+import type { ApprovalGate } from '../../approval/gate.ts';
 import type { Config } from '../../config/schema.ts';
 import { validateParams } from '../../tools/validate.ts';
 import { configFor } from '../config-option.ts';
@@ -54,25 +54,9 @@ export function registerCheckCallCommand(check: Command): void {
         cron_authorized: Boolean(opts.cronAuthorized), approval_source: opts.approvalSource,
         parent_execution_id: opts.nested ? 'check-call-parent' : null, tool: opts.tool, params: args,
       });
-      // the gate and guard load a WASM shell parser and undici: only for this command
-      const [{ createApprovalGate }, { emptyAllowlist }, { createGuard }, { catalogLookup }, { smartReviewerFromConfig }, { checkAllowlist }] = await Promise.all([
-        import('../../approval/gate.ts'), import('../../approval/ports.ts'), import('../../guard/index.ts'), import('../../tools/facts.ts'),
-        import('../../agent/model-config.ts'), import('../check-allowlist.ts'),
-      ]);
+      const { checkAllowlist } = await import('../check-allowlist.ts');
       const allowlist = opts.store ? checkAllowlist(config) : null;
-      const gate = createApprovalGate(config, {
-        guard: createGuard(config, { dns: opts.dns }),
-        allowlist: allowlist ?? emptyAllowlist,
-        lookupTool: catalogLookup(config),
-        // the runtime's own test of whether step 10 has a reviewer; this stand-in is never called in a dry run
-        smartReviewer: smartReviewerFromConfig(config) ? { review: async () => 'ESCALATE' } : null,
-        humanApprover: null,
-        ...(run?.grant ? { grant: run.grant } : {}),
-      }, {
-        dryRun: true,
-        // unattended calls only happen in the daemon, which never runs looser than `daemon` (I4)
-        securityProfile: ctx.unattended ? stricterProfile(config.security.profile, 'daemon') : config.security.profile,
-      });
+      const gate = await checkCallGate(config, { dns: opts.dns, allowlist, grant: run?.grant ?? null });
       let decision;
       try {
         decision = await gate.check({ tool: opts.tool, args }, ctx);
@@ -93,13 +77,30 @@ export function registerCheckCallCommand(check: Command): void {
     });
 }
 
+/**
+ * The gate `check call` decides with: the one sessions and the daemon use, in dry run (it never asks or waits).
+ * Its security profile is the gate's own, securityFor(config, ctx): max(config, daemon) for an unattended call (I4).
+ */
+export async function checkCallGate(config: Config, opts: { readonly dns: boolean; readonly allowlist: AllowlistStore | null; readonly grant: RunGrant | null }): Promise<ApprovalGate> {
+  // the gate and guard load a WASM shell parser and undici: only for this command
+  const [{ createApprovalGate }, { emptyAllowlist }, { createGuard }, { catalogLookup }, { smartReviewerFromConfig }] = await Promise.all([
+    import('../../approval/gate.ts'), import('../../approval/ports.ts'), import('../../guard/index.ts'), import('../../tools/facts.ts'),
+    import('../../agent/model-config.ts'),
+  ]);
+  return createApprovalGate(config, {
+    guard: createGuard(config, { dns: opts.dns }),
+    allowlist: opts.allowlist ?? emptyAllowlist,
+    lookupTool: catalogLookup(config),
+    // the runtime's own test of whether step 10 has a reviewer; this stand-in is never called in a dry run
+    smartReviewer: smartReviewerFromConfig(config) ? { review: async () => 'ESCALATE' } : null,
+    humanApprover: null,
+    ...(opts.grant ? { grant: opts.grant } : {}),
+  }, { dryRun: true });
+}
+
 /** Options a run of a job decides for itself: giving them beside --job would be ignored, so they are refused. */
 const JOB_DECIDES = ['cronAuthorized', 'nested', 'channel', 'user', 'approvalSource'] as const;
 
-/**
- * The context and grant the daemon would give a run of the job now: the same run context, the same
- * authorisation read, and the grant covering the tools its approval listed.
- */
 /** What --job read, for --json: the job, its authorisation as a run would hold it now, and what the notes say. */
 interface JobRead {
   readonly id: string;
@@ -110,6 +111,10 @@ interface JobRead {
   readonly grant_id: string | null;
 }
 
+/**
+ * The context and grant the daemon would give a run of the job now: the same run context, the same
+ * authorisation read, and the grant covering the tools its approval listed.
+ */
 async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOptions): Promise<{ ctx: ToolExecutionContext; grant: RunGrant | null; notes: string[]; job: JobRead }> {
   if (opts.job === '') throw new CliError('--job: is empty; give a job id or name');
   const given = JOB_DECIDES.filter((k) => cmd.getOptionValueSource(k) === 'cli');
