@@ -17,7 +17,7 @@ export const PATH_RULES = {
   'path.daemon_dir': "The path is in daemon.data_dir (outside the workspace and the safe write root inside it) or in the installed skills directory, which file tools may not write: the daemon and the people who run it use what is there, so a write could stop the daemon or change what later runs are given; work on such files outside echo-agent.",
   'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read or write it.",
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, private keys or stored credentials).',
-  'path.credential_read': 'The path is a settings file that holds a login (.netrc, .npmrc, .pypirc): reading it out hands its password or registry token to the model and anywhere it sends it, so a person decides (curl, npm, pip and twine still read it by themselves).',
+  'path.credential_read': 'The path is a settings file that holds a login (.netrc, .npmrc, .pypirc, .my.cnf, Maven\'s settings.xml): reading it out hands its password or registry token to the model and anywhere it sends it, so a person decides (curl, npm, pip, twine, mysql and mvn still read it by themselves).',
   'path.credential_write': "The path is a credential file, a shell start-up file or a git repository's configuration or hooks (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
 } as const;
 

@@ -94,9 +94,9 @@ export const COMPOSE_VERBS: Readonly<Record<string, { readonly verb: 'start' | '
 /** kubectl and oc (pflag: options anywhere before `--`), with the options of `run` and `debug` that take a value. */
 export const KUBE_PROGRAMS: ReadonlySet<string> = new Set(['kubectl', 'oc']);
 export const KUBECTL_OPTIONS: OptionSpec = {
-  short: 'nsvlofc',
+  short: 'nsvlofck',
   long: [
-    'v', 'namespace', 'context', 'kubeconfig', 'server', 'cluster', 'user', 'token', 'as', 'as-group', 'as-uid', 'certificate-authority', 'client-certificate',
+    'v', 'namespace', 'kustomize', 'context', 'kubeconfig', 'server', 'cluster', 'user', 'token', 'as', 'as-group', 'as-uid', 'certificate-authority', 'client-certificate',
     'client-key', 'request-timeout', 'cache-dir', 'tls-server-name', 'log-dir', 'log-file', 'vmodule', 'password', 'username', 'kuberc', 'image', 'overrides',
     'override-type', 'env', 'port', 'labels', 'restart', 'annotations', 'pod-running-timeout', 'output', 'field-manager', 'template', 'image-pull-policy',
     'grace-period', 'timeout', 'cascade', 'filename', 'limits', 'requests', 'hostport', 'serviceaccount', 'profile', 'container', 'target', 'copy-to',

@@ -31,6 +31,9 @@ export const SECRET_FILES: readonly string[] = [
   '/etc/ssh/ssh_host_rsa_key', '/etc/ssh/ssh_host_ecdsa_key', '/etc/ssh/ssh_host_ed25519_key', '/etc/ssh/ssh_host_dsa_key',
   // the unit's EnvironmentFile: the daemon's database URL, model key and notify tokens
   '/etc/echo-agent/env',
+  // the host's Kerberos keys; a Kubernetes control plane's kubeconfigs (cluster-admin and its components' client keys), k3s's
+  '/etc/krb5.keytab', '/etc/kubernetes/admin.conf', '/etc/kubernetes/super-admin.conf', '/etc/kubernetes/kubelet.conf',
+  '/etc/kubernetes/controller-manager.conf', '/etc/kubernetes/scheduler.conf', '/etc/rancher/k3s/k3s.yaml',
 ];
 /** Root's SSH keys; the TLS private keys of the host's services. */
 export const SECRET_DIRS: readonly string[] = [
@@ -38,12 +41,20 @@ export const SECRET_DIRS: readonly string[] = [
   // a container's mounted secrets: Docker's and Kubernetes' (the pod's service account token is the cluster's API key);
   // /var/run is a link to /run, read as it (paths.ts), so that /var itself does not hold them
   '/run/secrets',
+  // the cluster's CA and service-account signing keys
+  '/etc/kubernetes/pki',
 ];
 /**
  * A process's environment, command line and memory (`/proc/<pid>[/task/<tid>]/<name>`): echo-agent's own, the parent
  * of the exec tool's shell, holds the configuration's secrets (as path.proc_secret refuses them to the file tools).
  */
 export const PROC_SECRET_NAMES: readonly string[] = ['environ', 'cmdline', 'mem'];
+/**
+ * `/proc/<pid>/fd/<n>` opens what another process holds open (the daemon's database socket, its config file, deleted
+ * files); the reader's own (`self`, `thread-self`) are its stdio and pipes, as /dev/fd is (path.proc_escape for the file tools).
+ */
+export const PROC_FD_DIR = 'fd';
+export const PROC_OWN = /^(self|thread-self)$/;
 /** What a process directory under /proc may be called: a pid, or the reader's own (`self`, `thread-self`). */
 export const PROC_PID = /^(\d+|self|thread-self)$/;
 /** Names a glob or an unknown word (`/proc/*`, `/proc/$PPID`) is tried against: it may name a process when it matches one. */
@@ -60,13 +71,21 @@ export const CREDENTIAL_STORES: readonly string[] = [
   '.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db', '.config/gcloud/application_default_credentials.json',
   '.azure/accessTokens.json', '.azure/msal_token_cache.json', '.vault-token', '.terraform.d/credentials.tfrc.json',
   '.cargo/credentials.toml', '.cargo/credentials', '.gnupg/secring.gpg',
+  // rclone's remotes are their access keys and OAuth tokens
+  '.config/rclone/rclone.conf',
 ];
+/** File name endings of files holding nothing but keys, wherever they are (a Kerberos keytab). */
+export const CREDENTIAL_STORE_ENDINGS: readonly string[] = ['.keytab'];
 /**
  * Settings files that mostly hold a login (a registry token, a host's password) beside some settings: the programs
  * that use them (curl, wget, npm, pip, twine) read them by themselves, untouched by the guard; a command or file tool
  * reading one out asks a person (shell.credential.read, path.credential_read), so no unattended run can.
  */
-export const LOGIN_FILES: readonly string[] = ['.netrc', '.npmrc', '.pypirc'];
+export const LOGIN_FILES: readonly string[] = [
+  '.netrc', '.npmrc', '.pypirc',
+  // MySQL's client password, Maven's server passwords (settings.xml is matched with its directory: the name alone is common)
+  '.my.cnf', '.m2/settings.xml',
+];
 /** Directories every file of which is a credential (GnuPG's private keys, one file per key). */
 export const CREDENTIAL_STORE_DIRS: readonly string[] = ['.gnupg/private-keys-v1.d'];
 /** Directories holding private keys, wherever they are. */
@@ -124,4 +143,13 @@ export const SYSTEM_AUTH_FILES: ReadonlySet<string> = new Set([
 export const SYSTEM_AUTH_DIRS: readonly string[] = [
   '/etc/sudoers.d', '/etc/profile.d', '/etc/cron.d', '/etc/cron.hourly', '/etc/cron.daily', '/etc/cron.weekly', '/etc/cron.monthly', '/var/spool/cron',
   '/etc/systemd/system', '/etc/systemd/user', '/etc/init.d', '/etc/xdg/autostart',
+];
+
+/**
+ * Files keeping the commands people and programs ran (shells', and REPLs' that run commands): emptying or deleting one,
+ * or turning history off, hides what was done (shell.history.erase). Basenames, and home-relative paths.
+ */
+export const HISTORY_FILES: readonly string[] = [
+  '.bash_history', '.zsh_history', '.zhistory', '.histfile', '.sh_history', '.ash_history', '.local/share/fish/fish_history',
+  '.python_history', '.node_repl_history', '.psql_history', '.mysql_history', '.sqlite_history', '.rediscli_history', '.irb_history',
 ];

@@ -1,6 +1,6 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, KEY_DIR, LOGIN_FILES, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
-  PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
+  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, CREDENTIAL_STORE_ENDINGS, KEY_DIR, LOGIN_FILES, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  PROC_FD_DIR, PROC_OWN, PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
 
@@ -214,10 +214,12 @@ function procDir(s: readonly string[], tree: boolean): boolean {
   return s.length === 3 ? tree : namesProcess(s[3]!, true);
 }
 
-/** `/proc/<pid>[/task/<tid>]/{environ,cmdline,mem}` (what path.proc_secret refuses the file tools). */
+/** `/proc/<pid>[/task/<tid>]/{environ,cmdline,mem}` (what path.proc_secret refuses the file tools), and another process's `fd/<n>`. */
 function isProcSecret(c: Canon): boolean {
   const s = c.segs;
-  return (s.length === 3 || s.length === 5) && procDir(s.slice(0, -1), false) && PROC_SECRET_NAMES.some((n) => segMatches(s[s.length - 1]!, n));
+  if ((s.length === 3 || s.length === 5) && procDir(s.slice(0, -1), false) && PROC_SECRET_NAMES.some((n) => segMatches(s[s.length - 1]!, n))) return true;
+  // a glob or unknown pid may name another process; `self` and `thread-self` name the reader's own descriptors
+  return (s.length === 4 || s.length === 6) && procDir(s.slice(0, -2), false) && segMatches(s[s.length - 2]!, PROC_FD_DIR) && !PROC_OWN.test(s[1]!);
 }
 
 /** A private SSH key in any `.ssh` directory (globs included). */
@@ -255,15 +257,21 @@ const segsAt = (c: Canon, t: readonly string[], at: number): boolean => at >= 0 
 export function isCredentialStore(c: Canon | null): boolean {
   if (!c) return false;
   if (STORE_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length))) return true;
+  // `x.keytab`, `*.keytab`; not a glob that only may match one (`cat *`)
+  const name = c.segs[c.segs.length - 1];
+  if (name !== undefined && CREDENTIAL_STORE_ENDINGS.some((e) => plainEnding(name, e))) return true;
   // a file (or a glob) anywhere below such a directory
   return STORE_DIR_SEGS.some((t) => c.segs.some((_, at) => at + t.length < c.segs.length && segsAt(c, t, at)));
 }
 
 /** A settings file holding a login (`~/.netrc`, `.npmrc`; globs included), which reading out asks about (see LOGIN_FILES). */
 export function isLoginFile(c: Canon | null): boolean {
-  const name = c?.segs[c.segs.length - 1];
-  return name !== undefined && LOGIN_FILES.some((f) => segMatches(name, f));
+  return c !== null && LOGIN_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length));
 }
+const LOGIN_SEGS: readonly (readonly string[])[] = LOGIN_FILES.map((f) => f.split('/'));
+
+/** A name ending in `ending` as written (a glob's literal tail counts: `*.keytab`). */
+const plainEnding = (name: string, ending: string): boolean => name.endsWith(ending) && (!hasGlob(name) || segMatches(name, `x${ending}`));
 
 /** A secret a reader hands over: a private key or a credential store (beside /etc/shadow and root's keys, see isSecret). */
 export const isUserSecret = (c: Canon | null): boolean => isPrivateKey(c) || isCredentialStore(c);

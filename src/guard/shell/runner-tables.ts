@@ -12,7 +12,15 @@ export interface RunnerSpec {
   /** The words that make it run a command (`['tool', 'run']`); empty: always. */
   readonly verbs: readonly (readonly string[])[];
   readonly spec: WrapperSpec;
+  /** Every sub-command: the verb is the first of these, after global options and their values (`nix --option k v develop`). */
+  readonly commands?: ReadonlySet<string>;
 }
+
+/** nix's sub-commands (nix 2.x), for finding its verb after global options. */
+const NIX_COMMANDS: ReadonlySet<string> = new Set([
+  'build', 'bundle', 'config', 'copy', 'daemon', 'derivation', 'develop', 'edit', 'env', 'eval', 'flake', 'fmt', 'hash', 'help', 'help-stores', 'key', 'log', 'nar',
+  'path-info', 'print-dev-env', 'profile', 'realisation', 'registry', 'repl', 'run', 'search', 'shell', 'store', 'upgrade-nix', 'why-depends',
+]);
 
 const P = { posix: true } as const;
 const PLAIN: WrapperSpec = P;
@@ -43,7 +51,8 @@ export const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   direnv: { verbs: [['exec']], spec: { ...P, positional: 1 } },
   // nix-shell --run/--command CODE runs CODE with bash; nix shell/develop -c CMD ARGS…
   'nix-shell': { verbs: [], spec: { short: 'pIAE', long: ['run', 'command', 'packages', 'attr', 'arg', 'argstr', 'expr', 'include', 'option'], code: ['run', 'command'], codeOnly: true } },
-  nix: { verbs: [['shell'], ['develop']], spec: { commandAfter: ['-c', '--command'] } },
+  // (`nix env shell` is `nix shell`'s newer name)
+  nix: { verbs: [['shell'], ['develop'], ['env', 'shell']], spec: { commandAfter: ['-c', '--command'] }, commands: NIX_COMMANDS },
   'flatpak-spawn': {
     verbs: [],
     spec: {
@@ -82,6 +91,55 @@ export function runnerArgs(name: string, args: readonly Arg[]): { spec: WrapperS
   const r = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]! : null;
   if (!r) return null;
   if (r.verbs.length === 0) return { spec: r.spec, args };
-  const verb = r.verbs.find((v) => v.every((w, i) => literal(args[i]?.v ?? '') === w));
-  return verb ? { spec: r.spec, args: args.slice(verb.length) } : null;
+  const at = r.commands ? commandAt(args, r.commands) : 0;
+  if (at < 0) return null;
+  const verb = r.verbs.find((v) => v.every((w, i) => literal(args[at + i]?.v ?? '') === w));
+  return verb ? { spec: r.spec, args: args.slice(at + verb.length) } : null;
+}
+
+/** Where the first sub-command word is, past options and their values; -1 when none comes before `--`. */
+function commandAt(args: readonly Arg[], commands: ReadonlySet<string>): number {
+  for (let i = 0; i < args.length; i++) {
+    const w = literal(args[i]!.v) ?? '';
+    if (w === '--') return -1;
+    if (commands.has(w)) return i;
+  }
+  return -1;
+}
+
+/** `nix run`'s options (and nix's global ones) taking two values, and one; others are read as flags. */
+const NIX_TWO_VALUES: ReadonlySet<string> = new Set(['--option', '--override-input', '--arg', '--argstr', '--override-flake', '--arg-from-file']);
+const NIX_ONE_VALUE: ReadonlySet<string> = new Set([
+  '-f', '--file', '--expr', '-I', '--include', '--inputs-from', '--update-input', '--store', '--eval-store', '--reference-lock-file', '--output-lock-file',
+  '--profile', '--log-format', '-j', '--max-jobs', '--cores', '--system', '--extra-experimental-features', '--experimental-features', '--builders',
+  '--substituters', '--extra-substituters', '--arg-from-stdin', '--log-lines',
+]);
+
+/**
+ * `nix run INSTALLABLE [--] ARGS…` runs the installable's program with ARGS: for `FLAKE#ATTR` (and an attribute of
+ * `--file`/`--expr`) the program is named by the attribute (`nixpkgs#bash -- -c CODE` is `bash -c CODE`). A flake's
+ * default app (`nix run .`, `nix run github:o/r`) names none: like `npx PKG`, it is not unwrapped. Null when not `nix run`.
+ */
+export function nixRun(name: string, args: readonly Arg[]): Arg[] | null {
+  if (name !== 'nix') return null;
+  const at = commandAt(args, NIX_COMMANDS);
+  if (at < 0 || literal(args[at]!.v) !== 'run') return null;
+  let i = at + 1;
+  let attrPath = false;
+  for (; i < args.length; i++) {
+    const w = literal(args[i]!.v) ?? '';
+    if (w === '--' || !w.startsWith('-')) break;
+    if (w === '-f' || w === '--file' || w === '--expr') attrPath = true;
+    if (NIX_TWO_VALUES.has(w)) i += 2;
+    else if (NIX_ONE_VALUE.has(w)) i += 1;
+  }
+  const installable = args[i] ? literal(args[i]!.v) : null;
+  if (!installable || installable === '--') return null;
+  const hash = installable.indexOf('#');
+  const attr = hash >= 0 ? installable.slice(hash + 1) : attrPath ? installable : '';
+  const program = attr.replace(/\^.*$/, '').split('.').pop()?.replace(/^"|"$/g, '') ?? '';
+  if (program === '') return null;
+  const rest = args.slice(i + 1);
+  const argv = literal(rest[0]?.v ?? '') === '--' ? rest.slice(1) : rest;
+  return [{ v: program, info: { computed: false, ansi: false, quoted: false, inner: [], raw: program } }, ...argv];
 }

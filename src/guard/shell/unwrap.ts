@@ -12,7 +12,7 @@ import type { FileReader } from './embedded-code.ts';
 import { screenStuff, tmuxKeys } from './typed-keys.ts';
 import { environmentShell, optionShell } from './tmux-options.ts';
 import { bufferUse } from './tmux-buffers.ts';
-import { runnerArgs } from './runner-tables.ts';
+import { nixRun, runnerArgs } from './runner-tables.ts';
 
 /** A wrapper taken off a command line. */
 export interface Unwrapped {
@@ -83,6 +83,8 @@ export function unwrapOnce(name: string, args: readonly Arg[], read?: FileReader
   const profiled = profiledRun(name, args) ?? kittyRemote(name, args);
   if (profiled) return { ...profiled, chdir: null, appendsArgs: false, remote: false };
   // `npm exec CMD`, `poetry run CMD`, `nix develop -c CMD`: the verb taken off, read as a wrapper (runner-tables.ts)
+  const nix = nixRun(name, args);
+  if (nix) return { rest: nix, code: null, chdir: null, appendsArgs: false, remote: false };
   const runner = runnerArgs(name, args);
   if (runner) args = runner.args;
   const spec = runner?.spec ?? WRAPPERS[name];
@@ -148,7 +150,7 @@ const taking = (spec: WrapperSpec, names: readonly string[]): WrapperSpec => ({
 function unwrapBySpec(name: string, args: readonly Arg[], spec: WrapperSpec, base: Omit<Unwrapped, 'rest'>, p: ParsedOptions = parseOptions(args, spec), read?: FileReader): Unwrapped {
   let ops = [...p.operands];
   if (spec.inputs) {
-    const run = parallelRuns(ops, has(p, 'a', 'arg-file'));
+    const run = parallelRuns(ops, has(p, 'a', 'arg-file'), has(p, 'pipe', 'pipepart'));
     return { ...base, rest: [], code: run.codes.length > 0 ? run.codes.join('; ') : null, appendsArgs: run.appends };
   }
   if (name === 'env' && ops[0]?.v === '-') ops.shift();
@@ -219,9 +221,11 @@ const REPLACEMENT = /\{\d*(?:\.|\/\.?|\/\/|#|%)?\}/g;
  * read at run time (stdin, `:::: FILE`, `-a FILE`) are unknown: `$__unknown` in the code, which the walk marks as
  * holding the names a lister prints (`find ~ | parallel cat`).
  */
-function parallelRuns(ops: readonly Arg[], fromFile: boolean): { codes: string[]; appends: boolean } {
+function parallelRuns(ops: readonly Arg[], fromFile: boolean, pipe: boolean): { codes: string[]; appends: boolean } {
   const at = ops.findIndex((a) => INPUT_SEPARATOR.test(literal(a.v) ?? ''));
   const command = (at < 0 ? ops : ops.slice(0, at)).map((a) => plain(a.v)).join(' ');
+  // --pipe, --pipepart: the command reads parallel's input in blocks on its stdin (`… | parallel --pipe sh` runs it)
+  if (pipe && command !== '') return { codes: [codeText(command.replace(REPLACEMENT, UNKNOWN))], appends: false };
   const files = fromFile || ops.slice(Math.max(at, 0)).some((a) => (literal(a.v) ?? '').startsWith('::::'));
   if (at < 0 || files) {
     const filled = command.replace(REPLACEMENT, UNKNOWN);

@@ -30,6 +30,8 @@ export interface ProgramContext {
 export interface Checks {
   invocation(inv: Invocation, emit: Emit): void;
   redirect(r: RedirFact, emit: Emit): void;
+  /** A variable set on the line, for the shell or one command (`NAME=VALUE`). */
+  assignment(name: string, value: string, emit: Emit): void;
   /** Every program word of a command line, wrappers included (`strace -p 1 CMD`), with its own arguments, the files this line wrote and its static stdin. */
   program(name: string, args: readonly Arg[], emit: Emit, read: FileReader, stdin?: string | null, context?: ProgramContext): void;
   /** Program names a glob in program position could stand for. */

@@ -191,6 +191,7 @@ export class Walker implements WalkHost {
     const args = expandArgs(c.words, ctx);
     // values a later prompt or pager runs (PROMPT_COMMAND, LESSOPEN), set for one command or for the shell
     for (const [name, v] of assigned) { const code = variableCode(name, v); if (code !== null) this.nestedCode(code, copy(st)); }
+    for (const [name, v] of assigned) this.checks.assignment(name, v, this.emit);
     // git configuration in GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs runs like `git -c`
     if (assigned.length > 0) for (const code of envConfigCode(new Map(assigned), st.vars, this.emit)) this.nestedCode(code, copy(st));
     // `LD_PRELOAD=… git status` is not `git status`: an "always" for the one must not cover the other

@@ -115,7 +115,7 @@ const PARALLEL = {
   ],
   // flags whose names begin value options' (`--tag` is not `--tagstring`): without them the command became a value;
   // `--shebang-wrap` takes none either (the script path after it is the command)
-  flags: ['tag', 'transfer', 'shebang', 'shebang-wrap', 'plus'],
+  flags: ['tag', 'transfer', 'shebang', 'shebang-wrap', 'plus', 'pipe', 'pipepart'],
 } as const;
 /** strace's options (strace.c): those taking a value, and the long ones taking none or only after `=`. */
 const STRACE: WrapperSpec = {
@@ -206,6 +206,8 @@ export const SHELL_WHEN_NO_COMMAND: Readonly<Record<string, readonly string[] | 
   sudo: ['s', 'shell', 'i', 'login'], doas: ['s'],
   // parallel with neither a command nor `:::` reads its command lines from stdin
   parallel: 'always',
+  // nix-shell without --run/--command, `nix develop` and `nix shell` without -c start an interactive bash (or $SHELL)
+  'nix-shell': 'always', nix: 'always',
 };
 
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {

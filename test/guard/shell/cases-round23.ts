@@ -114,7 +114,7 @@ const WRITTEN_MANIFESTS: readonly ShellCase[] = [
     `kubectl apply -f - <<EOF\n${DEPLOYMENT}EOF`, `cat > d.yaml <<EOF\n${DEPLOYMENT}EOF\nkubectl apply -f d.yaml`,
     'kubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\ndata:\n  privileged: "true"\n  hostPID: "true"\nEOF', 'kubectl apply -f - <<EOF\nkind: Pod\nspec: {hostPID: false}\nEOF',
     `cat > p.yaml <<EOF\n${POD_HOSTPATH}EOF\nkubectl get -f p.yaml`, `cat > p.yaml <<EOF\n${POD_HOSTPATH}EOF\nkubectl delete -f p.yaml`, 'kubectl apply -f p.yaml',
-    'kubectl apply -f https://x.example/p.yaml', 'kubectl apply -k .', `podman kube play - <<EOF\n${DEPLOYMENT}EOF`,
+    'kubectl apply -k .', `podman kube play - <<EOF\n${DEPLOYMENT}EOF`,
     `cat > compose.yaml <<EOF\n${COMPOSE_APP}EOF\ndocker compose up -d`, `cat > compose.yaml <<EOF\n${COMPOSE_PRIVILEGED}EOF\ndocker compose ps`,
     `cat > compose.yaml <<EOF\n${COMPOSE_PRIVILEGED}EOF\ndocker compose down`, 'docker compose up', 'docker compose -f prod.yml up -d',
     `cat > other.yaml <<EOF\n${COMPOSE_ROOT}EOF\ndocker compose up`, 'cat <<EOF\n~/x {a,b} *\nEOF',

@@ -17,7 +17,9 @@ import { staticNames } from './static-names.ts';
 const WRITES = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const READS = new Set(['<', '<>']);
 /** Programs that use keys or change file metadata without printing contents. */
-const KEY_USERS = new Set(['ssh', 'ssh-keygen', 'ssh-add', 'ssh-copy-id', 'chmod', 'chown', 'chgrp', 'mkdir', 'touch', 'setfacl', 'chattr', 'restorecon', 'rm', 'shred', 'sftp']);
+const KEY_USERS = new Set(['ssh', 'ssh-keygen', 'ssh-add', 'ssh-copy-id', 'chmod', 'chown', 'chgrp', 'mkdir', 'touch', 'setfacl', 'chattr', 'restorecon', 'rm', 'shred', 'sftp', 'kinit']);
+/** `klist -k KEYTAB` lists a keytab's principals; -K would print its keys too. */
+const listsKeytab = (inv: Invocation): boolean => inv.program === 'klist' && !inv.args.some((a) => /^-[A-Za-z]*K/.test(a.v));
 /** Options of copy tools whose value is a key or config, not a file to copy. */
 const TRANSFER: Readonly<Record<string, OptionSpec>> = TRANSFER_OPTIONS;
 
@@ -45,7 +47,7 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
     const read = gitReadFiles(inv.args).flatMap((a) => pathsIn(inv, a)).find((t) => isAnySecret(t.path));
     if (read) { emit('shell.secret.read', `${inv.text} → ${showCanon(read.path!)}`); return; }
   }
-  if (prog === '' || (NON_READERS.has(prog) && !gitReads) || KEY_USERS.has(prog)) return;
+  if (prog === '' || (NON_READERS.has(prog) && !gitReads) || KEY_USERS.has(prog) || listsKeytab(inv)) return;
   const reader = READERS.has(prog) || gitReads;
   let args = inv.args;
   if (TRANSFER[prog]) args = sources(inv, TRANSFER[prog]);

@@ -16,15 +16,18 @@ import { checkAttach } from './attach.ts';
 import { ATTACH_PROGRAMS } from '../attach-tables.ts';
 import { CONTAINER_PROGRAMS, checkContainerHost } from './containers.ts';
 import { POD_PROGRAMS, checkPodHost } from './pods.ts';
+import { checkExtraction } from './extract.ts';
+import { checkRemoteManifests } from './remote-manifests.ts';
+import { checkHistory, checkHistoryRedirect, checkHistoryVariable } from './history.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane,
+  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane, checkHistory, checkExtraction, checkRemoteManifests,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS, ...POD_PROGRAMS,
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', 'history', 'unset', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS, ...POD_PROGRAMS,
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 
@@ -34,6 +37,10 @@ export const shellChecks: Checks = {
   },
   redirect(r: RedirFact, emit) {
     checkRedirect(r, emit);
+    checkHistoryRedirect(r, emit);
+  },
+  assignment(name, value, emit) {
+    checkHistoryVariable(name, value, emit);
   },
   program(name, args, emit, read, stdin, context) {
     checkAttach(name, args, emit, read, stdin ?? null);

@@ -66,12 +66,36 @@ export function writeTargets(inv: Invocation): Target[] {
   } else if (prog === 'sgdisk' || prog === 'sfdisk') {
     // sgdisk -b FILE saves the table, sfdisk -O FILE the sectors it will overwrite: written with -P or -n too
     for (const a of valuesOf(parseOptions(inv.args, PARTITION_OPTIONS[prog]), prog === 'sgdisk' ? 'b' : 'O')) out.push(at(inv, a));
+  } else if (EDITORS.has(prog)) {
+    for (const a of editedFiles(inv)) out.push(at(inv, a));
   } else if (prog === 'curl' || prog === 'wget') {
     const p = parseOptions(inv.args, DOWNLOADER_OPTIONS[prog]);
     for (const a of valuesOf(p, ...(prog === 'curl' ? ['o', 'output'] : ['O', 'output-document']))) if (literal(a.v) !== '-') out.push(at(inv, a));
   }
   if (!Object.hasOwn(WRAPPERS, prog)) for (const a of outputFiles(prog, inv.args)) out.push(at(inv, a));
   return out;
+}
+
+/**
+ * Editors run by a script write the files they open: ed and ex always (their commands come on stdin or with -c), vi and vim
+ * in Ex mode, headless, with commands (`-c`, `+CMD`, `-S`), typed keys (`-s FILE`) or a fed stdin. A plain `vim ~/.vimrc`
+ * (or `+42`, `+/word`: where the cursor starts) is a person's editing, as before.
+ */
+const EDITORS: ReadonlySet<string> = new Set(['ed', 'red', 'ex', 'vi', 'vim', 'nvim', 'gvim', 'vim.basic', 'vim.tiny', 'nvi']);
+/** vim's options with a value; `-s` reads typed keys from a file but in Ex mode (`-e`, `-es`, `ex`) is a flag. */
+const VIM_VALUES = { short: 'cSuUiTwWtq', long: ['cmd', 'servername', 'startuptime', 'log', 'listen'] } as const;
+const STDIN_FED = new Set(['<', '<<', '<<-', '<<<']);
+
+/** The files a scripted editor opens to write: its operands but `+CMD`; none read-only (`-R`, `-M`). */
+function editedFiles(inv: Invocation): Arg[] {
+  const { program: prog, args } = inv;
+  if (prog === 'ed' || prog === 'red') return [...parseOptions(args, { short: 'p', long: ['prompt'] }).operands.filter((a) => a.v !== '-')];
+  const exMode = prog === 'ex' || args.some((a) => /^-[A-Za-z]*[eE]/.test(a.v) && !a.v.startsWith('--'));
+  const p = parseOptions(args, { short: VIM_VALUES.short + (exMode ? '' : 's'), long: [...VIM_VALUES.long] });
+  if (has(p, 'R', 'M')) return [];
+  const fed = inv.upstream.length > 0 || inv.stdinText !== null || inv.redirs.some((r) => STDIN_FED.has(r.op));
+  const scripted = exMode || fed || has(p, 'c', 'cmd', 'S', 's', 'headless', 'es', 'Es') || args.some((a) => /^\+[^\d/?]/.test(a.v));
+  return scripted ? p.operands.filter((a) => !a.v.startsWith('+') && a.v !== '-') : [];
 }
 
 /** Candidate paths inside an argument: itself, `--opt=PATH`, `if=PATH`, curl's `@PATH`, `host:PATH`, `file://PATH`. */
