@@ -7,20 +7,19 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel } from '../support/fake-model.ts';
+import { until } from '../support/until.ts';
 
 const database = useTestDatabase();
 let model: Awaited<ReturnType<typeof startFakeModel>>;
-const turns = new Map<string, number>();
+// the parent's answer is held until the child has run, so the child runs while the parent is live in this process
+let childDone!: () => void;
+const childFinished = new Promise<void>((r) => { childDone = r; });
 beforeAll(async () => {
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
-    // the parent thinks slowly, so the child runs while it is live in this process
-    if (prompt === 'parent') return { content: 'parent done', delayMs: 1_500 };
+  model = await startFakeModel(byPromptTurn((prompt, n) => {
+    if (prompt === 'parent') return { content: 'parent done', until: childFinished };
     return n === 0 ? { tool_calls: [{ name: 'cronjob', arguments: { action: 'list' } }] } : { content: 'child done' };
-  });
+  }));
 });
 afterAll(() => model.close());
 
@@ -34,9 +33,10 @@ describe('a child job\'s run in the process where its creator still runs', () =>
     let childDenials = 0;
     const signal = new AbortController().signal;
     const parent = runtime.run('parent', parentCtx, { signal, scope: { job_id: 'job_parent1', run_id: 'run_parent1' }, onDenial: async () => ++parentDenials });
-    await new Promise((r) => setTimeout(r, 200));
+    await until('the parent asking the model', () => model.requests.some((b) => b.messages.some((m) => m.role === 'user' && m.content === 'parent')));
     const childCtx = buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_child1', parent_execution_id: parentCtx.execution_id });
     const child = await runtime.run('child', childCtx, { signal, scope: { job_id: 'job_child1', run_id: 'run_child1' }, onDenial: async () => ++childDenials });
+    childDone();
     await parent;
     expect(child.status).toBe('completed');
     expect(childDenials).toBe(1);

@@ -54,14 +54,13 @@ describe('smart approval (step 10) against a chat model', () => {
     if (step === 10) expect(d.approval_source).toBe(outcome === 'allow' ? 'auto' : undefined);
   });
 
+  // The slow reply is APPROVE: had the 0.5 s deadline not won, the decision would be step 10 allow.
   it('escalates to the human when the reviewer is slower than smart_timeout_seconds', async () => {
     const human = new RecordingApprover('deny');
-    const started = Date.now();
     const d = await gateWith(human).check(execCall('slow'), ctx());
-    expect(Date.now() - started).toBeLessThan(2_500);
-    expect(d).toMatchObject({ step: 11, outcome: 'deny' });
+    expect(d).toMatchObject({ step: 11, outcome: 'deny', rule: 'approval.human.deny' });
     expect(human.asked).toHaveLength(1);
-  });
+  }, 10_000);
 
   it('escalates when the model endpoint is down', async () => {
     const config = defaultConfig({ permissions: { approval: { smart_model: 'm', smart_timeout_seconds: 2 } }, model: { base_url: 'http://127.0.0.1:9/v1' } });

@@ -9,6 +9,7 @@ import { createJob } from '../../src/store/jobs.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import { runCli, waitingApproval } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { until } from '../support/until.ts';
 
 // What the approver in another shell reads (`approvals show`): where each file step writes, resolved against the
 // workspace; that the name is taken already; no promise of EXEC calls the daemon never makes. And what a script
@@ -37,11 +38,6 @@ beforeAll(async () => {
   });
 });
 
-/** Polls until `ready` holds; the ceiling is generous for a loaded machine. */
-async function until(ready: () => boolean, what: string, ms = 60_000): Promise<void> {
-  for (const end = Date.now() + ms; !ready(); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('a steps job that writes outside the workspace, named as a live job is, asked with --json and refused by a person', () => {
   const seen: { stderr: string; show?: string; audit?: string; created?: { code: number | null; stdout: string; stderr: string } } = { stderr: '' };
 
@@ -51,7 +47,8 @@ describe('a steps job that writes outside the workspace, named as a live job is,
       '    - tool: write_file', '      args: { path: ../../etc/evil.txt, content: hi }',
     ]);
     const creating = runCli(['jobs', 'create', '--file', path, '--json', '--as', 'alice'], { env, timeoutMs: 120_000, onStderr: (t) => { seen.stderr = t; } });
-    await until(() => waitingApproval(seen.stderr) !== null, 'the request to wait');
+    // the ceiling is generous for a loaded machine
+    await until('the request to wait', () => waitingApproval(seen.stderr) !== null, 60_000);
     const { id, code } = waitingApproval(seen.stderr)!;
     seen.show = (await runCli(['approvals', 'show', id], { env })).stdout;
     const denied = await runCli(['approvals', 'deny', id, '--as', 'bob'], { env, input: `${code}\n` });

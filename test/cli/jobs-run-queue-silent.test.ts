@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { runCli } from '../support/cli.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { closedPort } from '../support/ports.ts';
 import { useOwnRedis } from '../support/redis.ts';
 import { aJob } from '../store/fixtures.ts';
 
@@ -14,14 +14,6 @@ import { aJob } from '../store/fixtures.ts';
 // though the run was committed: a Ctrl-C made it look as if nothing was queued, and the next try was refused as busy.
 const database = useTestDatabase();
 const ownRedis = useOwnRedis();
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function configWith(schema: string, redisUrl: string): NodeJS.ProcessEnv {
   const file = join(mkdtempSync(join(tmpdir(), 'echo-run-silent-')), 'echo-agent.yaml');

@@ -15,7 +15,7 @@ import { getRun, listRuns } from '../../src/store/runs.ts';
 import { transcriptOfRun } from '../../src/store/transcripts.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
 import { createJobThroughGate, executeAsWorker, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 
 const database = useTestDatabase();
@@ -46,16 +46,12 @@ const scripts: Record<string, (body: ChatBody, turn: number) => Reply> = {
   late: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: 'late-report.txt', content: 'late' } }], until: lateReply } : { content: 'late done' }),
   sub: (_b, turn) => (turn === 0 ? { tool_calls: [{ name: 'write_file', arguments: { path: 'sub-report.txt', content: 'from the sub-agent' } }] } : { content: 'sub done' }),
 };
-const turns = new Map<string, number>();
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 beforeAll(async () => {
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  model = await startFakeModel(byPromptTurn((prompt, n, body) => {
     const key = prompt.startsWith('sub:') ? 'sub' : prompt.startsWith('late:') ? 'late' : Object.keys(scripts).find((k) => prompt.includes(k)) ?? 'report';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
     return scripts[key]!(body, n);
-  });
+  }));
 });
 afterAll(() => model.close());
 

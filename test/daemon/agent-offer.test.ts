@@ -16,7 +16,7 @@ import { liveGrant, revokeGrant } from '../../src/store/grants.ts';
 import { getRun } from '../../src/store/runs.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel, type ChatBody } from '../support/fake-model.ts';
 
 const database = useTestDatabase();
 const workspace = mkdtempSync(join(tmpdir(), 'echo-agent-offer-'));
@@ -28,14 +28,8 @@ const firstCall = (prompt: string): { name: string; arguments: Record<string, un
   return { name: 'write_file', arguments: { path: `${prompt.replace(/\W+/g, '-')}.txt`, content: 'x' } };
 };
 let model: Awaited<ReturnType<typeof startFakeModel>>;
-const turns = new Map<string, number>();
 beforeAll(async () => {
-  model = await startFakeModel((body) => {
-    const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
-    const n = turns.get(prompt) ?? 0;
-    turns.set(prompt, n + 1);
-    return n === 0 ? { tool_calls: [firstCall(prompt)] } : { content: 'done' };
-  });
+  model = await startFakeModel(byPromptTurn((prompt, n) => (n === 0 ? { tool_calls: [firstCall(prompt)] } : { content: 'done' })));
 });
 afterAll(() => model.close());
 

@@ -15,6 +15,7 @@ import { listAudit } from '../../src/store/audit.ts';
 import { ROOT } from '../support/cli.ts';
 import { authorise, crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { until } from '../support/until.ts';
 import { slowTool } from '../support/slow-tool.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 
@@ -28,7 +29,7 @@ const spawnWorker = async (db: { url: string; schema: string }, marker: string, 
   });
   let childOut = '';
   child.stdout!.on('data', (d) => (childOut += d));
-  await until(() => childOut.includes('ready'), 60_000, 'the child worker');
+  await until('the child worker ready', () => childOut.includes('ready'), 60_000);
   return child;
 };
 
@@ -40,14 +41,6 @@ const queueRun = async (db: Executor, jobId: string) => {
 };
 
 const executions = (marker: string) => { try { return readFileSync(marker, 'utf8').trim().split('\n').filter(Boolean); } catch { return []; } };
-
-const until = async (pred: () => Promise<boolean> | boolean, ms: number, what: string) => {
-  const start = Date.now();
-  while (!(await pred())) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe('a worker killed with SIGKILL mid-run', () => {
   it('leaves the run retried by another replica, executed once per attempt and never lost', async () => {
@@ -61,7 +54,7 @@ describe('a worker killed with SIGKILL mid-run', () => {
     const child = await spawnWorker({ url, schema }, marker);
     const run = await queueRun(db, job.id);
     const lines = () => executions(marker);
-    await until(() => lines().length === 1, 30_000, 'the first execution');
+    await until('the first execution', () => lines().length === 1, 30_000);
     expect((await getRun(db, run!.id))!.state).toBe('running');
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -72,7 +65,7 @@ describe('a worker killed with SIGKILL mid-run', () => {
     });
     try {
       // the dead worker's lease (10 s) runs out, then the survivor's reconciler hands the run on
-      await until(async () => (await getRun(db, run!.id))!.state === 'succeeded', 60_000, 'the retry to succeed');
+      await until('the retry to succeed', async () => (await getRun(db, run!.id))!.state === 'succeeded', 60_000, 100);
     } finally {
       await survivor.stop();
     }
@@ -93,7 +86,7 @@ describe('a daemon restarted on the same host after its worker was killed with S
     // a lease far longer than the test: only seeing the holder dead can end the run in time
     const child = await spawnWorker({ url, schema }, marker, { LEASE_SECONDS: '300', WORKER_ID: 'default' });
     const run = await queueRun(db, job.id);
-    await until(() => executions(marker).length === 1, 30_000, 'the first execution');
+    await until('the first execution', () => executions(marker).length === 1, 30_000);
     const held = (await getRun(db, run.id))!;
     expect(held.lease_owner).toMatch(new RegExp(`:${child.pid}@[0-9a-f]{12}\\.\\d+\\.\\d+$`));
 
@@ -102,11 +95,11 @@ describe('a daemon restarted on the same host after its worker was killed with S
     });
     try {
       // several reconcile passes while the holder lives: its run stays its own
-      await new Promise((r) => setTimeout(r, 2_000));
+      for (let i = 0; i < 3; i++) await restarted.reconcileOnce();
       expect((await getRun(db, run.id))!).toMatchObject({ state: 'running', lease_owner: held.lease_owner });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
-      await until(async () => (await getRun(db, run.id))!.state === 'succeeded', 20_000, 'the run to be taken back and succeed');
+      await until('the run to be taken back and succeed', async () => (await getRun(db, run.id))!.state === 'succeeded', 20_000, 100);
     } finally {
       await restarted.stop();
     }

@@ -11,6 +11,7 @@ import { authorise, crashTestConfig } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { heldTool } from '../support/held-tool.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
+import { until } from '../support/until.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 import type { Tool } from '../../src/tools/types.ts';
 
@@ -33,14 +34,6 @@ function daemonThroughProxy(port: number, tool: Tool, daemon: { lease_seconds: n
   });
 }
 
-async function until(read: () => Promise<boolean>, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!(await read())) {
-    if (Date.now() - start > ms) return;
-    await sleep(200);
-  }
-}
-
 describe('PostgreSQL refusing connections for a while in the middle of a run', () => {
   it.each([
     ['read-only steps', false],
@@ -61,7 +54,7 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
       held.release(); // the second step's decision now has to be recorded while nothing answers
       await sleep(6_000);
       await proxy.restore();
-      await until(async () => (await getRun(db, run.id))!.state !== 'running', 40_000);
+      await until('the run ending', async () => (await getRun(db, run.id))!.state !== 'running', 40_000);
       expect((await getRun(db, run.id))!).toMatchObject({ state: 'succeeded', attempt: 1 });
       expect(held.calls()).toBe(2);
       // I8: two allow decisions, each before its call's effect, and the outcome recorded once
@@ -95,13 +88,13 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
     });
     try {
       const run = (await manualRun({ db, enqueue: (id) => daemon.queue.enqueue(id) }, job.id, 'test'))!;
-      await until(async () => model.requests.length > 0, 30_000);
+      await until('the model being asked', () => model.requests.length > 0, 30_000);
       await proxy.cut();
       await sleep(500);
       answer(); // the loop ends now, and its transcript has to be saved while nothing answers
       await sleep(36_000);
       await proxy.restore();
-      await until(async () => (await getRun(db, run.id))!.state !== 'running', 60_000);
+      await until('the run ending', async () => (await getRun(db, run.id))!.state !== 'running', 60_000);
       const ended = (await getRun(db, run.id))!;
       expect(ended).toMatchObject({ state: 'succeeded', attempt: 1 });
       expect((ended.output as { agent: { final: string; transcript_id: string | null } }).agent).toMatchObject({ final: 'the report is done', transcript_id: expect.any(String) });
@@ -128,7 +121,7 @@ describe('PostgreSQL refusing connections for a while in the middle of a run', (
       await sleep(12_000);
       await proxy.restore();
       // retried at once (backoff 0), and the second attempt runs both steps
-      await until(async () => (await getRun(db, run.id))!.state === 'succeeded', 45_000);
+      await expect.poll(async () => (await getRun(db, run.id))!.state, { timeout: 45_000, interval: 200 }).toBe('succeeded');
       expect((await getRun(db, run.id))!).toMatchObject({ state: 'succeeded', attempt: 2 });
       expect(held.most(), 'never two attempts at once').toBe(1);
       const states = await listAudit(db, { run_id: run.id, kind: 'run.state', order: 'asc' });

@@ -1,32 +1,24 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
 import { createGuard } from '../../src/guard/index.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { createJob } from '../../src/store/jobs.ts';
 import { getRun } from '../../src/store/runs.ts';
-import type { NetDeps } from '../../src/tools/net-deps.ts';
 import { authorise } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../support/fake-internet.ts';
+import { useHookServer } from '../support/fake-internet.ts';
 
 const database = useTestDatabase();
-const PUBLIC = '93.184.216.34';
-let hooks: ScriptedServer;
-beforeAll(async () => {
-  hooks = await scriptedServer((_q, r) => r.writeHead(204).end());
-});
-afterAll(() => hooks.close());
-afterEach(() => hooks.reset());
-
-const net = (): NetDeps => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) });
+const hook = useHookServer();
+afterEach(() => hook.server.reset());
+const net = hook.net;
 // a workspace of its own: the default one (<data_dir>/workspace, relative) exists only once some other test made it
 const config = defaultConfig({ tools: { workspace: mkdtempSync(join(tmpdir(), 'echo-delivery-')) }, notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
 
@@ -47,8 +39,8 @@ describe('delivery: where a job\'s results go', () => {
   it('posts a finished authorised run\'s outcome to the job\'s notify target and records it', async () => {
     const { job, run, records } = await runDelivered(true);
     expect(run.state).toBe('succeeded');
-    expect(hooks.requests).toHaveLength(1);
-    expect(JSON.parse(hooks.requests[0]!.body.toString())).toMatchObject({
+    expect(hook.server.requests).toHaveLength(1);
+    expect(JSON.parse(hook.server.requests[0]!.body.toString())).toMatchObject({
       job: { id: job.id, name: 'delivered' }, run: { id: run.id, state: 'succeeded', trigger: 'manual' },
       summary: { kind: 'steps', steps: [{ tool: 'list_dir', decision: 'allow', success: true }] },
     });
@@ -57,7 +49,7 @@ describe('delivery: where a job\'s results go', () => {
 
   it('records the delivery before the target hears of it, so a crash mid-post still leaves a trace', async () => {
     let seenByTarget: (string | null)[] | null = null;
-    hooks.answer(async (q, r) => {
+    hook.server.answer(async (q, r) => {
       const runId = (JSON.parse(q.body.toString()) as { run: { id: string } }).run.id;
       seenByTarget = (await listAudit(database().db, { run_id: runId, kind: 'run.delivery' })).map((a) => a.rule);
       r.writeHead(204).end();
@@ -68,12 +60,12 @@ describe('delivery: where a job\'s results go', () => {
 
   it('sends nothing for a run without a live human grant, and says why', async () => {
     const { records } = await runDelivered(false);
-    expect(hooks.connections).toBe(0);
+    expect(hook.server.connections).toBe(0);
     expect(records).toEqual([expect.objectContaining({ rule: 'delivery.not_authorized' })]);
   });
 
   it('a target that fails is recorded; the run\'s own state stands', async () => {
-    hooks.answer((_q, r) => r.writeHead(503).end());
+    hook.server.answer((_q, r) => r.writeHead(503).end());
     const { run, records } = await runDelivered(true);
     expect(run.state).toBe('succeeded');
     expect(records).toEqual([expect.objectContaining({ rule: 'delivery.posting' }), expect.objectContaining({ rule: 'delivery.failed', reason: expect.stringContaining('HTTP 503') })]);
@@ -83,7 +75,7 @@ describe('delivery: where a job\'s results go', () => {
     const stopping = new AbortController();
     stopping.abort(new Error('shutdown'));
     const { records } = await runDelivered(true, stopping.signal);
-    expect(hooks.connections).toBe(0);
+    expect(hook.server.connections).toBe(0);
     expect(records).toEqual([expect.objectContaining({ rule: 'delivery.shutdown' })]);
   });
 });

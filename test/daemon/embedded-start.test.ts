@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, waitingApproval } from '../support/cli.ts';
+import { until } from '../support/until.ts';
 
 // A fresh data dir and config: no database.url, no queue.redis_url — the embedded default.
 const dir = mkdtempSync(join(tmpdir(), 'echo-embedded-'));
@@ -27,14 +28,8 @@ afterAll(async () => {
   }
 });
 
-/** Polls one check at a time (each may spawn a CLI process). */
-async function waitFor(pred: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const start = Date.now();
-  while (!(await pred())) {
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}\n${daemonLog.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Polls one check at a time (each may spawn a CLI process); a failure carries the daemon's log. */
+const waitFor = (pred: () => boolean | Promise<boolean>, ms: number, what: string) => until(what, pred, ms, 250, () => daemonLog.slice(-3000));
 
 describe('npm start on the embedded default', () => {
   it('boots an embedded PostgreSQL, migrates, and runs a job from jobs/ approved by a human', async () => {
@@ -93,13 +88,7 @@ describe('npm start on the embedded default', () => {
       daemon = child;
       return child;
     };
-    const until = async (pred: () => boolean, ms: number, what: string) => {
-      const t = Date.now();
-      while (!pred()) {
-        if (Date.now() - t > ms) throw new Error(`timed out waiting for ${what}\n${log.slice(-3000)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const started = (what: string) => until(what, () => log.includes('daemon started'), 90_000, 100, () => log.slice(-3000));
     /** The daemon's exit code; a daemon still running after `ms` fails the test with its log, not the test's timeout. */
     const exited = (child: ChildProcess, ms: number, what: string) => new Promise<number | null>((resolve, reject) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
@@ -110,7 +99,7 @@ describe('npm start on the embedded default', () => {
       });
     });
     const first = start();
-    await until(() => log.includes('daemon started'), 90_000, 'daemon start');
+    await started('daemon start');
     const pid = Number(readFileSync(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(pid, 'SIGKILL');
     const code = await exited(first, 60_000, 'after its server was killed');
@@ -118,7 +107,7 @@ describe('npm start on the embedded default', () => {
     expect(log).toMatch(/embedded PostgreSQL server \(pid \d+\) exited unexpectedly \(signal SIGKILL\)/);
     // what a supervisor (systemd Restart=on-failure) does next
     const second = start();
-    await until(() => log.includes('daemon started'), 90_000, 'daemon restart');
+    await started('daemon restart');
     second.kill('SIGTERM');
     expect(await exited(second, 60_000, 'on SIGTERM')).toBe(0);
   }, 300_000);
@@ -130,11 +119,7 @@ describe('npm start on the embedded default', () => {
     daemon = child;
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    const t = Date.now();
-    while (!log.includes('daemon started')) {
-      if (Date.now() - t > 90_000) throw new Error(`the daemon did not start\n${log.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('daemon start', () => log.includes('daemon started'), 90_000, 100, () => log.slice(-3000));
     process.kill(-child.pid!, signal);
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code, log.slice(-2000)).toBe(exitCode);

@@ -59,10 +59,11 @@ describe('/healthz and /metrics', () => {
     try {
       await locker.query('begin');
       await locker.query('lock table jobs in access exclusive mode');
-      await new Promise((r) => setTimeout(r, 1_500));
-      const stale = await fetch(`${base}/healthz`);
-      expect(stale.status).toBe(503);
-      expect(await stale.json()).toMatchObject({ error: expect.stringMatching(/no firing pass has succeeded/) });
+      // every firing pass now waits on the lock: past firingStaleMs without a success the probe fails
+      await expect.poll(async () => {
+        const res = await fetch(`${base}/healthz`);
+        return { status: res.status, body: await res.json() as unknown };
+      }, { timeout: 15_000, interval: 200 }).toMatchObject({ status: 503, body: { error: expect.stringMatching(/no firing pass has succeeded/) } });
     } finally {
       await locker.query('rollback');
       locker.release();
@@ -123,14 +124,10 @@ describe('run durations', () => {
       payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] }, tools: [], paused: false,
     });
     const run = await manualRun({ db, enqueue: (id) => daemon!.queue.enqueue(id) }, job.id, 'test');
-    for (const t = Date.now(); (await getRun(db, run!.id))?.state !== 'succeeded'; await new Promise((r) => setTimeout(r, 100))) {
-      if (Date.now() - t > 20_000) throw new Error(`the run did not finish: ${JSON.stringify(await getRun(db, run!.id))}`);
-    }
-    for (const t = Date.now(); Date.now() - t < 5_000; await new Promise((r) => setTimeout(r, 100))) {
-      const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
-      if (/^echo_agent_run_duration_seconds_count\{state="succeeded"\} 1$/m.test(text)) return;
-    }
-    throw new Error('no duration was observed for the succeeded run');
+    await expect.poll(async () => (await getRun(db, run!.id))?.state, { timeout: 20_000, interval: 100 }).toBe('succeeded');
+    const scrape = async () => (await fetch(`http://127.0.0.1:${daemon!.httpPort}/metrics`)).text();
+    await expect.poll(scrape, { timeout: 5_000, interval: 100, message: 'no duration was observed for the succeeded run' })
+      .toMatch(/^echo_agent_run_duration_seconds_count\{state="succeeded"\} 1$/m);
   }, 40_000);
 });
 

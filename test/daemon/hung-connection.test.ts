@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { watchPasses } from '../../src/daemon/hung-passes.ts';
@@ -94,17 +94,25 @@ describe('a retention pass that makes no progress', () => {
   }, 60_000);
 });
 
+// The watch reads performance.now and checks on setInterval: faked here, its limits are counted exactly rather than
+// raced against the machine's load (rule test.no_timing).
+const fakeMonotonic = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+
 describe('watching passes', () => {
+  afterEach(() => { vi.useRealTimers(); });
+
   it('says nothing of passes that return, however many', async () => {
+    fakeMonotonic();
     const { logger, lines } = capturingLogger();
     const hung: string[] = [];
-    // limits well above a pass's 30 ms: a loaded machine's stall is not what this is about
     const watch = watchPasses({ logger, warnAfterMs: 1_000, exitAfterMs: 2_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
     try {
       const pass = watch.around('firing', () => new Promise((r) => setTimeout(r, 30)));
-      for (let i = 0; i < 20; i++) await pass();
+      const passes = (async () => { for (let i = 0; i < 20; i++) await pass(); })();
+      await vi.advanceTimersByTimeAsync(20 * 30);
+      await passes;
       // past both limits: a returned pass left behind in the watch would be reported by now
-      await new Promise((r) => setTimeout(r, 2_500));
+      await vi.advanceTimersByTimeAsync(2_500);
       expect(hung).toEqual([]);
       expect(lines).toEqual([]);
     } finally {
@@ -113,6 +121,7 @@ describe('watching passes', () => {
   });
 
   it('does not stop a pass that keeps making progress, however long past the limit it runs', async () => {
+    fakeMonotonic();
     const { logger, lines } = capturingLogger();
     const hung: string[] = [];
     const watch = watchPasses({ logger, warnAfterMs: 1_000, exitAfterMs: 1_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
@@ -125,7 +134,9 @@ describe('watching passes', () => {
           progress('queued runs checked', 1_000);
         }
       });
-      await pass();
+      const passed = pass();
+      await vi.advanceTimersByTimeAsync(4_100);
+      await passed;
       expect(hung).toEqual([]);
       expect(lines).toEqual([]);
     } finally {
@@ -134,11 +145,11 @@ describe('watching passes', () => {
   });
 
   it('stops a pass once it has made no progress for the limit, counted from its last progress, naming what it had done', async () => {
+    fakeMonotonic();
     const { logger, lines } = capturingLogger();
     const hung: string[] = [];
     const watch = watchPasses({ logger, warnAfterMs: 750, exitAfterMs: 1_500, checkEveryMs: 20, onHung: (why) => hung.push(why) });
     try {
-      let lastProgress = 0;
       let hungWhileMoving = -1;
       // progress for longer than the limit (10 × 200 ms), then a query that never returns
       void watch.around('reconcile', async (progress) => {
@@ -146,14 +157,16 @@ describe('watching passes', () => {
           await new Promise((r) => setTimeout(r, 200));
           progress('pages of queued runs');
           progress('runs re-enqueued', 1_000);
-          lastProgress = performance.now();
         }
         hungWhileMoving = hung.length;
         await new Promise(() => {});
       })();
-      await expect.poll(() => hung.length, { timeout: 20_000, interval: 50 }).toBe(1);
+      // the last progress is at 2 000 ms: not stopped one check before the limit counted from it, stopped at it
+      await vi.advanceTimersByTimeAsync(2_000 + 1_500 - 20);
       expect(hungWhileMoving, 'not stopped while it was still making progress').toBe(0);
-      expect(performance.now() - lastProgress).toBeGreaterThanOrEqual(1_500);
+      expect(hung).toEqual([]);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(hung).toHaveLength(1);
       expect(hung[0]).toMatch(/^the reconcile pass has made no progress for \d+ s \(daemon\.hung_pass_seconds; running \d+ s, so far 10 pages of queued runs, 10000 runs re-enqueued\): a database or queue connection hangs$/);
       const error = lines.find((l) => l.level === 'error');
       expect(error?.msg).toMatch(/^the reconcile pass has made no progress for \d+ s \(running \d+ s, so far 10 pages of queued runs, 10000 runs re-enqueued\): a database or queue connection may hang$/);
@@ -200,6 +213,7 @@ describe('watching passes', () => {
   });
 
   it('starts the clock of such a pass again once a call makes progress', async () => {
+    fakeMonotonic();
     const hung: string[] = [];
     const watch = watchPasses({ logger: silentLogger, warnAfterMs: 3_000, exitAfterMs: 3_000, checkEveryMs: 20, onHung: (why) => hung.push(why) });
     try {
@@ -208,20 +222,22 @@ describe('watching passes', () => {
         if (moving) progress('runs fired');
         else progress.stalled?.('firing batches that changed nothing');
       });
-      const since = performance.now();
-      // stretches of stalled calls, each far under the limit (a loaded machine's pauses fit in the margin), with one
-      // call that fires between them; together they outlast the limit
-      for (let stretch = 0; stretch < 8; stretch++) {
-        const start = performance.now();
-        while (performance.now() - start < 500) {
+      // stretches of stalled calls, each under the limit, with one call that fires between them; together
+      // they outlast the limit (8 × 500 ms of the faked clock against 3 000 ms)
+      const calls = (async () => {
+        for (let stretch = 0; stretch < 8; stretch++) {
+          const start = performance.now();
+          while (performance.now() - start < 500) {
+            await pass();
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          moving = true;
           await pass();
-          await new Promise((r) => setTimeout(r, 20));
+          moving = false;
         }
-        moving = true;
-        await pass();
-        moving = false;
-      }
-      expect(performance.now() - since).toBeGreaterThan(3_000);
+      })();
+      await vi.advanceTimersByTimeAsync(8 * 520);
+      await calls;
       expect(hung).toEqual([]);
     } finally {
       watch.stop();
@@ -229,13 +245,16 @@ describe('watching passes', () => {
   });
 
   it('tells the daemon to stop once, however many passes hang', async () => {
+    fakeMonotonic();
     const hung: string[] = [];
     const watch = watchPasses({ logger: silentLogger, warnAfterMs: 50, exitAfterMs: 100, checkEveryMs: 20, onHung: (why) => hung.push(why) });
     try {
       void watch.around('firing', () => new Promise(() => {}))();
       void watch.around('reconcile', () => new Promise(() => {}))();
-      await expect.poll(() => hung.length, { timeout: 5_000 }).toBe(1);
-      await new Promise((r) => setTimeout(r, 300));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(hung).toHaveLength(1);
+      // three times the limit more: a second report would have come by now
+      await vi.advanceTimersByTimeAsync(300);
       expect(hung).toHaveLength(1);
     } finally {
       watch.stop();
@@ -262,8 +281,8 @@ describe('a queue that refuses runs (Redis full under noeviction, a backend that
       const refused = await health();
       expect(refused.status).toBe(503);
       expect(refused.body.error).toMatch(/^the queue \(BullMQ's PostgreSQL backend, in the daemon's database\): .*refuse_new_jobs.*; runs wait in the database since \S+$/);
-      // the reconciler, every second here, tries the refused run again, and is refused too
-      await new Promise((r) => setTimeout(r, 2_500));
+      // the reconciler tries the refused run again, and is refused too
+      await daemon.reconcileOnce();
       expect((await health()).status).toBe(503);
       await pool.query(`alter table ${schema}_qr.job drop constraint refuse_new_jobs`);
       await expect.poll(async () => (await health()).status, { timeout: 20_000, interval: 250 }).toBe(200);

@@ -5,11 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { startDaemon } from '../../src/daemon/daemon.ts';
 import { deliverOutcome } from '../../src/daemon/delivery.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { directAppend } from '../../src/store/audit-writer.ts';
@@ -19,17 +18,12 @@ import { linkedSignal } from '../../src/util/linked-signal.ts';
 import type { Tool } from '../../src/tools/types.ts';
 import { crashTestConfig, slowJob } from '../support/crash-config.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../support/fake-internet.ts';
+import { useHookServer } from '../support/fake-internet.ts';
 
 // A daemon runs for weeks: what each run, delivery or fetch hooks onto something that lives as long as the
 // process must come off again (the soak bench, `npm run bench -- soak`, found these).
 const database = useTestDatabase();
-const PUBLIC = '93.184.216.34';
-let hooks: ScriptedServer;
-beforeAll(async () => {
-  hooks = await scriptedServer((_q, r) => r.writeHead(204).end());
-});
-afterAll(() => hooks.close());
+const hook = useHookServer();
 
 /** Everything that holds on to `signal` for its abort: listeners, and the links Node's AbortSignal.any keeps. */
 function holdsOn(signal: AbortSignal): number {
@@ -47,7 +41,7 @@ describe('a daemon left running holds no more than the work in hand', () => {
   it('deliveries made under the daemon\'s shutdown signal leave nothing attached to it', async () => {
     const db = database().db;
     const config = defaultConfig({ tools: { workspace: mkdtempSync(join(tmpdir(), 'echo-long-')) }, notify: { targets: { ops: { url: 'http://hooks.test/runs' } } } });
-    const net = { lookup: lookupOf({ 'hooks.test': [PUBLIC] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC}:80`]: hooks.port }).connector }) };
+    const net = hook.net();
     const job = await createJob(db, {
       name: 'delivered', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', tools: [],
       payload: { kind: 'steps', steps: [] }, delivery: { notify: 'ops' },

@@ -9,18 +9,13 @@ import { freshDatabase, useTestDatabase } from '../support/db.ts';
 import { startFakeModel } from '../support/fake-model.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
 import { TEST_REDIS_URL, useRedisPrefix } from '../support/redis.ts';
+import { until } from '../support/until.ts';
 
 const prefix = useRedisPrefix('test-second-signal');
 const database = useTestDatabase();
 // a model that never answers: the run waits on it until it is cancelled
 const model = await startFakeModel(() => ({ until: new Promise(() => {}) }));
 afterAll(() => model.close());
-
-const until = async (what: string, read: () => Promise<boolean>, ms = 60_000): Promise<void> => {
-  for (const start = Date.now(); !(await read()); await new Promise((r) => setTimeout(r, 200))) {
-    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms / 1000} s`);
-  }
-};
 
 describe('the daemon stopped by a signal', () => {
   it('says at start which version runs and which migrations it applied, by name', async () => {
@@ -54,8 +49,8 @@ describe('the daemon stopped by a signal', () => {
       await daemon.until('daemon started');
       const run = await runCli(['jobs', 'run', job.id], { env: { ECHO_AGENT_CONFIG: file } });
       expect(run.code, run.stderr).toBe(0);
-      await until('the run starting', async () => (await listRuns(db, { job_id: job.id, states: ['running'] })).length === 1);
-      await until('the model being asked', async () => model.requests.length > 0);
+      await until('the run starting', async () => (await listRuns(db, { job_id: job.id, states: ['running'] })).length === 1, 60_000, 200);
+      await until('the model being asked', () => model.requests.length > 0, 60_000, 200);
       const port = daemon.lines().find((l) => l.msg === 'health and metrics listening')!.port as number;
 
       daemon.child.kill('SIGTERM');

@@ -29,11 +29,10 @@ describe('a daemon that cannot finish starting', () => {
         'queue:', '  redis_url: redis://127.0.0.1:6379', `  prefix: start-failure-${process.pid}`,
         'daemon:', `  data_dir: ${join(dir, 'data')}`, '  http:', `    port: ${port}`, '',
       ].join('\n'));
-      const started = Date.now();
+      // a daemon that ran on without its port would be killed at runCli's limit, not exit 69
       const r = await runCli(['daemon'], { env: { ECHO_AGENT_CONFIG: config }, timeoutMs: 40_000 });
       expect(r.code, r.stderr).toBe(69);
       expect(r.stderr).toMatch(/daemon: could not start: .*(EADDRINUSE|address already in use)/);
-      expect(Date.now() - started).toBeLessThan(30_000);
       // the journal's fatal line names the error and its code, and carries no stack, which adds nothing to a port
       const fatal = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => l.level === 'fatal' || l.level === 60);

@@ -36,9 +36,11 @@ describe('a daemon loop that keeps failing', () => {
     const daemon = await startDaemon(config, { logger, http: false, database: { url: 'postgres://postgres@127.0.0.1:5432/test', schema } });
     try {
       await pool.query('alter table jobs rename to jobs_away');
-      await new Promise((r) => setTimeout(r, 1500));
+      // several failed firing passes, counted by the daemon itself, before the tables come back
+      const failedPasses = async () => (await daemon.metrics.loopFailures.get()).values.find((v) => v.labels.loop === 'firing')?.value ?? 0;
+      await expect.poll(failedPasses, { timeout: 15_000, interval: 50 }).toBeGreaterThanOrEqual(5);
       await pool.query('alter table jobs_away rename to jobs');
-      for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'firing pass succeeded again'); i++) await new Promise((r) => setTimeout(r, 100));
+      await expect.poll(() => lines.some((l) => l.msg === 'firing pass succeeded again'), { timeout: 10_000, interval: 100 }).toBe(true);
     } finally {
       await daemon.stop();
       await pool.query(`drop schema if exists "${`lfl-${schema}`.replace(/[^A-Za-z0-9_]/g, '_').toLowerCase()}_queue" cascade`).catch(() => {});

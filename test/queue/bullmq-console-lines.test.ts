@@ -1,18 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openRunQueue } from '../../src/queue/run-queue.ts';
 import { useOwnRedis } from '../support/redis.ts';
+import { until } from '../support/until.ts';
 
 // With a Redis that evicts, BullMQ printed `IMPORTANT! Eviction policy is allkeys-lru. It should be "noeviction"`
 // as plain text, once per connection, in the middle of the daemon's JSON-lines log.
 const ownRedis = useOwnRedis();
 
 afterEach(() => { vi.restoreAllMocks(); });
-
-async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const start = Date.now(); !ok(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms / 1000} s`);
-  }
-}
 
 describe('BullMQ\'s console lines', () => {
   it.each([
@@ -29,7 +24,7 @@ describe('BullMQ\'s console lines', () => {
       const worker = queue.work(async () => {}, { concurrency: 1 });
       await worker.run();
       await queue.enqueue('run_console');
-      await until('the eviction warning', () => warnings.length > 0);
+      await until('the eviction warning', () => warnings.length > 0, 20_000);
       // the worker's two connections have checked too by now: its blocking fetch has run
       await new Promise((r) => setTimeout(r, 500));
       expect(warnings).toEqual([{ message: expect.stringContaining('Redis evicts keys (maxmemory-policy allkeys-lru)'), detail: { maxmemory_policy: 'allkeys-lru' } }]);

@@ -34,11 +34,9 @@ describe('the run queue on an operator\'s Redis', () => {
     await worker.run();
     await queue.enqueue('run_outage');
     server.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 500));
-    const started = Date.now();
-    await queue.close();
-    expect(Date.now() - started).toBeLessThan(8_000);
     // the lost connection reached the caller instead of being dropped
-    expect(errors.length).toBeGreaterThan(0);
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    // a close that waited for Redis to come back would never end: this test's timeout is the failure
+    await queue.close();
   }, 30_000);
 });

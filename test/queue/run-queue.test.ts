@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { jobIdFor, openRunQueue, type QueueBackend, type RunQueue } from '../../src/queue/run-queue.ts';
 import { TEST_DATABASE_URL } from '../support/db.ts';
 import { dropRedisKeys, TEST_REDIS_URL as REDIS_URL } from '../support/redis.ts';
+import { until } from '../support/until.ts';
 
 const tag = randomBytes(4).toString('hex');
 const backends: Array<[string, QueueBackend, string]> = [
@@ -20,14 +21,6 @@ afterAll(async () => {
   await client.query(`drop schema if exists "q_${tag}" cascade`);
   await client.end();
 });
-
-function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const start = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => (check() ? resolve() : Date.now() - start > ms ? reject(new Error('timed out')) : setTimeout(tick, 25));
-    tick();
-  });
-}
 
 describe('BullMQ run ids', () => {
   it('derives a job id that is neither integer-like nor contains ":"', () => {
@@ -47,12 +40,12 @@ describe.each(backends)('the run queue on %s', (_name, backend, prefix) => {
     await queue.enqueue('run_b');
     expect(await queue.holds('run_a')).toBe(true);
     await queue.work(async (runId) => { seen.push(runId); }, { concurrency: 4 }).run();
-    await until(() => seen.length >= 2);
+    await until('two deliveries', () => seen.length >= 2, 15_000, 25);
     await new Promise((r) => setTimeout(r, 300));
     expect(seen.sort()).toEqual(['run_a', 'run_b']);
     // a retry is a new attempt and gets a new delivery
     await queue.enqueue('run_a', { attempt: 1 });
-    await until(() => seen.length === 3);
+    await until('three deliveries', () => seen.length === 3, 15_000, 25);
     // the handler has run; the queue lets go of the job once it has recorded its completion
     let held = true;
     for (let i = 0; i < 100 && held; i++) {
@@ -80,7 +73,7 @@ describe.each(backends)('the run queue on %s', (_name, backend, prefix) => {
       if (deliveries === 1) await delivery.defer(200);
     }, { concurrency: 1 }).run();
     await queue.enqueue('run_d');
-    await until(() => deliveries >= 2);
+    await until('a second delivery', () => deliveries >= 2, 15_000, 25);
     expect(deliveries).toBe(2);
   });
 });

@@ -3,17 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { queueWorkerErrorLog } from '../../src/daemon/worker.ts';
 import { jobIdFor, openRunQueue } from '../../src/queue/run-queue.ts';
 import { capturedLog } from '../support/captured-log.ts';
+import { expectOneQueueWarning, heldHandler } from '../support/queue-log.ts';
+import { until } from '../support/until.ts';
 import { useOwnRedis } from '../support/redis.ts';
 
 // After Redis was restarted empty, a run in flight logged `queue worker error` with BullMQ's "Missing key for job …
 // moveToFinished" and a full stack trace: expected after a restart or a flush, and nothing the operator must fix.
 const ownRedis = useOwnRedis();
-
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  for (const start = Date.now(); !ok(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms / 1000} s`);
-  }
-}
 
 describe('a run whose queue job vanished with a Redis emptied under it', () => {
   it('is one warning naming the run by run_id, without a stack, saying what happened and that the database has its end', async () => {
@@ -22,13 +18,10 @@ describe('a run whose queue job vanished with a Redis emptied under it', () => {
     const report = queueWorkerErrorLog(logger);
     const queue = openRunQueue({ kind: 'redis', url }, 'job-lost', { name: 'lost', onError: () => {} });
     const seen: string[] = [];
-    let started!: () => void;
-    const running = new Promise<void>((r) => { started = r; });
-    let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const { handler, running, release } = heldHandler();
     try {
       await queue.enqueue('run_job_lost');
-      const worker = queue.work(async () => { started(); await held; }, { concurrency: 1, onError: (err) => { seen.push(err.message); report(err); } });
+      const worker = queue.work(handler, { concurrency: 1, onError: (err) => { seen.push(err.message); report(err); } });
       await worker.run();
       await running;
       // what a Redis restarted without its data leaves: nothing of the job
@@ -38,14 +31,8 @@ describe('a run whose queue job vanished with a Redis emptied under it', () => {
       await until('the run\'s end meeting the missing job', () => seen.some((m) => m.startsWith('Missing key for job')));
       // BullMQ may say it again: still one line
       report(new Error(`Missing key for job ${jobIdFor('run_job_lost')}. moveToFinished`));
-      const lost = lines.filter((l) => String(l.msg).startsWith('the queue lost this run\'s job'));
-      expect(lost, JSON.stringify(lines)).toHaveLength(1);
-      expect(lost[0]).toMatchObject({
-        level: 'warn', run_id: 'run_job_lost', queue_job: jobIdFor('run_job_lost'),
-        msg: expect.stringContaining('(Redis restarted empty, or was flushed): the run has ended, and its end is recorded in the database'),
-      });
-      expect(lost[0]).not.toHaveProperty('err');
-      expect(lines.filter((l) => String(l.msg).startsWith('queue worker error'))).toEqual([]);
+      expectOneQueueWarning(lines, 'the queue lost this run\'s job', 'run_job_lost',
+        '(Redis restarted empty, or was flushed): the run has ended, and its end is recorded in the database');
     } finally {
       release();
       await queue.close();

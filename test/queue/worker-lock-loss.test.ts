@@ -4,16 +4,12 @@ import { queueWorkerErrorLog } from '../../src/daemon/worker.ts';
 import { repeatLimitedWarn } from '../../src/log/repeat-limit.ts';
 import { jobIdFor, openRunQueue } from '../../src/queue/run-queue.ts';
 import { capturedLog } from '../support/captured-log.ts';
+import { expectOneQueueWarning, heldHandler } from '../support/queue-log.ts';
+import { until } from '../support/until.ts';
 import { TEST_REDIS_URL, useRedisPrefix } from '../support/redis.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
 
 const prefix = useRedisPrefix('test-lock-loss');
-
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  for (const start = Date.now(); !ok(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms / 1000} s`);
-  }
-}
 
 // After a Redis outage BullMQ said "could not renew lock" every renewal for the rest of the run, and
 // "Missing lock … moveToFinished" at its end, each with a stack and as a connection failure: an operator went
@@ -24,22 +20,18 @@ describe('the queue worker\'s log when Redis was away', () => {
     const queue = openRunQueue({ kind: 'redis', url: TEST_REDIS_URL }, prefix, { name: 'lock' });
     const seen: string[] = [];
     const report = queueWorkerErrorLog(logger);
-    let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const { handler, release } = heldHandler();
     let renewalsFailed = 0;
     try {
       await queue.enqueue('run_lock_lost');
       // a short lock, renewed every half second: many renewals fail while the run is held
-      const worker = queue.work(async () => held, { concurrency: 1, lockDurationMs: 2_000, onError: (err) => { seen.push(err.message); report(err); } });
+      const worker = queue.work(handler, { concurrency: 1, lockDurationMs: 2_000, onError: (err) => { seen.push(err.message); report(err); } });
       worker.worker.on('lockRenewalFailed', () => { renewalsFailed++; });
       await worker.run();
       const lockKey = `${prefix}:lock:${jobIdFor('run_lock_lost')}:lock`;
       const redis = new Redis(TEST_REDIS_URL);
       try {
-        for (const start = Date.now(); (await redis.exists(lockKey)) === 0;) {
-          if (Date.now() - start > 30_000) throw new Error(`${lockKey} was never taken`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until(`${lockKey} taken`, async () => (await redis.exists(lockKey)) === 1);
         // what an outage longer than the lock leaves behind: the lock is gone
         await redis.del(lockKey);
       } finally {
@@ -48,14 +40,7 @@ describe('the queue worker\'s log when Redis was away', () => {
       await until('three failed renewals', () => renewalsFailed >= 3);
       release();
       await until('the missing lock at the run\'s end', () => seen.some((m) => m.startsWith('Missing lock for job')));
-      const lost = lines.filter((l) => String(l.msg).startsWith('the queue lost this run\'s lock'));
-      expect(lost).toHaveLength(1);
-      expect(lost[0]).toMatchObject({
-        level: 'warn', run_id: 'run_lock_lost', queue_job: jobIdFor('run_lock_lost'),
-        msg: expect.stringContaining('the database claim still holds the run, so nothing runs twice'),
-      });
-      expect(lost[0]).not.toHaveProperty('err');
-      expect(lines.filter((l) => String(l.msg).startsWith('queue worker error'))).toEqual([]);
+      expectOneQueueWarning(lines, 'the queue lost this run\'s lock', 'run_lock_lost', 'the database claim still holds the run, so nothing runs twice');
     } finally {
       release();
       await queue.close();

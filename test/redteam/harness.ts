@@ -6,7 +6,7 @@ import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { createJobThroughGate, executeAsWorker, Human, runNowAsWorker } from '../support/agent-jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
-import { startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
+import { byPromptTurn, startFakeModel, type ChatBody, type Reply } from '../support/fake-model.ts';
 
 /** A hostile model's script: each turn's reply, by the run's prompt. */
 export type HostileScript = (body: ChatBody, turn: number) => Reply;
@@ -22,16 +22,12 @@ export function redTeam(overrides: (dataDir: string, workspace: string) => Recor
   const workspace = join(dataDir, 'workspace');
   mkdirSync(workspace);
   const scripts = new Map<string, HostileScript>();
-  const turns = new Map<string, number>();
   let model: Awaited<ReturnType<typeof startFakeModel>>;
   beforeAll(async () => {
-    model = await startFakeModel((body) => {
-      const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
+    model = await startFakeModel(byPromptTurn((prompt, n, body) => {
       const script = [...scripts.entries()].find(([k]) => prompt.startsWith(k))?.[1];
-      const n = turns.get(prompt) ?? 0;
-      turns.set(prompt, n + 1);
       return script ? script(body, n) : { content: 'done' };
-    });
+    }));
   });
   afterAll(() => model.close());
 

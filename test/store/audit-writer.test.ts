@@ -6,6 +6,7 @@ import { changeWithRecord, directAppend, groupCommitAppend, withLeadingRecord } 
 import { databaseNow, openDatabase, type Executor } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { tcpProxy } from '../support/tcp-proxy.ts';
+import { until as waitUntil } from '../support/until.ts';
 
 const database = useTestDatabase();
 
@@ -15,9 +16,7 @@ describe('group commit of audit records', () => {
     const t = database();
     const proxy = await tcpProxy(5432);
     const far = openDatabase({ url: t.url.replace(':5432', `:${proxy.port}`), schema: t.schema, poolMax: 2 });
-    const until = async (seen: () => Promise<boolean>) => {
-      for (let i = 0; i < 100 && !(await seen()); i++) await new Promise((r) => setTimeout(r, 50));
-    };
+    const until = (seen: () => Promise<boolean>) => waitUntil('the batch reaching the database', seen, 30_000);
     return { t, proxy, append: groupCommitAppend(wrap(far.db)), until, close: async () => { await far.close(); await proxy.close(); } };
   }
 

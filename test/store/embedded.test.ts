@@ -94,13 +94,12 @@ describe('embedded PostgreSQL', () => {
     try {
       await new Promise((r) => other.stdout!.once('data', r));
       const pid = Number((await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-      const started = Date.now();
       const stopping = server.stop();
       await new Promise((r) => setTimeout(r, 150));
       process.kill(pid, 'SIGINT');
       await stopping;
+      // it stopped on its own, not at the stop's limit by being killed
       expect(log.messages()).not.toContain('embedded PostgreSQL did not stop in time; killing it');
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(await fs.stat(path.join(dataDir, 'pg', 'postmaster.pid')).catch(() => null)).toBeNull();
     } finally {
       other.kill();

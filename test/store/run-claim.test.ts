@@ -8,6 +8,7 @@ import { createJob, getJob } from '../../src/store/jobs.ts';
 import { claimRun, claimRunWithJob } from '../../src/store/run-claim.ts';
 import { finishRun, getRun, insertRun, markInterrupted, renewLease, retryRun } from '../../src/store/runs.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { until } from '../support/until.ts';
 import { aJob } from './fixtures.ts';
 
 const database = useTestDatabase({ poolMax: 4 });
@@ -19,14 +20,6 @@ async function queuedRun(over: Parameters<typeof aJob>[0] = {}) {
   const job = await createJob(database().db, aJob(over));
   const run = await insertRun(database().db, { job_id: job.id, nominal_at: nextInstant() });
   return { job, run: run! };
-}
-
-async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in 30 s`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('claiming a run', () => {
@@ -99,8 +92,8 @@ describe('claiming a run', () => {
       racing = claimRunWithJob(db, { run_id: second.id, owner: 'b', lease_seconds: 60 }).finally(() => { raced = true; });
       // it waits on this transaction's uncommitted row (or, were nothing there to stop it, it is done); only a
       // session this one blocks counts, not a lock wait of another test file in the same database
-      await waitUntil(async () => raced || (await pool.query(
-        'select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holder])).rowCount! >= 1, 'the racing claim waiting on the first');
+      await until('the racing claim waiting on the first', async () => raced || (await pool.query(
+        'select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [holder])).rowCount! >= 1, 30_000, 10);
     });
     expect(await racing).toBe('busy');
     expect((await getRun(db, second.id))?.state).toBe('queued');

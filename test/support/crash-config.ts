@@ -4,6 +4,7 @@ import { getRun } from '../../src/store/runs.ts';
 import type { Executor } from '../../src/store/db.ts';
 import type { JobRow } from '../../src/store/schema.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
+import { until } from './until.ts';
 
 /**
  * Short ticks so a dead worker is noticed soon after its lease runs out. The lease (10 s) is short enough for a
@@ -42,9 +43,5 @@ export async function slowJob(db: Executor, name: string, opts: { authorised?: b
 
 /** Waits until a worker has claimed the run. */
 export async function untilRunning(db: Executor, runId: string, ms = 20_000): Promise<void> {
-  const start = Date.now();
-  while ((await getRun(db, runId))!.state !== 'running') {
-    if (Date.now() - start > ms) throw new Error('the run never started');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(`run ${runId} running`, async () => (await getRun(db, runId))!.state === 'running', ms, 100);
 }

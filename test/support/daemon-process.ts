@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from './cli.ts';
+import { until } from './until.ts';
 
 /** A config file for the real daemon on a test schema and a Redis queue, its data dir in a fresh temporary directory. */
 export function daemonConfigFile(schema: string, queue: { redisUrl: string; prefix: string }, daemonLines: readonly string[] = []): string {
@@ -41,11 +42,14 @@ export function spawnDaemon(configFile: string, command: readonly string[] = [pr
     child, exited, log: () => log,
     lines: () => log.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
     async until(text, ms = 60_000) {
-      for (const t = Date.now(); !log.includes(text); await new Promise((r) => setTimeout(r, 100))) {
-        if (child.exitCode !== null || child.signalCode !== null || Date.now() - t > ms) {
-          child.kill('SIGKILL');
-          throw new Error(`"${text}" did not appear in the daemon's output:\n${log.slice(-3000)}`);
-        }
+      try {
+        await until(`"${text}" appearing in the daemon's output`, () => {
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the daemon exited before "${text}" appeared in its output`);
+          return log.includes(text);
+        }, ms, 100);
+      } catch (err) {
+        child.kill('SIGKILL');
+        throw new Error(`${(err as Error).message}:\n${log.slice(-3000)}`);
       }
     },
   };

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { buildConnector } from 'undici';
-import type { Lookup } from '../../src/guard/ssrf/index.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { undiciTransport, type Lookup } from '../../src/guard/ssrf/index.ts';
+import type { NetDeps } from '../../src/tools/net-deps.ts';
 
 /**
  * Test stand-in for the internet: dials 127.0.0.1:<mapped port> for a public address and reports the public
@@ -85,3 +87,25 @@ export type ScriptedServer = Awaited<ReturnType<typeof scriptedServer>>;
 export const json = (res: ServerResponse, status: number, body: unknown): void => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
+
+/** A public address (example.com's) that the fake internet routes to a local server. */
+export const PUBLIC_ADDRESS = '93.184.216.34';
+
+/**
+ * A notify target for the calling test file: a scripted server answering 204, reached as http://hooks.test/
+ * (a public name and address, as the SSRF guard requires) through `net()`; started before the file's tests,
+ * closed after them.
+ */
+export function useHookServer(script: Script = (_q, r) => r.writeHead(204).end()): { readonly server: ScriptedServer; net: () => NetDeps } {
+  let server: ScriptedServer | undefined;
+  beforeAll(async () => { server = await scriptedServer(script); });
+  afterAll(() => server?.close());
+  const started = () => {
+    if (!server) throw new Error('useHookServer: the server starts in beforeAll; use it inside a test');
+    return server;
+  };
+  return {
+    get server() { return started(); },
+    net: () => ({ lookup: lookupOf({ 'hooks.test': [PUBLIC_ADDRESS] }), transport: undiciTransport({ connector: fakeInternet({ [`${PUBLIC_ADDRESS}:80`]: started().port }).connector }) }),
+  };
+}

@@ -83,12 +83,12 @@ export async function startFakeModel(script: Script) {
  * A script that answers each conversation by its first user message and how many times that prompt has been
  * answered before: what a test of several jobs on one model needs (each job's prompt, its first turn, its next).
  */
-export function byPromptTurn(reply: (prompt: string, turn: number) => Reply): Script {
+export function byPromptTurn(reply: (prompt: string, turn: number, body: ChatBody) => Reply): Script {
   const turns = new Map<string, number>();
   return (body) => {
     const prompt = body.messages.find((m) => m.role === 'user')?.content ?? '';
     const n = turns.get(prompt) ?? 0;
     turns.set(prompt, n + 1);
-    return reply(prompt, n);
+    return reply(prompt, n, body);
   };
 }

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach } from 'vitest';
+import { closedPort } from './ports.ts';
 
 /** Redis on this machine; CI starts it when it is down. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -29,14 +29,6 @@ export function useRedisPrefix(name: string): string {
   return prefix;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 /**
  * A Redis of the calling test file's own, so it can be set up badly, filled up or killed; each is killed
  * after its test. Returns a starter: call it inside a test.
@@ -45,7 +37,7 @@ export function useOwnRedis(): (args: string[]) => Promise<{ url: string; server
   const servers: ChildProcess[] = [];
   afterEach(() => { for (const s of servers.splice(0)) s.kill('SIGKILL'); });
   return async (args) => {
-    const port = await freePort();
+    const port = await closedPort();
     const server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     servers.push(server);
     await new Promise<void>((resolve, reject) => {

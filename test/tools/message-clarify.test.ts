@@ -113,13 +113,12 @@ describe('clarify', () => {
     ['an unattended run, even with a clarifier that would wait forever', { unattended: true }, true],
     ['no clarifier attached', {}, false],
   ])('fails at once for %s', async (_label, ctxInput, withClarifier) => {
+    // The clarifier never answers, so asking it would hang past the test timeout; `asked` shows it was not called.
     const { clarifier, asked } = scripted('never');
-    const started = Date.now();
     const r = await executeTool(clarifyTool(defaultConfig({}), withClarifier ? clarifier : null), { question: 'Proceed?' }, buildContext(ctxInput));
     expect(r).toEqual({ success: false, errorKind: 'business', error: 'clarify: no one to ask: this run is unattended' });
     expect(asked).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(500);
-  });
+  }, 2_000);
 
   it('a sub-agent (nested execution) does not ask the person (I5), and says so at once', async () => {
     const { clarifier, asked } = scripted('never');

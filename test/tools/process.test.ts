@@ -9,6 +9,7 @@ import { MemoryEffectLedger } from '../../src/tools/effects.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { OutputRing, ProcessTable } from '../../src/tools/process-table.ts';
 import type { ToolResult } from '../../src/tools/types.ts';
+import { until as waitUntil } from '../support/until.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'echo-process-'));
 const workspace = join(root, 'ws');
@@ -37,11 +38,7 @@ function harness(maxLive = 16, bufferBytes = 1024 * 1024) {
 
 type Read = { output: string; next_offset: number; offset: number; running: boolean; exit_code: number | null; dropped_bytes?: number };
 const read = (r: ToolResult) => r.output as Read;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(check: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(25)) if (await check()) return;
-  throw new Error('condition not met in time');
-}
+const until = (check: () => boolean | Promise<boolean>, ms = 3_000) => waitUntil('the process condition', check, ms, 25);
 const alive = (pid: number) => {
   try {
     return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));

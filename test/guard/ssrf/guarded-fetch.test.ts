@@ -226,11 +226,10 @@ describe('guardedFetch on allowed targets', () => {
 
   it('gives up after timeoutMs when the server never answers', async () => {
     behaviourA = () => {};
-    const started = Date.now();
+    // the server never answers: only the timeoutMs deadline can end this, and it says so in its rule
     const err = await guardedFetch('http://public.test/', { lookup, timeoutMs: 300, transport: undiciTransport(net()) }).catch((e) => e);
     expect(err).toMatchObject({ name: 'FetchLimitError', rule: 'fetch.timeout' });
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
+  }, 5_000);
 
   it('honours the caller signal', async () => {
     behaviourA = () => {};
