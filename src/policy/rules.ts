@@ -87,8 +87,11 @@ const GUARD_REMEDIES: Readonly<Record<string, string>> = {
   'network.deny': 'this step reaches the network and execution.network_policy is deny: drop the step, or allow the network',
 } satisfies Partial<Record<PathRule | 'network.deny', string>>;
 
-/** A hard block (I9): no grant, approval or policy lets the call through, so only the call itself can change. */
-export const GUARD_REMEDY = 'the guard refuses this call in every context: change what the step does';
+/**
+ * The static guard's finding, a hard block (I9) or one that asks a person (refused unattended, I12): no grant or
+ * policy lets it through in a run, so only the call itself can change.
+ */
+export const GUARD_REMEDY = 'the static guard refuses this call in unattended runs, whatever the grant or policy: change what the step does';
 
 /** What a job's builder can do about a refused call, if anything: by the rule, and for a guard refusal (step 1) by its family. */
 export function remedyFor(decision: { readonly step: number; readonly rule: string }): string | undefined {
