@@ -4,6 +4,7 @@ import type { Executor } from '../store/db.ts';
 import { ANSWER_VIA, type AnswerVia } from '../store/approvals.ts';
 import { NEEDS_NO_AUTHORITY, RULE_CONFIG_KEYS, type RuleId } from '../policy/rules.ts';
 import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type GrantRow } from '../store/schema.ts';
+import { diffText, endingDiffs, grantDiffs, grantRecords, type GrantRecords } from '../store/chain-tables.ts';
 
 /**
  * On whose authority a record's call went through: the grant (its approver, approval and time), the "always"
@@ -12,7 +13,7 @@ import { allowlistRecords, approvals, jobGrants, runs, type AuditRow, type Grant
  */
 export interface Authority {
   /** `actor`: a record of an admin's or the system's own act (a grant revoked, cleared or superseded), on its actor's authority. */
-  readonly kind: 'grant' | 'allowlist' | 'human' | 'config' | 'none_needed' | 'actor';
+  readonly kind: 'grant' | 'allowlist' | 'human' | 'config' | 'none_needed' | 'actor' | 'none';
   /** The grant, "always" record or approval request behind it; the config key for a policy pass. */
   readonly ref: string;
   readonly by?: string | null;
@@ -20,6 +21,10 @@ export interface Authority {
   /** The OS account and host the human answer came from, when recorded. */
   readonly from?: Origin | null;
   readonly text: string;
+  /** A grant's authority: the grant.issued record it was read from (null: from the job_grants row, its record not in the database). */
+  readonly record_seq?: number | null;
+  /** The fields the job_grants row now holds otherwise than its records (changed outside echo-agent). */
+  readonly row_differs?: readonly string[];
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -51,21 +56,85 @@ export const GRANT_ENDINGS: Readonly<Record<string, string>> = { 'grant.revoked'
 /** The kinds of GRANT_ENDINGS, for a query. */
 export const GRANT_ENDING_KINDS: readonly string[] = Object.keys(GRANT_ENDINGS);
 
-function endingAuthority(r: AuditRow, gid: string, g: GrantRow | undefined): Authority {
+/** What a grant's records say of it: from its grant.issued record when the database holds it, else (said so) its row. */
+interface GrantFacts {
+  readonly approver: string | null;
+  readonly approval_id: string | null;
+  readonly channel: string | null;
+  readonly at: Date | null;
+  /** Where the facts come from: the chained record (its seq), or the mutable row. */
+  readonly record_seq: number | null;
+  /** When the row now says otherwise than its record: the record seq and the fields, in words. */
+  readonly differs: string | null;
+  readonly fields: readonly string[];
+  readonly note: string;
+}
+
+function grantFacts(gid: string, g: GrantRow | undefined, recs: GrantRecords | undefined): GrantFacts | null {
+  const issued = recs?.issued;
+  if (issued) {
+    const diffs = g ? [...grantDiffs(g, issued), ...endingDiffs(g, recs?.ending)] : [];
+    return {
+      approver: str(issued.data.approver), approval_id: str(issued.data.approval_id), channel: str(issued.data.channel),
+      // the time the person answered is the row's (the record has its own, when the grant was issued)
+      at: g?.approved_at ?? issued.at, record_seq: issued.seq, fields: diffs.map((d) => d.field),
+      differs: diffs.length ? `grant row differs from its grant.issued record seq ${issued.seq}: ${diffText(diffs)}` : null,
+      note: g ? '' : ` (no job_grants row ${gid}; from its grant.issued record seq ${issued.seq})`,
+    };
+  }
+  if (!g) return null;
+  // archived (audit archive) or never written: what the row says is all there is, and it is mutable
+  return { approver: g.approver, approval_id: g.approval_id, channel: g.channel, at: g.approved_at, record_seq: null, differs: null, fields: [],
+    note: ' (from the job_grants row: no grant.issued record for it in the database, archived or never written)' };
+}
+
+const differsText = (f: GrantFacts | null) => (f?.differs ? `; ${f.differs}` : '');
+const factsOf = (f: GrantFacts | null) => (f ? { record_seq: f.record_seq, ...(f.differs ? { row_differs: f.fields } : {}) } : {});
+
+function endingAuthority(r: AuditRow, gid: string, f: GrantFacts | null): Authority {
   const from = recordFrom(r.data);
-  const ended = g ? `the grant was approved by ${g.approver ?? '-'} (${g.approval_id ?? 'no approval'})` : 'the grant is not in the database';
+  // the ending record names the approval it ended: chained, like the grant.issued record
+  const approver = r.data.approver !== undefined ? str(r.data.approver) : f?.approver ?? null;
+  const approval = r.data.approval_id !== undefined ? str(r.data.approval_id) : f?.approval_id ?? null;
+  const ended = f || r.data.approver !== undefined ? `the grant was approved by ${approver ?? '-'} (${approval ?? 'no approval'})` : 'the grant is not in the database';
   return {
-    kind: 'actor', ref: gid, by: r.actor, at: r.at, from,
-    text: `${GRANT_ENDINGS[r.kind]} by ${r.actor ?? '-'}${from ? ` (${from.os_account}@${from.host})` : ''} at ${iso(r.at)}; ${ended}`,
+    kind: 'actor', ref: gid, by: r.actor, at: r.at, from, ...factsOf(f),
+    text: `${GRANT_ENDINGS[r.kind]} by ${r.actor ?? '-'}${from ? ` (${from.os_account}@${from.host})` : ''} at ${iso(r.at)}; ${ended}${differsText(f)}`,
   };
 }
 
-function grantAuthority(g: GrantRow): Authority {
+function grantAuthority(gid: string, f: GrantFacts): Authority {
   return {
-    kind: 'grant', ref: g.id, by: g.approver, at: g.approved_at,
-    text: `grant ${g.id}: approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${iso(g.approved_at)} (${g.approval_id ?? 'no approval'})`,
+    kind: 'grant', ref: gid, by: f.approver, at: f.at, ...factsOf(f),
+    text: `grant ${gid}: approved by ${f.approver ?? '-'} on ${f.channel ?? '-'} at ${iso(f.at)} (${f.approval_id ?? 'no approval'})${f.note}${differsText(f)}`,
   };
 }
+
+/** The run.started rules under which the grant it names authorised the run (a child job runs under its parent's). */
+const AUTHORISING_RULES: ReadonlySet<string> = new Set(['grant.valid', 'grant.inherited']);
+
+/** Why a grant a run.started record names did not authorise the run, in words (by its rule). */
+const NOT_COVERED: Readonly<Record<string, string>> = {
+  'grant.definition_changed': 'does not cover this definition',
+  'grant.none': 'was not in force',
+  'grant.not_authorized': 'records no human approval',
+  'grant.job_removed': 'does not cover a removed job',
+  'grant.parent_none': 'did not make the creating job\'s runs cron_authorized',
+  'grant.parent_changed': 'is not the grant the creating run held',
+};
+
+/** A run.started that its grant did not authorise: its authority is none, whatever grant it names (item: "approved by bob" read as bob's approval). */
+function notAuthorised(r: AuditRow, gid: string | null, f: GrantFacts | null): Authority {
+  const rule = r.rule ?? 'cron_authorized false';
+  if (!gid) return { kind: 'none', ref: rule, text: `none: no grant in force (${rule})` };
+  return {
+    kind: 'none', ref: gid, by: null, ...factsOf(f),
+    text: `none: grant ${gid} (${f?.approver ?? '-'}) ${NOT_COVERED[rule] ?? 'did not authorise this run'} (${rule})${differsText(f)}`,
+  };
+}
+
+/** Whether a run.started record's run held its grant's authority: by its rule, or (older records with none) its data. */
+const startAuthorised = (r: AuditRow) => (r.rule ? AUTHORISING_RULES.has(r.rule) : r.data.cron_authorized !== false);
 
 /** The grant a run started with: the runs row, or its run.started record when the row was pruned. */
 async function grantIdsOfRuns(exec: Executor, rows: readonly AuditRow[]): Promise<Map<string, string>> {
@@ -100,13 +169,20 @@ export async function authorities(exec: Executor, rows: readonly AuditRow[]): Pr
     alwIds.length ? exec.select().from(allowlistRecords).where(inArray(allowlistRecords.id, alwIds)) : [],
     aprIds.length ? exec.select().from(approvals).where(inArray(approvals.id, aprIds)) : [],
   ]);
+  // the authority of a past record is what the chain says (the row may have been changed since): its grant records
+  const jobIds = [...new Set([...grants.map((g) => g.job_id), ...rows.filter((r) => grantOf(r)).map((r) => r.job_id).filter((j): j is string => j !== null)])];
+  const records = await grantRecords(exec, grantIds, jobIds);
   const grantById = new Map(grants.map((g) => [g.id, g]));
   for (const r of rows) {
     const gid = grantOf(r);
+    if (r.kind === 'run.started' && !startAuthorised(r)) {
+      out.set(r.seq, notAuthorised(r, gid, gid ? grantFacts(gid, grantById.get(gid), records.get(gid)) : null));
+      continue;
+    }
     if (gid) {
-      const g = grantById.get(gid);
-      if (GRANT_ENDINGS[r.kind]) out.set(r.seq, endingAuthority(r, gid, g));
-      else out.set(r.seq, g ? grantAuthority(g) : { kind: 'grant', ref: gid, text: `grant ${gid} (not in the database)` });
+      const f = grantFacts(gid, grantById.get(gid), records.get(gid));
+      if (GRANT_ENDINGS[r.kind]) out.set(r.seq, endingAuthority(r, gid, f));
+      else out.set(r.seq, f ? grantAuthority(gid, f) : { kind: 'grant', ref: gid, text: `grant ${gid} (not in the database)` });
       continue;
     }
     if (r.kind !== 'gate.decision' || r.outcome !== 'allow' || !r.rule) continue;

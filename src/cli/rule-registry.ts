@@ -47,6 +47,7 @@ const TABLES: readonly { readonly table: string; readonly source: string; readon
   { table: 'GRANT_POLICY_RULES', source: 'src/jobs/grant-policy.ts', rows: async () => fromRecord((await import('../jobs/grant-policy.ts')).GRANT_POLICY_RULES) },
   // ids older builds wrote: still in their audit records, so `audit list --rule` and `rules show` know them
   { table: 'LEGACY_GRANT_POLICY_RULES', source: 'src/jobs/grant-policy.ts', rows: async () => fromRecord((await import('../jobs/grant-policy.ts')).LEGACY_GRANT_POLICY_RULES) },
+  { table: 'TABLE_CHECK_RULES', source: 'src/store/audit-verify-tables.ts', rows: async () => fromRecord((await import('../store/audit-verify-tables.ts')).TABLE_CHECK_RULES) },
   { table: 'DELIVERY_RULES', source: 'src/daemon/delivery.ts', rows: async () => fromRecord((await import('../daemon/delivery.ts')).DELIVERY_RULES) },
   { table: 'MISFIRE_RULES', source: 'src/scheduler/misfire.ts', rows: async () => fromRecord((await import('../scheduler/misfire.ts')).MISFIRE_RULES) },
   { table: 'OVERLAP_RULES', source: 'src/scheduler/overlap.ts', rows: async () => (await import('../scheduler/overlap.ts')).OVERLAP_RULES },

@@ -4,6 +4,7 @@ import { inSnapshot, type Executor } from './db.ts';
 import { auditHash } from './audit.ts';
 import { pgColumn } from './pg-array.ts';
 import { auditArchives, auditEvents, type AuditArchiveRow, type AuditRow } from './schema.ts';
+import { verifyTables, type TablesVerdict } from './audit-verify-tables.ts';
 
 export type AuditProblem = 'edited' | 'removed' | 'reordered';
 
@@ -17,6 +18,8 @@ export interface AuditVerdict {
   /** The first record checked: 1, or the one after the newest archive. */
   readonly from: number;
   readonly note?: string;
+  /** With `tables`: the job_grants and approvals rows against their records; `ok` above is the chain's alone. */
+  readonly tables?: TablesVerdict;
 }
 
 type Link = { readonly seq: number; readonly hash: string };
@@ -38,9 +41,13 @@ async function unrecordedArchive(exec: Executor, archive: AuditArchiveRow): Prom
  * time included), point at the previous record's hash, and follow it with seq + 1.
  * At the first break it works out what happened from the links that survive.
  */
-export async function verifyAudit(exec: Executor, opts: { batchSize?: number; expectHead?: Link } = {}): Promise<AuditVerdict> {
-  // an archive deleting rows between two batches would otherwise read as records removed
-  return inSnapshot(exec, (tx) => verifyChain(tx, opts));
+export async function verifyAudit(exec: Executor, opts: { batchSize?: number; expectHead?: Link; tables?: boolean } = {}): Promise<AuditVerdict> {
+  // an archive deleting rows between two batches would otherwise read as records removed; the tables are read
+  // in the same snapshot, so a grant issued meanwhile is not a row without its record
+  return inSnapshot(exec, async (tx) => {
+    const chain = await verifyChain(tx, opts);
+    return opts.tables ? { ...chain, tables: await verifyTables(tx) } : chain;
+  });
 }
 
 async function verifyChain(exec: Executor, opts: { batchSize?: number; expectHead?: Link }): Promise<AuditVerdict> {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { redact } from '../util/redact.ts';
 import { namedQuery, type Executor, type NamedStatement } from './db.ts';
@@ -267,11 +267,14 @@ export interface AuditFilter {
   readonly afterSeq?: number;
   /** Only records before this one (`audit list --before`: the next page of a long history). */
   readonly beforeSeq?: number;
+  /** With job_id: these records too (jobCreationSeqs: the job's creating call, filed under no job). */
+  readonly with_seqs?: readonly number[];
 }
 
 function where(f: AuditFilter): SQL | undefined {
+  const job = f.job_id ? eq(auditEvents.job_id, f.job_id) : undefined;
   return and(
-    f.job_id ? eq(auditEvents.job_id, f.job_id) : undefined,
+    job && f.with_seqs?.length ? or(job, inArray(auditEvents.seq, [...f.with_seqs])) : job,
     f.run_id ? eq(auditEvents.run_id, f.run_id) : undefined,
     f.kind ? eq(auditEvents.kind, f.kind) : undefined,
     f.outcome ? eq(auditEvents.outcome, f.outcome) : undefined,
@@ -282,6 +285,43 @@ function where(f: AuditFilter): SQL | undefined {
     f.afterSeq !== undefined ? gt(auditEvents.seq, f.afterSeq) : undefined,
     f.beforeSeq !== undefined ? lt(auditEvents.seq, f.beforeSeq) : undefined,
   );
+}
+
+/** How far before its job.created record the creating call's gate decision is looked for (other writers' records in between). */
+const DECISION_WINDOW = 10_000;
+/** How far before that decision its approval request is looked for: the wait for a person's answer may be long. */
+const REQUEST_WINDOW = 200_000;
+
+/**
+ * The records of a job's creating call, which name no job (the job had no id yet): the cronjob create call's gate
+ * decision (the newest in the job.created record's trace before it, by the job's name when it can), and the
+ * approval.requested, .answered and .answer_refused records of the approval that decision or the grant.issued names.
+ * Read through the job index's no-job entries, within seq windows, so a long attended history is not scanned.
+ */
+export async function jobCreationSeqs(exec: Executor, jobId: string): Promise<number[]> {
+  const { rows } = await exec.execute<{ seq: string }>(sql`
+    with created as (
+      select seq, trace_id, execution_id, data->>'name' as name from ${auditEvents}
+      where job_id = ${jobId} and kind = 'job.created' and trace_id is not null
+    ), decision as (
+      select d.seq, d.trace_id, d.approval_id from created c cross join lateral (
+        select e.seq, e.trace_id, e.data->>'approval_id' as approval_id from ${auditEvents} e
+        where e.job_id is null and e.seq < c.seq and e.seq > c.seq - ${DECISION_WINDOW} and e.kind = 'gate.decision'
+          and e.trace_id = c.trace_id and e.execution_id is not distinct from c.execution_id
+          and e.data->>'tool' = 'cronjob' and e.data->'args'->>'action' = 'create'
+        order by (e.data->'args'->>'name' is not distinct from c.name) desc, e.seq desc limit 1) d
+    ), asked as (
+      select approval_id from decision where approval_id is not null
+      union select data->>'approval_id' from ${auditEvents} where job_id = ${jobId} and kind = 'grant.issued'
+        and trace_id in (select trace_id from created) and data->>'approval_id' is not null
+    )
+    select seq from decision
+    union
+    select a.seq from decision d cross join lateral (
+      select e.seq from ${auditEvents} e
+      where e.job_id is null and e.seq < d.seq and e.seq > d.seq - ${REQUEST_WINDOW} and e.trace_id = d.trace_id
+        and e.kind in ('approval.requested', 'approval.answered', 'approval.answer_refused') and e.data->>'approval_id' in (select approval_id from asked)) a`);
+  return rows.map((r) => Number(r.seq));
 }
 
 /** The values a column holds in the log, for naming the one meant when a filter matches none. */

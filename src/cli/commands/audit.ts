@@ -12,6 +12,7 @@ import { unreadable } from '../../util/file-errors.ts';
 import type { Executor } from '../../store/db.ts';
 import type { AuditRow } from '../../store/schema.ts';
 import type { AuditFilter } from '../../store/audit.ts';
+import type { TablesVerdict } from '../../store/audit-verify-tables.ts';
 import { registerAuditArchiveCommands } from './audit-archive.ts';
 import { nearestName } from '../../util/nearest-name.ts';
 
@@ -90,8 +91,11 @@ async function recordFilter(exec: Executor, opts: FilterOptions, given: Since | 
   if (opts.outcome) await checkValue(exec, 'outcome', opts.outcome);
   if (opts.rule) await checkValue(exec, 'rule', opts.rule);
   const since = await sinceOn(exec, given);
+  // the job's creating call names no job (it had no id yet): its decision and approval records are listed with it
+  const { jobCreationSeqs } = await import('../../store/audit.ts');
+  const created = jobId ? await jobCreationSeqs(exec, jobId) : [];
   return {
-    ...(jobId ? { job_id: jobId } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}),
+    ...(jobId ? { job_id: jobId } : {}), ...(created.length ? { with_seqs: created } : {}), ...(opts.run ? { run_id: opts.run } : {}), ...(opts.kind ? { kind: opts.kind } : {}),
     ...(opts.outcome ? { outcome: opts.outcome } : {}), ...(opts.rule ? { rule: opts.rule } : {}),
     ...(opts.trace ? { trace_id: opts.trace } : {}), ...(since ? { since } : {}),
   };
@@ -157,16 +161,33 @@ interface Verdict {
   firstBad?: { seq: number; problem: string; detail: string } | undefined;
   from?: number | null;
   note?: string;
+  tables?: TablesVerdict | null;
 }
 
 function printVerdict(verdict: Verdict, json: boolean | undefined, what: string): void {
   // snake_case like every other --json output; the store's field stays firstBad
   const { firstBad, ...rest } = verdict;
-  if (json) printJson({ ...rest, ...(firstBad ? { first_bad: firstBad } : {}) });
-  else if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n${verdict.note ? `note: ${verdict.note}\n` : ''}`);
-  else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
-  if (!verdict.ok) process.exitCode = EXIT.failure;
+  // ok: every check passed (exit 0); the chain alone broke when first_bad is there, the tables alone when tables.ok is false
+  const ok = verdict.ok && verdict.tables?.ok !== false;
+  if (json) printJson({ ...rest, ok, ...(firstBad ? { first_bad: firstBad } : {}) });
+  else {
+    if (verdict.ok) process.stdout.write(`${what} ok: ${verdict.checked} records${verdict.from && verdict.from > 1 ? ` from ${verdict.from}` : ''}, head ${verdict.head?.seq}:${verdict.head?.hash}\n${verdict.note ? `note: ${verdict.note}\n` : ''}`);
+    else process.stdout.write(`${what} BROKEN at record ${verdict.firstBad?.seq}: ${verdict.firstBad?.problem} (${verdict.firstBad?.detail})\n`);
+    if (verdict.tables) process.stdout.write(tablesText(verdict.tables, verdict.ok));
+  }
+  if (!ok) process.exitCode = EXIT.failure;
 }
+
+/** The tables against the chain, in words: each finding on a line of its own, with its rule, row and fields. */
+function tablesText(t: TablesVerdict, chainOk: boolean): string {
+  const archived = t.archived.job_grants + t.archived.approvals;
+  const skipped = archived > 0 ? `; not checked: ${t.archived.job_grants} job_grants and ${t.archived.approvals} approvals rows whose records are archived (cannot check: archived)` : '';
+  if (t.ok) return `tables vs chain ok: ${t.checked.job_grants} job_grants and ${t.checked.approvals} approvals rows match their audit records${skipped}\n`;
+  const lines = t.findings.map((f) => `  ${f.rule} ${f.table} ${f.id}${f.fields.length ? ` [${f.fields.join(', ')}]` : ''}: ${f.detail}`);
+  return `tables vs chain: ${t.findings.length} finding(s): rows DIFFER from the audit records (changed outside echo-agent; the chain itself is ${chainOk ? 'intact' : 'broken, see above'})${skipped}\n${lines.join('\n')}\n`;
+}
+
+const FILE_TABLES_NOTE = 'a file holds records only: job_grants and approvals rows are checked against the chain by audit verify without --file, in the database';
 
 /** An export checked with no database: each record against its hash, each against the one before. */
 async function verifyFile(file: string, expectHead: { seq: number; hash: string } | undefined, after: { seq: number; hash: string } | undefined): Promise<Verdict> {
@@ -215,7 +236,7 @@ async function verifyFile(file: string, expectHead: { seq: number; hash: string 
 
 /** The filter options, the same on `audit list` and `audit export`. */
 function filterOptions(cmd: Command): Command {
-  return cmd.option('--job <job>', 'one job (id or name)').option('--run <id>', 'one run')
+  return cmd.option('--job <job>', 'one job (id or name), with the decision and approval records of the call that created it').option('--run <id>', 'one run')
     .option('--kind <kind>', 'one kind of record, e.g. gate.decision or run.state (an unknown kind is refused with the known ones)')
     .option('--outcome <outcome>', 'one outcome, e.g. deny (every refusal), allow, failed (a known one with no records lists nothing)')
     .option('--rule <rule>', 'one rule id, e.g. unattended.policy_deny or shell.rm.recursive_root (a known one with no records lists nothing; an unknown one is refused)')
@@ -249,7 +270,7 @@ export function registerAuditCommands(program: Command): void {
         r.seq, r.at.toISOString(), r.kind, actorCell(r), r.job_id ?? '', r.run_id ?? '', r.step ?? '', r.outcome ?? '', toolCell(r.data), r.rule ?? '', authority.get(r.seq)?.text ?? '', clip(detailOf(r), 100),
       ]));
     });
-  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records (exit 1 when broken; 66 when --file cannot be read)')
+  audit.command('verify').description('check the hash chain: detects edited, removed and reordered records; in the database, also job_grants and approvals rows that differ from their records (exit 1 when either is found; 66 when --file cannot be read)')
     .option('--head <seq:hash>', 'a head seen before (from an earlier verify or the daemon log): also detects a cut or rewritten tail')
     .option('--file <export.jsonl>', 'check an unfiltered `audit export` or an `audit archive` file instead of the database (no database needed)')
     .option('--after <seq:hash>', 'with --file: the record the file\'s first record follows (the head of the archive before it), when it does not start at the genesis')
@@ -260,11 +281,13 @@ export function registerAuditCommands(program: Command): void {
       if (after && opts.file === undefined) throw new CliError('--after: only with --file; the database knows where its chain begins');
       if (opts.file !== undefined) {
         if (opts.file.trim() === '') throw new CliError('--file: expected a path to an audit export');
-        printVerdict(await verifyFile(opts.file, expectHead, after), opts.json, `audit file ${opts.file}`);
+        // an export holds records only: the job_grants and approvals rows are checked against the chain in the database alone
+        const file = await verifyFile(opts.file, expectHead, after);
+        printVerdict({ ...file, tables: null, ...(file.note ? {} : { note: FILE_TABLES_NOTE }) }, opts.json, `audit file ${opts.file}`);
         return;
       }
       const { verifyAudit } = await import('../../store/audit-verify.ts');
-      printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, expectHead ? { expectHead } : {})), opts.json, 'audit chain');
+      printVerdict(await withStore(configOf(cmd), (db) => verifyAudit(db.db, { tables: true, ...(expectHead ? { expectHead } : {}) })), opts.json, 'audit chain');
     });
   registerAuditArchiveCommands(audit);
   filterOptions(audit.command('export').description('every record in chain order as JSON lines; unfiltered, it is checked as it is written (exit 1 when broken)'))
