@@ -13,6 +13,7 @@ import { daemonAgentRuntime } from '../src/daemon/run-executor.ts';
 import { startWorker } from '../src/daemon/worker.ts';
 import { groupCommitAppend } from '../src/store/audit-writer.ts';
 import { createGuard } from '../src/guard/index.ts';
+import { systemGuardDeps } from '../src/util/system-ports.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { openRunQueue, type QueueBackend } from '../src/queue/run-queue.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
@@ -64,7 +65,7 @@ async function endToEnd(database: Database, backend: QueueBackend, prefix: strin
   }
   const queue = openRunQueue(backend, prefix);
   // as the daemon wires it: one agent runtime and one group-commit audit writer for all runs
-  const wiring = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
+  const wiring = { db: database.db, config, tools: builtinTools(config, { db: database.db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'bench:1', audit: groupCommitAppend(database.db) };
   const deps = { ...wiring, agent: daemonAgentRuntime(wiring) };
   // the daemon's own worker, as it consumes the queue
   const worker = startWorker({ ...deps, queue }, { concurrency, logger: silentLogger });

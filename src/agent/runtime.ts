@@ -19,6 +19,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { runAgentLoop, type RunSpending, type AgentOutcome } from './loop.ts';
 import type { ChatClient, OfferedFunction } from './model-client.ts';
 import { systemPrompt } from './system-prompt.ts';
+import { systemGatePorts } from '../util/system-ports.ts';
 
 export interface AgentRuntimeDeps {
   readonly config: Config;
@@ -107,6 +108,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       sink: sinkFor(scope),
       humanApprover: ctx.unattended ? null : deps.humanApprover ?? null,
       smartReviewer: ctx.unattended ? null : deps.smartReviewer ?? null,
+      ...systemGatePorts,
       ...(scope.grant ? { grant: scope.grant } : {}),
     });
   };

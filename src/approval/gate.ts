@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.ts';
 import type { Guard, GuardVerdict } from '../guard/types.ts';
 import { classifyRisk } from '../policy/classify-risk.ts';
@@ -9,7 +8,7 @@ import type { SecurityProfile } from '../policy/security-profiles.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import { canonicalJson, sha256 } from '../util/canonical-json.ts';
 import { allow, deny, wouldAsk, type Decision, type DecisionBase } from './decision.ts';
-import { systemClock, type AllowlistStore, type Clock, type HumanApprover, type RunGrant, type SmartReviewer } from './ports.ts';
+import type { AllowlistStore, Clock, HumanApprover, RunGrant, SmartReviewer } from './ports.ts';
 import { alwaysOffer, approvalScopes } from './scopes.ts';
 import { askHuman } from './human-step.ts';
 import { askSmartReviewer } from './smart-step.ts';
@@ -33,9 +32,11 @@ export interface GateDeps {
   readonly lookupTool: (name: string) => ToolFacts | undefined;
   readonly smartReviewer?: SmartReviewer | null;
   readonly humanApprover?: HumanApprover | null;
-  readonly clock?: Clock;
+  /** Waits of steps 10 and 11, and when a request expires. */
+  readonly clock: Clock;
   readonly sink?: DecisionSink | null;
-  readonly newId?: () => string;
+  /** A new approval request's id. */
+  readonly newId: () => string;
   /** The daemon: the run's grant, asked before a call relies on cron_authorized. */
   readonly grant?: RunGrant;
 }
@@ -168,7 +169,7 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   if (approval.mode !== 'strict') {
     if (approval.mode === 'smart' && !dangerous && deps.smartReviewer && unseen === null) {
       if (opts.dryRun) return wouldAsk(base, 10, 'approval.would_ask_smart');
-      const smart = await askSmartReviewer(deps.smartReviewer, call, base, approval.smart_timeout_seconds * 1000, deps.clock ?? systemClock);
+      const smart = await askSmartReviewer(deps.smartReviewer, call, base, approval.smart_timeout_seconds * 1000, deps.clock);
       if (smart === 'APPROVE') return allow(base, 10, 'approval.smart.approve', 'auto');
       if (smart === 'DENY') return deny(base, 10, 'approval.smart.deny');
     }
@@ -181,8 +182,8 @@ async function decideCall(call: ToolCall, ctx: ToolExecutionContext, config: Con
   return askHuman({
     call, ctx, base, scopes, allowAlways: alwaysOffer(risk, flagged, scopes).offered,
     approver: deps.humanApprover ?? null, allowlist: deps.allowlist,
-    clock: deps.clock ?? systemClock, timeoutMs: approval.wait_timeout_seconds * 1000,
-    requestId: (deps.newId ?? (() => `apr_${randomUUID().replace(/-/g, '')}`))(),
+    clock: deps.clock, timeoutMs: approval.wait_timeout_seconds * 1000,
+    requestId: deps.newId(),
     ...(signal ? { signal } : {}),
   });
 }

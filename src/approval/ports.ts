@@ -2,16 +2,12 @@ import type { GuardFinding } from '../guard/types.ts';
 import type { RiskLevel } from '../policy/risk.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 
+/** Time for the gate's waits; injected (util/system-ports.ts has the system's). */
 export interface Clock {
   now(): Date;
   /** Resolves after ms; rejects never. */
   sleep(ms: number): Promise<void>;
 }
-
-export const systemClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref?.()),
-};
 
 export interface ReviewRequest {
   readonly tool: string;

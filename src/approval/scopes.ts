@@ -4,9 +4,10 @@ import { CATALOG_BY_NAME } from '../tools/catalog-table.ts';
 /** A file's path as a scope word: quoted when a space (or a quote) would let it read as program and sub-command. */
 const fileWord = (path: string): string => (/[\s"\\]/.test(path) ? JSON.stringify(path) : path);
 
+/** `git status`; `GIT_DIR=gd git -C sub status` when the variables and options that pick git's repository are given. */
 const scopeOf = (c: NormalisedCommand): string => {
   const program = c.file ? fileWord(c.program) : c.program;
-  return c.subcommand ? `${program} ${c.subcommand}` : program;
+  return [...c.env ?? [], program, ...c.options ?? [], ...(c.subcommand ? [c.subcommand] : [])].join(' ');
 };
 
 /**
@@ -21,7 +22,8 @@ export function approvalScopes(tool: string, verdict: GuardVerdict): readonly st
   const entry = CATALOG_BY_NAME.get(tool);
   if (!entry?.guarded?.shell) return [tool];
   const commands = verdict.commands ?? [];
-  if (commands.some((c) => c.file === false)) return [];
+  // a program in an unknown place, or git pointed at a repository or configuration by a value nobody can see
+  if (commands.some((c) => c.file === false || c.unscoped === true)) return [];
   return [...new Set(commands.map(scopeOf))];
 }
 

@@ -53,7 +53,7 @@ export async function terminalApprover(
   io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream; readonly typeAheadMs?: number },
 ): Promise<HumanApprover> {
   const [{ createApproval, answerApproval, endWait, getApproval }, { recordedAnswer, approvalRecordOf }, { ttyApprover }, { describeJobCall }, { newAnswerCode }] = await Promise.all([
-    import('../store/approvals.ts'), import('../store/approver.ts'), import('../approval/tty-approver.ts'), import('../session/job-preview.ts'), import('../store/answer-code.ts'),
+    import('../store/approvals.ts'), import('../store/approver.ts'), import('../session/tty-approver.ts'), import('../session/job-preview.ts'), import('../store/answer-code.ts'),
   ]);
   const toolScope = (req: ScopedCall) => grantScopeOf(database, config, tools, req);
   // each request's code lives in this process only: answers given with it are the ones this session accepts

@@ -1,4 +1,5 @@
 import { redactText } from '../util/redact.ts';
+import { definitionHash } from '../store/definition-hash.ts';
 import type { GrantRow, JobRow, Payload } from '../store/schema.ts';
 
 /** Zones whose wall clock is UTC's all year: the instant alone says it. */
@@ -29,11 +30,19 @@ export function instantIn(at: Date, timeZone: string, opts: { zone?: boolean } =
   return `${iso} (${day}${local.time}${opts.zone === false ? '' : ` ${timeZone}`})`;
 }
 
-/** A row of `jobs list` (and the head of `jobs show`). */
-export function jobLine(j: JobRow): string[] {
-  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}` : j.next_fire_at ? 'active' : 'done: no instant left';
-  return [j.id, j.name, j.schedule, j.timezone, state, j.next_fire_at ? instantIn(j.next_fire_at, j.timezone, { zone: false }) : '-'];
+/**
+ * A row of `jobs list` (and the head of `jobs show`); `pausedBy`: who paused a paused job and when. A paused job fires
+ * nothing, so its NEXT FIRE says paused rather than an instant that will not run.
+ */
+export function jobLine(j: JobRow, pausedBy?: { readonly by: string | null; readonly at: Date }): string[] {
+  const by = pausedBy ? ` (by ${pausedBy.by ?? '-'} at ${pausedBy.at.toISOString()})` : '';
+  const state = j.removed_at ? `removed ${j.removed_at.toISOString()}` : j.paused ? `paused${j.pause_note ? `: ${j.pause_note}` : ''}${by}` : j.next_fire_at ? 'active' : 'done: no instant left';
+  const next = j.paused && !j.removed_at ? 'paused' : j.next_fire_at ? instantIn(j.next_fire_at, j.timezone, { zone: false }) : '-';
+  return [j.id, j.name, j.schedule, j.timezone, state, next];
 }
+
+/** A job's definition hash as --json gives it: of what its row holds now (as a run judges it), the stored column beside it. */
+export const jobHashes = (job: JobRow) => ({ definition_hash: definitionHash(job), definition_hash_stored: job.definition_hash });
 
 /** The notify target a job's delivery names, or null. */
 export function deliveryTarget(delivery: unknown): string | null {

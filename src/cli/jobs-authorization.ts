@@ -2,7 +2,7 @@ import { desc, inArray, sql } from 'drizzle-orm';
 import { authorizationFromRead, runAuthorization, withAncestors } from '../jobs/run-authorization.ts';
 import { getApproval } from '../store/approvals.ts';
 import type { Executor } from '../store/db.ts';
-import { liveGrant, type Authorization } from '../store/grants.ts';
+import { grantEndings, lastGrantEnding, liveGrant, withEnding, type Authorization } from '../store/grants.ts';
 import { jobGrants, type GrantRow, type JobRow } from '../store/schema.ts';
 import { redactText } from '../util/redact.ts';
 import { endedGrants } from './grant-history.ts';
@@ -19,6 +19,26 @@ const grantEnded = (e: EndedGrant): GrantEnded => ({ ...e, grant_id: e.id, at: e
 export interface ListedAuthorization {
   readonly authorization: Authorization;
   readonly grant_ended: GrantEnded | null;
+  /** The same ended grant under the name jobs show --json and grants show --json give it. */
+  readonly last_grant: EndedGrant | null;
+}
+
+/** The rules of a cronjob job that holds no live grant: its last grant, if any, is shown ended. */
+const NO_GRANT_RULES: ReadonlySet<string> = new Set(['grant.none', 'grant.revoked', 'grant.changed_outside']);
+
+/**
+ * A job's authorisation as a run of it would be judged now, with its last grant's end where it holds none
+ * (grant.revoked, grant.changed_outside): for jobs show, grants show and jobs run's warning.
+ */
+export async function jobAuthorization(exec: Executor, job: JobRow, opts: { liveGrant?: GrantRow | null } = {}): Promise<Authorization> {
+  const auth = await runAuthorization(exec, job, opts);
+  return job.origin === 'cronjob' && auth.rule === 'grant.none' ? shownAuthorization(withEnding(auth, await lastGrantEnding(exec, job.id))) : auth;
+}
+
+/** Who ended the last grant and why are free text: shown redacted, as every other view of an ended grant (I11). */
+function shownAuthorization(auth: Authorization): Authorization {
+  const e = auth.ended_grant;
+  return e ? { ...auth, ended_grant: { ...e, ended_by: e.ended_by === null ? null : redactText(e.ended_by), why: e.why === null ? null : redactText(e.why) } } : auth;
 }
 
 /**
@@ -28,16 +48,19 @@ export interface ListedAuthorization {
 export async function listedAuthorizations(exec: Executor, jobs: readonly JobRow[]): Promise<Map<string, ListedAuthorization>> {
   const byId = await withAncestors(exec, jobs);
   const { live, ended } = await lastGrants(exec, [...byId.values()].filter((j) => j.origin === 'cronjob').map((j) => j.id));
-  const auths = new Map(jobs.map((job) => [job.id, authorizationFromRead(job, byId, (id) => live.get(id) ?? null)]));
+  const judged = new Map(jobs.map((job) => [job.id, authorizationFromRead(job, byId, (id) => live.get(id) ?? null)]));
+  // a job with no live grant: how its last one ended (grant.revoked, grant.changed_outside), as a run of it would say
+  const endings = await grantEndings(exec, jobs.filter((j) => j.origin === 'cronjob' && judged.get(j.id)!.rule === 'grant.none').map((j) => j.id));
+  const auths = new Map([...judged].map(([id, a]) => [id, shownAuthorization(withEnding(a, endings.get(id) ?? null))]));
   // a job without a live grant shows the one it lost, as jobs show does: one query for the accounts that ended them all
   const lost = new Map(jobs.flatMap((j) => {
-    const g = auths.get(j.id)!.rule === 'grant.none' ? ended.get(j.id) : undefined;
+    const g = NO_GRANT_RULES.has(auths.get(j.id)!.rule) ? ended.get(j.id) : undefined;
     return g ? [[j.id, g] as const] : [];
   }));
   const shown = await endedGrants(exec, [...lost.values()]);
   return new Map(jobs.map((job) => {
     const last = shown.get(lost.get(job.id)?.id ?? '');
-    return [job.id, { authorization: auths.get(job.id)!, grant_ended: last ? grantEnded(last) : null }];
+    return [job.id, { authorization: auths.get(job.id)!, grant_ended: last ? grantEnded(last) : null, last_grant: last ?? null }];
   }));
 }
 
@@ -67,7 +90,7 @@ export function authorisedCell(listed: ListedAuthorization | undefined): string 
  * run is then judged under unattended_policy (deny: every call that is not read-only refused). Null when it would hold it.
  */
 export async function notAuthorisedWarning(exec: Executor, job: JobRow): Promise<string | null> {
-  const auth = await runAuthorization(exec, job);
+  const auth = await jobAuthorization(exec, job);
   if (auth.cron_authorized) return null;
   return redactText(`job ${job.id} (${job.name}) is not cron_authorized (${auth.rule}: ${auth.reason}); the run is queued all the same `
     + `and judged under permissions.unattended_policy, not a grant (what it may do: echo-agent grants show ${job.id})`);

@@ -1,4 +1,5 @@
 import { queueNamed } from '../queue/queue-errors.ts';
+import { noteQueueOfCommand } from './daemon-presence.ts';
 import type { QueueBackend, RunQueue } from '../queue/run-queue.ts';
 import { redactText } from '../util/redact.ts';
 import { valueWithin } from '../util/time-limit.ts';
@@ -32,6 +33,8 @@ export function queueHandOff(backend: QueueBackend, waitMs = HAND_OFF_WAIT_MS): 
   return {
     heard: (err) => { last = err; },
     async enqueue(queue, runId) {
+      // daemonSeen then tells daemons of another queue from daemons of this one
+      noteQueueOfCommand(queue.tag ?? null);
       const sent = queue.enqueue(runId).then(() => null, (err: unknown) => err instanceof Error ? err : new Error(String(err)));
       const outcome = await valueWithin(waitMs, sent, 'timeout' as const);
       if (outcome === null) return;

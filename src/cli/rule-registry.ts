@@ -48,6 +48,7 @@ const TABLES: readonly { readonly table: string; readonly source: string; readon
   // ids older builds wrote: still in their audit records, so `audit list --rule` and `rules show` know them
   { table: 'LEGACY_GRANT_POLICY_RULES', source: 'src/jobs/grant-policy.ts', rows: async () => fromRecord((await import('../jobs/grant-policy.ts')).LEGACY_GRANT_POLICY_RULES) },
   { table: 'TABLE_CHECK_RULES', source: 'src/store/audit-verify-tables.ts', rows: async () => fromRecord((await import('../store/audit-verify-tables.ts')).TABLE_CHECK_RULES) },
+  { table: 'OPERATOR_RULES', source: 'src/log/operator-rules.ts', rows: async () => fromRecord((await import('../log/operator-rules.ts')).OPERATOR_RULES) },
   { table: 'DELIVERY_RULES', source: 'src/daemon/delivery.ts', rows: async () => fromRecord((await import('../daemon/delivery.ts')).DELIVERY_RULES) },
   { table: 'MISFIRE_RULES', source: 'src/scheduler/misfire.ts', rows: async () => fromRecord((await import('../scheduler/misfire.ts')).MISFIRE_RULES) },
   { table: 'OVERLAP_RULES', source: 'src/scheduler/overlap.ts', rows: async () => (await import('../scheduler/overlap.ts')).OVERLAP_RULES },
@@ -59,7 +60,7 @@ const TABLES: readonly { readonly table: string; readonly source: string; readon
   { table: 'IPV4_RULES', source: 'src/guard/ssrf/address-rules.ts', rows: async () => fromRuleRows((await import('../guard/ssrf/address-rules.ts')).IPV4_RULES) },
   { table: 'IPV6_RULES', source: 'src/guard/ssrf/address-rules.ts', rows: async () => fromRuleRows((await import('../guard/ssrf/address-rules.ts')).IPV6_RULES) },
   { table: 'UNPARSEABLE_ADDRESS', source: 'src/guard/ssrf/address-rules.ts', rows: async () => fromRuleRows([(await import('../guard/ssrf/address-rules.ts')).UNPARSEABLE_ADDRESS]) },
-  { table: 'SOCKET_RULES', source: 'src/guard/ssrf/transport.ts', rows: async () => fromRecord((await import('../guard/ssrf/transport.ts')).SOCKET_RULES) },
+  { table: 'SOCKET_RULES', source: 'src/tools/net/transport.ts', rows: async () => fromRecord((await import('../tools/net/transport.ts')).SOCKET_RULES) },
   { table: 'FETCH_LIMIT_RULES', source: 'src/guard/ssrf/errors.ts', rows: async () => fromRecord((await import('../guard/ssrf/errors.ts')).FETCH_LIMIT_RULES) },
 ];
 

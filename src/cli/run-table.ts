@@ -23,6 +23,8 @@ export interface RunShown {
   readonly authorization_rule: string | null;
   /** The tool whose call made the child job and queued this run (task, workflow, spawn_task); null for a person's or the schedule's. */
   readonly trigger_origin: string | null;
+  /** A run that started without a grant: the one its job lost before (revoked, cleared), who ended it and why (redacted). */
+  readonly ended_grant: { readonly id: string; readonly ending: string | null; readonly ended_at: string | null; readonly ended_by: string | null; readonly why: string | null } | null;
 }
 
 /**
@@ -36,11 +38,20 @@ export async function runsShown(exec: Executor, runs: readonly RunRow[]): Promis
     const rec = records.get(r.id);
     // the row learns it as the run finishes: one running, or ended for it by a lease expiry, has it only in its run.started record
     const authorised = r.cron_authorized ?? rec?.cron_authorized ?? false;
-    return [r.id, { authorised, authorization_rule: rec?.rule ?? null, trigger_origin: r.trigger === 'manual' ? rec?.origin ?? null : null }];
+    return [r.id, { authorised, authorization_rule: rec?.rule ?? null, trigger_origin: r.trigger === 'manual' ? rec?.origin ?? null : null, ended_grant: rec?.ended_grant ?? null }];
   }));
 }
 
-interface RunRecords { readonly cron_authorized: boolean | null; readonly rule: string | null; readonly origin: string | null }
+interface RunRecords { readonly cron_authorized: boolean | null; readonly rule: string | null; readonly origin: string | null; readonly ended_grant: RunShown['ended_grant'] }
+
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** data.ended_grant of a run.started record, its free text redacted (I11). */
+export function endedGrantOf(raw: Record<string, unknown> | null | undefined): RunShown['ended_grant'] {
+  if (!raw || typeof raw.id !== 'string') return null;
+  const redacted = (v: unknown) => { const t = textOrNull(v); return t === null ? null : redactText(t); };
+  return { id: raw.id, ending: textOrNull(raw.ending), ended_at: textOrNull(raw.ended_at), ended_by: redacted(raw.ended_by), why: redacted(raw.why) };
+}
 
 /** The origins of child jobs (JOB_ORIGINS less cronjob): what a child job's run shows as its trigger. */
 export const CHILD_ORIGINS: readonly string[] = JOB_ORIGINS.filter((o) => o !== 'cronjob');
@@ -53,8 +64,9 @@ async function runRecords(exec: Executor, runs: readonly RunRow[]): Promise<Map<
   if (runs.length === 0) return new Map();
   const ids = sql.join([...new Set(runs.map((r) => r.id))].map((v) => sql`${v}`), sql`, `);
   // audit_events_run_idx (run_id, kind, seq) holds exactly these: two short index ranges a run, not the jobs' whole history
-  const { rows } = await exec.execute<{ run_id: string; kind: string; rule: string | null; cron_authorized: boolean | null; origin: string | null }>(sql`
+  const { rows } = await exec.execute<{ run_id: string; kind: string; rule: string | null; cron_authorized: boolean | null; origin: string | null; ended_grant: Record<string, unknown> | null }>(sql`
     select distinct on (run_id, kind) run_id, kind, rule,
+      case when kind = 'run.started' and jsonb_typeof(data->'ended_grant') = 'object' then data->'ended_grant' end as ended_grant,
       case when kind = 'run.started' and jsonb_typeof(data->'cron_authorized') = 'boolean' then (data->>'cron_authorized')::boolean end as cron_authorized,
       case when kind = 'run.queued' then coalesce(
         case when jsonb_typeof(data->'job_origin') = 'string' then data->>'job_origin' end,
@@ -64,17 +76,19 @@ async function runRecords(exec: Executor, runs: readonly RunRow[]): Promise<Map<
     order by run_id, kind, seq desc`);
   const out = new Map<string, RunRecords>();
   for (const row of rows) {
-    const was = out.get(row.run_id) ?? { cron_authorized: null, rule: null, origin: null };
-    out.set(row.run_id, row.kind === 'run.started' ? { ...was, cron_authorized: row.cron_authorized, rule: row.rule }
+    const was = out.get(row.run_id) ?? { cron_authorized: null, rule: null, origin: null, ended_grant: null };
+    out.set(row.run_id, row.kind === 'run.started' ? { ...was, cron_authorized: row.cron_authorized, rule: row.rule, ended_grant: endedGrantOf(row.ended_grant) }
       : { ...was, origin: CHILD_ORIGINS.includes(row.origin ?? '') ? row.origin : null });
   }
   return out;
 }
 
-/** The AUTH cell: cron_authorized, or why not (the rule its start recorded), or `-` for a run not started. */
+/** The AUTH cell: cron_authorized, or why not (the rule its start recorded, and the grant the job lost before it), or `-` for a run not started. */
 function authCell(shown: RunShown | undefined): string {
   if (shown?.authorised) return 'cron_authorized';
-  return shown?.authorization_rule ? `no (${shown.authorization_rule})` : '-';
+  const e = shown?.ended_grant;
+  const lost = e ? `; grant ${e.id} ${e.ending === 'grant.revoked' ? 'revoked' : 'ended'} by ${e.ended_by ?? '-'}` : '';
+  return shown?.authorization_rule ? `no (${shown.authorization_rule}${lost})` : '-';
 }
 
 /** The TRIGGER cell: cron, manual, or for a child job's run the tool that made it (`workflow`; stored as manual). */
@@ -108,5 +122,6 @@ export function runsJson(runs: readonly RunRow[], names: ReadonlyMap<string, str
   return runs.map((r) => ({
     ...r, job_name: names.get(r.job_id) ?? null,
     authorization_rule: shown.get(r.id)?.authorization_rule ?? null, trigger_origin: shown.get(r.id)?.trigger_origin ?? null,
+    ended_grant: shown.get(r.id)?.ended_grant ?? null,
   }));
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve as resolvePath } from 'node:path';
+import { Writable } from 'node:stream';
 import { LOG_LEVELS, type Config } from '../config/schema.ts';
 import type { AnswerOrigin } from '../store/approvals.ts';
 import { createLogger } from '../log/logger.ts';
@@ -18,13 +19,13 @@ import { ancestors, hasEnded, osAccount, pidSpace, processIdentity } from '../ut
  * `migrate: false`: the caller (`echo-agent migrate`) migrates, so neither refusal applies.
  */
 export async function withStore<T>(config: Config, fn: (database: Database, url: string) => Promise<T>, opts: { migrate?: boolean; create?: boolean } = {}): Promise<T> {
-  const [{ resolveDatabaseUrl, NoEmbeddedDatabase }, { openDatabase }, { migrationStatus, unknownMigrationsWarning }, { setRecordOrigin }] = await Promise.all([
+  const [{ resolveDatabaseUrl, NoEmbeddedDatabase, EmbeddedAccessDenied }, { openDatabase }, { migrationStatus, unknownMigrationsWarning }, { setRecordOrigin }] = await Promise.all([
     import('../store/embedded.ts'), import('../store/db.ts'), import('../store/migrate.ts'), import('../store/audit.ts'),
   ]);
   // what a command records (a revoke, a pause, a removal) names the account and host behind its --as name
   setRecordOrigin(processIdentity());
-  // CLI output is for people; the store's own logs go to stderr and only when they matter
-  const logger = createLogger(cliLogLevel(), process.stderr);
+  // CLI output is for people; the store's own logs go to stderr, only when they matter, as plain lines (rule cli.plain_store_notices)
+  const logger = createLogger(cliLogLevel(), plainLines(process.stderr));
   const where = storeWhere(config);
   let resolved;
   try {
@@ -32,6 +33,9 @@ export async function withStore<T>(config: Config, fn: (database: Database, url:
     resolved = await resolveDatabaseUrl(config, logger, { create: opts.create ?? false });
   } catch (err) {
     if (err instanceof NoEmbeddedDatabase) throw new CliError(noDatabase(config, err.pgDir), EXIT.unavailable);
+    if (err instanceof EmbeddedAccessDenied) {
+      throw new CliError(`${configRead(config)}: ${err.message}, e.g. sudo -u ${err.account} echo-agent …; this account cannot use the daemon's embedded database`, EXIT.unavailable);
+    }
     // the embedded server's own refusals (another one serves the directory, it did not start) say what they are
     throw storeFailure(err, where, { opening: true }) ?? new CliError(`the embedded database in ${where.dataDir}: ${(err as Error).message}`, EXIT.unavailable);
   }
@@ -94,6 +98,39 @@ function noDatabase(config: Config, pgDir: string): string {
 function configRead(config: Config): string {
   const file = configFileOf(config);
   return file ? `config ${file}` : 'no config file (none given with --config or ECHO_AGENT_CONFIG, and no config/echo-agent.yaml here), so the built-in defaults';
+}
+
+/** Fields that say nothing to a person at a terminal (pino's own, and the rule id, which the daemon's JSON keeps). */
+const PLAIN_SKIP = new Set(['level', 'time', 'service', 'msg', 'component', 'rule']);
+
+/**
+ * A pino destination that writes each record as one line for a person: `echo-agent: warning: <message> (key: value, …)`.
+ * The daemon keeps its JSON logs; a command's stderr is read by people, between its own prose.
+ */
+export function plainLines(out: NodeJS.WritableStream): Writable {
+  return new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        let rec: Record<string, unknown>;
+        try {
+          rec = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          out.write(`${line}\n`);
+          continue;
+        }
+        const level = rec.level === 'warn' ? 'warning: ' : rec.level === 'error' || rec.level === 'fatal' ? 'error: ' : '';
+        const details = Object.entries(rec).filter(([k, v]) => !PLAIN_SKIP.has(k) && v !== undefined && v !== null).map(([k, v]) => `${k}: ${plainValue(v)}`);
+        out.write(`echo-agent: ${level}${String(rec.msg ?? '')}${details.length ? ` (${details.join(', ')})` : ''}\n`);
+      }
+      done();
+    },
+  });
+}
+
+function plainValue(v: unknown): string {
+  if (typeof v !== 'object') return String(v);
+  const message = (v as { message?: unknown }).message;
+  return typeof message === 'string' ? message : JSON.stringify(v);
 }
 
 /** ECHO_AGENT_LOG_LEVEL, checked: a typo is a configuration error that names the variable, not an internal error. */

@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from './schema.ts';
 import { nowhere, type Locate } from './locate.ts';
+import { postgresAccountNow, untraversable, type OsUser } from '../store/embedded-reach.ts';
 import { warningAt, type ConfigWarning } from './warnings.ts';
 
 /**
@@ -9,7 +10,7 @@ import { warningAt, type ConfigWarning } from './warnings.ts';
  * runs: a file in the path stops the daemon (exit 78) whoever runs it (the data dir: when it runs the embedded database); a directory this account cannot
  * write is only a warning, since the daemon may run as another account.
  */
-export function directoryWarnings(config: Config, locate: Locate = nowhere): ConfigWarning[] {
+export function directoryWarnings(config: Config, locate: Locate = nowhere, postgres: () => OsUser = postgresAccountNow): ConfigWarning[] {
   const out: ConfigWarning[] = [];
   const check = (keys: [string, string], dir: string) => {
     const problem = unusableDirectory(resolve(dir));
@@ -18,8 +19,32 @@ export function directoryWarnings(config: Config, locate: Locate = nowhere): Con
     if (problem) out.push(warningAt(locate, keys, `${resolve(dir)} ${problem.text}`, fatal));
   };
   check(['daemon', 'data_dir'], config.daemon.data_dir);
+  const unreachable = out.length === 0 ? postgresCannotReach(config, postgres) : null;
+  if (unreachable) out.push(warningAt(locate, ['daemon', 'data_dir'], unreachable.text, unreachable.fatal));
   check(['tools', 'workspace'], config.tools.workspace);
   return out;
+}
+
+/**
+ * Rule config.data_dir_postgres_reach: as root, the daemon's start check (embedded-reach untraversable, exit 69) run
+ * here. A problem (exit 78) when only root can pass the blocking directory: the daemon then fails whoever runs it
+ * (as root its server runs as postgres; no other account gets in). A warning when the directory's owner or group
+ * could run the daemon there instead (a service account's 0700 home).
+ */
+function postgresCannotReach(config: Config, postgres: () => OsUser): { text: string; fatal: boolean } | null {
+  if (config.database.url || process.getuid?.() !== 0) return null;
+  const dataDir = resolve(config.daemon.data_dir);
+  let blocked;
+  try {
+    blocked = untraversable(dataDir, postgres());
+  } catch {
+    return null; // unreadable: unusableDirectory has said so
+  }
+  if (!blocked) return null;
+  const text = `${dataDir}: OS user postgres cannot reach it: ${blocked.text}; a daemon run as root exits 69 there (its embedded PostgreSQL runs as postgres)`;
+  return blocked.rootOnly
+    ? { text: `${text}, and no other account can reach it; choose a daemon.data_dir outside ${blocked.dir} or allow o+x on it`, fatal: true }
+    : { text: `${text}; fine if the daemon runs as the account that owns ${blocked.dir}, else allow o+x on it`, fatal: false };
 }
 
 function unusableDirectory(dir: string): { text: string; fileInPath?: true } | null {

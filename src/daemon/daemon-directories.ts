@@ -1,6 +1,6 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
-import { resolve as resolvePath } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
 
 /**
@@ -29,6 +29,10 @@ const DIRECTORY_CONFIG_CODES: Readonly<Record<string, string>> = {
 export async function ensureDirectory(key: 'tools.workspace' | 'daemon.data_dir', configured: string, logger: Logger, named: string = key): Promise<void> {
   const dir = resolvePath(configured);
   try {
+    // rule daemon.parents_traversable: missing parents get the usual 0755 (mkdir -p), not 0750, which would shut out
+    // OS user postgres (the embedded server's, as root) from a data dir below them
+    // (a failure here is reported by the mkdir below, in its own words: ENOTDIR for a file in the path)
+    await mkdir(dirname(dir), { recursive: true }).catch(() => undefined);
     await mkdir(dir, { recursive: true, mode: 0o750 });
     await access(dir, fsConstants.W_OK);
   } catch (err) {

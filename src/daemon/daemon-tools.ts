@@ -5,6 +5,7 @@ import { RULES } from '../policy/rules.ts';
 import { validateParams } from '../tools/validate.ts';
 import { buildContext } from '../tools/context.ts';
 import { createGuard } from '../guard/index.ts';
+import { systemGuardDeps } from '../util/system-ports.ts';
 import type { JobChangeDeps, JobServiceDeps } from '../jobs/service.ts';
 import { clarifyTool, type Clarifier } from '../tools/catalog/clarify.ts';
 import { cronjobTool } from '../tools/catalog/cronjob.ts';
@@ -62,7 +63,7 @@ export interface ToolHost extends JobServiceDeps {
 export function builtinTools(config: Config, host: ToolHost, net: NetDeps = {}, extra: readonly Tool[] = []): ToolRegistry {
   const { db } = host;
   const spill = pgSpillStore(db);
-  const staticGuard = createGuard(config, { dns: false });
+  const staticGuard = createGuard(config, systemGuardDeps({ dns: false }));
   // the registry holds the cronjob tool, whose definitions are checked against the registry
   let registry: ToolRegistry | undefined;
   const jobs: JobChangeDeps = {

@@ -6,8 +6,10 @@ import { ensureDirectory } from './daemon-directories.ts';
 export { DaemonConfigError } from './daemon-directories.ts';
 import type { Config } from '../config/schema.ts';
 import { createGuard } from '../guard/index.ts';
+import { systemGuardDeps } from '../util/system-ports.ts';
 import type { Lookup } from '../guard/ssrf/index.ts';
 import { openRunQueue, runQueueName, type QueueBackend, type RunQueue } from '../queue/run-queue.ts';
+import { otherQueues, queueMismatchWarning, queueTag } from '../queue/queue-tag.ts';
 import { DAEMON_APPLICATION, databaseAnswers, databaseNow, deploymentOf, openDatabase, otherDaemons, type Database, type Executor } from '../store/db.ts';
 import { effectLedger } from '../store/effects.ts';
 import { resolveDatabaseUrl } from '../store/embedded.ts';
@@ -22,7 +24,7 @@ import { expireApprovals } from '../store/approvals.ts';
 import { auditHead } from '../store/audit.ts';
 import { pruneRuns } from '../store/retention.ts';
 import { nextDueReading } from '../store/jobs.ts';
-import { watchFiringBehind } from './firing-behind.ts';
+import { watchFiringBehind, withJobName } from './firing-behind.ts';
 import { backlogReading } from '../store/backlog.ts';
 import { newSchemaWarning } from '../store/new-schema-check.ts';
 import { ProcessTable } from '../tools/process-table.ts';
@@ -151,7 +153,10 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
     logger.warn({ worker: workerId }, 'this process cannot read its kernel boot id or pid namespace (/proc/sys hidden, e.g. by systemd ProcSubset=pid): '
       + 'a restarted daemon will not know that this one is gone if it is killed, and waits out daemon.lease_seconds for its runs');
   }
-  const applicationName = `${DAEMON_APPLICATION} ${hostname()}:${process.pid}`;
+  const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
+  // the queue it consumes in its name: replicas of one schema on different queues find each other (noteOtherDaemons)
+  const myQueue = queueTag(backend, config.queue.prefix);
+  const applicationName = `${DAEMON_APPLICATION} ${hostname()}:${process.pid}/${myQueue}`;
   const database = openDatabase({
     url: resolved.url, poolMax: config.database.pool_max, ...(schema ? { schema } : {}), applicationName,
     onError: (err) => logger.warn({ err }, 'idle database connection failed'),
@@ -167,9 +172,8 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   // a mistyped search_path sets up a new, empty deployment beside the real one; noteOtherDaemons counts this schema's daemons only
   const newSchema = await newSchemaWarning(database.db, migrated).catch(() => null);
   if (newSchema) logger.warn({ schema: migrated.schema }, newSchema);
-  await noteOtherDaemons(database.db, applicationName, resolved.embedded, logger);
+  await noteOtherDaemons(database.db, applicationName, myQueue, resolved.embedded, logger);
 
-  const backend: QueueBackend = opts.queue ?? configuredQueueBackend(config, resolved.url, schema);
   const queueWarn = repeatLimitedWarn(logger, 'queue connection error', { stack: false });
   // the queue is this deployment's alone, and every replica of it names it alike (see runQueueName)
   const queueName = runQueueName(await deploymentOf(database.db));
@@ -196,7 +200,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
   const tools = builtinTools(config, { db: database.db, enqueue, agentHost, processes }, opts.lookup ? { lookup: opts.lookup } : {}, opts.extraTools ?? []);
   const base = {
-    db: database.db, config, tools, guard: createGuard(config, opts.lookup ? { lookup: opts.lookup } : {}), logger, workerId,
+    db: database.db, config, tools, guard: createGuard(config, systemGuardDeps(opts.lookup ? { lookup: opts.lookup } : {})), logger, workerId,
     ...(opts.lookup ? { net: { lookup: opts.lookup } } : {}),
     ledger: effectLedger(database.db), shutdown: shutdown.signal, queue, metrics, audit: groupCommitAppend(database.db),
   };
@@ -298,7 +302,7 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
   const loops = [
     startFiringLoop({
       tickMs: config.daemon.tick_seconds * 1000, pass: passes.around('firing', firedAndNoted),
-      nextDue: passes.around('firing', async () => behind.noted(await nextDueReading(database.db))),
+      nextDue: passes.around('firing', async () => behind.noted(await withJobName(database.db, await nextDueReading(database.db)))),
       onError: (err) => { metrics.loopFailures.inc({ loop: 'firing' }); firing.failed(err); },
     }),
     loop('reconcile', config.daemon.reconcile_seconds * 1000, passes.around('reconcile', reconcileOnce)),
@@ -377,11 +381,14 @@ async function assembleDaemon(config: Config, opts: DaemonOptions, undo: (() => 
  * Replicas share runs safely (each instant once, each run claimed once), so another daemon is no error. On the
  * embedded database it is one on this very data directory, which is rarely meant (`npm start` beside the service).
  */
-async function noteOtherDaemons(db: Executor, mine: string, embedded: boolean, logger: Logger): Promise<void> {
+async function noteOtherDaemons(db: Executor, mine: string, myQueue: string, embedded: boolean, logger: Logger): Promise<void> {
   const others = await otherDaemons(db, mine).catch(() => []);
   if (others.length === 0) return;
   const daemons = others.map((n) => n.slice(DAEMON_APPLICATION.length + 1));
   if (embedded) logger.warn({ daemons }, 'another daemon already runs on this data directory: this one runs beside it, sharing its runs; stop one of them if that was not meant');
   // daemons of this schema only (otherDaemons); those of other schemas are named at a start that set this schema up new
   else logger.info({ daemons }, 'other echo-agent daemons are connected to this database');
+  // replicas.queue_mismatch: one schema, two queues (Redis beside the PostgreSQL backend, or another queue.prefix); an older release's name says nothing
+  const apart = otherQueues(others, myQueue);
+  if (apart.length > 0) logger.warn({ rule: 'replicas.queue_mismatch', queue: myQueue, other_queues: apart }, queueMismatchWarning(apart, myQueue));
 }

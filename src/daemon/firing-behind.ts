@@ -1,9 +1,21 @@
 import type { Logger } from '../log/logger.ts';
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../store/db.ts';
+import { jobs } from '../store/schema.ts';
 import type { DueReading } from './firing-loop.ts';
 
 /** What the firing loop reads after a pass: the reading, and the job whose instant is earliest. */
 export interface EarliestDue extends DueReading {
   readonly job: string | null;
+  /** Its name, for the log (withJobName): read only while the instant is due. */
+  readonly job_name?: string | null;
+}
+
+/** The reading with its job's name when that job is due (the only time a line may name it): one lookup by id. */
+export async function withJobName<T extends EarliestDue>(exec: Executor, reading: T): Promise<T> {
+  if (!reading.job || !reading.next || reading.next > reading.now) return reading;
+  const rows = await exec.select({ name: jobs.name }).from(jobs).where(eq(jobs.id, reading.job));
+  return { ...reading, job_name: rows[0]?.name ?? null };
 }
 
 export interface FiringBehind {
@@ -25,7 +37,7 @@ export interface FiringBehind {
  */
 export function watchFiringBehind(opts: { logger: Logger; warnAfterMs: number }): FiringBehind {
   let dueAtLastReading: { job: string; due: string } | null = null;
-  let warned: { job: string; due: string } | null = null;
+  let warned: { job: string; due: string; name: string | null } | null = null;
   let overdue: string | null = null;
   return {
     noted(reading) {
@@ -35,19 +47,21 @@ export function watchFiringBehind(opts: { logger: Logger; warnAfterMs: number })
       dueAtLastReading = reading.job !== null && behindMs > 0 ? { job: reading.job, due } : null;
       if (left && behindMs >= opts.warnAfterMs) {
         const job = reading.job!;
+        const name = reading.job_name ?? null;
+        const label = labelOf(job, name);
         const seconds = Math.round(behindMs / 1000);
-        overdue = `job ${job}'s instant ${due} has waited ${seconds} s`;
+        overdue = `job ${label}'s instant ${due} has waited ${seconds} s`;
         if (warned?.job !== job || warned.due !== due) {
-          warned = { job, due };
-          opts.logger.warn({ job_id: job, due_at: due, behind_seconds: seconds },
-            `job ${job}'s instant ${due} is ${seconds} s overdue and firing passes since have not taken it: another session may hold its row locked `
+          warned = { job, due, name };
+          opts.logger.warn({ job_id: job, job_name: name, due_at: due, behind_seconds: seconds },
+            `job ${label}'s instant ${due} is ${seconds} s overdue and firing passes since have not taken it: another session may hold its row locked `
             + '(look in pg_locks and pg_stat_activity for a transaction left open on the jobs table); its runs wait until the row is free');
         }
         return reading;
       }
       overdue = null;
       if (warned && !left) {
-        opts.logger.info({ job_id: warned.job, due_at: warned.due }, `firing caught up: job ${warned.job}'s instant ${warned.due} was taken`);
+        opts.logger.info({ job_id: warned.job, job_name: warned.name, due_at: warned.due }, `firing caught up: job ${labelOf(warned.job, warned.name)}'s instant ${warned.due} was taken`);
         warned = null;
       }
       return reading;
@@ -55,3 +69,6 @@ export function watchFiringBehind(opts: { logger: Logger; warnAfterMs: number })
     overdue: () => overdue,
   };
 }
+
+/** A job as a line names it: its name and id (`nightly (job_ab12)`), or the id alone when the name is not known. */
+const labelOf = (id: string, name: string | null): string => (name ? `${name} (${id})` : id);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { planFiring, type FiringPlan } from '../scheduler/misfire.ts';
 import { decideOverlap } from '../scheduler/overlap.ts';
 import { jitteredStart } from '../scheduler/jitter.ts';
@@ -56,13 +56,14 @@ interface JobPlan {
  */
 export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logger } = {}): Promise<FiringReport> {
   const batch = opts.batch ?? 1000;
-  return db.transaction(async (tx) => {
+  // logged once committed: a pass that rolls back skipped nothing
+  const { report, lines } = await db.transaction(async (tx) => {
     const now = await databaseNow(tx);
     const monoAt = performance.now();
     const due = await lockDueJobs(tx, { limit: batch, now });
     const active = await activeRunsOf(tx, due.map((j) => j.id));
     const plans: JobPlan[] = [];
-    const invalid: { job_id: string; record: AuditInput; row: NewRun | null }[] = [];
+    const invalid: { job_id: string; record: AuditInput; row: NewRun | null; error: Error }[] = [];
     for (const job of due) {
       const planned = planJob(job, now, active.get(job.id) ?? []);
       if ('invalid' in planned) {
@@ -70,8 +71,7 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
         const row: NewRun | null = job.next_fire_at
           ? { job_id: job.id, nominal_at: job.next_fire_at, state: 'skipped', skip_reason: `job.schedule_invalid: ${planned.error.message}` }
           : null;
-        invalid.push({ job_id: job.id, record: planned.invalid, row });
-        opts.logger?.error({ job_id: job.id, err: planned.error }, 'job cannot be planned; firing stopped');
+        invalid.push({ job_id: job.id, record: planned.invalid, row, error: planned.error });
       } else plans.push(planned);
     }
     for (const c of plans.flatMap((p) => p.cancel)) await cancelRun(tx, c);
@@ -91,15 +91,59 @@ export async function fireDueJobs(db: Db, opts: { batch?: number; logger?: Logge
     const queued = [...queuedBy.values()].flat();
     // read back, not taken from the plan: a stored row can refuse the move (a trigger, a rule) as well as a plan miss it
     const changed = created.length > 0 || (due.length > 0 && await nextFireMoved(tx, due));
+    const skips = skipsByJob(created);
+    const names = opts.logger && (skips.size > 0 || invalid.length > 0) ? await jobNames(tx, [...skips.keys(), ...invalid.map((i) => i.job_id)]) : new Map<string, string>();
     return {
-      queued,
-      skipped: skipsByRule(created),
-      lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
-      more: due.length === batch || plans.some((p) => p.plan.more),
-      due: due.length, changed,
-      dbNow: now, monoAt,
+      report: {
+        queued,
+        skipped: skipsByRule(created),
+        lateness: queued.map((r) => now.getTime() - r.nominal_at.getTime()),
+        more: due.length === batch || plans.some((p) => p.plan.more),
+        due: due.length, changed,
+        dbNow: now, monoAt,
+      },
+      lines: { skips, invalid, names },
     };
   });
+  const { skips, invalid, names } = lines;
+  for (const i of invalid) opts.logger?.error({ job_id: i.job_id, job_name: names.get(i.job_id) ?? null, err: i.error }, 'job cannot be planned; firing stopped');
+  for (const [jobId, s] of skips) {
+    const name = names.get(jobId) ?? null;
+    const counts = Object.entries(s.rules).map(([rule, n]) => `${rule} ${n}`).join(', ');
+    const range = s.first === s.last ? s.first : `${s.first} to ${s.last}`;
+    // firing.skips_logged: one line per job and pass (a long outage skips thousands), with counts by rule and the range
+    opts.logger?.info({ job_id: jobId, job_name: name, skipped: s.rules, first_at: s.first, last_at: s.last },
+      `job ${name ?? jobId}: ${s.count} instant${s.count === 1 ? '' : 's'} skipped (${counts}), ${range}; runs list shows each`);
+  }
+  return report;
+}
+
+/** A job's instants skipped in one pass: counts by rule, and the earliest and latest (ISO). */
+interface JobSkips { count: number; rules: Record<string, number>; first: string; last: string }
+
+/** The skips each job got in a pass; a schedule that cannot be planned has its own error line. */
+function skipsByJob(created: readonly CreatedRun[]): Map<string, JobSkips> {
+  const out = new Map<string, JobSkips>();
+  for (const r of created) {
+    if (r.state !== 'skipped') continue;
+    const rule = (r.skip_reason ?? 'unknown').split(':')[0]!;
+    if (rule === 'job.schedule_invalid') continue;
+    const at = r.nominal_at.toISOString();
+    const s = out.get(r.job_id) ?? { count: 0, rules: {}, first: at, last: at };
+    s.count++;
+    s.rules[rule] = (s.rules[rule] ?? 0) + 1;
+    if (at < s.first) s.first = at;
+    if (at > s.last) s.last = at;
+    out.set(r.job_id, s);
+  }
+  return out;
+}
+
+/** The names of jobs, for log lines: an operator knows a job by its name. */
+async function jobNames(tx: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.select({ id: jobs.id, name: jobs.name }).from(jobs).where(inArray(jobs.id, [...new Set(ids)]));
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 export interface FiringBurst {

@@ -37,6 +37,16 @@ export interface PayloadOutcome {
   readonly retryable: boolean;
   readonly failed: boolean;
   readonly error: string | null;
+  /** A steps run stopped by this refusal (below the limit too): it ends `denied`, its run.state record naming the rule. */
+  readonly stoppedBy?: StepRefusal;
+}
+
+/** The refusal that stopped a steps run: the gate's rule and step, and the job's step (1-based) it refused. */
+export interface StepRefusal {
+  readonly rule: string;
+  readonly gate_step: number;
+  readonly job_step: number;
+  readonly tool: string;
 }
 
 export interface PayloadDeps {
@@ -65,12 +75,22 @@ export function runPayload(deps: PayloadDeps, job: JobRow, runId: string, ctx: T
 async function runSteps(deps: PayloadDeps, job: JobRow, runId: string, ctx: ToolExecutionContext, signal: AbortSignal): Promise<PayloadOutcome> {
   const { payload } = job;
   if (payload.kind !== 'steps') throw new Error('not a steps payload');
-  const scope = scopeOf(deps, job, runId);
+  // the job's step each gate.decision record belongs to (data.job_step, 1-based): steps run one at a time, so the one now running
+  const at = { job_step: 0 };
+  const audit = deps.audit ? withJobStep(deps.audit, at) : undefined;
+  const scope = scopeOf({ ...deps, ...(audit ? { audit } : {}) }, job, runId);
   // the run's total, sub-agents' refusals included: they count through the same function
   const tally = { denials: 0 };
   // a run taken over counts on in memory: this attempt still stops at its limit
   const onDenial = async () => (tally.denials = (await addDenial(deps.db, runId, deps.attempt)) ?? tally.denials + 1);
-  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }));
+  return deps.agent.hosting(ctx, { signal, scope, onDenial }, () => stepList(deps, payload, ctx, signal, deps.agent.gateFor(ctx, scope), { tally, onDenial }, at));
+}
+
+/** Gate decisions tagged with the job step running (sub-agents' decisions inside it too); other records as they are. */
+function withJobStep(audit: AuditAppend, at: { job_step: number }): AuditAppend {
+  const tagged = ((event: Parameters<AuditAppend>[0]) => audit(event.kind === 'gate.decision' && at.job_step > 0
+    ? { ...event, data: { ...event.data, job_step: at.job_step } } : event)) as AuditAppend;
+  return Object.assign(tagged, { ...(audit.ordered ? { ordered: true } : {}), ...(audit.withChange ? { withChange: audit.withChange } : {}) });
 }
 
 interface DenialCount {
@@ -78,15 +98,17 @@ interface DenialCount {
   readonly onDenial: () => Promise<number>;
 }
 
-async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount): Promise<PayloadOutcome> {
+async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecutionContext, signal: AbortSignal, gate: ApprovalGate, count: DenialCount, at: { job_step: number }): Promise<PayloadOutcome> {
   const maxDenials = deps.config.permissions.approval.max_denials_per_run;
   const steps: StepRecord[] = [];
   let failed = false;
   let retryable = false;
   let error: string | null = null;
-  const end = (stoppedByDenials: boolean): PayloadOutcome => ({ output: { steps }, denials: count.tally.denials, stoppedByDenials, retryable, failed, error });
+  let stoppedBy: StepRefusal | undefined;
+  const end = (stoppedByDenials: boolean): PayloadOutcome => ({ output: { steps }, denials: count.tally.denials, stoppedByDenials, retryable, failed, error, ...(stoppedBy ? { stoppedBy } : {}) });
   for (const [index, step] of payload.steps.entries()) {
     if (signal.aborted) break;
+    at.job_step = index + 1;
     const { decision, result } = await gatedCall(gate, deps.tools, step, ctx, index, { signal, ...(deps.ledger ? { ledger: deps.ledger } : {}) });
     // a steps job has no model: the run's output is read by people, so the advice never to retry is not theirs
     const brief = { outcome: decision.outcome, step: decision.step, rule: decision.rule, reason: reasonForPeople(decision.reason) };
@@ -111,9 +133,10 @@ async function stepList(deps: PayloadDeps, payload: StepsPayload, ctx: ToolExecu
       steps.push({ index, tool: step.tool, decision: brief });
       failed = true;
       const fix = remedyFor(decision);
-      error ??= `step ${index + 1} (${step.tool}) refused at step ${decision.step}: ${decision.rule}${fix ? ` (to fix: ${fix})` : ''}`;
+      error ??= `step ${index + 1} (${step.tool}) refused at gate step ${decision.step}: ${decision.rule}${fix ? ` (to fix: ${fix})` : ''}`;
       // as at a failed step: the steps after it may depend on what it was to do, and there is no model to adapt;
-      // `denied` only where this refusal reached the run's limit
+      // the run ends `denied` (a policy refusal, not a tool error: the remedy is an approval, not the environment)
+      stoppedBy = { rule: decision.rule, gate_step: decision.step, job_step: index + 1, tool: step.tool };
       return end(count.tally.denials >= maxDenials);
     }
     steps.push({ index, tool: step.tool, decision: brief, result });

@@ -28,6 +28,7 @@ import type { Authorization } from '../store/grants.ts';
 import { definitionHash } from '../store/definition-hash.ts';
 import { getJob, jobLineage } from '../store/jobs.ts';
 import { newRunIds, unattendedRunContext, type RunIds } from './run-context.ts';
+import { authorizeRun, clearIfChangedOutside } from './run-authorize.ts';
 import { PAUSE_LOOKUP_DEPTH, pausedAncestor } from '../jobs/child-jobs.ts';
 
 export interface RunExecutorDeps {
@@ -129,7 +130,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
   const controller = new AbortController();
   let auth: Authorization;
   try {
-    auth = await ridden(deps, runId, 'reading the run\'s authorisation', () => runAuthorization(db, job, { liveGrant: claim.liveGrant, ancestors }));
+    auth = await ridden(deps, runId, 'reading the run\'s authorisation', () => authorizeRun(db, job, runId, { liveGrant: claim.liveGrant, lastEnding: claim.lastEnding, ancestors }));
   } catch (err) {
     // nothing ran yet: the run fails with the cause now (retried if the job allows), not when its lease runs out
     logger.error({ run_id: runId, ...jobFields(job), err: describeFailure(err) }, 'run could not be authorised');
@@ -141,7 +142,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
     kind: 'run.started', actor: 'daemon', job_id: job.id, run_id: runId, execution_id: ctx.execution_id, trace_id: ctx.trace_id,
     rule: auth.rule, reason: auth.reason,
     data: { attempt: claimed.attempt, trigger: claimed.trigger, nominal_at: claimed.nominal_at, cron_authorized: auth.cron_authorized, grant_id: auth.grant_id,
-      ...(auth.cron_authorized ? { grant_tool_scope: auth.tool_scope } : {}), worker: deps.workerId },
+      ...(auth.cron_authorized ? { grant_tool_scope: auth.tool_scope } : {}), ...(auth.ended_grant ? { ended_grant: auth.ended_grant } : {}), worker: deps.workerId },
   });
   const onShutdown = () => controller.abort(new Error('shutdown'));
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
@@ -153,7 +154,7 @@ async function runClaimed(deps: RunExecutorDeps, runId: string, claim: ClaimedRu
     try {
       // an agent run sends its prompt to the model before any decision: record the start (and so the claim) first
       if (!audit.ordered || job.payload.kind === 'agent') await started();
-      logger.info({ run_id: runId, ...jobFields(job), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
+      logger.info({ run_id: runId, ...jobFields(job), ...runFields(claimed), attempt: claimed.attempt, cron_authorized: auth.cron_authorized, grant_rule: auth.rule }, 'run started');
       const riding = deps.ledger ? { ...deps, ledger: riddenLedger(deps, runId, deps.ledger, controller.signal) } : deps;
       const agent = deps.agent ?? daemonAgentRuntime(riding);
       // the reads above may have waited out an outage longer than the lease: no step runs on a run taken over meanwhile
@@ -214,7 +215,8 @@ async function settle(
   let state: FinalState;
   if (reason === 'shutdown' || reason === 'lease lost') state = 'interrupted';
   else if (reason === 'timeout') state = 'timed_out';
-  else if (o.stoppedByDenials) state = 'denied';
+  // a steps run stops at its first refusal: denied, as at the limit, so `failed` keeps to tool errors
+  else if (o.stoppedByDenials || o.stoppedBy) state = 'denied';
   else state = o.failed ? 'failed' : 'succeeded';
   const writing = { delaysMs: untilAnswered(deps.config), onRetry: (err: unknown, attempt: number) => logger.warn({ run_id: run.id, err: describeFailure(err), attempt }, 'recording the run\'s outcome failed: the database cannot be reached; trying again') };
 
@@ -237,7 +239,8 @@ async function settle(
     return changeWithRecord(db, appender(deps),
       finishRunStatement({ run_id: run.id, owner: deps.workerId, attempt: run.attempt, state, output, error, denials: o.denials, ...grant }), {
         kind: 'run.state', actor: 'daemon', job_id: job.id, run_id: run.id, outcome: state,
-        rule: state === 'denied' ? 'run.max_denials' : null, reason: error, data: { attempt: run.attempt, denials: o.denials, worker: deps.workerId },
+        rule: state === 'denied' ? (o.stoppedByDenials ? 'run.max_denials' : 'run.step_refused') : null, reason: error,
+        data: { attempt: run.attempt, denials: o.denials, worker: deps.workerId, ...(state === 'denied' ? refusalData(o) : {}) },
       });
   }, writing)
     // it went in, only its answer did not come back: the run as stored now is this outcome
@@ -261,6 +264,8 @@ async function settle(
 
 /** A run stopped at max_denials_per_run, and what was refused: the step and rule (a steps run), or the calls (an agent's). */
 function deniedText(o: PayloadOutcome): string {
+  // a steps run stopped by its one refusal below the limit: its error names the step, the rule and the remedy
+  if (!o.stoppedByDenials) return o.error ?? 'refused';
   const stopped = `stopped after ${o.denials} refusals (max_denials_per_run)`;
   return o.error && !o.error.startsWith(stopped) ? `${stopped}: ${o.error}` : stopped;
 }
@@ -319,15 +324,25 @@ const WARN_STATES: ReadonlySet<FinalState> = new Set(['failed', 'denied', 'timed
 /** A job as its log lines name it: the id, and the name an operator knows it by. */
 const jobFields = (job: Pick<JobRow, 'id' | 'name'>) => ({ job_id: job.id, job_name: job.name });
 
-/** The first refusal in a run's own steps or calls, the one its error names: the gate rule that refused it, and the tool. */
-function refusal(o: PayloadOutcome): { rule?: string; refused_tool?: string } {
+/** The first refusal in a run's own steps or calls, the one its error names: the gate rule and step that refused it, and the tool. */
+function refusal(o: PayloadOutcome): { rule?: string; gate_step?: number; refused_tool?: string; job_step?: number } {
+  if (o.stoppedBy) return { rule: o.stoppedBy.rule, gate_step: o.stoppedBy.gate_step, refused_tool: o.stoppedBy.tool, job_step: o.stoppedBy.job_step };
   if (o.denials === 0) return {};
   const out = o.output as { steps?: readonly StepRecord[]; calls?: readonly CallRecord[] };
   const refused = [...(out.steps ?? []), ...(out.calls ?? [])]
     .find((c) => c.decision && c.decision.outcome !== 'allow' && c.decision.outcome !== 'skipped');
   // a refusal inside a sub-agent is not in the run's own output; its audit records name it
-  return refused?.decision ? { rule: refused.decision.rule, refused_tool: refused.tool } : {};
+  return refused?.decision ? { rule: refused.decision.rule, gate_step: refused.decision.step, refused_tool: refused.tool } : {};
 }
+
+/** What a denied run's run.state record says of the refusal that stopped it (data.rule: the gate's rule, not the record's). */
+function refusalData(o: PayloadOutcome): Record<string, unknown> {
+  const r = refusal(o);
+  return r.rule ? { rule: r.rule, gate_step: r.gate_step, refused_tool: r.refused_tool, ...(r.job_step ? { job_step: r.job_step } : {}) } : {};
+}
+
+/** The run's trigger and instant on its log lines: what log pipelines group by. */
+const runFields = (run: Pick<RunRow, 'trigger' | 'nominal_at'>) => ({ trigger: run.trigger, nominal_at: run.nominal_at.toISOString() });
 
 const isFinal = (state: string | undefined) => (FINAL_RUN_STATES as readonly (string | undefined)[]).includes(state);
 
@@ -337,7 +352,8 @@ async function afterFinish(
   grant: { cron_authorized: boolean }, grantInForce: () => Promise<boolean>,
 ): Promise<RunResult> {
   const { logger } = deps;
-  const fields = { run_id: finished.id, ...jobFields(job), state, denials: o.denials };
+  const took = finished.started_at && finished.finished_at ? { duration_ms: finished.finished_at.getTime() - finished.started_at.getTime() } : {};
+  const fields = { run_id: finished.id, ...jobFields(job), ...runFields(finished), ...took, state, denials: o.denials };
   // what an operator reads in the journal: a run that went wrong says why, at warn
   if (state === 'succeeded') logger.info(fields, 'run finished');
   else {
@@ -373,8 +389,10 @@ function grantStillHeld(deps: RunExecutorDeps, runId: string, job: JobRow, start
   const { db } = deps;
   return () => ridden(deps, runId, 'checking the run\'s grant', async () => {
     const current = await getJob(db, job.id, { includeRemoved: true });
-    if (!current || definitionHash(current) !== definitionHash(job)) return false;
+    if (!current) return false;
     const now = await runAuthorization(db, current);
-    return now.cron_authorized && now.grant_id === started.grant_id;
+    // an edit outside echo-agent seen mid-run ends the grant for good, as the next claim would
+    await clearIfChangedOutside(db, current, now, runId);
+    return definitionHash(current) === definitionHash(job) && now.cron_authorized && now.grant_id === started.grant_id;
   }, signal);
 }

@@ -25,6 +25,12 @@ export interface NormalisedCommand {
    * false when where it lies cannot be known (an unknown directory), so that nothing may match it.
    */
   readonly file?: boolean;
+  /** `GIT_DIR=gd git status`: variables the line sets that are part of the scope (see shell/git-scope.ts). */
+  readonly env?: readonly string[];
+  /** `git -C sub status`: options before the sub-command that are part of the scope. */
+  readonly options?: readonly string[];
+  /** Set when such a variable or option has a value the guard cannot see: no record may match the command. */
+  readonly unscoped?: boolean;
 }
 
 export interface GuardVerdict {

@@ -24,7 +24,7 @@ export const RULES = {
   'unattended.read_only': 'Read-only calls are allowed unattended.',
   'unattended.dangerous': 'Dangerous tools are never run unattended.',
   'unattended.flagged': 'A flagged call cannot run unattended because nobody can approve it.',
-  'unattended.cron_authorized': 'The job was authorised by a human, which covers write and exec calls.',
+  'unattended.cron_authorized': 'The job was authorised by a human, which covers the write calls its tools list allows (the daemon never offers exec).',
   'unattended.grant_withdrawn': 'The human authorisation this run started with was revoked or replaced while it ran; without it the unattended policy refuses this call.',
   'unattended.grant_withdrawn.allow_safe': 'The human authorisation this run started with was revoked or replaced while it ran; the unattended policy allow_safe still permits this write inside the workspace.',
   'unattended.outside_grant': 'The human approval behind the job\'s grant did not list this tool, so the grant does not cover it; without it the unattended policy refuses this call.',
@@ -54,7 +54,9 @@ export const RULES = {
   'approval.unshowable': 'The call holds text that the approval screen would hide as a credential although it is more than one (several words, shell syntax, or a host and path), so no reviewer could see what they would approve; pass credentials through the configuration or the environment, not inside instructions or commands.',
   'approval.would_ask': 'This call would be sent to a human for approval.',
   'approval.would_ask_smart': 'This call would be sent to the smart reviewer, then possibly to a human.',
+  'tools.needs_a_person': 'The tool asks the person at the session (clarify), and an unattended run has nobody to answer, so its model is never offered it.',
   'run.max_denials': 'The run collected too many refusals and was stopped.',
+  'run.step_refused': 'A step of the steps run was refused, so the run stopped there and ended denied; data.rule names the refusal.',
   'run.retry_after_interruption': 'The run was cancelled by a daemon stop or a lost lease and had retries left, so it runs again after its backoff, as a run whose worker died would.',
 } as const;
 

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { DependencyUnavailableError, StoppedWhileStartingError } from '../util/dependency-error.ts';
 import { quietBullmqConsole } from './bullmq-console.ts';
 import { inQueueWords } from './queue-errors.ts';
+import { queueTag } from './queue-tag.ts';
 
 /** The message on the queue: only the run id; PostgreSQL holds everything else. */
 export interface RunMessage {
@@ -15,6 +16,8 @@ export type QueueBackend =
 
 export interface RunQueue {
   readonly backend: QueueBackend['kind'];
+  /** Which queue this is (queue-tag.ts): what a daemon's connection name carries, so a command can tell whether a daemon consumes it. */
+  readonly tag?: string;
   /**
    * Idempotent per attempt: the BullMQ job id is `<run id>.<attempts so far>`, so
    * a second enqueue of the same attempt is a no-op and a retry gets a new job.
@@ -84,7 +87,8 @@ export function jobIdFor(runId: string, attempt = 0): string {
 }
 
 export function openRunQueue(backend: QueueBackend, prefix: string, opts: QueueOptions = {}): RunQueue {
-  return backend.kind === 'redis' ? openRedisQueue(backend, prefix, opts) : openPostgresQueue(backend, prefix, opts);
+  const queue = backend.kind === 'redis' ? openRedisQueue(backend, prefix, opts) : openPostgresQueue(backend, prefix, opts);
+  return { ...queue, tag: queueTag(backend, prefix) };
 }
 
 /** How long a Redis connection may take to quit before it is cut: quitting waits on a server that may be down. */
@@ -276,14 +280,29 @@ function wrap(
         },
         pause: () => worker.pause(true),
         // forced from the start: BullMQ answers a later close(true) with an earlier, still waiting close()
-        close: () => worker.close(true),
+        close: () => closeWorker(worker, backend.kind),
       };
     },
     async close() {
       // a worker whose close is already under way hands back that close: never wait on it for ever
-      await Promise.all(workers.map((w) => Promise.race([w.close(true).catch(() => {}), new Promise((r) => setTimeout(r, QUIT_TIMEOUT_MS * 2).unref())])));
+      await Promise.all(workers.map((w) => Promise.race([closeWorker(w, backend.kind).catch(() => {}), new Promise((r) => setTimeout(r, QUIT_TIMEOUT_MS * 2).unref())])));
       await queue.close();
       await closeConnections();
     },
   };
+}
+
+/**
+ * queue.worker_wait_ended: a forced close skips BullMQ's disconnectBlocking, so the PostgreSQL backend's waitForJob
+ * kept its 5 s timer (ref'd) after the close, and a stopped daemon waited on it past its exit backstop. Ended once
+ * the worker is closed: its connection is closing by then, so the fetch the wake-up starts never reaches the database
+ * (the backend answers it with a promise that never settles), and no job is taken by a closed worker.
+ */
+async function closeWorker(worker: Worker<RunMessage>, kind: QueueBackend['kind']): Promise<void> {
+  try {
+    await worker.close(true);
+  } finally {
+    // Redis: closing its connection ends the blocking command already
+    if (kind === 'postgres') await worker.backend.disconnectBlocking(false).catch(() => {});
+  }
 }

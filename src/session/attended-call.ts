@@ -11,6 +11,7 @@ import { auditDecisionSink } from '../store/decision-sink.ts';
 import type { ToolExecutionContext } from '../tools/context.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { gatedCall, type GatedCallOptions, type GatedOutcome } from './gated-call.ts';
+import { systemGatePorts } from '../util/system-ports.ts';
 
 export interface AttendedDeps {
   readonly db: Executor;
@@ -29,6 +30,7 @@ export function attendedGate(deps: AttendedDeps) {
   return createApprovalGate(deps.config, {
     guard: deps.guard, allowlist: allowlistStore(deps.db), lookupTool: (n) => deps.tools.facts(n),
     sink: endingUnanswered(deps.db, auditDecisionSink(deps.db)), humanApprover: deps.approver, smartReviewer: deps.smartReviewer ?? null,
+    ...systemGatePorts,
   });
 }
 

@@ -13,6 +13,18 @@ import { AUTHORISED_FIELDS } from '../jobs/definition.ts';
 import { isInside } from '../guard/paths/real-path.ts';
 import { stepPaths } from '../jobs/step-paths.ts';
 import { resolve } from 'node:path';
+import { NEEDS_A_PERSON } from '../agent/runtime.ts';
+
+/** What a tool that asks the person at the session (clarify) is, in an unattended run: the runtime never offers it. */
+export const NOT_OFFERED_UNATTENDED = 'not offered to unattended runs (needs a person)';
+
+/** Whether a tool needs a person to answer it (runtime.ts NEEDS_A_PERSON), so no unattended run is offered it. */
+export const needsAPerson = (t: { readonly capabilities?: readonly string[] }): boolean => (t.capabilities ?? []).some((c) => NEEDS_A_PERSON.has(c));
+
+/** A note for `check call --job J --tool T` when T is one of these (null otherwise). */
+export function needsAPersonNote(set: EffectiveTools, tool: string): string | null {
+  return set.offered.some((t) => t.name === tool && needsAPerson(t)) ? `${tool}: ${NOT_OFFERED_UNATTENDED} (tools.needs_a_person): the gate's answer below is never asked in a run` : null;
+}
 
 /** The part of a payload that decides which tools its runs call. */
 export interface PayloadShape {
@@ -152,7 +164,9 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
   if (typeof delivery === 'string') lines.push(`  each run's outcome is posted to notify target: ${delivery}`);
   // dangerous tools are refused in every run, so listing them as authorised would mislead
   const riskOf = (name: string) => set.offered.find((t) => t.name === name)?.risk ?? CATALOG_BY_NAME.get(name)?.risk ?? 'unknown';
-  const usable = (scope ?? usableByRuns(set)).map((name) => `${name}(${riskOf(name)})`).join(', ') || '(no tools)';
+  // a tool that asks a person is never offered to a run, whatever the grant lists: named apart, not as usable
+  const asks = new Set(set.offered.filter(needsAPerson).map((t) => t.name));
+  const usable = (scope ?? usableByRuns(set)).filter((name) => !asks.has(name)).map((name) => `${name}(${riskOf(name)})`).join(', ') || '(no tools)';
   const hosting = startsAgents(payload);
   // a step that starts agents is as open as an agent payload: they choose their calls at run time
   const steps = payload.kind === 'steps' && !hosting;
@@ -162,6 +176,7 @@ export function describeJobCall(config: Config, tools: ToolRegistry, args: Recor
       : '  approving makes the job cron_authorized: its runs may call these tools, writes included, unattended with:',
     `    ${usable}${!steps && (def.tools ?? []).length === 0 ? '   (the job names no tools: every tool offered now)' : ''}`,
   );
+  if (asks.size > 0) lines.push(`  ${NOT_OFFERED_UNATTENDED}: ${[...asks].join(', ')}`);
   if (hosting) lines.push('  a step starts agents (or child jobs) that run under this approval and choose their own calls from the tools above');
   // approving a job whose every run would fail is rarely what the person means: say so while they can still refuse
   const unset = modelSettingsMissing(config, payload.model);
@@ -198,7 +213,7 @@ export interface ToolOutlook {
   readonly name: string;
   readonly risk: RiskLevel;
   /** What gate step 4 does with an unflagged call of this tool tonight. */
-  readonly tonight: 'allowed' | 'allowed inside the workspace' | 'refused';
+  readonly tonight: 'allowed' | 'allowed inside the workspace' | 'refused' | typeof NOT_OFFERED_UNATTENDED;
   readonly rule: RuleId;
 }
 
@@ -207,9 +222,11 @@ export interface ToolOutlook {
  * step-4 table: the answer to "what may job X do tonight" per tool. A call the guard flags is refused whatever this says.
  */
 export async function toolOutlook(
-  config: Config, offered: readonly { name: string; risk: RiskLevel }[], cronAuthorized: boolean, grantScope: readonly string[] | null = null,
+  config: Config, offered: readonly { name: string; risk: RiskLevel; capabilities?: readonly string[] }[], cronAuthorized: boolean, grantScope: readonly string[] | null = null,
 ): Promise<ToolOutlook[]> {
-  return Promise.all(offered.map(async (t) => {
+  return Promise.all(offered.map(async (t): Promise<ToolOutlook> => {
+    // the gate would allow it, but no run's model is offered it: nobody is there to answer (I12)
+    if (needsAPerson(t)) return { name: t.name, risk: t.risk, tonight: NOT_OFFERED_UNATTENDED, rule: 'tools.needs_a_person' };
     const v = await friendliestVerdict({
       risk: t.risk, writesFiles: writesFiles(t.name), cronAuthorized, coveredByGrant: scopeCovers(grantScope, t.name), policy: config.permissions.approval.unattended_policy,
     });

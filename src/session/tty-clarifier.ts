@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Clarifier } from '../tools/catalog/clarify.ts';
-import { discardTypeAhead } from '../approval/tty-approver.ts';
+import { discardTypeAhead } from './tty-approver.ts';
 
 export interface TtyClarifierOptions {
   readonly input: NodeJS.ReadableStream;

@@ -1,7 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import type { Config } from '../config/schema.ts';
 import { isInside } from '../guard/paths/index.ts';
-import { FetchLimitError, guardedFetch, redactUrl, SsrfBlockedError } from '../guard/ssrf/index.ts';
+import { FetchLimitError, guardedFetch, redactUrl, SsrfBlockedError } from '../tools/net/index.ts';
 import type { NetDeps } from '../tools/net-deps.ts';
 import { confine, inWorkspace } from '../tools/catalog/workspace-files.ts';
 import type { ErrorKind } from '../tools/types.ts';

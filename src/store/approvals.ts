@@ -1,9 +1,11 @@
 import { and, desc, eq, gt, lte, sql } from 'drizzle-orm';
-import { systemClock, type Clock } from '../approval/ports.ts';
+import type { Clock } from '../approval/ports.ts';
+import { systemClock } from '../util/system-ports.ts';
 import { pidSpace, processIdentity, thisProcess, type ProcessRef } from '../util/process-identity.ts';
 import { redact } from '../util/redact.ts';
 import { answerProof, codeMatches } from './answer-code.ts';
 import { appendAudit, jobNamedByCall, jsonSafe } from './audit.ts';
+import { answerDiffs, answerRecords, diffText } from './chain-tables.ts';
 import type { Executor } from './db.ts';
 import { newId } from './ids.ts';
 import { approvals, type ApprovalAnswerKind, type ApprovalRow, type ApprovalState } from './schema.ts';
@@ -196,6 +198,42 @@ export async function listApprovals(exec: Executor, f: { state?: ApprovalState; 
   const answerable = f.state === 'pending' ? gt(approvals.expires_at, sql`now()`) : undefined;
   return exec.select().from(approvals).where(and(f.state ? eq(approvals.state, f.state) : undefined, answerable))
     .orderBy(desc(approvals.created_at), desc(approvals.id)).limit(f.limit ?? 100);
+}
+
+/**
+ * Whether an answered row's answer counted, from the chain (the row is mutable, its approval.answered record is not):
+ * `not_counted` names why not (no record, the row differs from it, no answer proof where a code was asked);
+ * `answered_via`: how the answer came, as its record says (null: no record, or one before this was recorded).
+ */
+export interface AnswerStanding {
+  readonly answered_via: AnswerVia | null;
+  /** ANSWER_VIA's sentence for it. */
+  readonly answered_via_text: string | null;
+  readonly answered_record_seq: number | null;
+  readonly counted: boolean;
+  readonly not_counted: readonly string[];
+}
+
+/** The standing of each answered row (approved or denied), by id, in one query; other rows have none. */
+export async function answerStandings(exec: Executor, rows: readonly ApprovalRow[]): Promise<Map<string, AnswerStanding>> {
+  const answered = rows.filter((r) => r.state === 'approved' || r.state === 'denied');
+  const records = await answerRecords(exec, answered.map((r) => r.id));
+  return new Map(answered.map((r) => {
+    const rec = records.get(r.id);
+    const diffs = rec ? answerDiffs(r, rec) : [];
+    const not = [
+      ...(rec ? [] : ['no approval.answered record']),
+      ...(diffs.length > 0 ? [`the row differs from its approval.answered record seq ${rec!.seq}: ${diffText(diffs)}`] : []),
+      // a request that showed a code is answered with it, and the answer carries its proof (the gate checks it: approval.human.unverified)
+      ...(r.code_hash !== null && r.answer_proof === null ? ['no answer proof'] : []),
+    ];
+    const given = rec?.data.answered_via;
+    const via = typeof given === 'string' && Object.hasOwn(ANSWER_VIA, given) ? given as AnswerVia : null;
+    return [r.id, {
+      answered_via: via, answered_via_text: via ? ANSWER_VIA[via] : null,
+      answered_record_seq: rec?.seq ?? null, counted: not.length === 0, not_counted: not,
+    }];
+  }));
 }
 
 /** Every pending request past its expiry (database clock) becomes expired; returns how many. */

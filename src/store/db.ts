@@ -25,7 +25,7 @@ export interface OpenDatabaseOptions {
   readonly schema?: string;
   /** Errors of pooled connections, idle or in use (e.g. the server went away); they never throw. */
   readonly onError?: (err: Error) => void;
-  /** Who is connected, as pg_stat_activity shows it (`echo-agent daemon host:pid`); one set in database.url wins. */
+  /** Who is connected, as pg_stat_activity shows it (`echo-agent daemon host:pid/<queue tag>`, queue-tag.ts); one set in database.url wins. */
   readonly applicationName?: string;
 }
 
@@ -150,10 +150,13 @@ function asciiName(name: string): string {
   return name.replace(/[^ -~]/gu, '?');
 }
 
-/** At most `max` characters, the head cut rather than a trailing `:pid`: replicas on one long host name stay apart. */
+/**
+ * At most `max` characters, the head cut rather than a trailing `:pid` and queue tag (`:42/pg.1a2b3c`, queue-tag.ts):
+ * replicas on one long host name stay apart, and each still says which queue it consumes.
+ */
 function cutName(name: string, max: number): string {
   if (name.length <= max) return name;
-  const pid = /:\d+$/.exec(name)?.[0] ?? '';
+  const pid = /:\d+(?:\/[a-z]+\.[0-9a-f]{6})?$/.exec(name)?.[0] ?? '';
   return pid.length < max / 2 ? name.slice(0, max - pid.length) + pid : name.slice(0, max);
 }
 

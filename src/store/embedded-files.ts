@@ -1,31 +1,19 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants as FS, readFileSync } from 'node:fs';
+import { promises as fs, constants as FS, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log/logger.ts';
 import { rememberSecrets } from '../util/redact.ts';
+import { untraversable, type OsUser } from './embedded-reach.ts';
+import { PASSWORD_FILE, PG_DIR, START_LOCK } from '../config/store-files.ts';
+
+export type { OsUser } from './embedded-reach.ts';
 
 const run = promisify(execFile);
 
-export const PASSWORD_FILE = 'pg-password';
-export const PG_DIR = 'pg';
-
-/** The files no tool may read or write (path.daemon_state): the embedded database's, and the configuration file this process read. */
-export function protectedFiles(config: { readonly daemon: { readonly data_dir: string }; readonly loaded_from?: string }): string[] {
-  return [...storeFiles(config.daemon.data_dir), ...(config.loaded_from ? [config.loaded_from] : [])];
-}
-
-/** The embedded database's files in a data dir, which no tool may read or write (path.daemon_state). */
-export function storeFiles(dataDir: string): string[] {
-  // the start lock too: a job writing a live pid into it would hold every later start for good
-  return [PG_DIR, `${PG_DIR}.init`, PASSWORD_FILE, SERVER_LOG, OWNER_FILE, START_LOCK].map((name) => path.join(dataDir, name));
-}
-
-/** The embedded server's own output. */
-export const SERVER_LOG = 'pg-server.log';
-/** The processes that answer for the running server (started it, or took it over), each with its start time. */
-export const OWNER_FILE = 'pg-owner';
+// the names live in config/store-files.ts, which the guard reads without loading this file's fs and child_process
+export { OWNER_FILE, PASSWORD_FILE, PG_DIR, protectedFiles, SERVER_LOG, storeFiles } from '../config/store-files.ts';
 
 /**
  * The generated superuser password, `<data_dir>/pg-password`, mode 0600. Created once
@@ -63,8 +51,16 @@ export async function readPassword(dataDir: string): Promise<string> {
   }
 }
 
+/** Whether `p` exists; a path this account may not look into (EACCES) throws rather than passing for missing (rule embedded.access_denied). */
 export async function exists(p: string): Promise<boolean> {
-  return fs.access(p, FS.F_OK).then(() => true, () => false);
+  try {
+    await fs.access(p, FS.F_OK);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw err;
+  }
 }
 
 export interface LivePostmaster {
@@ -125,11 +121,6 @@ export function isServerOf(pid: number, pgDir: string): boolean {
   return /postgres/.test(argv[0] ?? '') && argv.some((a, i) => a === pgDir && argv[i - 1] === '-D');
 }
 
-export interface OsUser {
-  readonly uid: number;
-  readonly gid: number;
-}
-
 /** PostgreSQL refuses to run as root; as root we run it as OS user `postgres`, created if missing. */
 export async function ensurePostgresUser(logger: Logger): Promise<OsUser> {
   const lookup = async (): Promise<OsUser> => ({
@@ -151,7 +142,7 @@ export async function ensurePostgresUser(logger: Logger): Promise<OsUser> {
  * directory (nothing else in it becomes readable), `<data_dir>/pg` is owned by postgres
  * (fixed recursively if it was copied in as root), and every ancestor must be traversable.
  */
-export async function prepareOwnership(dataDir: string, pgDir: string, user: OsUser): Promise<void> {
+export async function prepareOwnership(dataDir: string, pgDir: string, user: OsUser, logger: Logger): Promise<void> {
   // a cluster another account runs (the daemon's service user) is not handed to postgres: its owner could no longer start it
   const cluster = (await exists(pgDir)) ? await fs.stat(pgDir) : null;
   if (cluster && cluster.uid !== user.uid && cluster.uid !== 0) {
@@ -160,14 +151,33 @@ export async function prepareOwnership(dataDir: string, pgDir: string, user: OsU
       + `run this command as that user (sudo -u ${name || `'#${cluster.uid}'`} …), not as root, which would hand the cluster to OS user postgres`);
   }
   const st = await fs.stat(dataDir);
-  if (st.uid !== user.uid) {
+  // changed only when needed, and said (rule embedded.data_dir_group): an operator's directory changes hands visibly
+  if (st.uid !== user.uid && (st.gid !== user.gid || (st.mode & 0o010) === 0)) {
+    const mode = (st.mode & 0o7777) | 0o010;
     await fs.chown(dataDir, st.uid, user.gid);
-    await fs.chmod(dataDir, (st.mode & 0o7777) | 0o010);
+    await fs.chmod(dataDir, mode);
+    logger.warn({ path: dataDir, rule: 'embedded.data_dir_group', old: `${await accountName(st.uid)}:${await groupName(st.gid)} ${octal(st.mode)}`, new: `${await accountName(st.uid)}:postgres ${octal(mode)}` },
+      'gave daemon.data_dir to group postgres (g+x) so that the embedded PostgreSQL server, run as OS user postgres, can reach its cluster');
   }
-  const blocked = await untraversable(dataDir, user);
-  if (blocked) throw new Error(`OS user postgres cannot reach ${dataDir}: ${blocked}; choose a daemon.data_dir outside it or allow o+x`);
+  const blocked = untraversable(dataDir, user);
+  if (blocked) throw new Error(`OS user postgres cannot reach ${dataDir}: ${blocked.text}; choose a daemon.data_dir outside it or allow o+x`);
   // copied in as root: fixed for the server's user
-  if (cluster && cluster.uid !== user.uid) await chownTree(pgDir, user);
+  if (cluster && cluster.uid !== user.uid) {
+    await chownTree(pgDir, user);
+    logger.warn({ path: pgDir, rule: 'embedded.data_dir_group', old: `${await accountName(cluster.uid)} ${octal(cluster.mode)}`, new: `postgres ${octal(cluster.mode)}` },
+      'gave the embedded cluster (copied in as root?) to OS user postgres, which runs its server');
+  }
+}
+
+const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/** The account name of a uid, for a message (the uid when it has none). */
+export async function accountName(uid: number): Promise<string> {
+  return run('id', ['-nu', String(uid)]).then((r) => r.stdout.trim() || `uid ${uid}`, () => `uid ${uid}`);
+}
+
+async function groupName(gid: number): Promise<string> {
+  return run('getent', ['group', String(gid)]).then((r) => r.stdout.split(':')[0] || `gid ${gid}`, () => `gid ${gid}`);
 }
 
 async function chownTree(dir: string, user: OsUser): Promise<void> {
@@ -186,22 +196,12 @@ export async function setAsideIncomplete(pgDir: string, logger: Logger): Promise
   logger.warn({ moved_to: aside }, `${pgDir} had files but no PG_VERSION (an interrupted initialisation); moved it aside`);
 }
 
-/** The first ancestor of `target` that `user` cannot pass through, described; null when all can be passed. */
-async function untraversable(target: string, user: OsUser): Promise<string | null> {
-  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
-    const s = await fs.stat(dir);
-    const traversable = (s.mode & 0o001) !== 0 || (s.gid === user.gid && (s.mode & 0o010) !== 0) || s.uid === user.uid;
-    if (!traversable) return `${dir} is not traversable (mode ${(s.mode & 0o777).toString(8)})`;
-    if (dir === path.dirname(dir)) return null;
-  }
-}
-
 /** As root the server runs as postgres, which must reach the binaries in node_modules too (not under a 0700 /root). */
 export async function checkBinariesReachable(binary: string, user: OsUser): Promise<void> {
   if (!binary) return;
-  const blocked = await untraversable(binary, user);
+  const blocked = untraversable(binary, user);
   if (blocked) {
-    throw new Error(`OS user postgres cannot run the embedded PostgreSQL at ${binary}: ${blocked}; install echo-agent outside it (e.g. /opt/echo-agent), allow o+x there, or set database.url`);
+    throw new Error(`OS user postgres cannot run the embedded PostgreSQL at ${binary}: ${blocked.text}; install echo-agent outside it (e.g. /opt/echo-agent), allow o+x there, or set database.url`);
   }
 }
 
@@ -227,8 +227,6 @@ export async function withPrivateTmp<T>(dataDir: string, user: OsUser | null, fn
 
 /** How long a starter waits for another one to finish before giving up. */
 const START_LOCK_WAIT_MS = 120_000;
-/** The start lock's name in the data dir (withStartLock). */
-const START_LOCK = 'pg.start.lock';
 /** How long a lock file may stay empty (made, its pid not yet written) before it counts as left behind. */
 const LOCK_WRITE_GRACE_MS = 5_000;
 
@@ -259,7 +257,7 @@ export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () =
         continue;
       }
       if (Date.now() > deadline) throw new Error(`process ${holder} has been starting the embedded PostgreSQL of ${dataDir} for over ${START_LOCK_WAIT_MS / 1000} s (${lock})`);
-      if (!told) logger.info({ pid: holder }, 'another process is starting the embedded PostgreSQL; waiting for it');
+      if (!told) logger.info({ pid: holder }, 'another process is starting or stopping the embedded PostgreSQL; waiting for it');
       told = true;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -268,6 +266,34 @@ export async function withStartLock<T>(dataDir: string, logger: Logger, fn: () =
     return await fn();
   } finally {
     await fs.rm(lock, { force: true });
+  }
+}
+
+/**
+ * The start lock taken on the way out of a process ('exit': nothing async runs), waiting at most `waitMs`: the
+ * last owner's decision to stop the server must not cross another's (embedded.last_out_stops). Returns its release;
+ * a lock not had in time (or held by this very process, mid-start) is gone without, as before the lock existed.
+ */
+export function holdStartLockSync(dataDir: string, waitMs: number): () => void {
+  const lock = path.join(dataDir, START_LOCK);
+  const deadline = Date.now() + waitMs;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
+      let holder = Number.NaN;
+      try { holder = Number.parseInt(readFileSync(lock, 'utf8'), 10); } catch { /* gone meanwhile */ }
+      if (holder === process.pid) return () => {};
+      if (Number.isInteger(holder) && holder > 0 && !alive(holder)) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) return () => {};
+      Atomics.wait(nap, 0, 0, 20);
+    }
   }
 }
 

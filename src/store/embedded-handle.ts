@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../log/logger.ts';
-import { OWNER_FILE, SERVER_LOG } from './embedded-files.ts';
+import { holdStartLockSync, OWNER_FILE, SERVER_LOG, withStartLock } from './embedded-files.ts';
+import { watchServerLog } from './embedded-log.ts';
 import type { Postmaster } from './embedded-postmaster.ts';
 import { ownConnectionPorts } from './own-sockets.ts';
 import { processStart } from '../util/process-identity.ts';
@@ -29,6 +30,8 @@ export interface ServerHandle {
   readonly lost: Promise<string>;
   /** Stops the server, or leaves it to another process; lastStopOf() says how. */
   stop(): Promise<void>;
+  /** stop(), for a caller that holds the start lock already (a start that failed half-way). */
+  stopHeld(): Promise<void>;
 }
 
 /** How the latest stop() in this process left the server of each data directory. */
@@ -45,18 +48,33 @@ export function lastStopOf(dataDir: string): ServerStop | undefined {
 /** A postmaster that shut down cleanly exits 0; one watched by pid only (taken over) says no more than that it is gone. */
 const cleanExit = (how: string): boolean => how === 'code 0' || how === 'it is gone';
 
+/** How a process came to answer for the server: started it, took it over (a daemon), or joined a live owner (a command). */
+export type OwnerHow = 'started' | 'took-over' | 'joined';
+/** A daemon stays; a command ends soon, and stops the server then if it is the last owner. */
+export type OwnerRole = 'daemon' | 'command';
+
 interface HandleOptions {
   readonly dataDir: string;
   readonly password: string;
   readonly port: number;
   readonly logger: Logger;
+  readonly how: OwnerHow;
+  readonly role: OwnerRole;
+}
+
+interface Owner {
+  readonly pid: number;
+  readonly started: string;
+  readonly role: OwnerRole | null;
+  readonly how: OwnerHow | null;
 }
 
 /**
- * The processes that answer for the server: the one that started it, and a daemon that took it
- * over. Each line is a pid and its start time (so a recycled pid is not taken for its owner).
+ * The processes that answer for the server: the one that started it, a daemon that took it over, and commands that
+ * use it beside a live owner. Each line is a pid and its start time (so a recycled pid is not taken for its owner),
+ * then its role and how it came to answer (absent in files of older builds).
  */
-function owners(dataDir: string): { pid: number; started: string }[] {
+function owners(dataDir: string): Owner[] {
   let text: string;
   try {
     text = readFileSync(path.join(dataDir, OWNER_FILE), 'utf8');
@@ -64,22 +82,26 @@ function owners(dataDir: string): { pid: number; started: string }[] {
     return [];
   }
   return text.split('\n').flatMap((line) => {
-    const [pid, started] = line.trim().split(/\s+/);
-    return pid && started && Number(pid) > 0 ? [{ pid: Number(pid), started }] : [];
+    const [pid, started, role, how] = line.trim().split(/\s+/);
+    if (!pid || !started || !(Number(pid) > 0)) return [];
+    return [{ pid: Number(pid), started, role: role === 'daemon' || role === 'command' ? role : null, how: how === 'started' || how === 'took-over' || how === 'joined' ? how : null }];
   });
 }
 
+function writeOwners(dataDir: string, list: readonly Owner[]): void {
+  const lines = list.map((o) => [o.pid, o.started, ...(o.role ? [o.role, o.how ?? 'joined'] : [])].join(' '));
+  writeFileSync(path.join(dataDir, OWNER_FILE), lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
+}
+
 /** The other processes answering for the server that still run (the same pid and start time). */
-function liveOthers(dataDir: string): { pid: number; started: string }[] {
+function liveOthers(dataDir: string): Owner[] {
   return owners(dataDir).filter((o) => o.pid !== process.pid && processStart(o.pid) === o.started);
 }
 
 /** Adds this process to those answering for the server (`fresh`: a server it just started, so only it); the gone are dropped. */
-export function recordOwner(dataDir: string, opts: { fresh?: boolean } = {}): void {
-  const mine = processStart(process.pid) ?? '0';
+export function recordOwner(dataDir: string, opts: { fresh?: boolean; role: OwnerRole; how: OwnerHow }): void {
   const live = opts.fresh ? [] : liveOthers(dataDir);
-  const lines = [...live, { pid: process.pid, started: mine }].map((o) => `${o.pid} ${o.started}`);
-  writeFileSync(path.join(dataDir, OWNER_FILE), `${lines.join('\n')}\n`, { mode: 0o600 });
+  writeOwners(dataDir, [...live, { pid: process.pid, started: processStart(process.pid) ?? '0', role: opts.role, how: opts.how }]);
 }
 
 /** Another live process answers for the server: its pid; null when only this one does, or nobody (they died). */
@@ -87,10 +109,31 @@ export function ownerElsewhere(dataDir: string): number | null {
   return liveOthers(dataDir)[0]?.pid ?? null;
 }
 
+/** This process no longer answers for the server: the others that still run, who now do (call it under the start lock). */
+function leaveOwners(dataDir: string): Owner[] {
+  const others = liveOthers(dataDir);
+  try {
+    writeOwners(dataDir, others);
+  } catch { /* a data dir gone read-only: the others are still the owners */ }
+  return others;
+}
+
+/** Who the server is left to: a daemon if one answers for it (it stays longest), else the newest command. */
+function heir(others: readonly Owner[]): Owner {
+  return others.find((o) => o.role === 'daemon') ?? others[others.length - 1]!;
+}
+
+const describeOwner = (o: Owner): string => `${o.role === 'daemon' ? 'echo-agent daemon' : o.role === 'command' ? 'echo-agent command' : 'echo-agent process'} (pid ${o.pid})`;
+
+/** How long a process on its way out ('exit') waits for the start lock before deciding without it. */
+const EXIT_LOCK_WAIT_MS = 3_000;
+
 /**
- * Watching and stopping a server this process answers for: `lost` settles if it goes
- * unasked; stop() leaves it up while another process is connected to it, or while the
- * process that started it still runs (a command the daemon found using it).
+ * Watching and stopping a server this process answers for: `lost` settles if it goes unasked; stop() leaves it up
+ * while another owner still runs, or another process is connected to it.
+ * Rule embedded.last_out_stops: each owner leaves under the start lock (removes itself from pg-owner, then stops the
+ * server if no owner is left), so of owners leaving at once exactly the last stops it, and a new user cannot join
+ * between that decision and the stop.
  */
 export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle {
   const { logger } = o;
@@ -100,8 +143,15 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
   const lost = new Promise<string>((resolve) => {
     void server.exited.then((how) => { if (!letGo) resolve(`the embedded PostgreSQL server (pid ${server.pid}) exited unexpectedly (${how})`); });
   });
-  // a process that exits without stopping it (a crash) asks the server for a fast shutdown on the way out
-  const lastChance = () => { if (ownerElsewhere(o.dataDir) === null) server.signal('SIGINT'); };
+  // a process that exits without stopping it (a crash, process.exit) leaves as stop() does, and asks for a fast shutdown if it was the last
+  const lastChance = () => {
+    const release = holdStartLockSync(o.dataDir, EXIT_LOCK_WAIT_MS);
+    try {
+      if (leaveOwners(o.dataDir).length === 0) server.signal('SIGINT');
+    } finally {
+      release();
+    }
+  };
   process.once('exit', lastChance);
   // the server no longer shares the terminal's process group: a Ctrl-C that would end this command must stop it here
   const onSignal = (sig: NodeJS.Signals) => {
@@ -111,6 +161,7 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
   };
   for (const s of ENDING_SIGNALS) process.on(s, onSignal);
   const logFile = path.join(o.dataDir, SERVER_LOG);
+  const unwatchLog = watchServerLog(logFile, logger);
   // its exit status, once it has gone: an abnormal shutdown (a full disk at the shutdown checkpoint) must not read as a clean stop.
   // `said`: an exit before the stop was asked, which `lost` has reported already
   const outcome = async (said = false): Promise<ServerStop> => {
@@ -123,29 +174,37 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     if (!said) logger.error({ pid: server.pid, exit: how, log: logFile }, abnormal);
     return { abnormal };
   };
+  // the decision, under the start lock (the caller's, or taken here)
   const stopAndSay = async (): Promise<ServerStop> => {
     process.removeListener('exit', lastChance);
     for (const s of ENDING_SIGNALS) process.removeListener(s, onSignal);
+    unwatchLog();
+    const others = leaveOwners(o.dataDir);
     if (server.isGone()) return outcome(true);
-    const owner = ownerElsewhere(o.dataDir);
-    if (owner !== null) {
+    if (others.length > 0) {
       letGo = true;
-      logger.info({ owner_pid: owner }, 'embedded PostgreSQL left running: another process that answers for it (the one that started it, or a daemon that took it over) still runs');
+      const next = heir(others);
+      const fields = { owner_pid: next.pid, now_owned_by: describeOwner(next), rule: 'embedded.last_out_stops' };
+      // a command that only joined leaves the server to its owners as it found it: routine, not worth a line
+      if (o.how === 'joined' && o.role === 'command') logger.debug(fields, 'embedded PostgreSQL left running for its owner');
+      else if (next.how === 'joined') logger.warn(fields, `embedded PostgreSQL left running: ${describeOwner(next)} still uses it, now owns it, and stops it when it ends unless another process still uses it`);
+      else logger.warn(fields, 'embedded PostgreSQL left running: another process that answers for it (the one that started it, or a daemon that took it over) still runs');
       return { abnormal: null };
     }
     // another process (a daemon that started meanwhile and found this server running) still uses it: leave it up
     // a pool closed just now may still show for a moment: look a few times before deciding
-    let others = 0;
+    let clients = 0;
     let own = 0;
     for (let i = 0; i < 10; i++) {
-      ({ others, own } = await otherClients(o.password, o.port).catch(() => ({ others: 0, own: 0 })));
-      if (others === 0) break;
+      ({ others: clients, own } = await otherClients(o.password, o.port).catch(() => ({ others: 0, own: 0 })));
+      if (clients === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     if (own > 0) logger.info({ connections: own }, 'this process still holds connections to the embedded PostgreSQL that a library left open; they do not keep it running');
-    if (others > 0) {
+    if (clients > 0) {
       letGo = true;
-      logger.info({ connections: others }, 'embedded PostgreSQL left running: another process is connected to it');
+      logger.warn({ connections: clients, pid: server.pid, rule: 'embedded.last_out_stops' },
+        `embedded PostgreSQL left running: another process is connected to it that does not answer for it (not an echo-agent daemon or command of this build), so nobody owns it now: the next echo-agent daemon takes it over, or stop it with kill -INT ${server.pid}`);
       return { abnormal: null };
     }
     // it may have exited while we looked (killed by someone else)
@@ -164,14 +223,29 @@ export function serverHandle(server: Postmaster, o: HandleOptions): ServerHandle
     }
     return outcome();
   };
-  const stop = async (): Promise<void> => {
+  const stop = async (held: boolean): Promise<void> => {
     // an earlier stop's outcome is no answer about this one, which may not end in its caller's time
     lastStops.delete(path.resolve(o.dataDir));
-    lastStops.set(path.resolve(o.dataDir), await stopAndSay());
+    lastStops.set(path.resolve(o.dataDir), await (held ? stopAndSay() : underStartLock(o.dataDir, logger, stopAndSay)));
   };
   let stopped: Promise<void> | undefined;
-  const stopOnce = () => (stopped ??= stop());
-  return { lost, stop: stopOnce };
+  const stopOnce = () => (stopped ??= stop(false));
+  return { lost, stop: stopOnce, stopHeld: () => (stopped ??= stop(true)) };
+}
+
+/** `fn` under the start lock; if the lock cannot be had (held too long, a read-only data dir), without it, as before the lock. */
+async function underStartLock<T>(dataDir: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
+  let ran = false;
+  try {
+    return await withStartLock(dataDir, logger, () => {
+      ran = true;
+      return fn();
+    });
+  } catch (err) {
+    if (ran) throw err;
+    logger.warn({ err, data_dir: dataDir }, 'could not take the embedded PostgreSQL start lock to stop the server; deciding without it');
+    return fn();
+  }
 }
 
 /** Client connections to the server from other processes (this process's own, a library's leftover, do not count). */

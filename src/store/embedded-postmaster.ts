@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isServerOf, type OsUser } from './embedded-files.ts';
+import { rotateServerLogAtStart } from './embedded-log.ts';
 
 /** How long the server may take to show up in postmaster.pid before the start is given up. */
 const READY_TIMEOUT_MS = 120_000;
@@ -30,6 +31,8 @@ export interface PostmasterOptions {
 export async function spawnPostmaster(opts: PostmasterOptions): Promise<ChildProcess> {
   // as the library's start() does: an unpacked package may have lost the executable bit
   await fs.access(opts.binary, fsConstants.X_OK).catch(() => fs.chmod(opts.binary, 0o755));
+  // rule embedded.server_log_bound: no server writes the log yet, so a long one is simply set aside
+  await rotateServerLogAtStart(opts.logFile);
   const log = await fs.open(opts.logFile, 'a', 0o600);
   let child: ChildProcess;
   try {

@@ -7,7 +7,7 @@ import { adoptedPostmaster, childPostmaster, spawnPostmaster } from './embedded-
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import {
-  checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, SERVER_LOG, prepareOwnership, readOrCreatePassword, readPassword, readPostmaster, setAsideIncomplete,
+  accountName, checkBinariesReachable, checkPostmasterPid, ensurePostgresUser, exists, PG_DIR, SERVER_LOG, prepareOwnership, readOrCreatePassword, readPassword, readPostmaster, setAsideIncomplete,
   withPrivateTmp, withStartLock, type OsUser,
 } from './embedded-files.ts';
 
@@ -23,6 +23,19 @@ export interface EmbeddedOptions {
   readonly adopt?: boolean;
   /** false: a data directory with no cluster yet is an error (NoEmbeddedDatabase), not a new empty database. */
   readonly create?: boolean;
+}
+
+/**
+ * This account may not look into the data directory (EACCES): the daemon runs as another one. Said as such
+ * (rule embedded.access_denied), not as a missing database that `migrate` would create.
+ */
+export class EmbeddedAccessDenied extends Error {
+  /** The system's own code, which the daemon's fatal line carries. */
+  readonly code = 'EACCES';
+  constructor(readonly denied: string, readonly account: string, cause?: unknown) {
+    super(`cannot read ${denied} (permission denied): run as the daemon's account (${account})`, { cause });
+    this.name = 'EmbeddedAccessDenied';
+  }
 }
 
 /** A command that reads or answers must not set up a new, empty database where none was: it would answer from the wrong one. */
@@ -58,10 +71,34 @@ function urlFor(password: string, port: number): string {
  */
 export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServer> {
   const dataDir = path.resolve(opts.dataDir);
-  if (opts.create === false && !(await exists(path.join(dataDir, PG_DIR, 'PG_VERSION')))) throw new NoEmbeddedDatabase(path.join(dataDir, PG_DIR));
+  try {
+    if (opts.create === false && !(await exists(path.join(dataDir, PG_DIR, 'PG_VERSION')))) throw new NoEmbeddedDatabase(path.join(dataDir, PG_DIR));
+    await makeDataDir(dataDir);
+    // two starters at once (a daemon and a CLI command, two first starts) take turns: the second finds the server running
+    return await withStartLock(dataDir, opts.logger, () => startLocked(opts, dataDir));
+  } catch (err) {
+    throw await accessDenied(err, dataDir) ?? err;
+  }
+}
+
+/** A data dir's missing parents get the usual 0755 (root's postgres must pass them); the data dir itself is 0750. */
+export async function makeDataDir(dataDir: string): Promise<void> {
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
   await fs.mkdir(dataDir, { recursive: true, mode: 0o750 });
-  // two starters at once (a daemon and a CLI command, two first starts) take turns: the second finds the server running
-  return withStartLock(dataDir, opts.logger, () => startLocked(opts, dataDir));
+}
+
+/** An EACCES on a file of the data dir, as EmbeddedAccessDenied naming the account that owns it (the daemon's); null otherwise. */
+async function accessDenied(err: unknown, dataDir: string): Promise<EmbeddedAccessDenied | null> {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code !== 'EACCES' || typeof e.path !== 'string') return null;
+  const pgDir = path.join(dataDir, PG_DIR);
+  const denied = e.path === pgDir || e.path.startsWith(`${pgDir}${path.sep}`) ? pgDir : e.path;
+  // the data dir's owner runs the daemon; one this account cannot even look at: the nearest ancestor it can
+  for (let dir = dataDir; ; dir = path.dirname(dir)) {
+    const st = await fs.stat(dir).catch(() => null);
+    if (st) return new EmbeddedAccessDenied(denied, await accountName(st.uid), err);
+    if (dir === path.dirname(dir)) return new EmbeddedAccessDenied(denied, 'the account that owns it', err);
+  }
 }
 
 async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<EmbeddedServer> {
@@ -80,17 +117,27 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
       if (live.port !== port) throw new Error(`an embedded PostgreSQL (pid ${live.pid}) already serves ${pgDir} on port ${live.port}, not ${port}`);
       await ensureDatabase(password, port);
       if (!opts.adopt) {
-        logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it');
+        // rule embedded.last_out_stops: a command beside a live owner answers for the server too, so that whichever ends last stops it
+        if (ownerElsewhere(dataDir) !== null) {
+          recordOwner(dataDir, { role: 'command', how: 'joined' });
+          logger.info({ pid: live.pid, port }, 'embedded PostgreSQL already running for this data directory; using it beside its owner');
+          const handle = serverHandle(adoptedPostmaster(live.pid, pgDir), { dataDir, password, port, logger, role: 'command', how: 'joined' });
+          return { url, owned: false, stop: handle.stop };
+        }
+        // its owner was killed: a daemon (restarted by its supervisor) takes it over; a command only uses it
+        logger.warn({ pid: live.pid, port, rule: 'embedded.last_out_stops' },
+          `embedded PostgreSQL (pid ${live.pid}) is running for this data directory, but the process that started it is gone (killed?); using it and leaving it running: the next echo-agent daemon takes it over, or stop it with kill -INT ${live.pid}`);
         return { url, owned: false, stop: async () => {} };
       }
       // left by a process that died without stopping it (kill -9), or started by a command still running: that one keeps it
       const owner = ownerElsewhere(dataDir);
       // answering for it beside its starter: neither stops it, nor kills it on the way out, while the other runs
-      recordOwner(dataDir);
+      recordOwner(dataDir, { role: 'daemon', how: owner === null ? 'took-over' : 'joined' });
       logger.info({ pid: live.pid, port, ...(owner !== null ? { owner_pid: owner } : {}) }, owner === null
         ? 'embedded PostgreSQL already running for this data directory, and whoever started it is gone; taking it over: it is watched, and stopped with this process unless another one is connected'
         : 'embedded PostgreSQL already running for this data directory, started by a process that still runs; using it, and watching it');
-      return { url, owned: false, ...serverHandle(adoptedPostmaster(live.pid, pgDir), { dataDir, password, port, logger }) };
+      const handle = serverHandle(adoptedPostmaster(live.pid, pgDir), { dataDir, password, port, logger, role: 'daemon', how: owner === null ? 'took-over' : 'joined' });
+      return { url, owned: false, lost: handle.lost, stop: handle.stop };
     }
   } else {
     await setAsideIncomplete(pgDir, logger);
@@ -99,9 +146,10 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
   const asRoot = process.getuid?.() === 0;
   const serverUser: OsUser | null = asRoot ? await ensurePostgresUser(logger) : null;
   if (serverUser) {
-    await prepareOwnership(dataDir, pgDir, serverUser);
+    await prepareOwnership(dataDir, pgDir, serverUser, logger);
     await checkBinariesReachable(await postgresBinary(), serverUser);
-    logger.warn({ os_user: 'postgres', uid: serverUser.uid, data_dir: pgDir },
+    // a daemon says it once per start; for a command it is routine (every command as root), so not at the CLI's level
+    (opts.adopt ? logger.warn : logger.info).call(logger, { os_user: 'postgres', uid: serverUser.uid, data_dir: pgDir },
       'running as root: the embedded PostgreSQL server runs as OS user "postgres", which owns its data directory');
   }
 
@@ -115,7 +163,8 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     // loopback TCP only; no unix socket (its default directory may not exist or be shared)
-    postgresFlags: ['-c', `listen_addresses=${EMBEDDED_HOST}`, '-c', 'unix_socket_directories='],
+    // rule embedded.server_log_bound: an error's statement text is not logged (an expected unique violation is one line, not twenty)
+    postgresFlags: ['-c', `listen_addresses=${EMBEDDED_HOST}`, '-c', 'unix_socket_directories=', '-c', 'log_min_error_statement=panic'],
     // initdb's output (the server's own goes to its log file)
     onLog: (message: unknown) => {
       const line = String(message).trim();
@@ -144,17 +193,18 @@ async function startLocked(opts: EmbeddedOptions, dataDir: string): Promise<Embe
     const taken = /Address already in use/i.test(why) ? ` (another program holds port ${port}: stop it, or set database.embedded_port to a free port)` : '';
     throw new Error(`embedded PostgreSQL did not start on ${EMBEDDED_HOST}:${port}${taken}: ${why}`);
   }
-  recordOwner(dataDir, { fresh: true });
-  const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger });
+  const role = opts.adopt ? 'daemon' : 'command';
+  recordOwner(dataDir, { fresh: true, role, how: 'started' });
+  const handle = serverHandle(childPostmaster(child), { dataDir, password, port, logger, role, how: 'started' });
   try {
     await ensureDatabase(password, port);
   } catch (err) {
-    await handle.stop(); // a start that fails leaves no server behind
+    await handle.stopHeld(); // a start that fails leaves no server behind (the start lock is held here)
     throw err;
   }
   logger.info({ host: EMBEDDED_HOST, port, database: EMBEDDED_DATABASE, pid: child.pid, log: path.join(dataDir, SERVER_LOG) },
     'embedded PostgreSQL is ready (in its own process group: a Ctrl-C reaches the daemon, which stops it last)');
-  return { url, owned: true, ...handle };
+  return { url, owned: true, lost: handle.lost, stop: handle.stop };
 }
 
 export interface ResolvedDatabase {

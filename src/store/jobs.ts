@@ -173,6 +173,8 @@ export async function listJobs(exec: Executor, f: { owner?: string; includeRemov
 export interface PauseOutcome {
   readonly job: JobRow;
   readonly changed: boolean;
+  /** Whether it was paused before: a second pause that only changes the note says so. */
+  readonly was_paused: boolean;
 }
 
 /** Pausing a paused job keeps its note unless a new one is given: a second pause must not erase why it was paused. */
@@ -201,7 +203,7 @@ async function setPaused(exec: Executor, id: string, paused: boolean, by: JobCha
     const current = await lockLiveJob(tx, id);
     if (!current) return null;
     const keptNote = paused && current.paused ? note ?? current.pause_note : note;
-    if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false };
+    if (current.paused === paused && keptNote === current.pause_note) return { job: current, changed: false, was_paused: current.paused };
     // the instants a pause or resume takes from the firing loop; a second pause (a new note) takes none
     const m = current.paused !== paused ? dueTaken(current, await databaseNow(tx)) : null;
     if (m && m.skipped.length > 0) await insertRuns(tx, m.skipped);
@@ -212,7 +214,7 @@ async function setPaused(exec: Executor, id: string, paused: boolean, by: JobCha
       kind: paused ? 'job.paused' : 'job.resumed', actor: by.actor, job_id: id, ...callColumns(by.call), reason: keptNote,
       data: { ...(current.paused === paused ? { note_changed: true } : {}), ...(m ? droppedData(m, paused ? 'due_instants_skipped_at_pause' : 'due_instants_skipped_as_paused') : {}) },
     });
-    return { job: job!, changed: true };
+    return { job: job!, changed: true, was_paused: current.paused };
   });
 }
 

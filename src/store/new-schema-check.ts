@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { DAEMON_APPLICATION, otherDaemons, type Executor } from './db.ts';
 import type { MigrationReport } from './migrate.ts';
+import { daemonOf } from '../queue/queue-tag.ts';
 
 /** The schema a daemon's connection name says it serves (daemonConnectionName: `<name> <schema>`); '' for an older release's, which says none. */
 const servedBy = (connectionName: string): string => connectionName.split(' ').slice(3).join(' ');
@@ -23,7 +24,7 @@ export async function newSchemaWarning(exec: Executor, migrated: Pick<MigrationR
   for (const { name } of found.rows) {
     const schema = servedBy(name);
     if (schema === '' || mine.has(name)) continue;
-    bySchema.set(schema, [...(bySchema.get(schema) ?? []), name.slice(DAEMON_APPLICATION.length + 1, name.length - schema.length - 1)]);
+    bySchema.set(schema, [...(bySchema.get(schema) ?? []), daemonOf(name)]);
   }
   if (bySchema.size === 0) return null;
   const others = [...bySchema].sort(([a], [b]) => a.localeCompare(b)).map(([schema, daemons]) => `schema ${schema} (${daemons.sort().join(', ')})`);

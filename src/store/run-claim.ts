@@ -2,6 +2,7 @@ import { namedQuery, type Executor } from './db.ts';
 import { violatesUnique } from './pg-errors.ts';
 import { rowFrom } from './row-mapping.ts';
 import { jobGrants, jobs, runs, type GrantRow, type JobRow, type RunRow } from './schema.ts';
+import { grantEndingFrom, lastGrantEndingSql, type GrantEnding } from './grants.ts';
 
 export interface Claim {
   readonly run_id: string;
@@ -17,6 +18,8 @@ export interface ClaimedRun {
   readonly job: JobRow;
   /** The job's live grant when the run was claimed (child jobs look up their parent's). */
   readonly liveGrant: GrantRow | null;
+  /** Without a live grant, the job's last one and the record that ended it (a run after a revoke says so). */
+  readonly lastEnding: GrantEnding | null;
 }
 
 /**
@@ -38,7 +41,7 @@ export async function claimRunWithJob(exec: Executor, c: Claim): Promise<Claimed
     if (violatesUnique(err, 'runs_one_running_exclusive')) return 'busy';
     throw err;
   }
-  if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null };
+  if (row) return { run: rowFrom(runs, row.run), job: rowFrom(jobs, row.job), liveGrant: row.live_grant ? rowFrom(jobGrants, row.live_grant) : null, lastEnding: grantEndingFrom(row.last_ending) };
   // not claimed: already taken or finished, not yet due, or held back behind a running sibling
   const [still] = await namedQuery<{ state: string; wait_ms: number | null; ahead: number }>(exec, 'echo_run_state', `
     select r.state, case when r.not_before > now() then least(ceil(extract(epoch from r.not_before - now()) * 1000), 2147483000)::int end as wait_ms,
@@ -61,7 +64,7 @@ export interface NotYetDue {
   readonly notYetDue: number;
 }
 
-type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null };
+type ClaimRow = { run: Record<string, unknown>; job: Record<string, unknown>; live_grant: Record<string, unknown> | null; last_ending: Parameters<typeof grantEndingFrom>[0] };
 
 /** The catch-up's earlier instants still waiting, ahead of run `r` (served by runs_catch_up_waiting_idx). */
 const CATCH_UP_AHEAD = `from runs o where o.job_id = r.job_id and o.catch_up and o.state in ('queued', 'retrying') and o.nominal_at < r.nominal_at`;
@@ -83,7 +86,9 @@ const CLAIM = `
       and not (r.catch_up and exists (select 1 ${CATCH_UP_AHEAD}))
     returning r.*
   )
-  select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant
+  select to_jsonb(c.*) as run, to_jsonb(j.*) as job, case when g.id is null then null else to_jsonb(g.*) end as live_grant,
+    -- no live grant: how the last one ended, in the same round trip (a run after a revoke names it)
+    case when g.id is null and j.origin = 'cronjob' then ${lastGrantEndingSql('j.id')} end as last_ending
   from claimed c cross join commit_mode
     join jobs j on j.id = c.job_id
     left join job_grants g on g.job_id = j.id and g.revoked_at is null`;

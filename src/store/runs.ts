@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { redact, redactText } from '../util/redact.ts';
 import { jsonSafe } from './audit.ts';
 import { namedQuery, runNamed, type Executor, type NamedStatement } from './db.ts';
@@ -229,13 +229,26 @@ export async function getRun(exec: Executor, id: string): Promise<RunRow | null>
 }
 
 /**
- * Runs, newest instant first. `refused`: only runs that had a call or step refused (denials above 0), whatever their
- * state: an agent run can succeed with calls refused, and `runs list --refused` must still find it.
+ * A run with a call or step refused: counted (denials above 0), or refused before the gate's steps (bad arguments,
+ * gate step 0 args.invalid, not counted): what `audit list --outcome deny` lists for it (the audit index on run_id finds it).
  */
-export async function listRuns(exec: Executor, f: { job_id?: string; states?: readonly RunState[]; since?: Date; limit?: number; refused?: boolean } = {}): Promise<RunRow[]> {
+const REFUSED = sql`(${runs.denials} > 0 or exists (select 1 from audit_events a where a.run_id = ${runs.id} and a.kind = 'gate.decision' and a.outcome = 'deny'))`;
+
+/** A run that ended with something wrong: a final state other than succeeded (skipped is no run), or an error whatever its state. */
+const PROBLEM = sql`(${runs.state} in ('failed', 'denied', 'timed_out', 'interrupted', 'cancelled')
+  or (${runs.state} = 'succeeded' and coalesce(${runs.error}, '') <> ''))`;
+
+/**
+ * Runs, newest instant first. `refused`: only runs that had a call or step refused, whatever their state: an agent run
+ * can succeed with calls refused, and `runs list --refused` must still find it. `problems`: only runs that ended wrong
+ * or with an error (PROBLEM): a succeeded agent run whose calls failed included.
+ */
+export async function listRuns(
+  exec: Executor, f: { job_id?: string; states?: readonly RunState[]; since?: Date; limit?: number; refused?: boolean; problems?: boolean } = {},
+): Promise<RunRow[]> {
   return exec.select().from(runs)
     .where(and(f.job_id ? eq(runs.job_id, f.job_id) : undefined, f.states?.length ? inArray(runs.state, [...f.states]) : undefined,
-      f.since ? gte(runs.nominal_at, f.since) : undefined, f.refused ? gt(runs.denials, 0) : undefined))
+      f.since ? gte(runs.nominal_at, f.since) : undefined, f.refused ? REFUSED : undefined, f.problems ? PROBLEM : undefined))
     .orderBy(desc(runs.nominal_at), desc(runs.id)).limit(f.limit ?? 100);
 }
 

@@ -1,4 +1,4 @@
-import { guardedFetch, type GuardedFetchInit, type GuardedResponse } from '../guard/ssrf/index.ts';
+import { guardedFetch, type GuardedFetchInit, type GuardedResponse } from './net/index.ts';
 import { linkedSignal } from '../util/linked-signal.ts';
 
 /** The WHATWG fetch signature, as SDKs (openai's `fetch` option) expect it. */

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { Config } from '../config/schema.ts';
 import { configuredSecrets } from '../config/secrets.ts';
-import { FetchLimitError, SsrfBlockedError, type GuardedFetchInit, type Lookup, type Transport } from '../guard/ssrf/index.ts';
+import { FetchLimitError, SsrfBlockedError, type GuardedFetchInit, type Lookup, type Transport } from './net/index.ts';
 import { redactText } from '../util/redact.ts';
 import { CATALOG_BY_NAME } from './catalog-table.ts';
 import { guardedFetchAdapter } from './guarded-fetch-adapter.ts';

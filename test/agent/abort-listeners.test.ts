@@ -8,6 +8,7 @@ import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import type { Tool } from '../../src/tools/types.ts';
@@ -49,7 +50,7 @@ describe('tool calls on one run signal', () => {
     afterAll(() => model.close());
     const config = defaultConfig({ tools: { workspace, restrict_to_workspace: true }, model: { base_url: model.url, api_key: 'sk-listeners-key-00000000', name: 'scripted' } });
     const db = database().db;
-    const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+    const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) });
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);

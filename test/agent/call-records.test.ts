@@ -8,6 +8,7 @@ import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -26,7 +27,7 @@ async function setup(script: Script) {
   servers.push(model);
   const config = defaultConfig({ tools: { workspace, restrict_to_workspace: true }, model: { base_url: model.url, api_key: 'sk-call-records-key-000000', name: 'scripted' } });
   const db = database().db;
-  return { model, runtime: createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) }) };
+  return { model, runtime: createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) }) };
 }
 
 const unattended = (job: string) => buildContext({ unattended: true, channel: 'cron', session_key: `cron:${job}` });

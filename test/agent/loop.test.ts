@@ -7,6 +7,7 @@ import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -30,7 +31,7 @@ async function setup(script: Script, overrides: ConfigInput = {}) {
     model: { base_url: model.url, api_key: 'sk-test-loop-key-000000', name: 'scripted', ...overrides.model },
   });
   const db = database().db;
-  const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+  const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) });
   return { model, runtime, config };
 }
 
@@ -140,7 +141,7 @@ describe('the agent loop over an OpenAI-compatible endpoint', () => {
   it('fails clearly when no model is configured', async () => {
     const config = defaultConfig({ tools: { workspace } });
     const db = database().db;
-    const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+    const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) });
     const out = await runtime.run('x', attended(), { signal: signal() });
     expect(out).toMatchObject({ status: 'model_error', error: expect.stringMatching(/model\.base_url/) });
   });

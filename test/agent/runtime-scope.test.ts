@@ -3,6 +3,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
@@ -27,7 +28,7 @@ describe('a child job\'s run in the process where its creator still runs', () =>
   it('keeps its own audit scope and refusal count', async () => {
     const db = database().db;
     const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-scope-test-1234' } });
-    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' });
     const parentCtx = buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_parent1' });
     let parentDenials = 0;
     let childDenials = 0;
@@ -50,7 +51,7 @@ describe('an unattended sub-agent whose run this runtime does not know', () => {
   it('does not run: it would lose the run\'s grant check and refusal count', async () => {
     const db = database().db;
     const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-scope-test-1234' } });
-    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const runtime = daemonAgentRuntime({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' });
     const orphan = buildContext({ unattended: true, cron_authorized: true, channel: 'cron', session_key: 'cron:job_orphan', parent_execution_id: 'exec-nobody-knows' });
     const asked = model.requests.length;
     const out = await runtime.run('orphan', orphan, { signal: new AbortController().signal });

@@ -7,6 +7,7 @@ import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { configSchema, defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -26,7 +27,7 @@ async function setup(script: Script, model: ConfigInput['model'] = {}) {
   servers.push(fake);
   const config = defaultConfig({ tools: { workspace, restrict_to_workspace: true }, model: { base_url: fake.url, api_key: 'sk-call-limit-key-0000000', name: 'scripted', ...model } });
   const db = database().db;
-  return { fake, runtime: createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) }) };
+  return { fake, runtime: createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) }) };
 }
 
 const fifty: Script = (_b, n) => (n === 0 ? { tool_calls: Array.from({ length: 50 }, () => ({ name: 'read_file', arguments: { path: 'a.txt' } })) } : { content: 'done' });

@@ -9,6 +9,7 @@ import { fittedToolMessage, TOOL_MESSAGE_MAX_CHARS } from '../../src/agent/tool-
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { getSpill } from '../../src/store/spills.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { MemorySpillStore } from '../../src/tools/spill.ts';
@@ -49,7 +50,7 @@ async function setup(script: (body: ChatBody, n: number) => Reply, overrides: Co
   servers.push(model);
   const config = defaultConfig({ ...overrides, tools: { workspace, restrict_to_workspace: true, ...overrides.tools }, model: { base_url: model.url, api_key: KEY, name: 'scripted' } });
   const db = database().db;
-  const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+  const runtime = createAgentRuntime({ config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) });
   const sent = () => model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool').map((m) => m.content ?? '')).filter((c, i, all) => all.indexOf(c) === i);
   return { model, runtime, sent };
 }
@@ -155,7 +156,7 @@ describe('a long result of a call the run was cancelled during', () => {
       if (!t) return [];
       return [t.name !== 'read_file' ? t : { ...t, execute: async () => { controller.abort(new Error('the run timed out')); return ok({ content: BIG.repeat(4) }); } }];
     }));
-    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: agentChatClient(config) });
+    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config) });
     const spillsBefore = (await db.execute<{ n: number }>(sql`select count(*)::int as n from spills`)).rows[0]!.n;
     const out = await runtime.run('read big.txt', attended(), { signal: controller.signal });
     expect(out.status).toBe('cancelled');

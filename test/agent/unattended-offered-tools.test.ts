@@ -6,6 +6,7 @@ import { createAgentRuntime, NEEDS_A_PERSON } from '../../src/agent/runtime.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { listAudit } from '../../src/store/audit.ts';
 import { buildContext, nestedContext } from '../../src/tools/context.ts';
 import { createJobThroughGate, Human, runNowAsWorker } from '../support/agent-jobs.ts';
@@ -57,7 +58,7 @@ describe('an unattended run\'s model', () => {
 
 describe('which tools need a person', () => {
   const db = () => database().db;
-  const runtime = (cfg = config()) => createAgentRuntime({ config: cfg, db: db(), tools: builtinTools(cfg, { db: db() }), guard: createGuard(cfg, { dns: false }), chat: null });
+  const runtime = (cfg = config()) => createAgentRuntime({ config: cfg, db: db(), tools: builtinTools(cfg, { db: db() }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), chat: null });
   const attended = () => buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
 
   it('is read from the catalog\'s capabilities: every tool declaring one of them is left out unattended, and only those', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { CATALOG } from '../../src/tools/catalog-table.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
@@ -18,7 +19,8 @@ const config = defaultConfig({
   notify: { targets: { ops: { url: 'https://hooks.example.com/x' } } }, services: { image: endpoint, speech: endpoint },
 });
 const gate = createApprovalGate(config, {
-  guard: createGuard(config, { dns: false }), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config),
+  ...systemGatePorts,
+  guard: createGuard(config, systemGuardDeps({ dns: false })), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config),
   smartReviewer: null, humanApprover: new RecordingApprover(), clock: instantClock,
 }, { securityProfile: config.security.profile, dryRun: false });
 const unattended = () => buildContext({ unattended: true, channel: 'cron', session_key: 'cron:job_x' });

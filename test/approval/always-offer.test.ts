@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALWAYS_RULES, alwaysOffer, noAlwaysReason } from '../../src/approval/scopes.ts';
-import { approvalPromptLines } from '../../src/approval/tty-approver.ts';
+import { approvalPromptLines } from '../../src/session/tty-approver.ts';
 import { RISK_LEVELS } from '../../src/policy/risk.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { ASK, harness } from '../support/gate-harness.ts';

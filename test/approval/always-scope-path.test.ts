@@ -12,6 +12,7 @@ import { approvalScopes } from '../../src/approval/scopes.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { checkCommand } from '../../src/guard/shell/index.ts';
 import { allowlistStore, type DbAllowlistStore } from '../../src/store/allowlist.ts';
 import { buildContext } from '../../src/tools/context.ts';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   const cfg = defaultConfig({ tools: { profile: 'full', workspace: ws } });
   allowlist = allowlistStore(db);
   t = recordingTerminal(db, cfg, builtinTools(cfg, { db }), (screen) => (ALWAYS.test(screen) ? 'a' : 'n'));
-  gate = createApprovalGate(cfg, { guard: createGuard(cfg, { dns: false }), allowlist, lookupTool: catalogLookup(cfg), humanApprover: t.approver });
+  gate = createApprovalGate(cfg, { ...systemGatePorts, guard: createGuard(cfg, systemGuardDeps({ dns: false })), allowlist, lookupTool: catalogLookup(cfg), humanApprover: t.approver });
   const first = await exec('./build.sh');
   expect(first).toMatchObject({ outcome: 'allow', step: 11, rule: 'approval.human.always', approval_source: 'human' });
 });

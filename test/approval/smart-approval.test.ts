@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiChatClient } from '../../src/agent/model-client.ts';
 import { smartReviewerFromConfig } from '../../src/agent/model-config.ts';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { reviewMessages } from '../../src/approval/smart/prompt.ts';
 import { parseVerdict } from '../../src/approval/smart/verdict.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
@@ -34,7 +35,7 @@ function gateWith(approver: RecordingApprover, allowlist = new MemoryAllowlist()
     model: { base_url: model.url, api_key: 'sk-smart-review-key-0000' },
   });
   const reviewer = smartReviewerFromConfig(config)!;
-  return createApprovalGate(config, { guard: new ScriptedGuard(), allowlist, lookupTool: catalogLookup(config), smartReviewer: reviewer, humanApprover: approver });
+  return createApprovalGate(config, { ...systemGatePorts, guard: new ScriptedGuard(), allowlist, lookupTool: catalogLookup(config), smartReviewer: reviewer, humanApprover: approver });
 }
 
 const execCall = (marker: string) => ({ tool: 'exec', args: { command: `echo ${marker}`, marker } });
@@ -65,7 +66,7 @@ describe('smart approval (step 10) against a chat model', () => {
   it('escalates when the model endpoint is down', async () => {
     const config = defaultConfig({ permissions: { approval: { smart_model: 'm', smart_timeout_seconds: 2 } }, model: { base_url: 'http://127.0.0.1:9/v1' } });
     const human = new RecordingApprover('once');
-    const gate = createApprovalGate(config, { guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: smartReviewerFromConfig(config), humanApprover: human });
+    const gate = createApprovalGate(config, { ...systemGatePorts, guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: smartReviewerFromConfig(config), humanApprover: human });
     expect(await gate.check(execCall('x'), ctx())).toMatchObject({ step: 11 });
   });
 

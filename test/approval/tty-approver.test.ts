@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, GivenAnswer } from '../../src/approval/ports.ts';
-import { approvalPromptLines, ttyApprover } from '../../src/approval/tty-approver.ts';
+import { approvalPromptLines, ttyApprover } from '../../src/session/tty-approver.ts';
 import { buildContext } from '../../src/tools/context.ts';
 
 const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({

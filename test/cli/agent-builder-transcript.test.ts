@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { createJob } from '../../src/store/jobs.ts';
@@ -40,7 +41,7 @@ async function agentRun(name: string, prompt: string): Promise<string> {
     payload: { kind: 'agent', prompt },
   });
   const queued = await manualRun({ db }, job.id, 'alice');
-  const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, queued!.id);
   return queued!.id;
 }

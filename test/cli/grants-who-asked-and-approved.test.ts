@@ -60,8 +60,8 @@ beforeAll(async () => {
 
 describe('grants show and grants list name who asked, beside who approved', () => {
   it('grants show names who requested the grant\'s approval, and a self-approval as one', async () => {
-    expect(await show(writer)).toMatch(/approved by alice on cli at \S+ \(approval apr_\w+, answered from OS account \S+ on \S+\), requested by bob from OS account \S+ on \S+; definition still matches/);
-    expect((await showJson(writer)).grant).toMatchObject({ approver: 'alice', requested_by: 'bob', requested_from: me, self_approved: false });
+    expect(await show(writer)).toMatch(/approved by alice on cli at \S+ \(approval apr_\w+, answered from OS account \S+ on \S+, answered (?:with echo-agent approvals approve\|deny, not at the asking prompt|at the prompt of the session that asked)\), requested by bob from OS account \S+ on \S+; definition still matches/);
+    expect((await showJson(writer)).grant).toMatchObject({ approver: 'alice', requested_by: 'bob', requested_from: me, self_approved: true, same_os_account: true });
     expect(await show(selfMade)).toMatch(/approved by dave .*, requested by dave from OS account \S+ on \S+ too \(self-approved\); definition still matches/);
     expect((await showJson(selfMade)).grant).toMatchObject({ approver: 'dave', requested_by: 'dave', self_approved: true });
   });

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { addAllowlist, allowlistStore } from '../../src/store/allowlist.ts';
@@ -67,7 +68,7 @@ async function daemonRun(): Promise<string> {
   const db = database().db;
   const { config } = loadConfig(configFile);
   const run = (await manualRun({ db }, jobId, 'scheduler'))!;
-  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
   return run.id;
 }
@@ -77,7 +78,7 @@ async function attendedCalls() {
   const db = database().db;
   const { config } = loadConfig(configFile);
   await addAllowlist(db, { tool: 'delegate_task', scope: 'delegate_task', created_by: 'erin', reason: 'always, in an attended session', approval_id: 'apr_erin' });
-  const gate = createApprovalGate(config, { guard: createGuard(config, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(config), sink: auditDecisionSink(db) });
+  const gate = createApprovalGate(config, { ...systemGatePorts, guard: createGuard(config, systemGuardDeps({ dns: false })), allowlist: allowlistStore(db), lookupTool: catalogLookup(config), sink: auditDecisionSink(db) });
   const calls = [['read_file', { path: 'a.txt' }, 'cli'], ['delegate_task', { task: 'summarise' }, 'cli'], ['spawn_task', { prompt: 'x' }, 'cli'], ['exec', { command: 'git status' }, 'telegram']] as const;
   return Promise.all(calls.map(([tool, args, channel]) => gate.check({ tool, args }, buildContext({ user_id: 'alice', channel, session_key: 'sess-alice' }))));
 }
@@ -145,7 +146,8 @@ describe('one run, reconstructed with runs show: each call, its decision, step, 
   it('a run after a change nobody approved: no grant, and each refusal with its step, rule and reason', async () => {
     const r = await cli(['runs', 'show', runs.none!]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('grant: - (none: judged under unattended_policy)');
+    // the grant the change cleared is named, with who cleared it and why
+    expect(r.stdout).toMatch(/grant: - \(none: grant grt_\w+ cleared \d+ ms before the run started, at \S+, by sync-bot: definition changed \(payload\); grant\.none, judged under unattended_policy\)/);
     expect(lineOf(r.stdout, 'run.started')).toContain('grant.none');
     const shown = await json<{ audit: Shown[] }>(['runs', 'show', runs.none!]);
     expect(decisions(shown.audit).map((d) => [d.data.tool, d.step, d.outcome, d.rule])).toEqual([

@@ -57,7 +57,8 @@ describe('jobs run with daemons on other schemas of the database', () => {
       await c.connect();
       const names = (await c.query<{ name: string }>('select application_name as name from pg_stat_activity where datname = current_database()')).rows.map((r) => r.name);
       await c.end();
-      expect(names).toContain(`echo-agent daemon ${hostname()}:${process.pid} served`);
+      // host:pid, the queue it consumes (backend and a short hash), the schema
+      expect(names.some((n) => new RegExp(`^echo-agent daemon ${hostname()}:${process.pid}/(redis|pg)\\.[0-9a-f]{6} served$`).test(n)), names.join('\n')).toBe(true);
       const served = await runCli(['jobs', 'run', 'second'], { env });
       expect(served.code, served.stderr).toBe(0);
       expect(served.stderr).not.toContain('no daemon is connected');

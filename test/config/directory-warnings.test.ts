@@ -7,6 +7,8 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { runCli } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'echo-dirs-'));
+// mkdtemp makes it 0700: as root, OS user postgres could not reach a data_dir under it (a problem of its own)
+chmodSync(dir, 0o755);
 writeFileSync(join(dir, 'a-file'), 'x');
 mkdirSync(join(dir, 'ok'));
 

@@ -6,6 +6,7 @@ import type { HumanApprover } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -147,7 +148,7 @@ describe('agent jobs in the daemon', () => {
   it('a task created in an attended session is never cron_authorized', async () => {
     const db = database().db;
     const cfg = config();
-    const out = await attendedCall({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: null },
+    const out = await attendedCall({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver: null },
       { tool: 'task', args: { action: 'create', prompt: 'attended child: report' } }, buildContext({ channel: 'cli', user_id: 'alice' }));
     expect(out.result.success, out.result.error).toBe(true);
     const child = (await getJob(db, (out.result.output as { id: string }).id))!;

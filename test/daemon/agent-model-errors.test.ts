@@ -3,6 +3,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { NewJob } from '../../src/store/jobs.ts';
@@ -32,7 +33,7 @@ async function runOnce(jobId: string, baseUrl: string) {
   const db = database().db;
   const config = defaultConfig({ model: { base_url: baseUrl, name: 'default-model', api_key: KEY, max_retries: 0 } });
   const run = (await manualRun({ db }, jobId, 'test'))!;
-  const result = await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, run.id);
+  const result = await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, run.id);
   return { result, run: (await getRun(db, run.id))! };
 }
 

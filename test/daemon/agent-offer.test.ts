@@ -8,6 +8,7 @@ import { LateAgentHost } from '../../src/agent/host.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
@@ -49,7 +50,7 @@ class Human implements HumanApprover {
 async function createJob(prompt: string, cfg: ReturnType<typeof config>) {
   const db = database().db;
   const out = await attendedCall(
-    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver: new Human() },
+    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver: new Human() },
     { tool: 'cronjob', args: { action: 'create', name: prompt, schedule: '0 3 * * *', payload: { kind: 'agent', prompt } } },
     buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
   );
@@ -67,7 +68,7 @@ async function runUnder(jobId: string, cfg: ReturnType<typeof config>) {
   const db = database().db;
   // bound to a runtime, as in the daemon, so delegate_task is ready
   const agentHost = new LateAgentHost();
-  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
   const run = await manualRun({ db }, jobId, 'test');
   const before = model.requests.length;
   const agent = daemonAgentRuntime(base);
@@ -178,7 +179,7 @@ describe('what an attended session\'s model is offered', () => {
   it('its whole effective set: a person answers for the calls that need one', async () => {
     const cfg = config({ tools: { profile: 'full' } });
     const db = database().db;
-    const runtime = daemonAgentRuntime({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId: 'test:1' });
+    const runtime = daemonAgentRuntime({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' });
     const ctx = buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
     const names = (await runtime.offeredToRun(ctx)).map((t) => t.name);
     expect(names).toEqual(runtime.offered(ctx).map((t) => t.name));

@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -26,7 +27,7 @@ describe('a steps run whose step has arguments the tool refuses', () => {
       payload: { kind: 'steps', steps: [{ tool: 'read_file', args: { path: 5 } }, { tool: 'read_file', args: { path: 'never.txt' } }] }, tools: [], paused: false,
     });
     const queued = (await manualRun({ db }, job.id, 'test'))!;
-    await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, queued.id);
+    await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, queued.id);
     const run = (await getRun(db, queued.id))!;
     expect(run).toMatchObject({ state: 'failed', denials: 0 });
     const steps = (run.output as { steps: { tool: string; decision: Record<string, unknown> }[] }).steps;

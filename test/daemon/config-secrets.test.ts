@@ -7,6 +7,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -37,7 +38,7 @@ describe('a credential from the configuration, in no known shape', () => {
       payload: { kind: 'agent', prompt: 'look around' },
     });
     const queued = (await manualRun({ db }, job.id, 'test'))!;
-    const deps = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+    const deps = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
     await executeRun({ ...deps, agent: daemonAgentRuntime(deps) }, queued.id);
     const run = (await getRun(db, queued.id))!;
     expect(run.state).toBe('succeeded');

@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -30,7 +31,7 @@ async function runDelivered(authorised: boolean, shutdown?: AbortSignal) {
   });
   if (authorised) await authorise(db, job);
   const run = (await manualRun({ db }, job.id, 'test'))!;
-  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', net: net(), ...(shutdown ? { shutdown } : {}) };
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1', net: net(), ...(shutdown ? { shutdown } : {}) };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
   return { job, run: (await getRun(db, run.id))!, records: await listAudit(db, { run_id: run.id, kind: 'run.delivery', order: 'asc' }) };
 }

@@ -7,6 +7,7 @@ import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { runAuthorization } from '../../src/jobs/run-authorization.ts';
 import { manualRun, updateJobFromCall } from '../../src/jobs/service.ts';
 import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
@@ -45,7 +46,7 @@ class HumanAtTerminal implements HumanApprover {
 
 async function createJob(name: string, approver: HumanApprover, config: Config = approvalConfig): Promise<string> {
   const db = database().db;
-  const out = await attendedCall({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver }, { tool: 'cronjob', args: createArgs(name) }, attended());
+  const out = await attendedCall({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), approver }, { tool: 'cronjob', args: createArgs(name) }, attended());
   expect(out.result.success, out.result.error).toBe(true);
   expect((out.result.output as { cron_authorized: boolean }).cron_authorized).toBe(true);
   return (out.result.output as { job: { id: string } }).job.id;
@@ -54,7 +55,7 @@ async function createJob(name: string, approver: HumanApprover, config: Config =
 async function runNow(jobId: string, config: Config) {
   const db = database().db;
   const run = await manualRun({ db }, jobId, 'test');
-  await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, run!.id);
+  await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, run!.id);
   const done = (await getRun(db, run!.id))!;
   const decisions = await listAudit(db, { run_id: run!.id, kind: 'gate.decision', order: 'asc' });
   return { run: done, decisions: decisions.map((d) => [(d.data as { tool: string }).tool, d.outcome, d.rule]) };

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -43,7 +44,7 @@ async function attemptOneEndsLate(result: ToolResult): Promise<{ ended: Awaited<
     payload: { kind: 'steps', steps: [{ tool: 'taken_over', args: {} }] }, tools: [], paused: false, max_retries: 3,
   } as never);
   runId = (await manualRun({ db }, job.id, 'test'))!.id;
-  const ended = await executeRun({ db, config, tools: new ToolRegistry([tool]), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: WORKER }, runId);
+  const ended = await executeRun({ db, config, tools: new ToolRegistry([tool]), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: WORKER }, runId);
   expect(second).toMatchObject({ state: 'running', attempt: 2, lease_owner: WORKER });
   return { ended, second: second!, now: (await getRun(db, runId))! };
 }

@@ -8,6 +8,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { updateJobFromCall, manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
@@ -41,7 +42,7 @@ const createArgs = (name: string, extra: { tool: string; args: Record<string, un
 
 function deps(approver: HumanApprover | null) {
   const db = database().db;
-  return { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver };
+  return { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), approver };
 }
 
 async function createJob(name: string, approver: HumanApprover | null, channel = 'cli', extra: { tool: string; args: Record<string, unknown> }[] = []) {
@@ -55,7 +56,7 @@ async function runNow(jobId: string) {
   const db = database().db;
   const run = await manualRun({ db }, jobId, 'test');
   const tools = builtinTools(config, { db });
-  await executeRun({ db, config, tools, guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, run!.id);
+  await executeRun({ db, config, tools, guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, run!.id);
   return (await getRun(db, run!.id))!;
 }
 
@@ -84,7 +85,7 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
     expect((out.output as { cron_authorized: boolean }).cron_authorized).toBe(false);
     const run = await runNow(jobId);
     expect(run.cron_authorized).toBe(false);
-    expect(run.state).toBe('failed');
+    expect(run.state).toBe('denied');
     const refusals = await listAudit(db, { run_id: run.id, kind: 'gate.decision' });
     expect(refusals.find((r) => r.outcome === 'deny')).toMatchObject({ step: 4, rule: 'unattended.policy_deny' });
   });
@@ -107,11 +108,11 @@ describe('the mission: human-approved jobs run unattended with cron_authorized',
       await issueGrant(db, { job_id: job.id, approval_id: 'apr_stored_by_hand', approver: 'alice', channel: 'cli', tool_scope: ['write_file', 'read_file', 'cronjob', 'skill_install', 'exec'] });
       const run = await runNow(job.id);
       expect(run.cron_authorized).toBe(true);
-      expect(run).toMatchObject({ state: 'failed', denials: 1 });
+      expect(run).toMatchObject({ state: 'denied', denials: 1 });
       const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
       const byTool = Object.fromEntries(decisions.map((d) => [(d.data as { tool: string }).tool, d]));
       expect(byTool[step.tool], step.tool).toMatchObject({ outcome: 'deny', step: gate, rule });
-      expect(run.error).toContain(`step 3 (${step.tool}) refused at step ${gate}: ${rule}`);
+      expect(run.error).toContain(`step 3 (${step.tool}) refused at gate step ${gate}: ${rule}`);
       expect(byTool.write_file).toMatchObject({ outcome: 'allow', step: 4, rule: 'unattended.cron_authorized' });
       // the daemon decided, for the job's owner, who did nothing at the time
       for (const d of decisions) expect(d).toMatchObject({ actor: 'daemon', data: { on_behalf_of: 'alice', unattended: true } });

@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { createChildJob } from '../../src/jobs/child-jobs.ts';
 import { instantsDueAtPause, instantsMissedWhilePaused } from '../../src/jobs/next-fire.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -31,7 +32,7 @@ describe('a paused job\'s child jobs', () => {
     const made = () => createChildJob({ db }, { origin: 'workflow', name: 'child', payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '.' } }] } }, ctx);
     const { run } = await made();
     await pauseJob(db, parent.id, { actor: 'admin', note: 'incident 42' }, instantsDueAtPause);
-    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
     await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
     expect(await getRun(db, run.id)).toMatchObject({ state: 'cancelled', error: `job ${parent.id} (incident), whose run made this child job, was paused before the run started` });
     await resumeJob(db, parent.id, { actor: 'admin' }, instantsMissedWhilePaused);

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log/logger.ts';
 import { openDatabase, otherDaemons } from '../../src/store/db.ts';
 import { useTestDatabase } from '../support/db.ts';
 import { TEST_REDIS_URL as REDIS_URL, useRedisPrefix } from '../support/redis.ts';
+import { queueTag } from '../../src/queue/queue-tag.ts';
 
 const database = useTestDatabase();
 const prefix = useRedisPrefix('test-replicas');
@@ -33,7 +34,7 @@ describe('daemons that share a database', () => {
     });
     try {
       // with the schema it serves
-      const mine = `echo-agent daemon ${hostname()}:${process.pid} ${schema}`;
+      const mine = `echo-agent daemon ${hostname()}:${process.pid}/${queueTag({ kind: 'redis', url: REDIS_URL }, prefix)} ${schema}`;
       const names = await other.query<{ name: string }>('select application_name as name from pg_stat_activity where datname = current_database()');
       expect(names.rows.map((r) => r.name)).toContain(mine);
       const found = lines.find((l) => l.msg === 'other echo-agent daemons are connected to this database');

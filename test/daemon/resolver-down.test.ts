@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import type { Lookup } from '../../src/guard/ssrf/check-url.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -30,7 +31,7 @@ async function fetchRun(name: string, code: string) {
   });
   await authorise(db, job);
   const run = (await manualRun({ db }, job.id, 'test'))!;
-  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { lookup: failing(code) }), logger: silentLogger, workerId: 'test:1' };
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ lookup: failing(code) })), logger: silentLogger, workerId: 'test:1' };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
   const decisions = (await listAudit(db, { kind: 'gate.decision', limit: 20 })).filter((a) => a.run_id === run.id);
   return { run: (await getRun(db, run.id))!, decisions };

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -33,7 +34,7 @@ describe('a run cancelled while its attempt fails retryably', () => {
     } as never);
     const queued = (await manualRun({ db }, job.id, 'test'))!;
     runId = queued.id;
-    const result = await executeRun({ db, config, tools: new ToolRegistry([tool]), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, queued.id);
+    const result = await executeRun({ db, config, tools: new ToolRegistry([tool]), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, queued.id);
     const states = await listAudit(db, { run_id: queued.id, order: 'asc' });
     expect(result.kind).not.toBe('retrying');
     expect((await getRun(db, queued.id))!.state).toBe('cancelled');

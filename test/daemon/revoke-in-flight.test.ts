@@ -41,7 +41,7 @@ describe('revoking a grant while a run of the job is under way', () => {
       writeFileSync(cfgFile, `database:\n  url: postgres://postgres@127.0.0.1:5432/test?options=-c%20search_path%3D${schema}\n`);
       const cli = await runCli(['grants', 'revoke', job.id, '--why', 'misbehaving', '--as', 'admin'], { env: { ECHO_AGENT_CONFIG: cfgFile } });
       expect(cli.code, cli.stderr).toBe(0);
-      expect(cli.stdout).toContain(`1 run(s) of this job are running now (${run.id}): their next write or exec call is refused (unattended.grant_withdrawn)`);
+      expect(cli.stdout).toContain(`1 run(s) of this job are running now (${run.id}): their next call that relies on the grant (a write) is refused (unattended.grant_withdrawn)`);
       held.release();
       const start = Date.now();
       while (!['failed', 'succeeded', 'denied'].includes((await getRun(db, run.id))!.state)) {
@@ -49,7 +49,7 @@ describe('revoking a grant while a run of the job is under way', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(held.calls()).toBe(1);
-      expect((await getRun(db, run.id))!.state).toBe('failed');
+      expect((await getRun(db, run.id))!.state).toBe('denied');
       const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
       expect(decisions.map((d) => [d.outcome, d.step, d.rule])).toEqual([['allow', 4, 'unattended.cron_authorized'], ['deny', 4, 'unattended.grant_withdrawn']]);
       // and its outcome goes nowhere: the delivery target was part of what the revoked grant covered

@@ -7,6 +7,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -28,7 +29,7 @@ describe('a run that fails because of the database', () => {
     const run = (await manualRun({ db }, job.id, 'test'))!;
     // a real drizzle failure: a query to a port where no server listens
     const nowhere = openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test' });
-    const base = { db, config, tools: builtinTools(config, { db }, {}, []), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+    const base = { db, config, tools: builtinTools(config, { db }, {}, []), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
     const runtime = daemonAgentRuntime(base);
     const broken = { ...runtime, hosting: async () => { await getJob(nowhere.db, job.id); throw new Error('unreachable'); } } as AgentRuntime;
     try {

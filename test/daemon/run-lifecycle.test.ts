@@ -8,6 +8,7 @@ import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun, type RunExecutorDeps } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -40,7 +41,7 @@ const waiting: Tool = {
 
 function depsFor(config: Config, extra: Partial<RunExecutorDeps> = {}): RunExecutorDeps {
   const db = database().db;
-  const base = { db, config, tools: builtinTools(config, { db }, {}, [waiting]), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' };
+  const base = { db, config, tools: builtinTools(config, { db }, {}, [waiting]), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' };
   return { ...base, agent: daemonAgentRuntime(base), ...extra };
 }
 

@@ -9,6 +9,7 @@ import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { reconcile } from '../../src/daemon/reconciler.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { RunQueue } from '../../src/queue/run-queue.ts';
@@ -54,7 +55,7 @@ async function runJob(def: Partial<Parameters<typeof createJob>[1]> & { name: st
   if (opts.authorised) await authorise(db, job);
   const run = (await manualRun({ db }, job.id, 'test'))!;
   const log = captured();
-  const base = { db, config, tools: builtinTools(config, { db }, {}, opts.extra ?? []), guard: createGuard(config, { dns: false }), logger: log.logger, workerId: 'test:1' };
+  const base = { db, config, tools: builtinTools(config, { db }, {}, opts.extra ?? []), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: log.logger, workerId: 'test:1' };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
   return { job, run: (await getRun(db, run.id))!, log };
 }
@@ -69,13 +70,13 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
   });
 
   it('a run failed by a refusal logs at warn with its error and the refusing rule', async () => {
-    // no grant, unattended_policy deny: the write is refused, one refusal of three ends the run failed
+    // no grant, unattended_policy deny: the write is refused, which stops the steps run and ends it denied (not failed: no tool error)
     const { job, run, log } = await runJob({ name: 'refused-write', payload: { kind: 'steps', steps: [{ tool: 'write_file', args: { path: 'x.txt', content: 'y' } }] } });
-    expect(run).toMatchObject({ state: 'failed', denials: 1 });
+    expect(run).toMatchObject({ state: 'denied', denials: 1 });
     const line = log.finished()!;
-    expect(line).toMatchObject({ level: 'warn', job_id: job.id, job_name: 'refused-write', state: 'failed', denials: 1, refused_tool: 'write_file' });
+    expect(line).toMatchObject({ level: 'warn', job_id: job.id, job_name: 'refused-write', state: 'denied', denials: 1, refused_tool: 'write_file' });
     expect(line.error).toBe(run.error);
-    expect(line.error).toMatch(/step 1 \(write_file\) refused at step \d+: \S+/);
+    expect(line.error).toMatch(/step 1 \(write_file\) refused at gate step \d+: \S+/);
     expect(String(line.error)).toContain(String(line.rule));
     expect(line.rule).toMatch(/^unattended\./);
     // the builder reads this error: it says what to do about the refusal
@@ -90,7 +91,7 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     // it stops at the first refused step, as at a failed one: the edit is never tried
     expect(run.denials, JSON.stringify(run.output)).toBe(1);
     expect((run.output as { steps: unknown[] }).steps).toHaveLength(1);
-    expect(line).toMatchObject({ refused_tool: 'write_file', error: expect.stringMatching(/^step 1 \(write_file\) refused at step \d+: /) });
+    expect(line).toMatchObject({ refused_tool: 'write_file', error: expect.stringMatching(/^step 1 \(write_file\) refused at gate step \d+: /) });
     expect(String(line.error)).toContain(`: ${String(line.rule)}`);
   });
 
@@ -103,7 +104,7 @@ describe('run outcomes in the daemon log: a run that went wrong says why', () =>
     expect(log.finished()).toMatchObject({
       level: 'warn', job_name: 'denied-job', state: 'denied', denials: 1,
       // the limit, and the refusal that reached it: step, rule
-      error: expect.stringMatching(/^stopped after 1 refusals \(max_denials_per_run\): step 1 \(write_file\) refused at step \d+: unattended\./),
+      error: expect.stringMatching(/^stopped after 1 refusals \(max_denials_per_run\): step 1 \(write_file\) refused at gate step \d+: unattended\./),
       rule: expect.stringMatching(/^unattended\./), refused_tool: 'write_file',
     });
   });

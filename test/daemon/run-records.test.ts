@@ -6,6 +6,7 @@ import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -36,7 +37,7 @@ async function runOf(payload: Payload, config: Config) {
   const db = database().db;
   const job = await createJob(db, { name: 'records', owner: 'alice', created_by: 'alice', schedule: '0 3 * * *', timezone: 'UTC', payload, tools: [] });
   const run = await manualRun({ db }, job.id, 'test');
-  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
+  const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
   await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run!.id);
   // manualRun's own run.queued comes first; the rest is the execution's
   const records = (await listAudit(db, { run_id: run!.id, order: 'asc' })).filter((r) => r.kind !== 'run.queued');
@@ -87,7 +88,7 @@ describe('a run\'s audit records', () => {
         return out;
       },
     });
-    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', audit };
+    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1', audit };
     const result = await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run!.id);
     expect(result).toMatchObject({ kind: 'finished', state: 'succeeded' });
     const ends = (await listAudit(db, { run_id: run!.id, order: 'asc' })).filter((r) => r.kind === 'run.state' || r.kind === 'run.outcome_discarded');

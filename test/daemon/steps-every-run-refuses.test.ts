@@ -6,6 +6,7 @@ import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/a
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { buildContext } from '../../src/tools/context.ts';
@@ -31,7 +32,7 @@ type Step = { tool: string; args: Record<string, unknown> };
 async function create(name: string, payload: Record<string, unknown>, options: Record<string, unknown> = {}) {
   const db = database().db;
   const human = new HumanAtTerminal();
-  const deps = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver: human };
+  const deps = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), approver: human };
   const out = await attendedCall(deps, { tool: 'cronjob', args: { action: 'create', name, schedule: '0 3 * * *', payload, options } },
     buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }));
   return { out, human };

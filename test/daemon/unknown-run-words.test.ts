@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { capturedLog } from '../support/captured-log.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -16,7 +17,7 @@ describe('a delivered run the database does not hold', () => {
     const { db } = database();
     const { lines, logger } = capturedLog();
     const config = defaultConfig();
-    const result = await executeRun({ db, config, tools: new ToolRegistry([]), guard: createGuard(config, { dns: false }), logger, workerId: 'test:1' }, 'run_restored_away');
+    const result = await executeRun({ db, config, tools: new ToolRegistry([]), guard: createGuard(config, systemGuardDeps({ dns: false })), logger, workerId: 'test:1' }, 'run_restored_away');
     expect(result).toEqual({ kind: 'unknown' });
     expect(lines).toHaveLength(1);
     const [line] = lines;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApprovalGate, type ApprovalGate } from '../../src/approval/gate.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
 import { instantClock, MemoryAllowlist, RecordingApprover } from '../support/gate-harness.ts';
@@ -27,7 +28,8 @@ beforeAll(async () => {
   });
   approver = new RecordingApprover();
   gate = createApprovalGate(config, {
-    guard: createGuard(config, { dns: false }), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
+    ...systemGatePorts,
+    guard: createGuard(config, systemGuardDeps({ dns: false })), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
     humanApprover: approver, clock: instantClock,
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { buildContext } from '../../src/tools/context.ts';
 
-const guard = createGuard(defaultConfig(), { dns: false });
+const guard = createGuard(defaultConfig(), systemGuardDeps({ dns: false }));
 const inspect = (tool: string, args: Record<string, unknown>) => guard.inspect({ tool, args }, buildContext({ channel: 'cli' }));
 
 describe('the static guard reads every argument that reaches a shell', () => {
@@ -47,14 +48,14 @@ describe('an argument that is a URL or a local path is judged as whichever it is
   });
 
   it('a local path outside a restricted workspace is found like a read_file of it', async () => {
-    const restricted = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj', restrict_to_workspace: true } }), { dns: false });
+    const restricted = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj', restrict_to_workspace: true } }), systemGuardDeps({ dns: false }));
     const verdict = await restricted.inspect({ tool: 'vision_analyze', args: { image: '/tmp/chart.png' } }, buildContext({ channel: 'cli' }));
     expect(verdict.findings.map((f) => f.rule)).toContain('path.outside_workspace');
   });
 });
 
 describe('the shell guard judges relative paths from where the tool starts the command', () => {
-  const inWorkspace = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj' } }), { dns: false });
+  const inWorkspace = createGuard(defaultConfig({ tools: { workspace: '/home/alice/proj' } }), systemGuardDeps({ dns: false }));
   const run = (command: string, extra: Record<string, unknown> = {}) =>
     inWorkspace.inspect({ tool: 'exec', args: { command, shell: true, ...extra } }, buildContext({ channel: 'cli' }));
 
@@ -85,7 +86,7 @@ describe('the embedded database files are out of every file tool\'s reach', () =
     await writeFile(join(dataDir, 'pg-password'), 'hunter2');
     await writeFile(join(workspace, 'notes.txt'), 'ok');
     await symlink(join(dataDir, 'pg-password'), join(workspace, 'innocent.txt'));
-    const g = createGuard(defaultConfig({ daemon: { data_dir: dataDir }, tools: { workspace } }), { dns: false });
+    const g = createGuard(defaultConfig({ daemon: { data_dir: dataDir }, tools: { workspace } }), systemGuardDeps({ dns: false }));
     const check = (tool: string, args: Record<string, unknown>) => g.inspect({ tool, args }, buildContext({ channel: 'cron', unattended: true }));
     for (const [tool, args] of [
       ['read_file', { path: join(dataDir, 'pg-password') }],

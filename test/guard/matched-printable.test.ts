@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { buildContext } from '../../src/tools/context.ts';
 
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028-\u202e]/;
@@ -8,7 +9,7 @@ const FORGED = '\u001b[2K\rFORGED\u202e';
 
 describe('what a finding quotes of the call', () => {
   it('has control, separator and bidi characters escaped, whichever guard found it', async () => {
-    const guard = createGuard(defaultConfig(), { dns: false });
+    const guard = createGuard(defaultConfig(), systemGuardDeps({ dns: false }));
     const ctx = buildContext({ channel: 'cli' });
     const verdicts = await Promise.all([
       guard.inspect({ tool: 'patch', args: { diff: `--- /etc/x\n+++ /etc/x${FORGED}\n` } }, ctx),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
-import { systemClock } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { allowlistStore } from '../../src/store/allowlist.ts';
 import { answerApproval, listApprovals } from '../../src/store/approvals.ts';
 import { storeApprover } from '../../src/store/approver.ts';
@@ -23,10 +23,11 @@ function gate() {
   const { db } = database();
   const config = defaultConfig();
   return createApprovalGate(config, {
-    guard: createGuard(config, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(config), smartReviewer: null,
+    ...systemGatePorts,
+    guard: createGuard(config, systemGuardDeps({ dns: false })), allowlist: allowlistStore(db), lookupTool: catalogLookup(config), smartReviewer: null,
     // whoever answers says no: what matters is what the request stored
     humanApprover: storeApprover(db, { pollMs: 10, onPending: (row, code) => void answerApproval(db, { id: row.id, call_hash: row.call_hash, answer: 'deny', answered_by: 'alice', code }) }),
-    clock: systemClock, sink: auditDecisionSink(db),
+    sink: auditDecisionSink(db),
   });
 }
 

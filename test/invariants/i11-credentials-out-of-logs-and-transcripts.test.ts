@@ -5,6 +5,7 @@ import { agentChatClient } from '../../src/agent/model-config.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
 import { appendAudit } from '../../src/store/audit.ts';
@@ -46,7 +47,7 @@ describe('I11: an attended session\'s credentials are cut out of its stored tran
   it('whatever the model says back', async () => {
     const db = database().db;
     const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-i11-session-key-123456' } });
-    const deps = { config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config), approver: null, smartReviewer: null };
+    const deps = { config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config), approver: null, smartReviewer: null };
     const base = attendedContext('alice', 'cli');
     const ctx = buildContext({ ...base, credentials: { service: credential } });
     const turn = await attendedTurn(deps, `use the service key ${credential} to check the weather`, ctx, new AbortController().signal);

@@ -3,6 +3,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -32,7 +33,7 @@ describe('I2: a grant revoked while a run is under way stays withdrawn from that
     const held = heldTool('write');
     const tools = builtinTools(config, { db }, {}, [held.tool]);
     const run = (await manualRun({ db }, job.id, 'test'))!;
-    const done = executeRun({ db, config, tools, guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:i2' }, run.id);
+    const done = executeRun({ db, config, tools, guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:i2' }, run.id);
     await held.started;
     // an admin revokes the grant the run started with; a person then approves the job again
     expect(await revokeGrant(db, { job_id: job.id, by: 'admin', why: 'misbehaving' })).not.toBeNull();
@@ -40,7 +41,7 @@ describe('I2: a grant revoked while a run is under way stays withdrawn from that
     held.release();
     await done;
     expect(held.calls()).toBe(1);
-    expect((await getRun(db, run.id))!.state).toBe('failed');
+    expect((await getRun(db, run.id))!.state).toBe('denied');
     const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });
     expect(decisions.map((d) => [d.outcome, d.step, d.rule])).toEqual([
       ['allow', 4, 'unattended.cron_authorized'],

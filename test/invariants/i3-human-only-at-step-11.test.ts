@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/approval/decision.ts';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { defineTool } from '../../src/tools/define.ts';
@@ -67,6 +68,7 @@ describe('I3: what the tool is told about its approval', () => {
     return {
       recorded,
       gate: createApprovalGate(config, {
+        ...systemGatePorts,
         guard, allowlist, lookupTool: catalogLookup(config), smartReviewer: null, humanApprover: approver, clock: instantClock,
         sink: { record: async (d) => { recorded.push(d); } },
       }),

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { allowlistStore } from '../../src/store/allowlist.ts';
 import { appendAudit, listAudit } from '../../src/store/audit.ts';
@@ -66,6 +67,7 @@ describe('I8: a decision\'s record names the approval behind it', () => {
     guard.commands = [{ program: 'git', subcommand: 'status' }];
     const { db } = database();
     return createApprovalGate(config, {
+      ...systemGatePorts,
       guard, allowlist: allowlistStore(db), lookupTool: catalogLookup(config), smartReviewer: null,
       humanApprover: new RecordingApprover(answer), clock: instantClock, sink: auditDecisionSink(db, { run_id: `run_i8_${answer}` }),
     });

@@ -8,6 +8,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
@@ -30,7 +31,7 @@ const yes: HumanApprover = {
 };
 const deps = () => {
   const db = database().db;
-  return { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver: yes };
+  return { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), approver: yes };
 };
 const attended = () => buildContext({ channel: 'cli', user_id: 'alice' });
 const create = (name: string) => ({
@@ -99,7 +100,7 @@ describe('a daemon run\'s decisions name the grant they relied on', () => {
     const jobId = ((await cronjobCall(create('trail-run'), attended())).job as { id: string }).id;
     const grant = (await liveGrant(db, jobId))!;
     const run = (await manualRun({ db }, jobId, 'scheduler'))!;
-    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
+    const base = { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1', audit: groupCommitAppend(db) };
     const result = await executeRun({ ...base, agent: daemonAgentRuntime(base) }, run.id);
     expect(result).toMatchObject({ state: 'succeeded' });
     const decisions = await listAudit(db, { run_id: run.id, kind: 'gate.decision', order: 'asc' });

@@ -5,6 +5,7 @@ import { toolsListView } from '../../src/cli/commands/tools-list.ts';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { effectiveTools, securityFor, selectionFor, type EffectiveTools, type ToolSelection } from '../../src/policy/effective-tools.ts';
 import { SECURITY_PROFILE_RULES, SECURITY_PROFILES, type SecurityProfile } from '../../src/policy/security-profiles.ts';
 import { severity } from '../../src/policy/risk.ts';
@@ -154,7 +155,7 @@ describe('every caller sees the same unattended tool set', () => {
     const db = database().db;
     const registry = builtinTools(cfg, { db });
     const runtime = createAgentRuntime({
-      config: cfg, db, tools: registry, guard: createGuard(cfg, { dns: false }), chat: null, wrapSink: () => ({ record: async () => {} }),
+      config: cfg, db, tools: registry, guard: createGuard(cfg, systemGuardDeps({ dns: false })), chat: null, wrapSink: () => ({ record: async () => {} }),
     });
     const checkCall = await checkCallGate(cfg, { dns: false, allowlist: null, grant: null });
     const daemonGate = runtime.gateFor(ctx);

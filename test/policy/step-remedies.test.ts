@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { PATH_RULES } from '../../src/guard/paths/check-paths.ts';
 import { SHELL_RULES } from '../../src/guard/shell/rules.ts';
 import { URL_RULES } from '../../src/guard/ssrf/check-url.ts';
@@ -55,11 +56,11 @@ describe('a steps run refused by the guard', () => {
       payload: { kind: 'steps', steps: [{ tool: 'list_dir', args: { path: '/' } }] },
     });
     const queued = await manualRun({ db }, job.id, 'test');
-    await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), logger: silentLogger, workerId: 'test:1' }, queued!.id);
+    await executeRun({ db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), logger: silentLogger, workerId: 'test:1' }, queued!.id);
     const run = (await getRun(db, queued!.id))!;
     const [decision] = await listAudit(db, { run_id: run.id, kind: 'gate.decision' });
     expect(decision).toMatchObject({ outcome: 'deny', step: 1, rule: 'path.outside_workspace' });
-    expect(run, run.error ?? '').toMatchObject({ state: 'failed', denials: 1 });
-    expect(run.error).toBe(`step 1 (list_dir) refused at step 1: path.outside_workspace (to fix: ${PATH_REMEDY})`);
+    expect(run, run.error ?? '').toMatchObject({ state: 'denied', denials: 1 });
+    expect(run.error).toBe(`step 1 (list_dir) refused at gate step 1: path.outside_workspace (to fix: ${PATH_REMEDY})`);
   });
 });

@@ -12,6 +12,7 @@ import { createApprovalGate, type ApprovalGate } from '../../src/approval/gate.t
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { allowlistStore } from '../../src/store/allowlist.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const db = database().db;
   const cfg = config();
   t = recordingTerminal(db, cfg, builtinTools(cfg, { db }), (screen) => answers(screen));
-  gate = createApprovalGate(cfg, { guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: t.approver });
+  gate = createApprovalGate(cfg, { ...systemGatePorts, guard: createGuard(cfg, systemGuardDeps({ dns: false })), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: t.approver });
   const first = await gate.check({ tool: 'exec', args: { command: 'git status' } }, alice());
   expect(first).toMatchObject({ outcome: 'allow', step: 11, rule: 'approval.human.always', approval_source: 'human' });
   expect(t.screens[0]).toContain('"always" would also allow, from now on and without asking: every exec command that starts `git status`, whatever follows and whatever the files it runs then hold');

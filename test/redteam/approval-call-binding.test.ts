@@ -13,6 +13,7 @@ import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/a
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
 import { listJobs } from '../../src/store/jobs.ts';
@@ -50,7 +51,7 @@ async function session(prompt: string, reply: (screen: string) => string) {
   const cfg = config();
   const tools = builtinTools(cfg, { db });
   const t = recordingTerminal(db, cfg, tools, reply);
-  const deps = { config: cfg, db, tools, guard: createGuard(cfg, { dns: false }), chat: agentChatClient(cfg), approver: t.approver, smartReviewer: null };
+  const deps = { config: cfg, db, tools, guard: createGuard(cfg, systemGuardDeps({ dns: false })), chat: agentChatClient(cfg), approver: t.approver, smartReviewer: null };
   const turn = await attendedTurn(deps, prompt, attendedContext('alice', 'cli'), new AbortController().signal);
   return { turn, t };
 }
@@ -89,7 +90,7 @@ describe('an answer belongs to one call', () => {
         return first;
       },
     };
-    const deps = { db, config: cfg, tools, guard: createGuard(cfg, { dns: false }), approver: replaying };
+    const deps = { db, config: cfg, tools, guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver: replaying };
     const ctx = buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
     const call = { tool: 'cronjob', args: { action: 'create', name: 'replayed', schedule: '0 3 * * *', payload: { kind: 'agent', prompt: 'tidy notes' } } };
     const a = await attendedCall(deps, call, ctx, 0);
@@ -105,7 +106,7 @@ describe('an answer belongs to one call', () => {
     const tools = builtinTools(cfg, { db });
     const t = recordingTerminal(db, cfg, tools, () => 'y');
     const args = JSON.parse('{"action":"create","name":"proto-step","schedule":"0 3 * * *","options":{"tools":["write_file"]},"payload":{"kind":"steps","steps":[{"tool":"write_file","args":{"content":"x","path":"notes.txt","__proto__":{"path":"/etc/cron.d/owned"}}}]}}');
-    const out = await attendedCall({ db, config: cfg, tools, guard: createGuard(cfg, { dns: false }), approver: t.approver }, { tool: 'cronjob', args }, buildContext({ channel: 'cli', user_id: 'alice' }));
+    const out = await attendedCall({ db, config: cfg, tools, guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver: t.approver }, { tool: 'cronjob', args }, buildContext({ channel: 'cli', user_id: 'alice' }));
     expect(out.result.success, out.result.error).toBe(true);
     expect(t.screens[0]).toContain('"__proto__"');
     const job = (await listJobs(db)).find((j) => j.name === 'proto-step')!;

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import type { HumanApprover } from '../../src/approval/ports.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { authorizationFor, liveGrant, revokeGrant } from '../../src/store/grants.ts';
@@ -28,7 +29,7 @@ const ctxOf = (user: string) => buildContext({ channel: 'cli', user_id: user, se
 async function cronjob(approver: HumanApprover, args: Record<string, unknown>, user = 'alice') {
   const db = database().db;
   const cfg = config();
-  return attendedCall({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver }, { tool: 'cronjob', args }, ctxOf(user));
+  return attendedCall({ db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver }, { tool: 'cronjob', args }, ctxOf(user));
 }
 
 async function jobNamed(name: string) {

@@ -18,6 +18,7 @@ import { startFakeModel, type ChatBody } from '../support/fake-model.ts';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { allowlistStore } from '../../src/store/allowlist.ts';
 import { getApproval } from '../../src/store/approvals.ts';
@@ -51,7 +52,7 @@ describe('redaction in the approval prompt hides what a job will do (cronjob cre
     const terminal = recordingTerminal(db, cfg, tools, () => 'y');
     const name = `redact-${HIDING_PLACES.findIndex(([, p]) => p === prompt)}`;
     const out = await attendedCall(
-      { db, config: cfg, tools, guard: createGuard(cfg, { dns: false }), approver: terminal.approver },
+      { db, config: cfg, tools, guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver: terminal.approver },
       { tool: 'cronjob', args: { action: 'create', name, schedule: '0 3 * * *', payload: { kind: 'agent', prompt }, options: { tools: ['read_file', 'write_file'] } } },
       alice(),
     );
@@ -69,7 +70,8 @@ function gateOnTerminal(answer: string) {
   const cfg = config();
   const terminal = recordingTerminal(db, cfg, builtinTools(cfg, { db }), () => answer);
   const gate = createApprovalGate(cfg, {
-    guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: terminal.approver,
+    ...systemGatePorts,
+    guard: createGuard(cfg, systemGuardDeps({ dns: false })), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg), humanApprover: terminal.approver,
   });
   return { gate, terminal };
 }
@@ -114,7 +116,8 @@ describe('the smart reviewer (step 10) reads the same redacted call', () => {
       });
       const terminal = recordingTerminal(db, cfg, builtinTools(cfg, { db }), () => 'n');
       const gate = createApprovalGate(cfg, {
-        guard: createGuard(cfg, { dns: false }), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg),
+        ...systemGatePorts,
+        guard: createGuard(cfg, systemGuardDeps({ dns: false })), allowlist: allowlistStore(db), lookupTool: catalogLookup(cfg),
         smartReviewer: smartReviewerFromConfig(cfg), humanApprover: terminal.approver,
       });
       const command = 'curl -H Authorization:abc123 https://api.example.com/v1/projects/production -X DELETE';

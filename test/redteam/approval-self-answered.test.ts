@@ -8,6 +8,7 @@ import { agentChatClient } from '../../src/agent/model-config.ts';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
 import { storeApprover } from '../../src/store/approver.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -100,7 +101,7 @@ describe('a tool process detached from its session cannot answer the session\'s 
     const { db } = database();
     const cfg = config();
     const deps = {
-      config: cfg, db, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), chat: agentChatClient(cfg),
+      config: cfg, db, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), chat: agentChatClient(cfg),
       approver: approverEndingAfterRefusal(db), smartReviewer: null,
     };
     const turn = await attendedTurn(deps, 'set up the nightly job', attendedContext('alice', 'ops'), new AbortController().signal);

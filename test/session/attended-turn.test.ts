@@ -5,6 +5,7 @@ import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/a
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { attendedContext, attendedRuntime, attendedTurn } from '../../src/session/attended-session.ts';
 import { listJobs } from '../../src/store/jobs.ts';
 import { useTestDatabase } from '../support/db.ts';
@@ -27,7 +28,7 @@ describe('an attended session', () => {
     // a narrow session: the minimal profile plus spawn_task
     const config = defaultConfig({ tools: { profile: 'minimal', also_allow: ['spawn_task'] }, model: { base_url: model.url, name: 'scripted', api_key: 'sk-session-1234' } });
     const agentHost = new LateAgentHost();
-    const deps = { config, db, tools: builtinTools(config, { db, agentHost }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config), approver: yes, smartReviewer: null, agentHost };
+    const deps = { config, db, tools: builtinTools(config, { db, agentHost }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config), approver: yes, smartReviewer: null, agentHost };
     const ctx = attendedContext('alice', 'cli');
     const session = attendedRuntime({ ...deps }).offered(ctx).map((t) => t.name);
     const turn = await attendedTurn(deps, 'spawn something', ctx, new AbortController().signal);

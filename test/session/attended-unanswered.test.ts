@@ -3,6 +3,7 @@ import { agentChatClient } from '../../src/agent/model-config.ts';
 import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
 import { attendedContext, attendedTurn } from '../../src/session/attended-session.ts';
@@ -40,7 +41,7 @@ async function waitingCall(a: HumanApprover, signal?: AbortSignal) {
   const config = defaultConfig();
   const { db } = database();
   return attendedCall(
-    { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), approver: a },
+    { db, config, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), approver: a },
     { tool: 'exec', args: { command: 'curl http://169.254.169.254/latest/' } },
     buildContext({ channel: 'telegram', user_id: 'alice' }), 0, signal ? { signal } : {},
   );
@@ -69,7 +70,7 @@ describe('an attended call nobody answered leaves no request that can still be a
     const { db } = database();
     const config = defaultConfig({ model: { base_url: model.url, name: 'scripted', api_key: 'sk-session-unanswered-1' } });
     const slow = approver({ settlesAfterMs: 5_000 });
-    const deps = { config, db, tools: builtinTools(config, { db }), guard: createGuard(config, { dns: false }), chat: agentChatClient(config), approver: slow, smartReviewer: null };
+    const deps = { config, db, tools: builtinTools(config, { db }), guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config), approver: slow, smartReviewer: null };
     const stop = new AbortController();
     const turn = attendedTurn(deps, 'look at the metadata', attendedContext('alice', 'telegram'), stop.signal);
     while (slow.asked.length === 0 || !(await getApproval(db, slow.asked[0]!.request_id))) await new Promise((r) => setTimeout(r, 20));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/approval/decision.ts';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import type { SecurityProfile } from '../../src/policy/security-profiles.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
@@ -15,6 +16,7 @@ function setup(securityProfile: SecurityProfile) {
   const recorded: Decision[] = [];
   const approver = new RecordingApprover();
   const gate = createApprovalGate(config, {
+    ...systemGatePorts,
     guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
     humanApprover: approver, clock: instantClock, sink: { record: async (d) => { recorded.push(d); } },
   }, { securityProfile });
@@ -46,6 +48,7 @@ describe('a call with invalid arguments', () => {
     const config = defaultConfig();
     const recorded: Decision[] = [];
     const gate = createApprovalGate(config, {
+      ...systemGatePorts,
       guard: new ScriptedGuard(), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
       humanApprover: new RecordingApprover(), clock: instantClock, sink: { record: async (d) => { recorded.push(d); } },
     }, { securityProfile: 'personal_cli' });

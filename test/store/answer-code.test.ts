@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { emptyAllowlist, type ApprovalRequest } from '../../src/approval/ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { RULES } from '../../src/policy/rules.ts';
@@ -104,6 +105,7 @@ describe('the asking session takes only an answer given with its code', () => {
     const config = defaultConfig({ tools: { profile: 'full' }, permissions: { approval: { wait_timeout_seconds: 30 } } });
     const decisions: { rule: string; approval_source?: string | null }[] = [];
     const gate = createApprovalGate(config, {
+      ...systemGatePorts,
       guard: new ScriptedGuard(), lookupTool: catalogLookup(config), smartReviewer: null,
       allowlist: emptyAllowlist,
       sink: { record: async (d) => { decisions.push(d); } },

@@ -1,6 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { createApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { allowlistStore } from '../../src/store/allowlist.ts';
 import { listAudit } from '../../src/store/audit.ts';
@@ -19,6 +20,7 @@ function gateWith(approver: RecordingApprover, ids: { job_id?: string; run_id?: 
   guard.commands = [{ program: 'git', subcommand: 'status' }];
   const { db } = database();
   return createApprovalGate(config, {
+    ...systemGatePorts,
     guard, allowlist: allowlistStore(db), lookupTool: catalogLookup(config), smartReviewer: null, humanApprover: approver,
     clock: instantClock, sink: auditDecisionSink(db, ids),
   });

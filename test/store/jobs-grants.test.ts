@@ -185,7 +185,7 @@ describe('grants', () => {
     const revoked = await revokeGrant(db, { grant_id: grant.id, by: 'admin', why: 'job scope too broad' });
     expect(revoked).toMatchObject({ id: grant.id, revoked_by: 'admin', revoked_why: 'job scope too broad' });
     expect(revoked?.revoked_at).toBeInstanceOf(Date);
-    expect(await authorizationFor(db, job.id)).toMatchObject({ cron_authorized: false, rule: 'grant.none' });
+    expect(await authorizationFor(db, job.id)).toMatchObject({ cron_authorized: false, rule: 'grant.revoked' });
     expect(await revokeGrant(db, { grant_id: grant.id, by: 'admin', why: 'again' })).toBeNull();
     const [audit] = await listAudit(db, { job_id: job.id, kind: 'grant.revoked' });
     expect(audit).toMatchObject({ actor: 'admin', reason: 'job scope too broad', data: { grant_id: grant.id, approver: 'alice' } });

@@ -5,6 +5,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { daemonAgentRuntime, executeRun } from '../../src/daemon/run-executor.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { manualRun } from '../../src/jobs/service.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { attendedCall } from '../../src/session/attended-call.ts';
@@ -22,7 +23,7 @@ export class Human implements HumanApprover {
 /** A job created through the gate by alice at the terminal, as `jobs create` does; its id. */
 export async function createJobThroughGate(db: Executor, cfg: Config, approver: HumanApprover | null, args: Record<string, unknown>): Promise<string> {
   const out = await attendedCall(
-    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, { dns: false }), approver },
+    { db, config: cfg, tools: builtinTools(cfg, { db }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), approver },
     { tool: 'cronjob', args: { action: 'create', schedule: '0 3 * * *', ...args } },
     buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' }),
   );
@@ -33,7 +34,7 @@ export async function createJobThroughGate(db: Executor, cfg: Config, approver: 
 /** Runs a queued run the way the daemon's worker does, with a runtime bound to delegate_task. */
 export async function executeAsWorker(db: Executor, cfg: Config, runId: string, workerId = 'test:1') {
   const agentHost = new LateAgentHost();
-  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, { dns: false }), logger: silentLogger, workerId };
+  const base = { db, config: cfg, tools: builtinTools(cfg, { db, agentHost }), guard: createGuard(cfg, systemGuardDeps({ dns: false })), logger: silentLogger, workerId };
   const agent = daemonAgentRuntime(base);
   agentHost.bind(agent);
   await executeRun({ ...base, agent }, runId);

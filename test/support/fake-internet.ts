@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect, type AddressInfo } from 'node:net';
 import type { buildConnector } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
-import { undiciTransport, type Lookup } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport, type Lookup } from '../../src/tools/net/index.ts';
 import type { NetDeps } from '../../src/tools/net-deps.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { createApprovalGate, type ApprovalGate } from '../../src/approval/gate.ts';
+import { systemGatePorts } from '../../src/util/system-ports.ts';
 import type {
   AllowlistRecord, AllowlistStore, ApprovalAnswer, ApprovalRequest, Clock, HumanApprover, RunGrant, SmartReviewer, SmartVerdict,
 } from '../../src/approval/ports.ts';
@@ -84,6 +85,7 @@ export function harness(cfg: ConfigInput = {}, opts: { security?: SecurityProfil
   const reviewer = opts.reviewer === undefined ? new RecordingReviewer() : opts.reviewer;
   const allowlist = new MemoryAllowlist();
   const gate = createApprovalGate(config, {
+    ...systemGatePorts,
     guard, allowlist, lookupTool: catalogLookup(config), smartReviewer: reviewer ?? null, humanApprover: approver, clock: instantClock,
     ...(opts.grant ? { grant: opts.grant } : {}),
   }, { securityProfile: opts.security ?? config.security.profile, dryRun: opts.dryRun ?? false });

@@ -18,7 +18,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 const { race } = await import('../support/fs-race.ts');
 
 const { defaultConfig } = await import('../../src/config/schema.ts');
-const { undiciTransport } = await import('../../src/guard/ssrf/index.ts');
+const { undiciTransport } = await import('../../src/tools/net/index.ts');
 const { editFileTool } = await import('../../src/tools/catalog/edit-file.ts');
 const { imageGenerateTool } = await import('../../src/tools/catalog/image-generate.ts');
 const { listDirTool } = await import('../../src/tools/catalog/list-dir.ts');

@@ -5,6 +5,7 @@ import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { createJob, listJobs } from '../../src/store/jobs.ts';
 import { createChildJob } from '../../src/jobs/child-jobs.ts';
@@ -36,7 +37,7 @@ function setup() {
   const agentHost = new LateAgentHost();
   const enqueued: string[] = [];
   const tools = builtinTools(config, { db, agentHost, enqueue: async (id) => void enqueued.push(id) });
-  const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: agentChatClient(config), humanApprover: null });
+  const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, systemGuardDeps({ dns: false })), chat: agentChatClient(config), humanApprover: null });
   agentHost.bind(runtime);
   return { db, tools, enqueued, runtime };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { listDirTool } from '../../src/tools/catalog/list-dir.ts';
 import { readFileTool } from '../../src/tools/catalog/read-file.ts';
 import { searchFilesTool } from '../../src/tools/catalog/search-files.ts';
@@ -22,7 +23,7 @@ const ctx = buildContext();
 
 describe('the configuration file this process read is off limits to every file tool', () => {
   it('the guard refuses reading or writing it, by name and through a symlink, at step 1 in every context', async () => {
-    const guard = createGuard(config, { dns: false });
+    const guard = createGuard(config, systemGuardDeps({ dns: false }));
     for (const call of [{ tool: 'read_file', args: { path: file } }, { tool: 'read_file', args: { path: 'echo-agent.yaml' } }, { tool: 'read_file', args: { path: 'settings-link' } }, { tool: 'write_file', args: { path: file, content: 'x' } }]) {
       const v = await guard.inspect(call, ctx);
       expect(v.findings.map((f) => [f.rule, f.severity])).toContainEqual(['path.daemon_state', 'deny']);

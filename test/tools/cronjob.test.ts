@@ -3,6 +3,7 @@ import { instantsDueAtPause } from '../../src/jobs/next-fire.ts';
 import { defaultConfig } from '../../src/config/schema.ts';
 import { builtinTools } from '../../src/daemon/daemon-tools.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGuardDeps } from '../../src/util/system-ports.ts';
 import { createAgentRuntime } from '../../src/agent/runtime.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { effectLedger } from '../../src/store/effects.ts';
@@ -63,7 +64,7 @@ describe('the cronjob tool', () => {
   it('is refused before it runs in an unattended context, even cron_authorized (I1)', async () => {
     const db = database().db;
     const tools = builtinTools(config, { db });
-    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, { dns: false }), chat: null });
+    const runtime = createAgentRuntime({ config, db, tools, guard: createGuard(config, systemGuardDeps({ dns: false })), chat: null });
     const ctx = buildContext({ unattended: true, cron_authorized: true, channel: 'cron', session_key: 'cron:job_x' });
     const out = await gatedCall(runtime.gateFor(ctx), tools, { tool: 'cronjob', args: create('from-a-run') }, ctx, 0);
     expect(out.decision).toMatchObject({ outcome: 'deny', step: 4, rule: 'unattended.dangerous' });

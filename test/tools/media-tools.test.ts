@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { imageGenerateTool } from '../../src/tools/catalog/image-generate.ts';
 import { textToSpeechTool } from '../../src/tools/catalog/text-to-speech.ts';
 import { visionAnalyzeTool } from '../../src/tools/catalog/vision-analyze.ts';

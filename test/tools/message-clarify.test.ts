@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { ttyClarifier } from '../../src/session/tty-clarifier.ts';
 import { clarifyTool, type Clarifier } from '../../src/tools/catalog/clarify.ts';
 import { messageTool } from '../../src/tools/catalog/message.ts';

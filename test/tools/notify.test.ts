@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { notifyTool } from '../../src/tools/catalog/notify.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { MemoryEffectLedger } from '../../src/tools/effects.ts';

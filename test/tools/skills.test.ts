@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { c as createTar } from 'tar';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, type Config } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { skillsDir } from '../../src/skills/dir.ts';
 import { skills } from '../../src/store/catalog-schema.ts';
 import { effectLedger } from '../../src/store/effects.ts';

@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { webFetchTool } from '../../src/tools/catalog/web-fetch.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { createApprovalGate } from '../../src/approval/gate.ts';
 import { createGuard } from '../../src/guard/index.ts';
+import { systemGatePorts, systemGuardDeps } from '../../src/util/system-ports.ts';
 import { gatedCall } from '../../src/session/gated-call.ts';
 import { catalogLookup } from '../../src/tools/facts.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
@@ -179,7 +180,8 @@ describe('web_fetch of a non-public URL', () => {
     const deps = net();
     const approver = new RecordingApprover('once');
     const gate = createApprovalGate(config, {
-      guard: createGuard(config, { lookup: deps.lookup! }), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
+      ...systemGatePorts,
+      guard: createGuard(config, systemGuardDeps({ lookup: deps.lookup! })), allowlist: new MemoryAllowlist(), lookupTool: catalogLookup(config), smartReviewer: null,
       humanApprover: approver, clock: instantClock,
     }, { securityProfile: 'personal_cli' });
     const out = await gatedCall(gate, new ToolRegistry([webFetchTool(config, deps)]), { tool: 'web_fetch', args: { url: url() } }, buildContext({ channel: 'cli' }), 0);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type ConfigInput } from '../../src/config/schema.ts';
-import { undiciTransport } from '../../src/guard/ssrf/index.ts';
+import { undiciTransport } from '../../src/tools/net/index.ts';
 import { webSearchTool } from '../../src/tools/catalog/web-search.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';

@@ -26,7 +26,8 @@ export function registerGrantCommands(program: Command): void {
       refuseEmptyText(opts, ['job']); // empty would list every job's grants
       const { grantListRows } = await import('../grant-report.ts');
       const rows = await withStore(configOf(cmd), (db) => grantListRows(db.db, opts));
-      if (opts.json) printJson(rows);
+      // cron_authorized is what a grant was issued with, true of a revoked one too: named for what it means (in_force beside it)
+      if (opts.json) printJson(rows.map(({ cron_authorized, ...g }) => ({ ...g, authorized_when_in_force: cron_authorized, in_force: g.revoked_at === null })));
       else printTable(['GRANT', 'JOB', 'NAME', 'AUTHORISED', 'CHILD JOBS', 'APPROVER', 'CHANNEL', 'APPROVED AT', 'TOOLS', 'REQUESTED BY', 'ENDED'], rows.map((g) => [
         // an ended grant authorises nothing any more, whatever it once did
         g.id, g.job_id, g.job_name ?? '-', g.revoked_at ? 'no (ended)' : g.authorizes_now ? 'yes' : `no (${NOT_AUTHORISING[g.authorization_rule] ?? g.authorization_rule})`,
@@ -34,7 +35,7 @@ export function registerGrantCommands(program: Command): void {
         `${g.child_jobs.length > 0 ? g.child_jobs.length : '-'}${g.finished_child_jobs > 0 ? ` (${g.finished_child_jobs} finished)` : ''}`,
         g.approver ?? '-', g.channel ?? '-', g.approved_at?.toISOString() ?? '-',
         g.tool_scope === null ? '(every tool offered)' : g.tool_scope.join(',') || '(none)',
-        requesterCell(g.requested_by, g.approver),
+        requesterCell(g.requested_by, g.approver, g.same_os_account),
         g.revoked_at ? `${g.revoked_at.toISOString()} by ${g.revoked_by}${g.revoked_from ? ` (${g.revoked_from.os_account}@${g.revoked_from.host})` : ''}: ${g.revoked_why}` : '',
       ]));
     });
@@ -57,10 +58,11 @@ export function registerGrantCommands(program: Command): void {
       process.stdout.write(printableLines([
         `job ${report.job.id} (${report.job.name}), ${report.job.schedule} ${report.job.timezone}, ${firesLine(report.job)}`,
         `cron_authorized: ${report.authorization.cron_authorized ? 'yes' : 'no'} (${report.authorization.rule}: ${report.authorization.reason})`,
-        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''})${requestedText(g)}; definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
+        g ? `grant ${g.id}: approved by ${g.approver} on ${g.channel} at ${g.approved_at?.toISOString()} (approval ${g.approval_id}${g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : ''}${g.answered_via_text ? `, ${g.answered_via_text}` : ''})${requestedText(g)}; definition ${g.definition_matches ? 'still matches' : 'CHANGED since approval'}`
           : report.job.parent_job_id ? `grant: none of its own; a ${report.job.origin} child of job ${report.job.parent_job_id}, runs under that job's grant (see: grants show ${report.job.parent_job_id})`
             : report.last_grant ? endedGrantLine(report.last_grant)
               : 'grant: none (never approved by a human)',
+        ...(g && g.same_os_account && g.requested_by !== g.approver ? [sameAccountNote(g)] : []),
         ...(g ? grantHistoryLines(g, report.job.id) : []),
         ...(report.authorization.cron_authorized ? [scopeLine(report.authorization.tool_scope)] : []),
         ...childLines(report),
@@ -72,8 +74,9 @@ export function registerGrantCommands(program: Command): void {
         `  (${policy})`,
       ]).join('\n') + '\n');
       printTable(['TOOL', 'RISK', report.will_not_fire ? 'IF IT RAN' : 'TONIGHT', 'RULE'], report.tools.map((t) => [t.name, t.risk, t.tonight, t.rule]));
-      // a tool the job does not name is not a refusal worth a row each: the job chose its list (empty: the default set)
-      const named = (t: { name: string }) => report.job.tools.length === 0 || report.job.tools.includes(t.name);
+      // a tool the job does not name is not a refusal worth a row each: the job chose its list (empty: the default set);
+      // a tool its steps call is, whatever the list says: every run hits it
+      const named = (t: { name: string }) => report.job.tools.length === 0 || report.job.tools.includes(t.name) || report.job.step_tools.includes(t.name);
       const unnamed = report.removed.filter((t) => !named(t));
       const refused = report.removed.filter(named);
       if (refused.length === 0) process.stdout.write('\nnot available to its runs: none of the tools it names\n');
@@ -81,7 +84,7 @@ export function registerGrantCommands(program: Command): void {
         process.stdout.write('\nnot available to its runs:\n');
         printTable(['TOOL', 'RULE'], refused.map((t) => [t.name, t.rule]));
       }
-      if (unnamed.length > 0) process.stdout.write(`(and ${unnamed.length} tools its tools list does not name; --json lists them)\n`);
+      if (unnamed.length > 0) process.stdout.write(`(and ${unnamed.length} ${unnamed.length === 1 ? 'tool' : 'tools'} its tools list does not name; --json lists ${unnamed.length === 1 ? 'it' : 'them'})\n`);
     });
 
   grants.command('revoke').argument('<job>', 'job id or name').description('take a job\'s grant back').requiredOption('--why <reason>', 'why (recorded in the audit log)')
@@ -100,11 +103,15 @@ export function registerGrantCommands(program: Command): void {
         return revoked ? { revoked, running: (await listRuns(db.db, { job_id: jobId, states: ['running'] })).map((r) => r.id) } : null;
       });
       if (!result) throw new CliError(`job ${jobId} has no live grant`, EXIT.failure);
-      if (opts.json) printJson({ ...result.revoked, running_runs: result.running });
+      // the row's cron_authorized is what the grant was issued with: named for that, beside in_force: false
+      if (opts.json) {
+        const { cron_authorized, ...revoked } = result.revoked;
+        printJson({ ...revoked, authorized_when_in_force: cron_authorized, running_runs: result.running });
+      }
       else {
         process.stdout.write(`revoked grant ${result.revoked.id} of ${jobId}\n`);
         // what the revocation does to work already under way, so nobody has to guess
-        if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next write or exec call is refused (unattended.grant_withdrawn)\n`);
+        if (result.running.length) process.stdout.write(`${result.running.length} run(s) of this job are running now (${result.running.join(', ')}): their next call that relies on the grant (a write) is refused (unattended.grant_withdrawn)\n`);
       }
     });
 }
@@ -127,8 +134,15 @@ function requestedText(g: { requested_by: string | null; requested_from: Origin 
   return `, requested by ${g.requested_by}${originText(g.requested_from, ' from ')}${g.requested_by === g.approver ? ' too (self-approved)' : ''}`;
 }
 
-/** The REQUESTED BY cell of `grants list`. */
-const requesterCell = (requester: string | null, approver: string | null) => (requester ? `${requester}${requester === approver ? ' (self)' : ''}` : '-');
+/** The REQUESTED BY cell of `grants list`: one name, or one OS account, on both sides is a self-approval. */
+const requesterCell = (requester: string | null, approver: string | null, sameAccount: boolean) =>
+  (requester ? `${requester}${requester === approver ? ' (self)' : sameAccount ? ' (self: same OS account)' : ''}` : '-');
+
+/** Two --as names from one OS account: nothing shows they are two people. */
+function sameAccountNote(g: { requested_by: string | null; approver: string | null; requested_from: Origin | null }): string {
+  const account = g.requested_from ? `${g.requested_from.os_account} on ${g.requested_from.host}` : '-';
+  return `  note: self-approved: requested (as ${g.requested_by ?? '-'}) and answered (as ${g.approver ?? '-'}) from the same OS account, ${account}; the --as names are not verified`;
+}
 
 /** At most this many differing fields are named in text; --json has them all. */
 const FIELDS_SHOWN = 8;

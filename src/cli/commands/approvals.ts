@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.ts';
 import type { ApprovalRow } from '../../store/schema.ts';
+import type { AnswerStanding } from '../../store/approvals.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
@@ -8,7 +9,7 @@ import { printJson, printTable } from '../output.ts';
 import { actorName, answerOrigin, withStore } from '../store-session.ts';
 import { jsonLines, printableLines } from '../../util/printable.ts';
 import { redactText } from '../../util/redact.ts';
-import { alwaysCovers } from '../../approval/tty-approver.ts';
+import { alwaysCovers } from '../../session/tty-approver.ts';
 import { noAlwaysReason } from '../../approval/scopes.ts';
 import { storedJob } from '../attended-deps.ts';
 import { liveNamesakes, namesakeText } from '../job-warnings.ts';
@@ -16,10 +17,11 @@ import { liveNamesakes, namesakeText } from '../job-warnings.ts';
 const configOf = (cmd: Command): Config => configFor(cmd).config;
 
 /** The request as the person answering it should read it: all of the call (stored redacted, I11), its flags and scope. */
-function describeRequest(a: ApprovalRow): string[] {
+function describeRequest(a: ApprovalRow, standing?: AnswerStanding): string[] {
   const flags = a.flags as { rule?: string; reason?: string; matched?: string }[];
   return [
-    `request ${a.id}: ${a.tool}  [risk ${a.risk}]  ${stateText(a)}`,
+    `request ${a.id}: ${a.tool}  [risk ${a.risk}]  ${stateText(a, standing)}`,
+    ...(standing?.answered_via ? [`  ${standing.answered_via_text} (answered_via ${standing.answered_via})`] : []),
     `  asked by ${a.user_id || '(unknown)'} on ${a.channel}; call hash ${a.call_hash}`,
     ...jsonLines('  arguments: ', a.args),
     ...(JSON.stringify(a.args).includes('[REDACTED]') ? ['  note: [REDACTED] stands for a credential in the call; it is not shown or stored'] : []),
@@ -30,12 +32,18 @@ function describeRequest(a: ApprovalRow): string[] {
 }
 
 /** Where the request stands: until when it waits, or who answered it and when. */
-function stateText(a: ApprovalRow): string {
+function stateText(a: ApprovalRow, standing?: AnswerStanding): string {
   if (a.state === 'pending') return `pending, expires ${a.expires_at.toISOString()}`;
-  if (a.state === 'approved' || a.state === 'denied') return answeredBy(a);
+  if (a.state === 'approved' || a.state === 'denied') return `${answeredBy(a)}${standing ? notCounted(standing) : ''}`;
   if (a.state === 'expired') return `expired at ${a.expires_at.toISOString()}: nobody answered in time`;
   return 'withdrawn: the session that asked stopped waiting';
 }
+
+/** ` (not counted: no approval.answered record, …)` where the chain does not back the row's answer; empty where it does. */
+const notCounted = (s: AnswerStanding): string => (s.counted ? '' : ` (not counted: ${s.not_counted.join(', ')})`);
+
+/** The STATE cell of an answered row: its state, and whether its answer counted. */
+const stateCell = (a: ApprovalRow, s: AnswerStanding | undefined): string => `${a.state}${s ? notCounted(s) : ''}`;
 
 /** What "always" does for this request: offered, recorded, or why not offered. */
 function alwaysLine(a: ApprovalRow): string {
@@ -70,21 +78,32 @@ function answeredBy(a: ApprovalRow): string {
   return `${how} by ${a.answered_by ?? '(unknown)'}${from} at ${a.answered_at?.toISOString() ?? '?'}`;
 }
 
+/** --json: how the answer came and whether it counted (null fields on a row not answered). */
+const answerJson = (s: AnswerStanding | undefined) => ({
+  answered_via: s?.answered_via ?? null, answer_counted: s ? s.counted : null, answer_not_counted: s?.not_counted ?? [], answered_record_seq: s?.answered_record_seq ?? null,
+});
+
 export function registerApprovalCommands(program: Command): void {
   const approvals = program.command('approvals').description('human approval requests waiting for an answer');
   approvals.command('list').description('pending requests (all with --all), newest first').option('--all', 'every state').option('--limit <n>', 'how many', '100').option('--json', 'print JSON')
     .action(async (opts: { all?: boolean; limit: string; json?: boolean }, cmd: Command) => {
       const limit = parseLimit('--limit', opts.limit);
-      const { listApprovals } = await import('../../store/approvals.ts');
-      const rows = noteIfCut(await withStore(configOf(cmd), (db) => listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit: limit + 1 })), limit);
-      if (opts.json) printJson(rows);
+      const { listApprovals, answerStandings } = await import('../../store/approvals.ts');
+      const found = await withStore(configOf(cmd), async (db) => {
+        const fetched = await listApprovals(db.db, { ...(opts.all ? {} : { state: 'pending' as const }), limit: limit + 1 });
+        // an answered row is only what its approval.answered record says: the row alone can be written with SQL
+        return { fetched, standing: await answerStandings(db.db, fetched) };
+      });
+      const rows = noteIfCut(found.fetched, limit);
+      const standing = (a: ApprovalRow) => found.standing.get(a.id);
+      if (opts.json) printJson(rows.map((a) => ({ ...a, ...answerJson(standing(a)) })));
       else if (rows.length === 0) process.stdout.write(opts.all ? 'no approval requests\n' : 'no pending approval requests: nothing waits for an answer (--all lists answered and expired ones)\n');
       else {
         // who answered each one, and when: what "who approved that?" asks of an answered request
-        const answered = opts.all ? ['ANSWERED BY', 'ANSWERED AT'] : [];
+        const answered = opts.all ? ['ANSWERED BY', 'ANSWERED AT', 'VIA'] : [];
         printTable(['ID', 'TOOL', 'RISK', 'CHANNEL', 'USER', 'STATE', 'EXPIRES', ...answered, 'ARGS'], rows.map((a) => [
-          a.id, a.tool, a.risk, a.channel, a.user_id, a.state, a.expires_at.toISOString(),
-          ...(opts.all ? [answererCell(a), a.answered_at?.toISOString() ?? ''] : []), JSON.stringify(a.args).slice(0, 80),
+          a.id, a.tool, a.risk, a.channel, a.user_id, stateCell(a, standing(a)), a.expires_at.toISOString(),
+          ...(opts.all ? [answererCell(a), a.answered_at?.toISOString() ?? '', standing(a)?.answered_via ?? ''] : []), JSON.stringify(a.args).slice(0, 80),
         ]));
         if (rows.some((a) => a.state === 'pending')) process.stdout.write('\nsee a request in full before answering it:  echo-agent approvals show ID\n');
       }
@@ -92,7 +111,7 @@ export function registerApprovalCommands(program: Command): void {
   approvals.command('show').argument('<id>').description('a request in full: the call, its guard findings, what "always" would allow, what a job would do').option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       const config = configOf(cmd);
-      const [{ getApproval }, { builtinTools }, { describeJobCall }] = await Promise.all([
+      const [{ getApproval, answerStandings }, { builtinTools }, { describeJobCall }] = await Promise.all([
         import('../../store/approvals.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
       ]);
       const shown = await withStore(config, async (db) => {
@@ -105,14 +124,14 @@ export function registerApprovalCommands(program: Command): void {
         const namesakes = row?.tool === 'cronjob' && row.state === 'pending' && (row.args.action === 'create' || row.args.action === 'update')
           ? await liveNamesakes(db, row.args.name, typeof row.args.id === 'string' ? row.args.id : null) : [];
         if (namesakes.length > 0) job.push(`  warning: ${namesakeText(String(row!.args.name), namesakes)}`);
-        return row ? { row, job } : null;
+        return row ? { row, job, standing: (await answerStandings(db.db, [row])).get(row.id) } : null;
       });
       if (!shown) throw new CliError(`no approval request ${id}`, EXIT.failure);
       if (opts.json) {
-        printJson(shown.row);
+        printJson({ ...shown.row, ...answerJson(shown.standing) });
         return;
       }
-      process.stdout.write(`${printableLines(describeRequest(shown.row).concat(shown.job)).join('\n')}\n`);
+      process.stdout.write(`${printableLines(describeRequest(shown.row, shown.standing).concat(shown.job)).join('\n')}\n`);
     });
   registerAlwaysCommands(approvals);
   for (const [name, answer] of [['approve', 'once'], ['deny', 'deny']] as const) {

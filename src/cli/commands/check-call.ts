@@ -87,8 +87,10 @@ export async function checkCallGate(config: Config, opts: { readonly dns: boolea
     import('../../approval/gate.ts'), import('../../approval/ports.ts'), import('../../guard/index.ts'), import('../../tools/facts.ts'),
     import('../../agent/model-config.ts'),
   ]);
+  const { systemGatePorts, systemGuardDeps } = await import('../../util/system-ports.ts');
   return createApprovalGate(config, {
-    guard: createGuard(config, { dns: opts.dns }),
+    guard: createGuard(config, systemGuardDeps({ dns: opts.dns })),
+    ...systemGatePorts,
     allowlist: opts.allowlist ?? emptyAllowlist,
     lookupTool: catalogLookup(config),
     // the runtime's own test of whether step 10 has a reviewer; this stand-in is never called in a dry run
@@ -119,18 +121,21 @@ async function jobRunContext(cmd: Command, config: Config, opts: CheckCallOption
   if (opts.job === '') throw new CliError('--job: is empty; give a job id or name');
   const given = JOB_DECIDES.filter((k) => cmd.getOptionValueSource(k) === 'cli');
   if (given.length > 0) throw new CliError(`--job: the job's run decides ${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}; leave ${given.length > 1 ? 'them' : 'it'} out`);
-  const [{ withStore }, { jobByRef }, { runAuthorization, runGrant }, { unattendedRunContext }, { builtinTools }, { jobToolSet }] = await Promise.all([
-    import('../store-session.ts'), import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../daemon/run-context.ts'),
-    import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
+  const [{ withStore }, { jobByRef }, { runGrant }, { jobAuthorization }, { unattendedRunContext }, { builtinTools }, { jobToolSet, needsAPersonNote }] = await Promise.all([
+    import('../store-session.ts'), import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../jobs-authorization.ts'),
+    import('../../daemon/run-context.ts'), import('../../daemon/daemon-tools.ts'), import('../../session/job-preview.ts'),
   ]);
   return withStore(config, async (db) => {
     const job = await jobByRef(db.db, opts.job!, { includeRemoved: true });
-    const auth = await runAuthorization(db.db, job);
+    // as jobs list judges it: a revoked or cleared grant is named (grant.revoked), not taken for one never given
+    const auth = await jobAuthorization(db.db, job);
     const ctx = unattendedRunContext(job, auth.cron_authorized, 1, { execution_id: 'check-call', trace_id: 'check-call' });
     const set = jobToolSet(config, builtinTools(config, { db: db.db }), job.tools, job.payload);
     const notes = [`job ${job.id} (${job.name}): cron_authorized ${auth.cron_authorized ? 'yes' : 'no'} (${auth.rule}: ${auth.reason})`];
     if (![...set.offered, ...set.removed].some((t) => t.name === opts.tool)) notes.push(`the job's runs never call ${opts.tool}: its steps do not name it`);
     if (job.removed_at) notes.push('the job is removed: it has no more runs');
+    const unasked = needsAPersonNote(set, opts.tool);
+    if (unasked) notes.push(unasked);
     // read just now, as the daemon reads it when a run starts
     const grant = auth.cron_authorized ? runGrant(auth, async () => true) : null;
     return { ctx, grant, notes, job: { id: job.id, name: job.name, cron_authorized: auth.cron_authorized, rule: auth.rule, reason: auth.reason, grant_id: auth.grant_id } };

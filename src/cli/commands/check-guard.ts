@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { Config } from '../../config/schema.ts';
+import type { StaticGuard } from '../../guard/index.ts';
 import type { GuardDecision } from '../../guard/types.ts';
 import { configFor } from '../config-option.ts';
 import { CliError, EXIT } from '../errors.ts';
@@ -47,6 +49,17 @@ function shellQuote(word: string): string {
 /** TSV cells must not contain tabs or newlines. */
 const cell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
 
+/**
+ * The gate's own step 1 for `check command` and `check url`: the same secrets (symlinks
+ * resolved), start directory and DNS timeout, so a verdict printed here is the one a call would get.
+ * `dns: false` judges URLs offline (`--no-dns`).
+ */
+export async function checkGuard(config: Config, opts: { readonly dns: boolean }): Promise<StaticGuard> {
+  // the guard loads a WASM shell parser: only for these commands
+  const [{ createGuard }, { systemGuardDeps }] = await Promise.all([import('../../guard/index.ts'), import('../../util/system-ports.ts')]);
+  return createGuard(config, systemGuardDeps({ dns: opts.dns }));
+}
+
 export function registerCheckGuardCommands(check: Command): void {
   check
     .command('command')
@@ -56,10 +69,9 @@ export function registerCheckGuardCommands(check: Command): void {
     .option('--json', 'print JSON')
     .action(async (words: string[], opts: { file?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const [{ checkCommand: check }, { deploymentSecretPaths }] = await Promise.all([import('../../guard/shell/index.ts'), import('../../guard/index.ts')]);
-      // the deployment's own secrets (its database password, its config file), as the gate's guard counts them
-      const secrets = deploymentSecretPaths(config);
-      const checkCommand = (command: string) => check(command, { secrets });
+      const guard = await checkGuard(config, { dns: false });
+      // judged as the exec tool's call with no cwd: started in the workspace
+      const checkCommand = (command: string) => guard.inspectCommand(command);
       if (fileOrArguments('command', opts.file, words.length > 0)) {
         const seen: GuardDecision[] = [];
         for (const { line: n, text: line } of linesOf(opts.file, 'commands')) {
@@ -94,12 +106,12 @@ export function registerCheckGuardCommands(check: Command): void {
     .option('--json', 'print JSON')
     .action(async (url: string | undefined, opts: { dns: boolean; file?: string; json?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const { checkUrl, redactUrl } = await import('../../guard/ssrf/index.ts');
-      const options = { lookup: opts.dns ? undefined : null, networkPolicy: config.execution.network_policy, allowlist: config.execution.network_allowlist };
+      const [guard, { redactUrl }] = await Promise.all([checkGuard(config, { dns: opts.dns }), import('../../guard/ssrf/index.ts')]);
+      const checkUrl = (u: string) => guard.inspectUrl(u);
       if (fileOrArguments('url', opts.file, url !== undefined)) {
         const seen: GuardDecision[] = [];
         for (const { line: n, text: line } of linesOf(opts.file, 'URLs')) {
-          const v = await checkUrl(line.trim(), options);
+          const v = await checkUrl(line.trim());
           seen.push(v.decision);
           process.stdout.write(opts.json
             ? `${JSON.stringify({ line: n, url: redactUrl(line.trim()), decision: v.decision, rule: v.rule, reason: v.reason, addresses: v.addresses })}\n`
@@ -110,7 +122,7 @@ export function registerCheckGuardCommands(check: Command): void {
       }
       if (url === undefined) throw new CliError('check url: give a URL, or --file');
       if (url.trim() === '') throw new CliError('check url: the URL is empty');
-      const v = await checkUrl(url, options);
+      const v = await checkUrl(url);
       if (opts.json) printJson({ decision: v.decision, rule: v.rule, reason: v.reason, host: v.host, addresses: v.addresses, findings: v.findings });
       else process.stdout.write(`${v.decision}  ${v.rule}\n  ${v.reason}\n  addresses: ${v.addresses.join(', ') || '-'}\n`);
       process.exitCode = EXIT_FOR[v.decision];

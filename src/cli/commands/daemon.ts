@@ -148,13 +148,16 @@ export function registerDaemonCommands(program: Command): void {
     .command('migrate')
     .description('apply the database migrations in drizzle/ (the daemon also does this at start)')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .option('--apply-missing', 'also apply migrations of this build that are not recorded while a newer one is (after a hotfix build migrated the schema)')
+    .action(async (opts: { json?: boolean; applyMissing?: boolean }, cmd: Command) => {
       const { config } = configFor(cmd);
-      const { migrateReporting } = await import('../../store/migrate.ts');
+      const { migrateReporting, StrandedMigrationsError } = await import('../../store/migrate.ts');
       const report = await withStore(config, async (db) => {
         try {
-          return await migrateReporting(db.pool);
+          return await migrateReporting(db.pool, opts.applyMissing ? { applyMissing: true } : {});
         } catch (err) {
+          // migrate.stranded: never "up to date" while drizzle would never apply some of this build's migrations; 69 as for pending ones
+          if (err instanceof StrandedMigrationsError) throw new CliError(err.message, EXIT.unavailable);
           throw migrateFailure(err, storeWhere(config));
         }
       }, { migrate: false, create: true }); // `migrate` sets up a database where there is none yet

@@ -9,7 +9,7 @@ import { noteIfCut, parseLimit, refuseEmptyText } from '../option-values.ts';
 import { printJson, printTable, warn } from '../output.ts';
 import { actorName, withStore } from '../store-session.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
-import { changeLine, deliveryLine, deliveryTarget, grantLine, jobLine, jobModel, modelLine, policiesLine } from '../job-display.ts';
+import { changeLine, deliveryLine, deliveryTarget, grantLine, jobHashes, jobLine, jobModel, modelLine, policiesLine } from '../job-display.ts';
 import { checkJobShape, settingsKeptFromJob } from './jobs-file.ts';
 import { joinedProblems, JobProblemsError, locate, problemsDocument, readStructured, type JobSources } from '../job-file-problems.ts';
 import { liveNamesakes, namesakeText, warnBeforeCreate, warnDefinition, warnOverrides, warnToolsNotOffered } from '../job-warnings.ts';
@@ -109,6 +109,7 @@ async function attendedCronjob(config: Config, database: Database, tools: ToolRe
   const [{ createGuard }, { attendedCall }, { buildContext }, { cliApprover }] = await Promise.all([
     import('../../guard/index.ts'), import('../../session/attended-call.ts'), import('../../tools/context.ts'), import('../attended-deps.ts'),
   ]);
+  const { systemGuardDeps } = await import('../../util/system-ports.ts');
   const actor = await actorName(flags.as);
   // with --json, a request that waits is announced as a JSON line too: a script learns its id without parsing prose
   const approver = await cliApprover(database, config, tools, actor, { json: Boolean(flags.json) });
@@ -117,7 +118,7 @@ async function attendedCronjob(config: Config, database: Database, tools: ToolRe
   // it is withdrawn and the refusal recorded, not left answerable with nobody waiting
   const stops = onStopSignals((sig) => `\n${sig}: stopping; a request still waiting is withdrawn…\n`);
   try {
-    const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: stops.controller.signal });
+    const outcome = await attendedCall({ db: database.db, config, tools, guard: createGuard(config, systemGuardDeps()), approver }, { tool: 'cronjob', args }, ctx, 0, { signal: stops.controller.signal });
     return { ...outcome, interrupted: stops.interrupted() };
   } finally {
     stops.release();
@@ -266,30 +267,33 @@ export function registerJobsCommands(program: Command): void {
 
   jobs.command('list').description('jobs and their next fire time').option('--all', 'include removed jobs').option('--json', 'print JSON')
     .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
-      const [{ listJobs }, { listedAuthorizations, authorisedCell }] = await Promise.all([import('../../store/jobs.ts'), import('../jobs-authorization.ts')]);
-      const { jobs: listed, auth } = await withStore(configOf(cmd), async (db) => {
+      const [{ listJobs }, { listedAuthorizations, authorisedCell }, { pausesOf, pauseFields }] = await Promise.all([import('../../store/jobs.ts'), import('../jobs-authorization.ts'), import('../job-pause.ts')]);
+      const { jobs: listed, auth, pauses } = await withStore(configOf(cmd), async (db) => {
         const jobs = await listJobs(db.db, { includeRemoved: Boolean(opts.all) });
         // whether each job's runs hold cron_authorized tonight, as they would judge it: a revoked or outdated grant shows here
-        return { jobs, auth: await listedAuthorizations(db.db, jobs) };
+        return { jobs, auth: await listedAuthorizations(db.db, jobs), pauses: await pausesOf(db.db, jobs) };
       });
       const rows = listed.map(shownJob);
-      // added beside the row's own fields: the authorisation as jobs show --json gives it, and the grant ended if none is live
-      if (opts.json) printJson(rows.map((j) => ({ ...j, authorization: auth.get(j.id)?.authorization ?? null, grant_ended: auth.get(j.id)?.grant_ended ?? null })));
-      else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE', 'AUTHORISED'], rows.map((j) => [...jobLine(j), authorisedCell(auth.get(j.id))]));
+      // added beside the row's own fields: the authorisation as jobs show --json gives it, the grant ended if none is live
+      // (last_grant, as jobs show and grants show name it; grant_ended, its older name, stays for scripts), who paused it
+      if (opts.json) printJson(rows.map((j) => ({ ...j, ...jobHashes(j), ...pauseFields(j, pauses), authorization: auth.get(j.id)?.authorization ?? null, last_grant: auth.get(j.id)?.last_grant ?? null, grant_ended: auth.get(j.id)?.grant_ended ?? null })));
+      else printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE', 'AUTHORISED'], rows.map((j) => [...jobLine(j, pauses.get(j.id)), authorisedCell(auth.get(j.id))]));
     });
 
   jobs.command('show').argument('<job>', 'job id or name').description('a job, its authorisation and its recent runs').option('--json', 'print JSON')
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
-      const [{ jobByRef }, { runAuthorization }, { listRuns }, { liveGrant }, { errorText }, { lastEndedGrant }] = await Promise.all([
-        import('../job-ref.ts'), import('../../jobs/run-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'), import('../run-table.ts'),
-        import('../grant-report.ts'),
+      const [{ jobByRef }, { jobAuthorization }, { listRuns }, { liveGrant }, { errorText }, { lastEndedGrant, grantWithRequest }, { pausesOf, pauseFields }] = await Promise.all([
+        import('../job-ref.ts'), import('../jobs-authorization.ts'), import('../../store/runs.ts'), import('../../store/grants.ts'), import('../run-table.ts'),
+        import('../grant-report.ts'), import('../job-pause.ts'),
       ]);
       const config = configOf(cmd);
       const found = await withStore(config, async (db) => {
         const job = await jobByRef(db.db, ref, { includeRemoved: true });
         const grant = job.origin === 'cronjob' ? await liveGrant(db.db, job.id) : null;
         return {
-          job: shownJob(job), authorization: await runAuthorization(db.db, job, { liveGrant: grant }), grant,
+          // the grant with who asked and answered, as grants show gives it (self_approved, same_os_account)
+          job: { ...shownJob(job), ...jobHashes(job), ...pauseFields(job, await pausesOf(db.db, [job])) },
+          authorization: await jobAuthorization(db.db, job, { liveGrant: grant }), grant: await grantWithRequest(db.db, grant),
           // added: who ended the grant a job without one had, and the model an agent job's runs use (outside the grant where from config)
           last_grant: grant ? null : await lastEndedGrant(db.db, job), model: jobModel(job.payload, config.model),
           runs: await listRuns(db.db, { job_id: job.id, limit: 10 }),
@@ -298,7 +302,7 @@ export function registerJobsCommands(program: Command): void {
       if (opts.json) printJson(found);
       else {
         const { job } = found;
-        printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(job)]);
+        printTable(['ID', 'NAME', 'SCHEDULE', 'TZ', 'STATE', 'NEXT FIRE'], [jobLine(job, job.paused_at ? { by: job.paused_by, at: job.paused_at } : undefined)]);
         process.stdout.write(printableLines([
           `payload: ${JSON.stringify(job.payload)}`, ...(found.model ? [modelLine(found.model)] : []), `tools: ${job.tools.join(', ') || '(default set)'}`,
           deliveryLine(deliveryTarget(job.delivery), found.authorization.cron_authorized), `policies: ${policiesLine(job)}`,
@@ -322,18 +326,20 @@ export function registerJobsCommands(program: Command): void {
         // pause, resume and remove answer with the job row: shown as jobs show shows it
         if (opts.json) printJson(shownJob(result as JobRow));
         else {
-          const { unchanged, warning } = result as { unchanged?: string; warning?: string };
-          process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${unchanged ? `nothing to do (${unchanged})` : 'ok'}\n`);
+          const { unchanged, warning, said } = result as { unchanged?: string; warning?: string; said?: string };
+          process.stdout.write(`${name}: ${id}${id === ref ? '' : ` (${ref})`} ${said ?? (unchanged ? `nothing to do (${unchanged})` : 'ok')}\n`);
           if (warning) process.stderr.write(`echo-agent: jobs ${name}: ${warning}\n`);
         }
       });
   simple('pause', 'stop running a job: its instants are recorded as skipped until resumed (its grant stays)', [['--note <text>', 'why it is paused (shown in jobs list; a second pause without one keeps it)']], async (db, id, actor, o) => {
-    const [{ pauseJob }, { instantsDueAtPause, storedSchedule }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);
+    const [{ pauseJob }, { instantsDueAtPause, storedSchedule }, { pausesOf, pauseText }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts'), import('../job-pause.ts')]);
     const r = await pauseJob(db.db, id, { actor, ...(o.note ? { note: o.note } : {}) }, instantsDueAtPause);
+    // already paused: by whom and since when, from the record of the pause
+    const said = r && r.was_paused ? pauseText({ ...r, note: r.job.pause_note && redactText(r.job.pause_note) }, (await pausesOf(db.db, [r.job])).get(id)) : undefined;
     // a one-shot's only instant does not come again after a resume
     const oneShot = r && r.job.next_fire_at && storedSchedule(r.job)?.kind === 'at'
       ? { warning: `this one-shot job's instant (${r.job.next_fire_at.toISOString()}) does not run if it passes while the job is paused` } : {};
-    return r && { ...r.job, ...oneShot, ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
+    return r && { ...r.job, ...oneShot, ...(said ? { said } : {}), ...(r.changed ? {} : { unchanged: `already paused${r.job.pause_note ? `: ${r.job.pause_note}` : ''}` }) };
   });
   simple('resume', 'fire a paused job again from its next instant (instants missed while paused do not run)', [], async (db, id, actor) => {
     const [{ resumeJob }, { instantsMissedWhilePaused }] = await Promise.all([import('../../store/jobs.ts'), import('../../jobs/next-fire.ts')]);

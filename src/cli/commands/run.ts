@@ -9,7 +9,8 @@ import { TOOL_PROFILES } from '../../policy/tool-profiles.ts';
 import { MAX_TIMER_SECONDS } from '../../config/schema.ts';
 import { redactWith } from '../../util/redact.ts';
 import { reasonForPeople } from '../../approval/decision.ts';
-import { TYPE_AHEAD_MS } from '../../approval/tty-approver.ts';
+import { TYPE_AHEAD_MS } from '../../session/tty-approver.ts';
+import { systemGuardDeps } from '../../util/system-ports.ts';
 import { onStopSignals, signalExitCode } from '../stop-signals.ts';
 
 interface RunFlags {
@@ -62,7 +63,7 @@ export function registerRunCommand(program: Command): void {
         const processes = new ProcessTable(16, config.tools.exec.max_output_bytes);
         const tools = builtinTools(config, { db: database.db, clarifier, agentHost, processes });
         const approver = await cliApprover(database, config, tools, actor, { channel: flags.channel });
-        const deps = { config, db: database.db, tools, guard: createGuard(config), chat, approver, smartReviewer: smartReviewerFromConfig(config), agentHost };
+        const deps = { config, db: database.db, tools, guard: createGuard(config, systemGuardDeps()), chat, approver, smartReviewer: smartReviewerFromConfig(config), agentHost };
         // Ctrl-C, SIGTERM or a closed terminal (SIGHUP: an ssh session that dropped): the turn stops as it does on
         // Ctrl-C, so a waiting request is withdrawn, the commands the model started are stopped and the transcript is kept
         const stops = onStopSignals();

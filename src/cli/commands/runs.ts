@@ -13,7 +13,7 @@ import { redactText } from '../../util/redact.ts';
 import { toolCell } from './audit.ts';
 import { actorCell, authorities, detailOf } from '../authority.ts';
 import { instantIn } from '../job-display.ts';
-import { CHILD_ORIGINS, errorText } from '../run-table.ts';
+import { CHILD_ORIGINS, endedGrantOf, errorText } from '../run-table.ts';
 import type { TranscriptMessage } from '../../store/catalog-schema.ts';
 import type { AuditRow, GrantRow, RunRow, RunState } from '../../store/schema.ts';
 
@@ -46,12 +46,23 @@ function transcriptLine(m: TranscriptMessage): string {
 function grantText(
   g: (GrantRow & { answered_from: { os_account: string; host: string } | null }) | null, id: string | null, started: AuditRow | undefined,
 ): string {
-  if (!g) return id ? `${id} (not in the database)` : '- (none: judged under unattended_policy)';
+  if (!g && !id) return endedGrantText(started);
+  if (!g) return `${id} (not in the database)`;
   // the job's grant, found not covering this run (its definition changed since, or the grant was not a human's)
   if (started?.data.cron_authorized === false) return `${g.id}, which did not authorise this run (${started.rule ?? '-'}: ${started.reason ?? '-'})`;
   const from = g.answered_from ? `, answered from OS account ${g.answered_from.os_account} on ${g.answered_from.host}` : '';
   const ended = g.revoked_at ? `; ended ${g.revoked_at.toISOString()} by ${g.revoked_by ?? '-'}: ${g.revoked_why ?? '-'}` : '; still live';
   return `${g.id}, approved by ${g.approver ?? '-'} on ${g.channel ?? '-'} at ${g.approved_at?.toISOString() ?? '-'} (approval ${g.approval_id ?? '-'}${from})${ended}`;
+}
+
+/** A run without a grant: the one the job lost before it, as its run.started record names it, or "none" alone. */
+function endedGrantText(started: AuditRow | undefined): string {
+  const e = endedGrantOf(started?.data.ended_grant as Record<string, unknown> | undefined);
+  if (!e) return '- (none: judged under unattended_policy)';
+  const at = e.ended_at ? new Date(e.ended_at) : null;
+  const before = at && started ? ` ${Math.max(0, started.at.getTime() - at.getTime())} ms before the run started, at ${at.toISOString()},` : '';
+  const how = e.ending === 'grant.revoked' ? 'revoked' : e.ending === 'grant.cleared' ? 'cleared' : 'ended';
+  return `- (none: grant ${e.id} ${how}${before} by ${e.ended_by ?? '-'}: ${e.why ?? '-'}; ${started?.rule ?? '-'}, judged under unattended_policy)`;
 }
 
 /**
@@ -109,9 +120,10 @@ export function registerRunsCommands(program: Command): void {
   runs.command('list').description('runs of every job, newest instant first: what failed or was refused tonight (skipped instants are counted, not listed, unless --state names skipped)')
     .option('--job <job>', 'one job (id or name)').option('--state <states>', 'one or more states, comma-separated: failed,denied,timed_out,skipped,…')
     .option('--since <when>', 'instants from then on: ISO date or instant, or a time ago: 90m, 24h, 2d, 1w')
-    .option('--refused', 'only runs that had a call or step refused (DENIALS above 0), in any state: an agent run can succeed with calls refused (calls that failed or had bad arguments are not refusals: ERROR names them)')
+    .option('--refused', 'only runs that had a call or step refused, in any state, as audit list --outcome deny counts them: DENIALS above 0, or bad arguments refused at gate step 0 (args.invalid; not counted in DENIALS); an agent run can succeed with calls refused')
+    .option('--problems', 'only runs that went wrong: ended failed, denied, timed_out, interrupted or cancelled, or succeeded with an ERROR (an agent run whose calls failed, had bad arguments or were refused)')
     .option('--limit <n>', 'how many', '50').option('--json', 'print JSON')
-    .action(async (opts: { job?: string; state?: string; since?: string; refused?: boolean; limit: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { job?: string; state?: string; since?: string; refused?: boolean; problems?: boolean; limit: string; json?: boolean }, cmd: Command) => {
       refuseEmptyText(opts, ['job', 'state']);
       const limit = parseLimit('--limit', opts.limit);
       const since = parseSince('--since', opts.since);
@@ -126,9 +138,9 @@ export function registerRunsCommands(program: Command): void {
         const from = await sinceOn(db.db, since);
         // one more than shown: exactly `limit` runs is no cut
         const filter = { ...(job ? { job_id: job.id } : {}), ...(from ? { since: from } : {}) };
-        const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1, refused: Boolean(opts.refused) });
-        // a skipped instant refuses nothing: with --refused there is none to count
-        const skipped = opts.state === undefined && !opts.refused ? await skippedByRule(db.db, filter) : new Map<string, number>();
+        const fetched = await listRuns(db.db, { ...filter, states, limit: limit + 1, refused: Boolean(opts.refused), problems: Boolean(opts.problems) });
+        // a skipped instant refuses nothing and is no problem: with --refused or --problems there is none to count
+        const skipped = opts.state === undefined && !opts.refused && !opts.problems ? await skippedByRule(db.db, filter) : new Map<string, number>();
         return { fetched, names: await jobNames(db.db, fetched), shown: await runsShown(db.db, fetched), skipped };
       });
       const rows = noteIfCut(found.fetched, limit, 'newest');
@@ -165,6 +177,8 @@ export function registerRunsCommands(program: Command): void {
           run, job: job ? { id: job.id, name: job.name, timezone: job.timezone, removed_at: job.removed_at } : null, trigger_origin: run ? childOrigin(run, audit) : null,
           // who ended it and why are free text: redacted, as jobs show and grants show give an ended grant (I11)
           grant: grant ? { ...grant, revoked_by: redactOrNull(grant.revoked_by), revoked_why: redactOrNull(grant.revoked_why), answered_from: answeredFrom } : null,
+          // no grant: the one the job lost before the run started (revoked, cleared), as its start recorded it
+          ended_grant: grantId ? null : endedGrantOf([...audit].reverse().find((a) => a.kind === 'run.started')?.data.ended_grant as Record<string, unknown> | undefined),
           audit: audit.map((a) => ({ ...a, authority: authority.get(a.seq) ?? null })), ...(transcript !== undefined ? { transcript } : {}),
         };
       });

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { GuardFinding } from '../types.ts';
 import { printable } from '../../util/printable.ts';
 import { canonical, holdsSecret, isAnySecret, isCredentialFile, isLoginFile } from '../shell/paths.ts';
-import { isInside, realPathOf, systemPathFs, walkVisits, type PathFs } from './real-path.ts';
+import { isInside, realPathOf, walkVisits, type PathFs } from './real-path.ts';
 
 /** Workspace policy rules (SPEC §6 "Workspace"), each with the sentence shown to people. All are `deny` but ASK_RULES. */
 export const PATH_RULES = {
@@ -17,8 +17,8 @@ export const PATH_RULES = {
   'path.daemon_dir': "The path is in daemon.data_dir (outside the workspace and the safe write root inside it) or in the installed skills directory, which file tools may not write: the daemon and the people who run it use what is there, so a write could stop the daemon or change what later runs are given; work on such files outside echo-agent.",
   'path.proc_secret': "The path is a process's environment, command line or memory under /proc (or a tree holding them): the daemon's holds its secrets (systemd's EnvironmentFile, ${VAR} references of the config), and no file tool may read or write it.",
   'path.secret_tree': 'The tool reads every file below the path, and below it lies a secret the shell guard refuses to read (password hashes, private keys or stored credentials).',
-  'path.credential_read': 'The path is a settings file that holds a login (.netrc, .npmrc, .pypirc, .my.cnf, Maven\'s settings.xml): reading it out hands its password or registry token to the model and anywhere it sends it, so a person decides (curl, npm, pip, twine, mysql and mvn still read it by themselves).',
-  'path.credential_write': "The path is a credential file, a shell start-up file or a git repository's configuration or hooks (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
+  'path.credential_read': 'The path is a settings file that holds a login (.netrc, .npmrc, .pypirc, .my.cnf, Maven\'s settings.xml), a dotenv file (.env, .env.local; not .env.example) or a file named like a private key (privkey.pem, *-key.pem, *.ppk): reading it out hands its password, token or key to the model and anywhere it sends it, so a person decides (the programs that use it still read it by themselves).',
+  'path.credential_write': "The path is a credential file, a start-up or settings file that runs or picks programs (shell and login files, pam_env, the loader's and PAM's configuration, /usr/local/bin, pip and conda settings, .envrc, VS Code tasks and settings), or a git repository's configuration or hooks, gitfiles (.git) included (the files the shell guard asks about as shell.credential.write): writing one can leak secrets or plant commands that run later, when a person logs in or an approved command such as git status runs, so a person decides.",
 } as const;
 
 export type PathRule = keyof typeof PATH_RULES;
@@ -169,7 +169,7 @@ export async function checkPaths(
     readonly tree?: readonly string[];
   },
   policy: PathPolicy,
-  fs: PathFs = systemPathFs,
+  fs: PathFs,
 ): Promise<GuardFinding[]> {
   const tree = new Set(given.tree ?? []);
   const paths = { read: [...given.read, ...[...tree].filter((p) => !given.read.includes(p))], write: given.write };
@@ -206,22 +206,27 @@ function stateFinding(path: string, targets: readonly string[], state: StateRoot
  * The daemon's own places as StateRoots, resolved like resolveRoots: `dataDir` and `skills`, writable only
  * through `open` (the workspace, the safe write root) where those lie inside them.
  */
-export function stateRootsOf(dirs: { readonly dataDir: string; readonly skills: string; readonly open: readonly string[] }, fs: PathFs = systemPathFs, ttlMs = 10_000): () => Promise<StateRoots> {
-  const roots = resolveRoots([dirs.dataDir, dirs.skills], fs, ttlMs);
-  const open = resolveRoots(dirs.open, fs, ttlMs);
+export function stateRootsOf(
+  dirs: { readonly dataDir: string; readonly skills: string; readonly open: readonly string[] }, fs: PathFs, now: () => number, ttlMs = ROOTS_TTL_MS,
+): () => Promise<StateRoots> {
+  const roots = resolveRoots([dirs.dataDir, dirs.skills], fs, now, ttlMs);
+  const open = resolveRoots(dirs.open, fs, now, ttlMs);
   return async () => ({ roots: await roots(), open: await open() });
 }
 
+/** How long resolved roots are kept before they are looked at again. */
+export const ROOTS_TTL_MS = 10_000;
+
 /**
- * Real paths of `roots`, kept for `ttlMs`: one not made yet (a data dir before the first start) is taken as
- * written, and looked at again once the time is up.
+ * Real paths of `roots`, kept for `ttlMs` by `now` (monotonic milliseconds, injected): one not made yet (a data dir
+ * before the first start) is taken as written, and looked at again once the time is up.
  */
-export function resolveRoots(roots: readonly string[], fs: PathFs = systemPathFs, ttlMs = 10_000): () => Promise<readonly string[]> {
+export function resolveRoots(roots: readonly string[], fs: PathFs, now: () => number, ttlMs = ROOTS_TTL_MS): () => Promise<readonly string[]> {
   let cached: { at: number; real: readonly string[] } | null = null;
   return async () => {
-    if (cached && performance.now() - cached.at < ttlMs) return cached.real;
+    if (cached && now() - cached.at < ttlMs) return cached.real;
     const real = await Promise.all(roots.map((r) => realPathOf(resolve(r), fs).catch(() => resolve(r))));
-    cached = { at: performance.now(), real };
+    cached = { at: now(), real };
     return real;
   };
 }
@@ -230,7 +235,7 @@ export function resolveRoots(roots: readonly string[], fs: PathFs = systemPathFs
  * Whether every path, resolved against `root`, really stays inside `root` (used for unattended allow_safe,
  * which needs writes inside the workspace whatever restrict_to_workspace says).
  */
-export async function writesInside(paths: readonly string[], root: string, fs: PathFs = systemPathFs): Promise<boolean> {
+export async function writesInside(paths: readonly string[], root: string, fs: PathFs): Promise<boolean> {
   const base = resolve(root);
   let real: string;
   try {

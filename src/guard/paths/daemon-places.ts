@@ -9,8 +9,8 @@ import type { PathFs } from './real-path.ts';
  * and safe write root inside it, and the installed skills. The guard (step 1, audited and counted) and the
  * tools themselves (at the moment they write) judge with the same places.
  */
-export function daemonStateRoots(config: Config, fs?: PathFs): () => Promise<StateRoots> {
+export function daemonStateRoots(config: Config, fs: PathFs, now: () => number): () => Promise<StateRoots> {
   const workspace = resolve(config.tools.workspace);
   const safe = config.tools.safe_write_root !== '' ? [resolve(workspace, config.tools.safe_write_root)] : [];
-  return stateRootsOf({ dataDir: config.daemon.data_dir, skills: skillsDir(config), open: [workspace, ...safe] }, fs);
+  return stateRootsOf({ dataDir: config.daemon.data_dir, skills: skillsDir(config), open: [workspace, ...safe] }, fs, now);
 }

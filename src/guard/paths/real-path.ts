@@ -1,13 +1,10 @@
-import { readlink as fsReadlink, realpath as fsRealpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-/** The file-system reads the path policy needs. `readlink` finds dangling symlinks (defaults to node's). */
+/** The file-system reads the path policy needs, injected (util/system-ports.ts has node's). `readlink` finds dangling symlinks. */
 export interface PathFs {
   readonly realpath: (p: string) => Promise<string>;
-  readonly readlink?: (p: string) => Promise<string>;
+  readonly readlink: (p: string) => Promise<string>;
 }
-
-export const systemPathFs: PathFs = { realpath: (p) => fsRealpath(p), readlink: (p) => fsReadlink(p) };
 
 const MAX_LINKS = 40; // Linux's own limit on symlinks followed in one resolution
 
@@ -19,13 +16,13 @@ const isMissing = (err: unknown): boolean => code(err) === 'ENOENT' || code(err)
  * (also dangling ones, which a write would create the target of), `..` applied to the real parent. The
  * part that does not exist yet is appended as written. Throws on symlink loops and unreadable directories.
  */
-export async function realPathOf(abs: string, fs: PathFs = systemPathFs): Promise<string> {
+export async function realPathOf(abs: string, fs: PathFs): Promise<string> {
   try {
     return await fs.realpath(abs); // realpath(3) walks the same way; the slow path is only for missing tails
   } catch (err) {
     if (!isMissing(err)) throw err;
   }
-  const readlink = fs.readlink ?? systemPathFs.readlink!;
+  const readlink = fs.readlink;
   const queue = abs.split('/').filter((c) => c !== '');
   let current = '/';
   let missing = 0; // components at the end of `current` that do not exist
@@ -74,8 +71,8 @@ export async function realPathOf(abs: string, fs: PathFs = systemPathFs): Promis
  * the walk ends; a hop through a magic link (`/dev/fd/3` is /proc/self/fd/3, whose target may be a deleted file)
  * shows only on the way. Stops, false, at the first component that is missing or cannot be read, and at a loop.
  */
-export async function walkVisits(abs: string, hit: (p: string) => boolean, fs: PathFs = systemPathFs): Promise<boolean> {
-  const readlink = fs.readlink ?? systemPathFs.readlink!;
+export async function walkVisits(abs: string, hit: (p: string) => boolean, fs: PathFs): Promise<boolean> {
+  const readlink = fs.readlink;
   const queue = abs.split('/').filter((c) => c !== '');
   let current = '/';
   let links = 0;

@@ -74,7 +74,7 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
     appends ||= u.appendsArgs;
     if (u.rest.length === 0 || u.remote) {
       const inv = makeInvocation(name, u.code !== null ? [] : cur.slice(1), { ...st, cwd }, redirs, appends);
-      w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed));
+      w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed), vars);
       // `exec > >(sh)`: what the rest of the script prints goes to that shell
       intoSubstitutions(w, inv, copy(st, { cwd }));
       // the shell it starts reads the script on stdin: judged as `sh` reading it
@@ -97,10 +97,10 @@ export function walkCommandLine(w: WalkHost, args: readonly Arg[], st: State, re
   for (const program of names) {
     const inv = makeInvocation(program, cur.slice(1), local, redirs, appends);
     walkCodeOf(w, inv, local, head);
-    w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed));
+    w.record(inv, programFile(head.v, cwd, vars.has('HOME'), st.cwdGuessed), vars);
     w.callFunction(inv, local);
   }
-  if (cwd === st.cwd) trackState(names[0] ?? '', cur.slice(1), st);
+  if (cwd === st.cwd) trackState(names[0] ?? '', cur.slice(1), st, { stdin: stdinText(redirs, st), vars });
   // `find ~ | while read f`, `mapfile -t a < <(find ~)`: what it reads are the names find lists
   for (const n of readTargets(names[0] ?? '', cur.slice(1))) w.listings.mark(st.vars, n, stdinListers(st.upstream, redirs));
 }

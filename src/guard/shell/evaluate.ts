@@ -87,9 +87,10 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   const op = p.op;
   // an unquoted default's word has its `~` expanded (`: ${D:=~}` sets D to the home directory), a quoted one's not
   const argValue = (): string => (!p.arg ? '' : DEFAULTS.has(op) && !quoted ? parts(p.arg.parts, ctx, acc, false, true) : expandWord(p.arg, ctx, acc, true));
-  if (p.index) expandWord(p.index, ctx, acc, true);
+  const index = p.index ? expandWord(p.index, ctx, acc, true) : null;
   let known: string | undefined;
-  if (p.name === 'HOME') known = HOME;
+  if (index !== null) known = elementOf(ctx.vars, p.name, index, quoted);
+  else if (p.name === 'HOME') known = HOME;
   else if (p.name === 'PWD' && ctx.cwd) known = canonValue(ctx.cwd);
   else if (p.name === '*') known = ctx.vars.get('@')?.replaceAll(FIELD_SPLIT, quoted ? ' ' : FIELD_SPLIT);
   else known = ctx.vars.get(p.name); // "$@" keeps its words apart (FIELD_SPLIT survives quoting)
@@ -116,6 +117,18 @@ function param(p: Extract<WordPart, { kind: 'param' }>, ctx: EvalContext, quoted
   else { argValue(); out = UNKNOWN; }
   if (p.name === 'IFS' && op === '' && known === undefined) out = ' ';
   return quoted ? out : live(fields(out, ctx));
+}
+
+/**
+ * `${x[i]}`, `${x[@]}`: an element an array literal, mapfile or `read -a` gave (builtin-values.ts), or, for an array the
+ * guard does not hold, the variable's own value (`x=/etc/shadow; cat ${x[0]}`), as before; an index it cannot read, unknown.
+ */
+function elementOf(vars: ReadonlyMap<string, string>, name: string, index: string, quoted: boolean): string | undefined {
+  const all = vars.get(`${name}[@]`);
+  if (index === '@' || index === '*') return all === undefined ? vars.get(name) : index === '*' && quoted ? all.replaceAll(FIELD_SPLIT, ' ') : all;
+  const i = /^\s*\d+\s*$/.test(index) ? Number(index) : null;
+  if (i === null) return all === undefined ? vars.get(name) : UNKNOWN;
+  return vars.get(`${name}[${i}]`) ?? (all === undefined ? vars.get(name) : '');
 }
 
 /** A plain variable's value: not `$@`/`$*` (a list of words), an array element or `${!X…}` (another variable's name). */

@@ -86,6 +86,17 @@ export const LOGIN_FILES: readonly string[] = [
   // MySQL's client password, Maven's server passwords (settings.xml is matched with its directory: the name alone is common)
   '.my.cnf', '.m2/settings.xml',
 ];
+/**
+ * dotenv files (`.env`, `.env.production`): the project's API keys and database passwords beside its settings; the
+ * templates meant to be committed (`.env.example`) hold none. Read by name: they ask like LOGIN_FILES.
+ */
+export const DOTENV = /^\.env(?:\.(?!(?:example|sample|template|dist|defaults)$)[^/]+)?$/i;
+/**
+ * Private keys named as their tools name them, wherever they lie (a key copied into a project, `keys/id_rsa`): OpenSSH's
+ * defaults (PRIVATE_KEY_NAMES) are refused like one in `.ssh`; PuTTY's `.ppk`, certbot's `privkey*.pem` and cfssl's
+ * `*-key.pem` ask (they are also test fixtures). `*.key` and `*.pem` alone are not: Keynote files, certificates.
+ */
+export const PRIVATE_KEY_LIKE = /^(?!.*pub(?:lic)?[-_.])(?:.+\.ppk|privkey\d*\.pem|.+[-_]key\.pem|private[-_]?key\.pem)$/i;
 /** Directories every file of which is a credential (GnuPG's private keys, one file per key). */
 export const CREDENTIAL_STORE_DIRS: readonly string[] = ['.gnupg/private-keys-v1.d'];
 /** Directories holding private keys, wherever they are. */
@@ -108,6 +119,11 @@ export const CREDENTIAL_BASENAMES: ReadonlySet<string> = new Set([
   '.Rprofile', '.irbrc', '.curlrc', '.wgetrc',
   // more login and session scripts: X's, zsh's and mksh's, PowerShell's profile; python's usercustomize (imported at start)
   '.xprofile', '.xinitrc', '.xsession', '.xsessionrc', '.zlogout', '.mkshrc', 'Microsoft.PowerShell_profile.ps1', 'profile.ps1', 'usercustomize.py', 'sitecustomize.py',
+  // a gitfile (`gitdir: DIR`) makes DIR the repository: its config and hooks run on the next `git status` there
+  '.git',
+  // pam_env reads it at every login (LD_PRELOAD for the session); direnv runs .envrc on `cd` (once allowed, it asks again
+  // after a change, but a person allowing it trusts its author); pip's and conda's settings pick the package index
+  '.pam_environment', '.envrc', 'pip.conf', '.condarc',
 ]);
 /** Basename prefixes: `.env.local`, `id_rsa.pub`, … */
 export const CREDENTIAL_PREFIXES: readonly string[] = ['.env.', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa'];
@@ -118,7 +134,23 @@ export const CREDENTIAL_SUFFIXES: readonly string[] = [
   // start-up files at their XDG places (see CREDENTIAL_BASENAMES)
   '.config/tmux/tmux.conf', '.config/lesskey', '.config/gdb/gdbinit', '.vim/vimrc', '.config/nvim/init.vim', '.config/nvim/init.lua',
   '.gradle/init.gradle', '.gradle/init.gradle.kts', '.config/powershell/profile.ps1',
+  // conda's user settings at its XDG place; VS Code runs a folder's tasks with `runOn: folderOpen` when the folder is
+  // opened, and its settings name programs it starts (terminal profiles, git.path, interpreters)
+  '.config/conda/condarc', '.vscode/tasks.json', '.vscode/settings.json',
 ];
+/**
+ * git's hook names (githooks(5)): a file of that name in a `hooks` directory runs when git does what it is named after,
+ * if the directory is a repository's (a gitfile may point anywhere) or core.hooksPath names it.
+ */
+export const GIT_HOOK_NAMES: ReadonlySet<string> = new Set([
+  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit',
+  'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update', 'proc-receive', 'post-receive', 'post-update',
+  'reference-transaction', 'push-to-checkout', 'pre-auto-gc', 'post-rewrite', 'sendemail-validate', 'fsmonitor-watchman', 'p4-changelist',
+  'p4-prepare-changelist', 'p4-post-changelist', 'p4-pre-submit', 'post-index-change',
+]);
+export const GIT_HOOKS_DIR = 'hooks';
+/** Names of a git directory's configuration files, judged by their text wherever they are (see git-config-text.ts). */
+export const GIT_CONFIG_NAMES: ReadonlySet<string> = new Set(['config', 'config.worktree']);
 /**
  * Any file below these paths: a repository's hooks run on commit, checkout, merge, push; kitty's configuration, sessions and
  * kittens, and IPython's start-up scripts, run when those start; a user's systemd units and desktop autostart entries run
@@ -137,12 +169,17 @@ export const SYSTEM_AUTH_FILES: ReadonlySet<string> = new Set([
   '/etc/tmux.conf', '/etc/screenrc',
   // commands the system runs later, as root (a crontab, rc.local at boot)
   '/etc/crontab', '/etc/rc.local', '/etc/anacrontab',
-  // a library loaded into every program started on the machine
-  '/etc/ld.so.preload',
+  // a library loaded into every program started on the machine; the dynamic loader's search path (a library put first)
+  '/etc/ld.so.preload', '/etc/ld.so.conf',
+  // pam_env's system-wide variables; pip's and conda's system settings (the package index every install uses)
+  '/etc/security/pam_env.conf', '/etc/pip.conf', '/etc/xdg/pip/pip.conf', '/etc/conda/condarc', '/etc/conda/.condarc',
 ]);
 export const SYSTEM_AUTH_DIRS: readonly string[] = [
   '/etc/sudoers.d', '/etc/profile.d', '/etc/cron.d', '/etc/cron.hourly', '/etc/cron.daily', '/etc/cron.weekly', '/etc/cron.monthly', '/var/spool/cron',
   '/etc/systemd/system', '/etc/systemd/user', '/etc/init.d', '/etc/xdg/autostart',
+  // the loader's search path and PAM's modules for each login service; programs found on PATH before /usr/bin (a `git`
+  // there runs instead of git)
+  '/etc/ld.so.conf.d', '/etc/pam.d', '/usr/local/bin', '/usr/local/sbin',
 ];
 
 /**

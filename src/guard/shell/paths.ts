@@ -1,5 +1,5 @@
 import {
-  HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, CREDENTIAL_STORE_ENDINGS, KEY_DIR, LOGIN_FILES, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
+  DOTENV, GIT_CONFIG_NAMES, GIT_HOOK_NAMES, GIT_HOOKS_DIR, PRIVATE_KEY_LIKE, HARMLESS_DEVICE, CREDENTIAL_BASENAMES, CREDENTIAL_STORES, CREDENTIAL_STORE_DIRS, CREDENTIAL_STORE_ENDINGS, KEY_DIR, LOGIN_FILES, PRIVATE_KEY_NAMES, SSH_PUBLIC_FILES, CREDENTIAL_DIRS, CREDENTIAL_PREFIXES, CREDENTIAL_SUFFIXES, CODE_DIR_PATHS, HOME_PARENTS, SECRET_DIRS, SECRET_FILES,
   PROC_FD_DIR, PROC_OWN, PROC_PID, PROC_PID_SAMPLES, PROC_SECRET_NAMES, SYSTEM_AUTH_DIRS, SYSTEM_AUTH_FILES, SYSTEM_SUBDIRS, SYSTEM_TOP_DIRS, SYSTEM_TOP_PATTERN,
 } from './path-tables.ts';
 import { FIELD_SPLIT, GLOB_CLASS, GLOB_ONE, GLOB_STAR, HOME, UNKNOWN, display, hasGlob, isKnown } from './values.ts';
@@ -222,12 +222,19 @@ function isProcSecret(c: Canon): boolean {
   return (s.length === 4 || s.length === 6) && procDir(s.slice(0, -2), false) && segMatches(s[s.length - 2]!, PROC_FD_DIR) && !PROC_OWN.test(s[1]!);
 }
 
-/** A private SSH key in any `.ssh` directory (globs included). */
+/**
+ * A private SSH key: any file of a `.ssh` directory but its public ones, and a file named as ssh-keygen names them
+ * (`id_rsa`, `id_ed25519`) anywhere, copied into a project too (globs included; outside `.ssh` only a glob starting
+ * with its literal name part, so that `cat *` is none).
+ */
 export function isPrivateKey(c: Canon | null): boolean {
-  if (!c || c.segs.length < 2 || !segMatches(c.segs[c.segs.length - 2]!, KEY_DIR)) return false;
+  if (!c || c.segs.length === 0) return false;
   const name = c.segs[c.segs.length - 1]!;
-  if (!hasGlob(name)) return !SSH_PUBLIC_FILES.test(name);
-  return PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
+  if (c.segs.length >= 2 && segMatches(c.segs[c.segs.length - 2]!, KEY_DIR)) {
+    if (!hasGlob(name)) return !SSH_PUBLIC_FILES.test(name);
+    return PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
+  }
+  return !/^[\uE000-\uE002]/.test(name) && PRIVATE_KEY_NAMES.some((k) => segMatches(name, k));
 }
 
 /** Credential and shell start-up files. */
@@ -235,6 +242,7 @@ export function isCredentialFile(c: Canon | null): boolean {
   if (!c || c.segs.length === 0) return false;
   const name = c.segs[c.segs.length - 1]!;
   if (CREDENTIAL_BASENAMES.has(name) || CREDENTIAL_PREFIXES.some((p) => name.startsWith(p))) return true;
+  if (isGitDirFile(c.segs)) return true;
   if (c.segs.some((s) => CREDENTIAL_DIRS.has(s))) return true;
   // a .pth file in site-packages runs its `import` lines at every python start
   if (name.endsWith('.pth') && c.segs.some((s) => s === 'site-packages' || s === 'dist-packages')) return true;
@@ -245,6 +253,21 @@ export function isCredentialFile(c: Canon | null): boolean {
   if (!r) return false;
   const p = abs(r);
   return SYSTEM_AUTH_FILES.has(p) || SYSTEM_AUTH_DIRS.some((d) => p.startsWith(d + '/'));
+}
+
+/**
+ * A file of a git directory named by where it is, beside `.git/config` and `.git/hooks/` (the tables): the config and
+ * hooks of a repository kept inside `.git` (a submodule's `.git/modules/NAME`, a worktree's `.git/worktrees/NAME`, which
+ * their gitfiles point to) and of a bare one (`repo.git/config`, `repo.git/hooks/pre-commit`). A `hooks/pre-commit`
+ * elsewhere is a project's own file until a gitfile points there (the gitfile asks); a `config` elsewhere is judged by
+ * its text (gitConfigRunsCode) and, for the file tools, by whether its directory holds a repository's HEAD.
+ */
+function isGitDirFile(segs: readonly string[]): boolean {
+  const name = segs[segs.length - 1]!;
+  const hook = segs.length >= 3 && segMatches(segs[segs.length - 2]!, GIT_HOOKS_DIR) && [...GIT_HOOK_NAMES].some((h) => segMatches(name, h));
+  const owner = hook ? segs.length - 3 : GIT_CONFIG_NAMES.has(name) ? segs.length - 2 : -1;
+  if (owner < 0) return false;
+  return /\.git$/.test(segs[owner]!) || segs.slice(0, owner).includes('.git');
 }
 
 const STORE_SEGS: readonly (readonly string[])[] = CREDENTIAL_STORES.map((f) => f.split('/'));
@@ -264,10 +287,19 @@ export function isCredentialStore(c: Canon | null): boolean {
   return STORE_DIR_SEGS.some((t) => c.segs.some((_, at) => at + t.length < c.segs.length && segsAt(c, t, at)));
 }
 
-/** A settings file holding a login (`~/.netrc`, `.npmrc`; globs included), which reading out asks about (see LOGIN_FILES). */
+/**
+ * A settings file holding a login (`~/.netrc`, `.npmrc`; globs included), a dotenv file (`.env`, `.env.local`) or a file
+ * named like a private key of another tool (`privkey.pem`, `x.ppk`, literal names only), which reading out asks about.
+ */
 export function isLoginFile(c: Canon | null): boolean {
-  return c !== null && LOGIN_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length));
+  if (c === null || c.segs.length === 0) return false;
+  if (LOGIN_SEGS.some((t) => segsAt(c, t, c.segs.length - t.length))) return true;
+  const name = c.segs[c.segs.length - 1]!;
+  if (!hasGlob(name)) return DOTENV.test(name) || PRIVATE_KEY_LIKE.test(name);
+  return DOTENV_SAMPLES.some((n) => segMatches(name, n));
 }
+/** Names a glob (`cat .env*`, `cat .e?v`) is tried against: a dotenv file it may name. */
+const DOTENV_SAMPLES: readonly string[] = ['.env', '.env.local', '.env.production'];
 const LOGIN_SEGS: readonly (readonly string[])[] = LOGIN_FILES.map((f) => f.split('/'));
 
 /** A name ending in `ending` as written (a glob's literal tail counts: `*.keytab`). */

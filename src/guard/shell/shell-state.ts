@@ -7,6 +7,7 @@ import { programName } from './unwrap.ts';
 import { GIT_HOME_UNSEEN } from './code-tables.ts';
 import { arrayName } from './code-values.ts';
 import { FIELD_SPLIT, HOME, UNKNOWN, display, isKnown, literal, plain } from './values.ts';
+import { builtinValues } from './builtin-values.ts';
 
 /** The shell state a command runs in, as far as the guard follows it. */
 export interface State {
@@ -104,12 +105,25 @@ export function setVar(st: State, name: string, v: string): void {
 /** Sets a variable in `vars` (an unknown value forgets it); under `set -a` it is exported too. */
 export function assignVar(vars: Map<string, string>, name: string, v: string): void {
   vars.delete(listKey(name));
+  // a scalar (or an unset) replaces the array's elements: `${x[0]}` reads it again (see elementOf in evaluate.ts)
+  for (const k of [...vars.keys()]) if (k.startsWith(`${name}[`)) vars.delete(k);
   // HOME itself stays the home sentinel when expanded (evaluate.ts); what it was set to matters to git (GIT_HOME_UNSEEN),
   // and so does a GIT_CONFIG_COUNT set to something unseen (not the same as none, see envConfigCount)
   if (isKnown(v)) vars.set(name, v);
   else if (Object.hasOwn(GIT_HOME_UNSEEN, name) || name === 'GIT_CONFIG_COUNT' || SHELL_NAMES.includes(name)) vars.set(name, UNKNOWN);
   else vars.delete(name);
   if (vars.has(ALLEXPORT)) setExported(vars, name, true);
+}
+
+/**
+ * Pairs from builtinValues or an array literal: names through assignVar, array elements (`NAME[i]`, `NAME[@]`) as given,
+ * unknown parts included, which no expansion can mistake for a name.
+ */
+export function assignValues(vars: Map<string, string>, pairs: readonly (readonly [string, string])[]): void {
+  for (const [k, v] of pairs) {
+    if (k.includes('[')) vars.set(k, v);
+    else assignVar(vars, k, v);
+  }
 }
 
 export function setExported(vars: Map<string, string>, name: string, on: boolean): void {
@@ -167,16 +181,20 @@ export const NAMEREF_SETTERS: ReadonlySet<string> = new Set(['declare', 'typeset
 export const NAMEREF_OPTION = /^-[A-Za-z]*n/;
 
 /** cd/pushd and export-style assignments change the state later commands run in. */
-export function trackState(program: string, args: readonly Arg[], st: State): void {
+export function trackState(program: string, args: readonly Arg[], st: State, input: { readonly stdin: string | null; readonly vars: ReadonlyMap<string, string> } = { stdin: null, vars: st.vars }): void {
   if (program === 'cd' || program === 'pushd') {
     const ops = args.filter((a) => !/^-[LPe@]+$/.test(a.v));
     const target = ops[0];
     // `cd -P link/..` lands in the link's real parent, not where `..` reads; CDPATH may send a bare name elsewhere
     const physical = /P[^L]*$/.test(args.filter((a) => /^-[LPe@]+$/.test(a.v)).map((a) => a.v).join(''));
-    const searched = st.vars.has('CDPATH') && target !== undefined && !/^(\.{1,2}(\/|$)|\/)/.test(target.v) && !target.v.startsWith(HOME);
+    const cdpath = input.vars.get('CDPATH') ?? st.vars.get('CDPATH');
+    const searched = cdpath !== undefined && target !== undefined && !/^(\.{1,2}(\/|$)|\/)/.test(target.v) && !target.v.startsWith(HOME);
+    // `CDPATH=/ cd etc` lands in /etc when it is there (bash tries CDPATH's directories first): judged there, as a guess
+    const first = searched ? cdpathFirst(cdpath!) : null;
     // `~` and a bare `cd` are the daemon's home only while the line leaves HOME alone
     const homeMoved = st.vars.has('HOME');
     if (!target) st.cwd = homeMoved ? null : HOME_DIR;
+    else if (first !== null && !physical && !homeMoved) { st.cwd = canonical(`${first}/${target.v}`, st.cwd); st.cwdGuessed = true; }
     else if (target.v === '-' || searched || (physical && target.v.split('/').includes('..')) || (homeMoved && target.v.startsWith(HOME))) st.cwd = null;
     else {
       st.cwd = canonical(target.v, st.cwd);
@@ -206,13 +224,23 @@ export function trackState(program: string, args: readonly Arg[], st: State): vo
       positional.forEach((a, i) => setVar(st, String(i + 1), a.v));
       setVar(st, '@', positional.map((a) => a.v).join(FIELD_SPLIT));
     }
-  } else if (program === 'read' || program === 'unset') {
+  } else if (program === 'read' || program === 'printf' || program === 'mapfile' || program === 'readarray') {
+    // what they assign, when it can be seen (`read x <<< /etc/shadow`); unseen, the variables are forgotten
+    assignValues(st.vars, builtinValues(program, args, input.stdin));
+  } else if (program === 'unset') {
     for (const a of args) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.v)) continue;
       const name = resolveName(st.vars, a.v);
       st.vars.delete(name);
       st.vars.delete(listKey(name));
-      if (program === 'unset') setExported(st.vars, name, false);
+      for (const k of [...st.vars.keys()]) if (k.startsWith(`${name}[`)) st.vars.delete(k);
+      setExported(st.vars, name, false);
     }
   }
+}
+
+/** CDPATH's first directory, when it is known and absolute (or the home); null when the search cannot be followed. */
+function cdpathFirst(cdpath: string): string | null {
+  const dir = cdpath.split(':')[0] ?? '';
+  return isKnown(dir) && dir !== '' && (dir.startsWith('/') || dir.startsWith(HOME)) ? dir.replace(/\/+$/, '') : null;
 }

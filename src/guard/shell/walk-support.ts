@@ -1,3 +1,4 @@
+import type { GitScope } from './git-scope.ts';
 import type { CommandSettings } from './command-settings.ts';
 import type { FileReader } from './embedded-code.ts';
 import { expand, type EvalContext } from './evaluate.ts';
@@ -70,12 +71,12 @@ export interface WalkHost extends ScriptHost {
   /** One command line, wrappers taken off (see command-line.ts); `assigned`: its `NAME=VALUE` prefix. */
   commandLine(args: readonly Arg[], st: State, redirs: readonly RedirFact[], appendsArgs: boolean, assigned?: readonly [string, string][]): void;
   /** Runs the checks on a command found and remembers what it writes and lists; `file` as for scope. */
-  record(inv: Invocation, file?: ProgramFile): void;
+  record(inv: Invocation, file?: ProgramFile, vars?: ReadonlyMap<string, string>): void;
   /**
    * A command the call runs, once each: what a persistent approval is scoped to (SPEC §5 step 9). `file`: the
    * path a program word with a `/` names (see programFile), which is the scope instead of the program's name.
    */
-  scope(program: string, sub?: string, file?: ProgramFile): void;
+  scope(program: string, sub?: string, file?: ProgramFile, context?: GitScope | null): void;
   /** A call of a function defined earlier on the line: its body walked with the arguments bound. */
   callFunction(inv: Invocation, st: State): void;
 }

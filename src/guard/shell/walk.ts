@@ -10,8 +10,10 @@ import { Listings, stdinInner } from './listings.ts';
 import type { Arg, Emit, Invocation, RedirFact } from './model.ts';
 import type { Canon } from './paths.ts';
 import { shellFinding } from './rules.ts';
-import { copy, resolveName, setVar, substOutput, type State } from './shell-state.ts';
+import { assignValues, copy, resolveName, setVar, substOutput, type State } from './shell-state.ts';
+import { arrayValues } from './builtin-values.ts';
 import { subcommandOf } from './static-output.ts';
+import { gitScope, type GitScope } from './git-scope.ts';
 import type { Command, Stmt, Word } from './syntax/ast.ts';
 import { FIELD_SPLIT, UNKNOWN, isKnown } from './values.ts';
 import { MAX_LOOP_ITEMS, andOrChain, printsTo, redirFact, type Checks, type ProgramFile, type Reparse, type WalkHost } from './walk-support.ts';
@@ -177,10 +179,18 @@ export class Walker implements WalkHost {
     // `let` evaluates its words as arithmetic, which expands variable values (see arithmeticValues)
     if (c.words[0]?.raw === 'let') arithmeticValues(c.words.slice(1).map((w) => w.raw).join(' '), ctx);
     const assigned: [string, string][] = [];
+    const arrays: [string, string][][] = [];
     const listedAssigns: [string, Invocation[]][] = [];
     for (const a of c.assigns) {
       if (a.index) expand(a.index, ctx);
-      if (a.array) { expandArgs(a.array, ctx, 'word'); assigned.push([resolveName(st.vars, a.name), UNKNOWN]); continue; }
+      if (a.array) {
+        const elements = expandArgs(a.array, ctx, 'word').map((e) => e.v);
+        const name = resolveName(st.vars, a.name);
+        assigned.push([name, UNKNOWN]);
+        // `x=(/etc/shadow); cat ${x[0]}`: the elements, kept once the line assigns them for good (below)
+        arrays.push(arrayValues(name, elements));
+        continue;
+      }
       const e = a.value ? expand(a.value, ctx, 'assignment') : null;
       const name = resolveName(st.vars, a.name);
       assigned.push([name, e ? e.values.join(' ') : '']);
@@ -198,6 +208,7 @@ export class Walker implements WalkHost {
     if (args.length > 0) for (const [name] of assigned) this.scope('env', name);
     if (args.length === 0) {
       for (const [name, v] of assigned) setVar(st, name, v);
+      for (const pairs of arrays) assignValues(st.vars, pairs);
       for (const [name, listers] of listedAssigns) this.listings.mark(st.vars, name, listers);
       for (const r of redirs) this.checks.redirect(r, this.emit);
       // `$(< list)` prints the file: the names a listing file holds
@@ -220,20 +231,23 @@ export class Walker implements WalkHost {
     walkCommandLine(this, args, st, redirs, appendsArgs, assigned);
   }
 
-  scope(program: string, sub?: string, file?: ProgramFile): void {
+  scope(program: string, sub?: string, file?: ProgramFile, context?: GitScope | null): void {
     // `./build.sh` is that file, not every build.sh: its path is the scope (null: a place nobody can know)
-    const named = file === undefined ? { program } : file === null ? { program, file: false } : { program: file, file: true };
-    const key = named.program + '\u0001' + (sub ?? '') + '\u0001' + String(file === undefined ? '' : file !== null);
+    const named: NormalisedCommand = file === undefined ? { program } : file === null ? { program, file: false } : { program: file, file: true };
+    // `git -C sub status`: what picks the repository is part of the scope; unseen, there is none (see git-scope.ts)
+    const ctx: Partial<NormalisedCommand> = context === null ? { unscoped: true }
+      : context && context.env.length + context.options.length > 0 ? { ...(context.env.length > 0 ? { env: context.env } : {}), ...(context.options.length > 0 ? { options: context.options } : {}) } : {};
+    const key = [named.program, sub ?? '', String(file === undefined ? '' : file !== null), JSON.stringify(ctx)].join('\u0001');
     if (this.seenCommands.has(key)) return;
     this.seenCommands.add(key);
-    this.commands.push(sub === undefined ? named : { ...named, subcommand: sub });
+    this.commands.push({ ...named, ...(sub === undefined ? {} : { subcommand: sub }), ...ctx });
   }
 
-  record(given: Invocation, file?: ProgramFile): void {
+  record(given: Invocation, file?: ProgramFile, vars?: ReadonlyMap<string, string>): void {
     const inv = this.listingFiles.withNameLists(given);
     this.invocations.push(inv);
     if (inv.program === '') return;
-    this.scope(inv.program, subcommandOf(inv), file);
+    this.scope(inv.program, subcommandOf(inv), file, inv.program === 'git' ? gitScope(inv.args, vars ?? new Map()) : undefined);
     this.checks.invocation(inv, this.emit);
     for (const r of inv.redirs) this.checks.redirect(r, this.emit);
     this.files.remember(inv);

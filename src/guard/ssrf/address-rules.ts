@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP } from '../../util/ip-syntax.ts';
 import ipaddr from 'ipaddr.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP } from '../../util/ip-syntax.ts';
 import { hostAllowed, type NetworkPolicy } from '../../policy/network-policy.ts';
 import { RULES } from '../../policy/rules.ts';
 import type { GuardDecision, GuardFinding } from '../types.ts';
@@ -6,13 +6,13 @@ import { verdictOf } from '../types.ts';
 import { judgeAddress } from './address-rules.ts';
 import { blockedName } from './name-rules.ts';
 import { redactUrl } from './redact.ts';
-import { systemLookup, type Lookup } from './system-lookup.ts';
 
-export type { Lookup };
+/** Resolves a name to every address it has (the whole answer, not just the first); injected (util/system-ports.ts has the system's). */
+export type Lookup = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
 export interface CheckUrlOptions {
   /** `null` = offline (`--no-dns`): names are judged by the name denylist only. */
-  readonly lookup?: Lookup | null;
+  readonly lookup: Lookup | null;
   readonly networkPolicy?: NetworkPolicy;
   readonly allowlist?: readonly string[];
   /** Aborts waiting for the lookup. */
@@ -113,7 +113,7 @@ export function onlyResolverDown(flagged: readonly { readonly rule: string }[]):
  * Decides whether a URL may be fetched (SPEC §6). URL-shape and network-policy problems are `deny`;
  * a non-public target is `ask` (flagged; refused when unattended and by guardedFetch).
  */
-export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise<UrlVerdict> {
+export async function checkUrl(url: string, opts: CheckUrlOptions): Promise<UrlVerdict> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -137,7 +137,7 @@ export async function checkUrl(url: string, opts: CheckUrlOptions = {}): Promise
   if (named) return verdict(host, [], [{ ...finding(named.rule, 'ask', host, named.reason), target: host }]);
   if (opts.lookup === null) return verdict(host, [], [], 'ssrf.unresolved');
 
-  const answer = await resolveAll(opts.lookup ?? systemLookup, host, opts.signal);
+  const answer = await resolveAll(opts.lookup, host, opts.signal);
   if (answer instanceof Error) {
     const code = (answer as NodeJS.ErrnoException).code;
     // a resolver that is down or slow is not a name that does not exist: a daemon run is retried for the one, refused for the other

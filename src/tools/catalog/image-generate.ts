@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Config } from '../../config/schema.ts';
-import { guardedFetch } from '../../guard/ssrf/index.ts';
+import { guardedFetch } from '../net/index.ts';
 import { defineTool } from '../define.ts';
 import { callService, guardInit, netFailure, secretsOf, SERVICE_MAX_BYTES, statusFailure, unready, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError, undiciTransport } from '../../guard/ssrf/index.ts';
+import { FETCH_LIMIT_RULES, FetchLimitError, guardedFetch, SsrfBlockedError, undiciTransport } from '../net/index.ts';
 import { redactText } from '../../util/redact.ts';
 import { defineTool } from '../define.ts';
 import { guardInit, unresolvedName, type NetDeps } from '../net-deps.ts';

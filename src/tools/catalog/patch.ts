@@ -1,6 +1,7 @@
 import { rm, stat, unlink } from 'node:fs/promises';
-import { isAbsolute, join, normalize, resolve } from 'node:path';
-import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
+import { resolve } from 'node:path';
+import { applyPatch, reversePatch, type StructuredPatch } from 'diff';
+import { sectionsOf, type Action, type Section } from '../patch-sections.ts';
 import type { Config } from '../../config/schema.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok, type ToolResult } from '../types.ts';
@@ -9,9 +10,8 @@ import { editableText } from './read-file.ts';
 import { atomicWrite, PathChangedError } from './write-file.ts';
 import { confine, inWorkspace, openConfined } from './workspace-files.ts';
 
-const DEV_NULL = '/dev/null';
-
-type Action = 'created' | 'modified' | 'deleted';
+// the guard imports them from the pure module; kept here for the tool's callers
+export { patchPaths, sectionsOf } from '../patch-sections.ts';
 
 /** One file of the diff, checked and computed, before anything is written. */
 interface Plan {
@@ -27,59 +27,7 @@ interface Plan {
   readonly already: boolean;
 }
 
-interface Section {
-  readonly path: string;
-  readonly action: Action;
-  readonly patch: StructuredPatch;
-}
-
 const bad = (message: string) => fail('validation', `diff: ${message}`);
-
-function stripPrefix(name: string | undefined, prefix: string): string | undefined {
-  if (name === undefined || name === DEV_NULL) return name;
-  return name.startsWith(prefix) ? name.slice(prefix.length) : name;
-}
-
-/** Which file each part of the diff changes, and how; a message when the diff cannot be applied as given. */
-export function sectionsOf(diff: string): Section[] | string {
-  let parsed: StructuredPatch[];
-  try {
-    parsed = parsePatch(diff);
-  } catch (err) {
-    return `malformed unified diff: ${(err as Error).message}`;
-  }
-  const sections: Section[] = [];
-  const seen = new Set<string>();
-  for (const p of parsed) {
-    if (p.hunks.length === 0 && p.oldFileName === undefined && p.newFileName === undefined) continue; // prose between sections
-    if (p.hunks.some((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines].some((n) => !Number.isInteger(n)))) return 'malformed unified diff: a hunk header is not "@@ -a,b +c,d @@"';
-    if (p.oldFileName === undefined || p.newFileName === undefined) return 'hunks without "--- a/file" and "+++ b/file" headers; cannot tell which file they change';
-    if (p.isBinary) return `binary patches are not supported (${p.newFileName})`;
-    if (p.isRename || p.isCopy) return `renames and copies are not supported (${p.oldFileName} -> ${p.newFileName})`;
-    const oldName = p.isCreate ? DEV_NULL : stripPrefix(p.oldFileName, 'a/')!;
-    const newName = p.isDelete ? DEV_NULL : stripPrefix(p.newFileName, 'b/')!;
-    if (oldName === DEV_NULL && newName === DEV_NULL) return 'a section has /dev/null as both its old and its new file';
-    if (oldName !== DEV_NULL && newName !== DEV_NULL && oldName !== newName) {
-      return `the old and new file names differ (--- ${p.oldFileName}, +++ ${p.newFileName}); renames are not supported and the file to change is ambiguous`;
-    }
-    const path = newName === DEV_NULL ? oldName : newName;
-    const action: Action = oldName === DEV_NULL ? 'created' : newName === DEV_NULL ? 'deleted' : 'modified';
-    if (path === '' || isAbsolute(path) || normalize(path).split(/[\\/]/)[0] === '..') return `${path || '(empty name)'}: file names must be relative to root and stay inside it`;
-    if (p.hunks.length === 0 && action === 'modified') return `${path}: has no hunks (mode-only changes are not supported)`;
-    const key = normalize(path);
-    if (seen.has(key)) return `${path} appears in more than one section; give each file's hunks in one section`;
-    seen.add(key);
-    sections.push({ path, action, patch: p });
-  }
-  if (sections.length === 0) return 'contains no file changes (expected "--- a/file", "+++ b/file" and "@@" hunks)';
-  return sections;
-}
-
-/** The files a diff changes, joined to `root` as given: for a guard that wants to judge them before the call. */
-export function patchPaths(diff: string, root = '.'): string[] | null {
-  const sections = sectionsOf(diff);
-  return typeof sections === 'string' ? null : sections.map((s) => join(root, s.path));
-}
 
 const hunkHeader = (h: StructuredPatch['hunks'][number]) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
 

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import type { Config } from '../../config/schema.ts';
-import { guardedFetch, HAS_SCHEME, redactUrl } from '../../guard/ssrf/index.ts';
+import { guardedFetch, HAS_SCHEME, redactUrl } from '../net/index.ts';
 import { defineTool } from '../define.ts';
 import { callService, guardInit, netFailure, secretsOf, statusFailure, unready, type NetDeps } from '../net-deps.ts';
 import { fail, ok, type ToolResult } from '../types.ts';

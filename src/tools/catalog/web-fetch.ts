@@ -1,6 +1,6 @@
 import { convert } from 'html-to-text';
 import type { Config } from '../../config/schema.ts';
-import { guardedFetch, redactUrl } from '../../guard/ssrf/index.ts';
+import { guardedFetch, redactUrl } from '../net/index.ts';
 import { defineTool } from '../define.ts';
 import { guardInit, netFailure, secretsOf, statusFailure, type NetDeps } from '../net-deps.ts';
 import { fail, ok } from '../types.ts';

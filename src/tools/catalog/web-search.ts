@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import { guardedFetch, redactUrl } from '../../guard/ssrf/index.ts';
+import { guardedFetch, redactUrl } from '../net/index.ts';
 import { defineTool } from '../define.ts';
 import { guardInit, netFailure, scrub, secretsOf, statusFailure, unready, type NetDeps } from '../net-deps.ts';
 import { fail, ok } from '../types.ts';

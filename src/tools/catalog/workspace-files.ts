@@ -3,7 +3,8 @@ import { open, readdir, readlink, realpath, type FileHandle } from 'node:fs/prom
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { checkPaths, daemonStateRoots, isInside, resolveRoots, type StateRoots } from '../../guard/paths/index.ts';
-import { protectedFiles } from '../../store/embedded-files.ts';
+import { protectedFiles } from '../../config/store-files.ts';
+import { monotonicMs, systemPathFs } from '../../util/system-ports.ts';
 import { fail, type ToolResult } from '../types.ts';
 
 /**
@@ -17,7 +18,7 @@ export async function confine(config: Config, paths: { read?: string[]; write?: 
     safeWriteRoot: config.tools.safe_write_root,
     forbiddenRoots: protectedFilesOf(config),
     stateRoots: stateRootsFor(config),
-  });
+  }, systemPathFs);
   const bad = findings.find((f) => f.severity === 'deny');
   return bad ? fail('denied', `${bad.reason} (${bad.matched})`) : null;
 }
@@ -52,10 +53,10 @@ function perConfig<T>(make: (config: Config) => T): (config: Config) => T {
 }
 
 /** The embedded database's files and the configuration file as real paths. */
-export const protectedFilesOf = perConfig((config): (() => Promise<readonly string[]>) => resolveRoots(protectedFiles(config)));
+export const protectedFilesOf = perConfig((config): (() => Promise<readonly string[]>) => resolveRoots(protectedFiles(config), systemPathFs, monotonicMs));
 
 /** The guard's daemonStateRoots (path.daemon_dir). */
-export const stateRootsFor = perConfig((config): (() => Promise<StateRoots>) => daemonStateRoots(config));
+export const stateRootsFor = perConfig((config): (() => Promise<StateRoots>) => daemonStateRoots(config, systemPathFs, monotonicMs));
 
 /** Relative paths are relative to the workspace, as the guard resolves them. */
 export function inWorkspace(config: Config, path: string): string {

@@ -3,6 +3,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../../config/schema.ts';
 import { realPathOf } from '../../guard/paths/index.ts';
+import { systemPathFs } from '../../util/system-ports.ts';
 import { defineTool } from '../define.ts';
 import { fail, ok } from '../types.ts';
 import { stoppedByAbort } from './abort.ts';
@@ -17,7 +18,7 @@ export class PathChangedError extends Error {
   }
 }
 
-const resolvedPath = (file: string) => realPathOf(resolve(file)).catch(() => resolve(file));
+const resolvedPath = (file: string) => realPathOf(resolve(file), systemPathFs).catch(() => resolve(file));
 
 /**
  * Writes through a temp file and rename, so a reader never sees half a file. A symlink
@@ -45,7 +46,7 @@ export async function atomicWrite(file: string, content: string, confinedBy?: Co
     } finally {
       await handle.close();
     }
-    if (await resolvedPath(file) !== target || await realPathOf(dirname(tmp)).catch(() => null) !== dirname(target)) throw new PathChangedError(file);
+    if (await resolvedPath(file) !== target || await realPathOf(dirname(tmp), systemPathFs).catch(() => null) !== dirname(target)) throw new PathChangedError(file);
     // the last moment a cancelled call can still leave no trace: after the rename the write has happened
     signal?.throwIfAborted();
     await rename(tmp, target);

@@ -2,6 +2,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaths, realPathOf, resolveRoots, writesInside, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { monotonicMs, systemPathFs } from '../../../src/util/system-ports.ts';
 import { workspaceAndOutside } from '../../support/workspace.ts';
 
 /*
@@ -47,7 +48,7 @@ afterAll(async () => {
 
 const restricted = (): PathPolicy => ({ workspace: ws, restrictToWorkspace: true, safeWriteRoot: '' });
 const rules = async (paths: { read?: string[]; write?: string[] }, policy: PathPolicy) =>
-  (await checkPaths({ read: paths.read ?? [], write: paths.write ?? [] }, policy)).map((f) => f.rule);
+  (await checkPaths({ read: paths.read ?? [], write: paths.write ?? [] }, policy, systemPathFs)).map((f) => f.rule);
 
 describe('restrict_to_workspace judges the real path', () => {
   it.each<[string, string[]]>([
@@ -93,7 +94,7 @@ describe('restrict_to_workspace judges the real path', () => {
   });
 
   it('applies to writes too, and says where the path really leads', async () => {
-    const findings = await checkPaths({ read: [], write: ['link-out/x.txt'] }, restricted());
+    const findings = await checkPaths({ read: [], write: ['link-out/x.txt'] }, restricted(), systemPathFs);
     expect(findings).toEqual([expect.objectContaining({ rule: 'path.outside_workspace', severity: 'deny', matched: 'link-out/x.txt' })]);
     expect(findings[0]!.reason).toContain(join(outside, 'x.txt'));
   });
@@ -106,7 +107,7 @@ describe('restrict_to_workspace judges the real path', () => {
   });
 
   it('shows a NUL byte escaped, not raw', async () => {
-    const [f] = await checkPaths({ read: ['a\0b'], write: [] }, restricted());
+    const [f] = await checkPaths({ read: ['a\0b'], write: [] }, restricted(), systemPathFs);
     expect(f?.matched).toBe('a\\0b');
   });
 });
@@ -163,23 +164,23 @@ describe('writesInside (unattended allow_safe)', () => {
     [['/proc/self/cwd/x'], false],
     [['src/a.ts', 'link-file'], false],
   ])('%j -> %s', async (paths, expected) => {
-    expect(await writesInside(paths, ws)).toBe(expected);
+    expect(await writesInside(paths, ws, systemPathFs)).toBe(expected);
   });
 
   it('accepts absolute paths inside and a root named through a symlink', async () => {
-    expect(await writesInside([join(ws, 'out', 'r.txt')], join(root, 'ws-link'))).toBe(true);
-    expect(await writesInside([join(outside, 'r.txt')], join(root, 'ws-link'))).toBe(false);
+    expect(await writesInside([join(ws, 'out', 'r.txt')], join(root, 'ws-link'), systemPathFs)).toBe(true);
+    expect(await writesInside([join(outside, 'r.txt')], join(root, 'ws-link'), systemPathFs)).toBe(false);
   });
 });
 
 describe('realPathOf', () => {
   it('follows a symlink before applying .. like the kernel does', async () => {
     // deep/link-etc -> /etc, so deep/link-etc/../x is /x, not deep/x
-    expect(await realPathOf(`${ws}/deep/link-etc/../x`)).toBe('/x');
+    expect(await realPathOf(`${ws}/deep/link-etc/../x`, systemPathFs)).toBe('/x');
   });
 
   it('appends the missing tail to the deepest existing ancestor', async () => {
-    expect(await realPathOf(`${ws}/link-out/a/b/c.txt`)).toBe(join(outside, 'a', 'b', 'c.txt'));
+    expect(await realPathOf(`${ws}/link-out/a/b/c.txt`, systemPathFs)).toBe(join(outside, 'a', 'b', 'c.txt'));
   });
 
   it('uses only the injected file system', async () => {
@@ -203,7 +204,7 @@ describe('realPathOf', () => {
 describe('forbidden roots (the embedded database files)', () => {
   it('are judged by their real paths: a root named through a symlink still covers what it points at, however a path reaches it', async () => {
     // the forbidden root is named as ws/link-out, which leads to root/outside
-    const policy: PathPolicy = { workspace: ws, restrictToWorkspace: false, safeWriteRoot: '', forbiddenRoots: resolveRoots([join(ws, 'link-out')]) };
+    const policy: PathPolicy = { workspace: ws, restrictToWorkspace: false, safeWriteRoot: '', forbiddenRoots: resolveRoots([join(ws, 'link-out')], systemPathFs, monotonicMs) };
     expect(await rules({ read: [join(outside, 'secret.txt')] }, policy)).toEqual(['path.daemon_state']);
     expect(await rules({ write: ['link-file'] }, policy)).toEqual(['path.daemon_state']);
     expect(await rules({ read: ['src/a.ts'] }, policy)).toEqual([]);
@@ -211,9 +212,9 @@ describe('forbidden roots (the embedded database files)', () => {
 
   it('one that does not exist yet is taken as written, and found once it exists', async () => {
     const later = join(root, 'later');
-    const roots = resolveRoots([later], undefined, 0);
+    const roots = resolveRoots([later], systemPathFs, monotonicMs, 0);
     expect(await roots()).toEqual([later]);
     await mkdir(later);
-    expect(await roots()).toEqual([await realPathOf(later)]);
+    expect(await roots()).toEqual([await realPathOf(later, systemPathFs)]);
   });
 });

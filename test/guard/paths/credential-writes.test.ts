@@ -2,6 +2,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaths, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { systemPathFs } from '../../../src/util/system-ports.ts';
 import { CREDENTIAL_BASENAMES, CREDENTIAL_STORES } from '../../../src/guard/shell/path-tables.ts';
 import { workspaceAndOutside } from '../../support/workspace.ts';
 
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 const policy = (): PathPolicy => ({ workspace: ws, restrictToWorkspace: true, safeWriteRoot: '' });
-const findings = async (paths: { read?: string[]; write?: string[] }) => checkPaths({ read: paths.read ?? [], write: paths.write ?? [] }, policy());
+const findings = async (paths: { read?: string[]; write?: string[] }) => checkPaths({ read: paths.read ?? [], write: paths.write ?? [] }, policy(), systemPathFs);
 
 /** Files that hold nothing but credentials: refused outright (path.secret), read or written. */
 const STORES = new Set(CREDENTIAL_STORES.map((s) => s.split('/').pop()!));

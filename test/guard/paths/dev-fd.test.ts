@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.ts';
 import { createGuard } from '../../../src/guard/index.ts';
+import { systemGuardDeps } from '../../../src/util/system-ports.ts';
 import { checkPaths, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { systemPathFs } from '../../../src/util/system-ports.ts';
 import { checkCommand } from '../../../src/guard/shell/index.ts';
 import { buildContext } from '../../../src/tools/context.ts';
 
@@ -33,7 +35,7 @@ afterAll(() => {
 });
 
 const open = (): PathPolicy => ({ workspace: ws, restrictToWorkspace: false, safeWriteRoot: '' });
-const rules = async (read: string[], write: string[] = []) => (await checkPaths({ read, write }, open())).map((f) => f.rule);
+const rules = async (read: string[], write: string[] = []) => (await checkPaths({ read, write }, open(), systemPathFs)).map((f) => f.rule);
 
 describe('file tools: /dev/fd and the standard streams are /proc magic links', () => {
   it.each([
@@ -53,7 +55,7 @@ describe('file tools: /dev/fd and the standard streams are /proc magic links', (
   });
 
   it('the gate refuses read_file of /dev/fd/N for a deleted-but-open file (the red-team reproduction)', async () => {
-    const guard = createGuard(defaultConfig({ tools: { workspace: ws } }), { dns: false });
+    const guard = createGuard(defaultConfig({ tools: { workspace: ws } }), systemGuardDeps({ dns: false }));
     const ctx = buildContext({ channel: 'cli', user_id: 'alice', session_key: 'cli:alice' });
     for (const path of [`/dev/fd/${fd}`, 'via-dev', '/dev/stdin']) {
       const v = await guard.inspect({ tool: 'read_file', args: { path } }, ctx);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.ts';
 import { createGuard } from '../../../src/guard/index.ts';
+import { systemGuardDeps } from '../../../src/util/system-ports.ts';
 import { buildContext } from '../../../src/tools/context.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'echo-patch-guard-'));
@@ -12,7 +13,7 @@ mkdirSync(workspace);
 const diffFor = (path: string) => `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-a\n+b\n`;
 
 describe('the guard sees the files a patch would change', () => {
-  const guard = (restrict: boolean) => createGuard(defaultConfig({ tools: { workspace, restrict_to_workspace: restrict } }), { dns: false });
+  const guard = (restrict: boolean) => createGuard(defaultConfig({ tools: { workspace, restrict_to_workspace: restrict } }), systemGuardDeps({ dns: false }));
 
   it('flags a diff whose file lies outside the workspace', async () => {
     const v = await guard(true).inspect({ tool: 'patch', args: { diff: diffFor('sub/../../outside.txt') } }, buildContext());

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaths, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { systemPathFs } from '../../../src/util/system-ports.ts';
 import { checkCommand } from '../../../src/guard/shell/index.ts';
 import { workspaceAndOutside } from '../../support/workspace.ts';
 
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 const open = (): PathPolicy => ({ workspace: ws, restrictToWorkspace: false, safeWriteRoot: '' });
 const judge = async (kind: 'read' | 'tree', path: string) =>
-  (await checkPaths({ read: kind === 'read' ? [path] : [], write: [], tree: kind === 'tree' ? [path] : [] }, open())).map((f) => f.rule);
+  (await checkPaths({ read: kind === 'read' ? [path] : [], write: [], tree: kind === 'tree' ? [path] : [] }, open(), systemPathFs)).map((f) => f.rule);
 
 describe('settings files holding a login: asked by the shell and the file tools alike', () => {
   it.each(['/root/.my.cnf', '/home/bob/.my.cnf', '/home/bob/.m2/settings.xml', '/root/.m2/settings.xml'])('%s', async (path) => {

@@ -2,6 +2,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPaths, PATH_RULES, type PathPolicy } from '../../../src/guard/paths/index.ts';
+import { systemPathFs } from '../../../src/util/system-ports.ts';
 import { checkCommand } from '../../../src/guard/shell/index.ts';
 import { workspaceAndOutside } from '../../support/workspace.ts';
 
@@ -38,7 +39,7 @@ const open = (): PathPolicy => ({ workspace: ws, restrictToWorkspace: false, saf
 const restricted = (): PathPolicy => ({ ...open(), restrictToWorkspace: true });
 type Kind = 'read' | 'write' | 'tree';
 const judge = async (kind: Kind, path: string, policy = open()) =>
-  (await checkPaths({ read: kind === 'read' ? [path] : [], write: kind === 'write' ? [path] : [], tree: kind === 'tree' ? [path] : [] }, policy)).map((f) => f.rule);
+  (await checkPaths({ read: kind === 'read' ? [path] : [], write: kind === 'write' ? [path] : [], tree: kind === 'tree' ? [path] : [] }, policy, systemPathFs)).map((f) => f.rule);
 
 describe('file tools: the shell guard\'s secret paths are refused whatever the workspace policy', () => {
   it.each<[Kind, string, string[]]>([
@@ -104,7 +105,7 @@ describe('file tools: the shell guard\'s secret paths are refused whatever the w
   });
 
   it('says which rule and where, with a reason a person can read', async () => {
-    const [f] = await checkPaths({ read: ['link-shadow'], write: [] }, open());
+    const [f] = await checkPaths({ read: ['link-shadow'], write: [] }, open(), systemPathFs);
     expect(f).toEqual({ rule: 'path.secret', severity: 'deny', matched: 'link-shadow', reason: expect.stringContaining(PATH_RULES['path.secret']) });
     expect(f!.reason).toContain('/etc/shadow');
   });

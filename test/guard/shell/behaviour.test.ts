@@ -6,7 +6,8 @@ describe('shell guard: what it reports', () => {
     const v = await checkCommand('cd repo && sudo -u me git -C . status && bash -c "npm run build" | tee log');
     expect(v.commands).toEqual(expect.arrayContaining([
       { program: 'cd', subcommand: 'repo' },
-      { program: 'git', subcommand: 'status' },
+      // what picks git's repository is part of the command (and of an "always" scope)
+      { program: 'git', subcommand: 'status', options: ['-C .'] },
       { program: 'npm', subcommand: 'run' },
       { program: 'bash' },
       { program: 'tee', subcommand: 'log' },
@@ -100,7 +101,7 @@ describe('shell guard: what it reports', () => {
       expect([a.decision, a.findings.map((f) => f.rule)], alias).toEqual([d.decision, d.findings.map((f) => f.rule)]);
     }
     // an "always" for the alias's name must not cover what it now stands for
-    expect((await checkCommand('git -c alias.c=clone c https://github.com/x/y')).commands).toContainEqual({ program: 'git', subcommand: 'clone' });
+    expect((await checkCommand('git -c alias.c=clone c https://github.com/x/y')).commands).toContainEqual({ program: 'git', subcommand: 'clone', options: ['-c alias.c=clone'] });
   });
 
   it('scopes the program rg --pre runs on each file, so an "always" for rg does not cover it', async () => {

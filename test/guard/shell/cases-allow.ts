@@ -10,7 +10,7 @@ export const ALLOW: readonly ShellCase[] = ([
   'nc -z example.com 443', 'wget -O out.local.txt https://example.com/x', 'curl -s https://93.184.216.34/',
   'grep -rn setsid src', 'echo at noon', 'nohup make build',
   'ls', 'ls -la /etc', 'ls /root/.ssh', 'stat /etc/shadow', 'test -f /etc/shadow && echo yes', 'echo /etc/shadow',
-  'cat /etc/hostname', 'cat /etc/passwd', 'cat README.md', 'cat /proc/cpuinfo', 'cat .env', 'cat ~/.bashrc', 'source ~/.bashrc',
+  'cat /etc/hostname', 'cat /etc/passwd', 'cat README.md', 'cat /proc/cpuinfo', 'cat ~/.bashrc', 'source ~/.bashrc',
   'rm readme.txt', 'rm -f build.log', 'rm -i x', 'rm *.o', 'rm -- -weird-name', 'rmdir empty', 'rm ~/notes.txt',
   'echo "rm -rf /"', "echo 'rm -rf /'", 'echo rm -rf /', 'printf "%s\\n" "shutdown now"', 'echo reboot',
   'git commit -m "fix shutdown"', 'git commit -m "DROP TABLE users"', 'git commit -m "read /etc/shadow safely"',

@@ -44,7 +44,7 @@ export const ASK_FILES: readonly ShellCase[] = [
   ['echo x > ~/.bash_profile', 'ask', 'shell.credential.write'],
   ['tee -a ~/.profile < x', 'ask', 'shell.credential.write'],
   ['cat key.pub >> ~/.ssh/authorized_keys', 'ask', 'shell.credential.write'],
-  ['cp id_rsa ~/.ssh/', 'ask', 'shell.credential.write'],
+  ['cp id_rsa ~/.ssh/', 'deny', 'shell.secret.read'],
   ['cp x ~/.ssh/id_ed25519', 'ask', 'shell.credential.write'],
   ['mv creds ~/.aws/credentials', 'ask', 'shell.credential.write'],
   ['echo machine x > ~/.netrc', 'ask', 'shell.credential.write'],

@@ -52,6 +52,7 @@ import { ROUND23_TABLES } from './cases-round23.ts';
 import { ROUND24_TABLES } from './cases-round24.ts';
 import { ROUND25_TABLES } from './cases-round25.ts';
 import { ROUND26_TABLES } from './cases-round26.ts';
+import { ROUND27_TABLES } from './cases-round27.ts';
 import { DETACHED, TREE_ALLOWED, TREE_SECRETS, WRAPPED_HARD_BLOCKS, WRAPPER_LOOKALIKES } from './cases-wrappers.ts';
 
 export type { ShellCase };
@@ -201,6 +202,7 @@ export const SHELL_CASE_TABLES: Readonly<Record<string, readonly ShellCase[]>> =
   ...ROUND24_TABLES,
   ...ROUND25_TABLES,
   ...ROUND26_TABLES,
+  ...ROUND27_TABLES,
 };
 
 export const ALL_SHELL_CASES: readonly ShellCase[] = Object.values(SHELL_CASE_TABLES).flat();

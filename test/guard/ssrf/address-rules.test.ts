@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { blockedAddress, checkRemoteAddress, IPV4_RULES, IPV6_RULES, redactUrl } from '../../../src/guard/ssrf/index.ts';
+import { blockedAddress, checkRemoteAddress, IPV4_RULES, IPV6_RULES, redactUrl } from '../../../src/tools/net/index.ts';
 
 const edges = (cidr: string): string[] => {
   const [net, bits] = ipaddr.parseCIDR(cidr);

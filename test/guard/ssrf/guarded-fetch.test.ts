@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { guardedFetch, pinnedConnector, undiciTransport, type Lookup } from '../../../src/guard/ssrf/index.ts';
+import { guardedFetch, pinnedConnector, undiciTransport, type Lookup } from '../../../src/tools/net/index.ts';
 import { fakeInternet } from '../../support/fake-internet.ts';
 
 interface Seen {

@@ -1,8 +1,8 @@
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { EnvHttpProxyAgent, getGlobalDispatcher, setGlobalDispatcher, type buildConnector } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkUrl, guardedFetch, normaliseHost, pinnedConnector, undiciTransport, type Lookup, type Transport } from '../../../src/guard/ssrf/index.ts';
-import type { PinnedRequest } from '../../../src/guard/ssrf/transport.ts';
+import { checkUrl, guardedFetch, normaliseHost, pinnedConnector, undiciTransport, type Lookup, type Transport } from '../../../src/tools/net/index.ts';
+import type { PinnedRequest } from '../../../src/tools/net/transport.ts';
 import { fakeInternet, lookupOf, scriptedServer, type ScriptedServer } from '../../support/fake-internet.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardedFetch, planRedirect, type HopRequest, type Lookup, type PinnedRequest, type Transport } from '../../../src/guard/ssrf/index.ts';
+import { guardedFetch, planRedirect, type HopRequest, type Lookup, type PinnedRequest, type Transport } from '../../../src/tools/net/index.ts';
 
 const creds = { authorization: 'Bearer t0k3n', cookie: 'sid=1', 'proxy-authorization': 'Basic x', 'x-goog-api-key': 'k', 'private-token': 'p', accept: 'text/html' };
 const post: HopRequest = { url: 'https://a.test/form', method: 'POST', headers: { ...creds, 'content-type': 'text/plain' }, body: 'hello' };

@@ -51,8 +51,10 @@ function extraction(inv: Invocation): Extraction | null {
   return null;
 }
 
+const PATH_DIRS: ReadonlySet<string> = new Set(['/usr/local/bin', '/usr/local/sbin']);
 const HOME_PATHS: readonly (readonly string[])[] = [...CREDENTIAL_SUFFIXES, ...CODE_DIR_PATHS, ...CREDENTIAL_DIRS].map((p) => p.split('/'));
-const ROOT_PATHS: readonly string[] = [...SYSTEM_AUTH_FILES, ...SYSTEM_AUTH_DIRS];
+// PATH's directories count when unpacked into, not above: `tar -C /usr/local -xzf go.tar.gz` installs into /usr/local/go
+const ROOT_PATHS: readonly string[] = [...SYSTEM_AUTH_FILES, ...SYSTEM_AUTH_DIRS.filter((d) => !PATH_DIRS.has(d))];
 
 /** Whether files unpacked into `c` may land on a start-up or credential file. */
 export function holdsStartupFiles(c: Canon): boolean {

@@ -78,7 +78,9 @@ export function checkSecretRead(inv: Invocation, emit: Emit): void {
 
 /** `curl --netrc-file F`: curl logs in with F, as it does with ~/.netrc by itself; it does not print it. */
 function usesLogin(inv: Invocation, a: Arg): boolean {
-  return inv.program === 'curl' && (a.v.startsWith('--netrc-file=') || inv.args[inv.args.indexOf(a) - 1]?.v === '--netrc-file');
+  const given = (option: string): boolean => a.v.startsWith(`${option}=`) || inv.args[inv.args.indexOf(a) - 1]?.v === option;
+  // curl's login file; a dotenv file handed to a container's environment (`docker run --env-file .env`) is not printed
+  return (inv.program === 'curl' && given('--netrc-file')) || given('--env-file');
 }
 
 const readsFiles = (p: string | null): boolean => p !== null && READERS.has(p) && !NON_READERS.has(p) && !KEY_USERS.has(p);

@@ -10,6 +10,8 @@ import { checkExec } from './exec.ts';
 import { checkNetworkTarget } from './network.ts';
 import { checkCredentialWrite, checkRedirect, checkSecretRead, checkWrapperOutputs } from './files.ts';
 import { checkSystem } from './system.ts';
+import { checkGitConfigWrite } from './git-dirs.ts';
+import { checkKillAll } from './kill-all.ts';
 import { checkControlPlane } from './control-plane.ts';
 import { PROCESS_READER_PROGRAMS, checkProcessSecrets } from './processes.ts';
 import { checkAttach } from './attach.ts';
@@ -21,13 +23,13 @@ import { checkRemoteManifests } from './remote-manifests.ts';
 import { checkHistory, checkHistoryRedirect, checkHistoryVariable } from './history.ts';
 
 const INVOCATION_CHECKS: readonly ((inv: Invocation, emit: Emit) => void)[] = [
-  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane, checkHistory, checkExtraction, checkRemoteManifests,
+  checkRm, checkFind, checkMove, checkSourceDeletes, checkDevices, checkSystem, checkKillAll, checkSecretRead, checkProcessSecrets, checkCredentialWrite, checkGitConfigWrite, checkExec, checkSql, checkGit, checkPermissions, checkNetworkTarget, checkControlPlane, checkHistory, checkExtraction, checkRemoteManifests,
 ];
 
 /** Programs some rule looks at: a glob in program position (`/bin/r?`) is matched against these. */
 const RULE_PROGRAMS: readonly string[] = [...new Set([
   'rm', 'find', 'dd', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'blkdiscard', 'shred', 'sgdisk', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt',
-  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', 'history', 'unset', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS, ...POD_PROGRAMS,
+  'poweroff', 'init', 'telinit', 'systemctl', 'service', 'kill', 'killall5', 'pkill', 'killall', 'chmod', 'chown', 'chgrp', 'git', 'tee', 'eval', 'source', 'echo-agent', 'history', 'unset', ...PROCESS_READER_PROGRAMS, ...ATTACH_PROGRAMS, ...CONTAINER_PROGRAMS, ...POD_PROGRAMS,
   ...READERS, ...SQL_CLIENTS, ...DOWNLOADERS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS),
 ])];
 

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP } from '../../../util/ip-syntax.ts';
 import { judgeAddress } from '../../ssrf/address-rules.ts';
 import { normaliseHost } from '../../ssrf/check-url.ts';
 import { blockedName, SINGLE_LABEL_RULE } from '../../ssrf/name-rules.ts';

@@ -1,9 +1,6 @@
 import { isIP, type Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
-import { blockedAddress, sameAddress, UNPARSEABLE_ADDRESS } from './address-rules.ts';
-import { FetchLimitError, SsrfBlockedError } from './errors.ts';
-import { redactUrl } from './redact.ts';
-import type { HopRequest } from './redirect.ts';
+import { blockedAddress, FetchLimitError, redactUrl, sameAddress, SsrfBlockedError, UNPARSEABLE_ADDRESS, type HopRequest } from '../../guard/ssrf/index.ts';
 
 /** A request whose URL has passed checkUrl; `addresses` is the checked answer it may connect to. */
 export interface PinnedRequest extends HopRequest {

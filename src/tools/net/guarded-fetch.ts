@@ -1,10 +1,9 @@
 import type { NetworkPolicy } from '../../policy/network-policy.ts';
-import { blockedAddress } from './address-rules.ts';
-import { checkUrl, resolveAll, URL_RULES, type UrlVerdict } from './check-url.ts';
-import { FetchLimitError, SsrfBlockedError } from './errors.ts';
-import { redactUrl } from './redact.ts';
-import { normaliseHeaders, planRedirect, type HopRequest } from './redirect.ts';
-import { systemLookup, type Lookup } from './system-lookup.ts';
+import {
+  blockedAddress, checkUrl, FetchLimitError, normaliseHeaders, planRedirect, redactUrl, resolveAll, SsrfBlockedError, URL_RULES,
+  type HopRequest, type Lookup, type UrlVerdict,
+} from '../../guard/ssrf/index.ts';
+import { systemLookup } from '../../util/system-ports.ts';
 import { undiciTransport, type Transport } from './transport.ts';
 import { linkedSignal, type LinkedSignal } from '../../util/linked-signal.ts';
 

@@ -2,9 +2,9 @@ import { createInterface, type Interface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonLines, printable, printableLines } from '../util/printable.ts';
 import { redactWith } from '../util/redact.ts';
-import type { WaitEnded } from './human-step.ts';
-import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from './ports.ts';
-import { noAlwaysReason } from './scopes.ts';
+import type { WaitEnded } from '../approval/human-step.ts';
+import type { ApprovalAnswer, ApprovalRequest, HumanApprover } from '../approval/ports.ts';
+import { noAlwaysReason } from '../approval/scopes.ts';
 
 export interface TtyApproverOptions {
   readonly input: NodeJS.ReadableStream;
