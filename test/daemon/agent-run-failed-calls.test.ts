@@ -83,7 +83,7 @@ describe('an agent run whose model finished after calls that did nothing', () =>
     expect(runs.quiet).toMatchObject({ state: 'succeeded', denials: 0, error: null });
   });
 
-  it('runs list and runs show print it; runs list --refused finds only the run with a counted refusal', async () => {
+  it('runs list and runs show print it; runs list --refused finds the runs with a refusal, bad arguments included, not those whose calls only failed', async () => {
     const listed = await runCli(['runs', 'list', '--state', 'succeeded'], { env });
     expect(listed.code, listed.stderr).toBe(0);
     const line = (id: string) => listed.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
@@ -94,7 +94,9 @@ describe('an agent run whose model finished after calls that did nothing', () =>
     const refused = await runCli(['runs', 'list', '--refused', '--json'], { env });
     const ids = (JSON.parse(refused.stdout) as { id: string }[]).map((r) => r.id);
     expect(ids).toContain(runs.mixed!.id);
-    for (const r of [runs.loopback!, runs.misnamed!, runs.quiet!]) expect(ids).not.toContain(r.id);
+    // a call with bad arguments is refused at gate step 0 (args.invalid), as audit list --outcome deny shows it
+    expect(ids).toContain(runs.misnamed!.id);
+    for (const r of [runs.loopback!, runs.quiet!]) expect(ids).not.toContain(r.id);
   });
 });
 

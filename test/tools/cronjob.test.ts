@@ -16,6 +16,7 @@ import { CATALOG_BY_NAME } from '../../src/tools/catalog-table.ts';
 import { buildContext } from '../../src/tools/context.ts';
 import { executeTool } from '../../src/tools/executor.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { NEEDS_A_PERSON } from '../../src/agent/runtime.ts';
 
 const database = useTestDatabase();
 const config = defaultConfig();
@@ -182,7 +183,12 @@ describe('the cronjob tool', () => {
     expect(scope).toContain('write_file');
     expect(scope).not.toContain('cronjob');
     const listed = describeJobCall(defaultConfig(), tools, args).join('\n');
-    expect(listed).toContain(`unattended with:\n    ${scope.map((n) => `${n}(${jobToolSet(defaultConfig(), tools, [], args.payload).offered.find((t) => t.name === n)!.risk})`).join(', ')}`);
+    // a tool that needs a person to answer (clarify) is covered, but named apart: no unattended run is offered it
+    const offered = jobToolSet(defaultConfig(), tools, [], args.payload).offered;
+    const asksAPerson = (n: string) => offered.find((t) => t.name === n)!.capabilities.some((c) => NEEDS_A_PERSON.has(c));
+    expect(scope.filter(asksAPerson)).toEqual(['clarify']);
+    expect(listed).toContain(`unattended with:\n    ${scope.filter((n) => !asksAPerson(n)).map((n) => `${n}(${offered.find((t) => t.name === n)!.risk})`).join(', ')}`);
+    expect(listed).toContain('not offered to unattended runs (needs a person): clarify');
     expect(listed).toContain('the grant covers only the tools listed here');
     // approvals show in another shell: the request's own list, whatever this shell's configuration offers
     expect(describeJobCall(defaultConfig(), tools, args, null, ['read_file', 'write_file']).join('\n')).toMatch(/unattended with:\n {4}read_file\(read_only\), write_file\(write\) /);
