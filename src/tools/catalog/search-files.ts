@@ -7,6 +7,7 @@ import { fail, ok, type ToolResult } from '../types.ts';
 import { LineMatcher, PatternTooSlow } from '../regex-sandbox.ts';
 import { isBinary } from './read-file.ts';
 import { confine, doesNotExist, eachLineBlock, inWorkspace, openedPath, protectedFilesOf, type LineBlock, type WalkEntry, walk } from './workspace-files.ts';
+import { canonical, isAnySecret, isLoginFile } from '../../guard/shell/paths.ts';
 
 const MAX_LINE_CHARS = 400;
 /** How long a pattern may take on one file before it counts as runaway backtracking. */
@@ -35,6 +36,14 @@ async function* regularFiles(entries: AsyncIterable<WalkEntry>): AsyncGenerator<
 
 type Match = { file: string; line?: number; text?: string };
 type Skipped = { path: string; reason: string };
+
+const NOT_SEARCHED_LOGIN = 'holds a login or a key (.env, .netrc, a private key): not searched; read_file of it by name asks a person';
+
+/** Whether the guard's tables name the file a login or a secret, wherever it lies (.env, .npmrc, id_rsa, …). */
+function holdsLoginOrSecret(abs: string): boolean {
+  const c = canonical(abs, null);
+  return isLoginFile(c) || isAnySecret(c);
+}
 
 /** Files are searched in blocks of whole lines of at most this size, so a large file costs time, not memory. */
 export const SEARCH_BLOCK_BYTES = 1024 * 1024;
@@ -113,6 +122,13 @@ export function searchFilesTool(config: Config, opts: { patternBudgetMs?: number
           if (nameRe && !nameRe.test(f.rel)) continue;
           if (!contentRe) {
             add({ file: f.rel });
+            continue;
+          }
+          // a login or key file met in a tree is not read out through a search: read by name, a person decides
+          // (path.credential_read; a secret is refused), as for read_file
+          if (info.isDirectory() && holdsLoginOrSecret(f.abs)) {
+            skippedCount++;
+            if (skipped.length < SKIPPED_LISTED_MAX) skipped.push({ path: f.rel, reason: NOT_SEARCHED_LOGIN });
             continue;
           }
           const matcher = contentRe;
